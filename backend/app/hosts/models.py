@@ -1,0 +1,40 @@
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, String
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.core.db import Base, utcnow
+
+JSONType = JSON().with_variant(JSONB(), "postgresql")
+
+
+class Host(Base):
+    """A target host, known through the runner daemon that registered for it."""
+
+    __tablename__ = "hosts"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(128))
+    hostname: Mapped[str] = mapped_column(String(255))
+    runner_version: Mapped[str] = mapped_column(String(64), default="")
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    registered_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_seen_at: Mapped[datetime | None]
+    revoked_at: Mapped[datetime | None]
+    inventory: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    labels: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    # Measured by the CPU kernel under load at the start of its latest run (GHz); feeds the CPU peak.
+    measured_clock_ghz: Mapped[float | None]
+
+
+class RegistrationToken(Base):
+    """Short-lived token a new runner trades once for its own credential."""
+
+    __tablename__ = "registration_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime]

@@ -1,0 +1,81 @@
+"""Assigning runs to runners and reaping the ones whose runner went silent. Called by short Celery tasks
+(the doorbell) and by the periodic reconciler; every step re-reads PostgreSQL, so a lost or duplicated
+Celery message changes nothing."""
+import logging
+from datetime import timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.core import broker
+from app.core.config import get_settings
+from app.core.db import utcnow
+from app.hosts.models import Host
+from app.jobs.models import Run
+from app.jobs.service import finish_run, publish_run
+
+log = logging.getLogger("hostbench.dispatch")
+
+
+def dispatch_host(session: Session, host_id: int) -> int | None:
+    """Hand the oldest queued run of a host to its runner if the host is idle (one benchmark per host)."""
+    host = session.scalar(select(Host).where(Host.id == host_id).with_for_update())
+    if host is None:
+        session.rollback()
+        return None
+    busy = session.scalar(
+        select(Run.id).where(Run.host_id == host_id, Run.status.in_(("dispatched", "running"))).limit(1)
+    )
+    run = None if busy else session.scalar(
+        select(Run).where(Run.host_id == host_id, Run.status == "queued").order_by(Run.id).limit(1)
+    )
+    if run is None:
+        session.rollback()
+        return None
+    run.status = "dispatched"
+    run.dispatched_at = utcnow()
+    session.commit()
+    publish_run(session, run)
+    broker.publish(broker.host_work_channel(host_id), {"run_id": run.id})
+    log.info("dispatched run %s to host %s", run.id, host_id)
+    return run.id
+
+
+def reconcile(session: Session) -> dict[str, int]:
+    """Fail runs whose runner went silent; re-dispatch what a lost message left queued."""
+    now = utcnow()
+    s = get_settings()
+    failed = 0
+    lost_ids = session.scalars(
+        select(Run.id).where(Run.status.in_(("dispatched", "running")), Run.lease_expires_at < now)
+    ).all()
+    unclaimed_ids = session.scalars(
+        select(Run.id).where(
+            Run.status == "dispatched", Run.claimed_at.is_(None),
+            Run.dispatched_at < now - timedelta(seconds=s.claim_timeout_s),
+        )
+    ).all()
+    session.rollback()
+    for run_id in lost_ids:
+        run = session.scalar(select(Run).where(Run.id == run_id).with_for_update())
+        if run is None or run.status not in ("dispatched", "running") or run.lease_expires_at is None \
+                or run.lease_expires_at >= utcnow():
+            session.rollback()
+            continue
+        silent = (utcnow() - (run.lease_expires_at - timedelta(seconds=s.lease_s))).total_seconds()
+        finish_run(session, run, "failed", f"runner went silent: no lease renewal for {silent:.0f} s (attempt {run.attempt})")
+        failed += 1
+    for run_id in unclaimed_ids:
+        run = session.scalar(select(Run).where(Run.id == run_id).with_for_update())
+        if run is None or run.status != "dispatched" or run.claimed_at is not None:
+            session.rollback()
+            continue
+        finish_run(session, run, "failed",
+                   f"no runner claimed the run within {s.claim_timeout_s:.0f} s; is the host's runner running?")
+        failed += 1
+    waiting = session.scalars(
+        select(Run.host_id).where(Run.status == "queued", Run.created_at < now - timedelta(seconds=s.redispatch_after_s)).distinct()
+    ).all()
+    session.rollback()
+    dispatched = sum(1 for host_id in waiting if dispatch_host(session, host_id) is not None)
+    return {"failed": failed, "dispatched": dispatched}

@@ -1,0 +1,80 @@
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.core.db import Base, utcnow
+from app.hosts.models import Host, JSONType
+
+ACTIVE = ("queued", "dispatched", "running")
+TERMINAL = ("succeeded", "failed", "untrusted", "cancelled")
+
+
+class Job(Base):
+    """What a person asked for: one experiment on one or more hosts (one Run per host)."""
+
+    __tablename__ = "jobs"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    experiment: Mapped[str] = mapped_column(String(32))
+    params: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    runs: Mapped[list["Run"]] = relationship(back_populates="job", lazy="raise", order_by="Run.id")
+
+
+class Run(Base):
+    """One experiment on one host. PostgreSQL holds the truth about its state; Celery only rings."""
+
+    __tablename__ = "runs"
+    __table_args__ = (Index("ix_runs_host_status", "host_id", "status"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    job_id: Mapped[int] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)
+    host_id: Mapped[int] = mapped_column(ForeignKey("hosts.id"), index=True)
+    experiment: Mapped[str] = mapped_column(String(32), index=True)
+    params: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    status: Mapped[str] = mapped_column(String(16), default="queued", index=True)
+    status_reason: Mapped[str | None] = mapped_column(String(2000))
+    attempt: Mapped[int] = mapped_column(Integer, default=0)
+    expected_duration_s: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    dispatched_at: Mapped[datetime | None]
+    claimed_at: Mapped[datetime | None]
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+    lease_expires_at: Mapped[datetime | None]
+    cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    last_seq: Mapped[int] = mapped_column(BigInteger, default=-1)
+    kernel_info: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    # The kernel's per-repeat `result` events, as sent with finish.
+    raw_results: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONType)
+    # Statistics, peaks and validity computed once at finish.
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    # The host inventory as it was when the run started.
+    inventory_snapshot: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+
+    job: Mapped[Job] = relationship(back_populates="runs", lazy="raise")
+    host: Mapped[Host] = relationship(lazy="raise")
+
+
+class Sample(Base):
+    """One per-second measurement. Idempotent on (run_id, attempt, seq)."""
+
+    __tablename__ = "samples"
+    __table_args__ = (UniqueConstraint("run_id", "attempt", "seq"),)
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    attempt: Mapped[int] = mapped_column(Integer)
+    seq: Mapped[int] = mapped_column(BigInteger)
+    t: Mapped[float] = mapped_column(Float)
+    interval_s: Mapped[float] = mapped_column(Float)
+    threads: Mapped[int] = mapped_column(Integer)
+    repeat: Mapped[int] = mapped_column(Integer)
+    warmup: Mapped[bool] = mapped_column(Boolean)
+    value: Mapped[float] = mapped_column(Float)
+    unit: Mapped[str] = mapped_column(String(16))
+    op: Mapped[str | None] = mapped_column(String(32))
+    block_bytes: Mapped[int | None] = mapped_column(BigInteger)
+    received_at: Mapped[datetime] = mapped_column(default=utcnow)

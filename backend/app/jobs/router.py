@@ -1,0 +1,76 @@
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Query
+
+from app.core.deps import SessionDep
+from app.experiments.registry import EXPERIMENTS, ExperimentKind
+from app.jobs import service
+from app.jobs.schemas import (
+    ExperimentPublic,
+    ExperimentsPublic,
+    JobCreate,
+    JobPublic,
+    RunPublic,
+    RunsPublic,
+    SamplesPublic,
+)
+from app.worker.tasks import ring
+
+router = APIRouter(prefix="/api", tags=["jobs"])
+
+RunStatus = Annotated[
+    str | None, Query(pattern="^(queued|dispatched|running|succeeded|failed|untrusted|cancelled)$")
+]
+
+
+@router.get("/experiments", response_model=ExperimentsPublic)
+def read_experiments() -> ExperimentsPublic:
+    return ExperimentsPublic(data=[
+        ExperimentPublic(kind=e.kind, title=e.title, description=e.description, unit_hint=e.unit_hint,
+                         parameters=e.params_model.model_json_schema())
+        for e in EXPERIMENTS.values()
+    ])
+
+
+@router.post("/jobs", response_model=JobPublic, status_code=201)
+def create_job(body: Annotated[JobCreate, Body()], session: SessionDep) -> JobPublic:
+    job = service.create_job(session, body)
+    for host_id in body.host_ids:
+        ring(host_id)
+    return service.job_public(session, job)
+
+
+@router.get("/runs", response_model=RunsPublic)
+def read_runs(
+    session: SessionDep,
+    host_id: int | None = None,
+    experiment: ExperimentKind | None = None,
+    status: RunStatus = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
+) -> RunsPublic:
+    data, count = service.list_runs(session, host_id, experiment, status, limit, offset)
+    return RunsPublic(data=data, count=count)
+
+
+@router.get("/runs/{run_id}", response_model=RunPublic)
+def read_run(run_id: int, session: SessionDep) -> RunPublic:
+    return service.run_public(session, service.get_run(session, run_id))
+
+
+@router.get("/runs/{run_id}/samples", response_model=SamplesPublic)
+def read_samples(
+    run_id: int,
+    session: SessionDep,
+    after_seq: Annotated[int, Query(ge=-1, le=10**12)] = -1,
+    limit: Annotated[int, Query(ge=1, le=20000)] = 20000,
+) -> SamplesPublic:
+    data = service.samples_after(session, service.get_run(session, run_id), after_seq, limit)
+    return SamplesPublic(data=data, count=len(data))
+
+
+@router.post("/runs/{run_id}/cancel", response_model=RunPublic, status_code=202)
+def cancel_run(run_id: int, session: SessionDep) -> RunPublic:
+    run = service.cancel_run(session, run_id)
+    ring(run.host_id)
+    return service.run_public(session, run)

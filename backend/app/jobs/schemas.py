@@ -1,0 +1,126 @@
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
+
+from app.experiments.registry import CpuParams, CpuTraceParams
+from app.hosts.schemas import Peak
+
+HostIds = Annotated[list[Annotated[StrictInt, Field(ge=1)]], Field(min_length=1, max_length=16)]
+
+
+class _JobCreateBase(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    host_ids: HostIds
+
+    @field_validator("host_ids")
+    @classmethod
+    def _distinct(cls, v: list[int]) -> list[int]:
+        if len(set(v)) != len(v):
+            raise ValueError("host ids must be distinct")
+        return v
+
+
+class CpuJobCreate(_JobCreateBase):
+    experiment: Literal["cpu"]
+    params: CpuParams = Field(default_factory=CpuParams)  # type: ignore[arg-type]
+
+
+class CpuTraceJobCreate(_JobCreateBase):
+    experiment: Literal["cpu_trace"]
+    params: CpuTraceParams = Field(default_factory=CpuTraceParams)  # type: ignore[arg-type]
+
+
+JobCreate = Annotated[CpuJobCreate | CpuTraceJobCreate, Field(discriminator="experiment")]
+
+
+class ResultRow(BaseModel):
+    op: str | None
+    threads: int
+    block_bytes: int | None = None
+    unit: str
+    n: int
+    mean: float
+    stddev: float
+    min: float
+    max: float
+    median: float
+    ci95_low: float | None
+    ci95_high: float | None
+    cv: float | None
+    values: list[float]
+    outliers: list[int]
+    peak: Peak | None
+    efficiency: float | None
+    valid: bool
+    invalid_reason: str | None
+
+
+class RunResult(BaseModel):
+    unit: str
+    rows: list[ResultRow]
+    peak_note: str | None = None
+
+
+class RunPublic(BaseModel):
+    id: int
+    job_id: int
+    host_id: int
+    host_name: str
+    experiment: str
+    params: dict[str, Any]
+    status: Literal["queued", "dispatched", "running", "succeeded", "failed", "untrusted", "cancelled"]
+    status_reason: str | None
+    attempt: int
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    expected_duration_s: float
+    progress: float
+    last_seq: int
+    unit: str
+    kernel_info: dict[str, Any] | None
+    result: RunResult | None
+
+
+class RunsPublic(BaseModel):
+    data: list[RunPublic]
+    count: int
+
+
+class JobPublic(BaseModel):
+    id: int
+    created_at: datetime
+    experiment: str
+    runs: list[RunPublic]
+
+
+class SamplePublic(BaseModel):
+    seq: int
+    t: float
+    interval_s: float
+    threads: int
+    repeat: int
+    warmup: bool
+    value: float
+    unit: str
+    op: str | None = None
+    block_bytes: int | None = None
+
+
+class SamplesPublic(BaseModel):
+    data: list[SamplePublic]
+    count: int
+
+
+class ExperimentPublic(BaseModel):
+    kind: str
+    title: str
+    description: str
+    unit_hint: str
+    parameters: dict[str, Any]
+
+
+class ExperimentsPublic(BaseModel):
+    data: list[ExperimentPublic]

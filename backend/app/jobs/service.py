@@ -1,0 +1,133 @@
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.core import broker
+from app.core.config import get_settings
+from app.core.db import utcnow
+from app.core.errors import NotFound, TooMany, Unprocessable
+from app.experiments.registry import EXPERIMENTS
+from app.hosts.models import Host
+from app.jobs.models import ACTIVE, TERMINAL, Job, Run, Sample
+from app.jobs.schemas import CpuJobCreate, CpuTraceJobCreate, JobPublic, RunPublic, RunResult, SamplePublic
+from app.results.service import unit_for
+
+
+def progress(run: Run) -> float:
+    if run.status in TERMINAL:
+        return 1.0
+    if run.started_at is None or run.expected_duration_s <= 0:
+        return 0.0
+    elapsed = (utcnow() - run.started_at).total_seconds()
+    return max(0.0, min(0.99, elapsed / run.expected_duration_s))
+
+
+def run_to_public(run: Run, host_name: str) -> RunPublic:
+    return RunPublic(
+        id=run.id, job_id=run.job_id, host_id=run.host_id, host_name=host_name, experiment=run.experiment,
+        params=run.params, status=run.status, status_reason=run.status_reason,  # type: ignore[arg-type]
+        attempt=run.attempt, created_at=run.created_at, started_at=run.started_at, finished_at=run.finished_at,
+        expected_duration_s=run.expected_duration_s, progress=progress(run), last_seq=run.last_seq,
+        unit=unit_for(run.experiment, run.params), kernel_info=run.kernel_info,
+        result=RunResult.model_validate(run.result) if run.result else None,
+    )
+
+
+def run_public(session: Session, run: Run) -> RunPublic:
+    name = session.scalar(select(Host.name).where(Host.id == run.host_id)) or "?"
+    return run_to_public(run, name)
+
+
+def publish_run(session: Session, run: Run) -> None:
+    body = run_public(session, run).model_dump(mode="json")
+    broker.publish(broker.run_channel(run.id), {"type": "run", "run": body})
+
+
+def create_job(session: Session, body: CpuJobCreate | CpuTraceJobCreate) -> Job:
+    hosts = {h.id: h for h in session.scalars(select(Host).where(Host.id.in_(body.host_ids)))}
+    for i, host_id in enumerate(body.host_ids):
+        host = hosts.get(host_id)
+        if host is None or host.revoked_at is not None:
+            raise Unprocessable(f"host_ids[{i}]: host {host_id} is not a registered host")
+    active = session.scalar(select(func.count()).select_from(Run).where(Run.status.in_(ACTIVE))) or 0
+    if active + len(body.host_ids) > get_settings().max_active_jobs:
+        raise TooMany(f"{active} runs are already queued or running (limit {get_settings().max_active_jobs}); wait or cancel some")
+    exp = EXPERIMENTS[body.experiment]
+    params = body.params.model_dump(mode="json")
+    job = Job(experiment=body.experiment, params=params)
+    session.add(job)
+    session.flush()
+    for host_id in body.host_ids:
+        session.add(Run(job_id=job.id, host_id=host_id, experiment=body.experiment, params=params,
+                        expected_duration_s=exp.expected_duration(body.params)))
+    session.commit()  # PostgreSQL first; only then ring the doorbell
+    return job
+
+
+def job_public(session: Session, job: Job) -> JobPublic:
+    runs = list(session.scalars(select(Run).where(Run.job_id == job.id).order_by(Run.id)))
+    return JobPublic(id=job.id, created_at=job.created_at, experiment=job.experiment,
+                     runs=[run_public(session, r) for r in runs])
+
+
+def get_run(session: Session, run_id: int, *, for_update: bool = False) -> Run:
+    q = select(Run).where(Run.id == run_id)
+    if for_update:
+        q = q.with_for_update()
+    run = session.scalar(q)
+    if run is None:
+        raise NotFound(f"run {run_id} not found")
+    return run
+
+
+def list_runs(
+    session: Session, host_id: int | None, experiment: str | None, status: str | None, limit: int, offset: int
+) -> tuple[list[RunPublic], int]:
+    q = select(Run, Host.name).join(Host, Host.id == Run.host_id)
+    if host_id is not None:
+        q = q.where(Run.host_id == host_id)
+    if experiment is not None:
+        q = q.where(Run.experiment == experiment)
+    if status is not None:
+        q = q.where(Run.status == status)
+    count = session.scalar(select(func.count()).select_from(q.subquery())) or 0
+    rows = session.execute(q.order_by(Run.id.desc()).limit(limit).offset(offset)).all()
+    return [run_to_public(r, name) for r, name in rows], count
+
+
+def samples_after(session: Session, run: Run, after_seq: int, limit: int) -> list[SamplePublic]:
+    q = (
+        select(Sample)
+        .where(Sample.run_id == run.id, Sample.attempt == run.attempt, Sample.seq > after_seq)
+        .order_by(Sample.seq)
+        .limit(limit)
+    )
+    return [sample_public(s) for s in session.scalars(q)]
+
+
+def sample_public(s: Sample) -> SamplePublic:
+    return SamplePublic(seq=s.seq, t=s.t, interval_s=s.interval_s, threads=s.threads, repeat=s.repeat,
+                        warmup=s.warmup, value=s.value, unit=s.unit, op=s.op, block_bytes=s.block_bytes)
+
+
+def finish_run(session: Session, run: Run, status: str, reason: str | None) -> None:
+    """Move a run to a terminal state (caller holds the row lock) and tell every watcher."""
+    run.status = status
+    run.status_reason = reason
+    run.finished_at = utcnow()
+    run.lease_expires_at = None
+    session.commit()
+    publish_run(session, run)
+
+
+def cancel_run(session: Session, run_id: int) -> Run:
+    run = get_run(session, run_id, for_update=True)
+    if run.status in TERMINAL:
+        session.rollback()
+        return run
+    run.cancel_requested = True
+    finish_run(session, run, "cancelled", "cancelled by the user")
+    return run
+
+
+def deadline_s(run: Run) -> float:
+    return run.expected_duration_s * 1.1 + get_settings().deadline_slack_s

@@ -1,0 +1,62 @@
+"""Turn a run's per-repeat kernel results into the stored result: statistics, peak, efficiency, validity."""
+from collections import defaultdict
+from typing import Any
+
+from app.hosts.peaks import cpu_peak
+from app.jobs.schemas import ResultRow, RunResult
+from app.results.stats import summarize
+
+# The CPU peak uses a clock measured once before the run; turbo can move a few percent during it.
+# A figure more than this above the peak is flagged invalid (never clipped).
+PEAK_TOLERANCE = 0.03
+
+
+def unit_for(experiment: str, params: dict[str, Any]) -> str:
+    if experiment in ("cpu", "cpu_trace"):
+        return "GIOP/s" if params.get("op") == "int32" else "GFLOP/s"
+    return ""
+
+
+def compute_result(
+    experiment: str, params: dict[str, Any], raw_results: list[dict[str, Any]],
+    kernel_info: dict[str, Any] | None, inventory: dict[str, Any],
+) -> RunResult:
+    unit = unit_for(experiment, params)
+    groups: dict[tuple[str | None, int, int | None], list[dict[str, Any]]] = defaultdict(list)
+    for r in raw_results:
+        key = (r.get("op") or params.get("op"), int(r["threads"]), r.get("block_bytes"))
+        groups[key].append(r)
+    info = kernel_info or {}
+    rows: list[ResultRow] = []
+    notes: set[str] = set()
+    for (op, threads, block), reps in sorted(groups.items(), key=lambda kv: (str(kv[0][0]), kv[0][1], kv[0][2] or 0)):
+        values = [float(r["value"]) for r in sorted(reps, key=lambda r: r.get("repeat", 0))]
+        s = summarize(values)
+        peak, why = (None, None)
+        if experiment in ("cpu", "cpu_trace") and op:
+            peak, why = cpu_peak(inventory, op, threads, info.get("isa"), info.get("clock_ghz"))
+        if why:
+            notes.add(why)
+        reasons = []
+        unverified = [r.get("repeat") for r in reps if not r.get("verified", False)]
+        if unverified:
+            reasons.append(f"verification failed in repeat(s) {unverified}: the kernel's result did not match its closed form")
+        if peak is not None:
+            limit = peak.value * (1 + PEAK_TOLERANCE)
+            above = [(i + 1, v) for i, v in enumerate(values) if v > limit]
+            if above:
+                i, v = above[0]
+                reasons.append(
+                    f"repeat {i}: {v:.2f} {unit} is above the theoretical peak {peak.value:.2f} {peak.unit} "
+                    f"(+{PEAK_TOLERANCE:.0%} clock tolerance); the peak or the measurement is wrong"
+                )
+        rows.append(
+            ResultRow(
+                op=op, threads=threads, block_bytes=block, unit=unit, n=s.n, mean=s.mean, stddev=s.stddev,
+                min=s.min, max=s.max, median=s.median, ci95_low=s.ci95_low, ci95_high=s.ci95_high, cv=s.cv,
+                values=values, outliers=s.outliers, peak=peak,
+                efficiency=(s.mean / peak.value) if peak else None,
+                valid=not reasons, invalid_reason="; ".join(reasons) or None,
+            )
+        )
+    return RunResult(unit=unit, rows=rows, peak_note="; ".join(sorted(notes)) or None)

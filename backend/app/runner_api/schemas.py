@@ -1,0 +1,101 @@
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
+
+Number = StrictFloat | StrictInt
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RunnerRegister(_Strict):
+    registration_token: str = Field(min_length=8, max_length=200)
+    name: str = Field(min_length=1, max_length=128)
+    hostname: str = Field(min_length=1, max_length=255)
+    version: str = Field("", max_length=64)
+    inventory: dict[str, Any] = Field(default_factory=dict)
+    labels: dict[str, str] = Field(default_factory=dict)
+
+
+class RunnerRegistered(BaseModel):
+    host_id: int
+    runner_token: str
+
+
+class RunRef(_Strict):
+    run_id: StrictInt
+    attempt: StrictInt
+
+
+class Heartbeat(_Strict):
+    inventory: dict[str, Any] | None = None
+    run: RunRef | None = None
+
+
+class HeartbeatAck(BaseModel):
+    server_time: float
+
+
+class Assignment(BaseModel):
+    run_id: int
+    attempt: int
+    experiment: str
+    params: dict[str, Any]
+    deadline_s: float
+    lease_s: float
+
+
+class AttemptBody(_Strict):
+    attempt: StrictInt = Field(ge=1)
+
+
+class RunStart(AttemptBody):
+    kernel_info: dict[str, Any] = Field(default_factory=dict)
+
+
+class LeaseAck(BaseModel):
+    lease_expires_at: float
+
+
+class SampleIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")  # the kernel may add fields in a later protocol version
+
+    seq: StrictInt = Field(ge=0, le=10**12)
+    t: Number
+    interval_s: Number = Field(ge=0, le=3600)
+    threads: StrictInt = Field(ge=0, le=4096)
+    repeat: StrictInt = Field(ge=0, le=10000)
+    warmup: StrictBool
+    value: Number
+    unit: str = Field(max_length=16)
+    op: str | None = Field(None, max_length=32)
+    block_bytes: StrictInt | None = Field(None, ge=0)
+
+
+class SamplesIn(AttemptBody):
+    samples: list[SampleIn] = Field(min_length=1, max_length=1000)
+
+
+class SamplesAck(BaseModel):
+    inserted: int
+    max_seq: int
+
+
+class ResultIn(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    threads: StrictInt = Field(ge=0, le=4096)
+    repeat: StrictInt = Field(ge=0, le=10000)
+    value: Number
+    unit: str = Field(max_length=16)
+    verified: StrictBool
+    op: str | None = Field(None, max_length=32)
+    block_bytes: StrictInt | None = Field(None, ge=0)
+
+
+class RunFinish(AttemptBody):
+    status: Literal["succeeded", "failed", "untrusted"]
+    reason: str | None = Field(None, max_length=2000)
+    results: list[ResultIn] = Field(default_factory=list, max_length=100000)
+    end: dict[str, Any] | None = None

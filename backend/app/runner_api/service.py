@@ -1,0 +1,134 @@
+"""What runners may do to runs. Every write carries (run_id, attempt); a stale attempt is refused (409)."""
+import time
+from datetime import timedelta
+
+from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from app.core import broker
+from app.core.config import get_settings
+from app.core.db import utcnow
+from app.core.errors import Conflict, NotFound
+from app.hosts.models import Host
+from app.jobs.models import TERMINAL, Run, Sample
+from app.jobs.service import deadline_s, finish_run, publish_run
+from app.results.service import compute_result
+from app.runner_api.schemas import Assignment, RunFinish, SampleIn
+
+
+def touch(session: Session, host: Host, inventory: dict | None = None) -> None:
+    host.last_seen_at = utcnow()
+    if inventory is not None:
+        host.inventory = inventory
+    session.commit()
+
+
+def claim(session: Session, host: Host) -> Assignment | None:
+    run = session.scalar(
+        select(Run).where(Run.host_id == host.id, Run.status == "dispatched").order_by(Run.id).limit(1).with_for_update()
+    )
+    if run is None:
+        session.rollback()
+        return None
+    # A runner asks for work only when idle, so a run it claimed before and is asking for again was lost in
+    # transit: hand it out under a new attempt; anything still arriving for the old attempt gets 409.
+    run.attempt += 1
+    run.claimed_at = utcnow()
+    run.lease_expires_at = utcnow() + timedelta(seconds=get_settings().lease_s)
+    run.inventory_snapshot = host.inventory
+    host.last_seen_at = utcnow()
+    session.commit()
+    return Assignment(run_id=run.id, attempt=run.attempt, experiment=run.experiment, params=run.params,
+                      deadline_s=deadline_s(run), lease_s=get_settings().lease_s)
+
+
+def _owned_run(session: Session, host: Host, run_id: int, attempt: int) -> Run:
+    run = session.scalar(select(Run).where(Run.id == run_id).with_for_update())
+    if run is None or run.host_id != host.id:
+        raise NotFound(f"run {run_id} not found for this runner")
+    if attempt != run.attempt:
+        raise Conflict(f"attempt {attempt} of run {run_id} is stale (current attempt {run.attempt})")
+    return run
+
+
+def _renew(run: Run) -> None:
+    run.lease_expires_at = utcnow() + timedelta(seconds=get_settings().lease_s)
+
+
+def start(session: Session, host: Host, run_id: int, attempt: int, kernel_info: dict) -> None:
+    run = _owned_run(session, host, run_id, attempt)
+    if run.status == "running":
+        session.rollback()
+        return
+    if run.status != "dispatched" or run.cancel_requested:
+        raise Conflict(f"run {run_id} is {run.status}; do not start it")
+    run.status = "running"
+    run.started_at = utcnow()
+    run.kernel_info = kernel_info
+    clock = kernel_info.get("clock_ghz")
+    if isinstance(clock, int | float) and 0.1 < clock < 10:
+        host.measured_clock_ghz = float(clock)
+    _renew(run)
+    host.last_seen_at = utcnow()
+    session.commit()
+    publish_run(session, run)
+
+
+def renew_lease(session: Session, host: Host, run_id: int, attempt: int) -> float:
+    run = _owned_run(session, host, run_id, attempt)
+    if run.status not in ("dispatched", "running"):
+        raise Conflict(f"run {run_id} is {run.status}: {run.status_reason or 'stop'}")
+    _renew(run)
+    host.last_seen_at = utcnow()
+    session.commit()
+    assert run.lease_expires_at is not None
+    return run.lease_expires_at.timestamp()
+
+
+def ingest(session: Session, host: Host, run_id: int, attempt: int, samples: list[SampleIn]) -> tuple[int, int]:
+    """Idempotent: a resent batch inserts nothing twice. Samples of the current attempt are kept even after
+    the run ended (a runner that was cut off uploads its backlog when it comes back)."""
+    run = _owned_run(session, host, run_id, attempt)
+    rows = [
+        {"run_id": run_id, "attempt": attempt, "seq": s.seq, "t": float(s.t), "interval_s": float(s.interval_s),
+         "threads": s.threads, "repeat": s.repeat, "warmup": s.warmup, "value": float(s.value), "unit": s.unit,
+         "op": s.op, "block_bytes": s.block_bytes, "received_at": utcnow()}
+        for s in samples
+    ]
+    stmt = insert(Sample).values(rows).on_conflict_do_nothing(
+        index_elements=["run_id", "attempt", "seq"]
+    ).returning(Sample.seq)
+    inserted = set(session.scalars(stmt).all())
+    max_seq = max(s.seq for s in samples)
+    run.last_seq = max(run.last_seq, max_seq)
+    if run.status in ("dispatched", "running"):
+        _renew(run)
+    host.last_seen_at = utcnow()
+    session.commit()  # acknowledge only after the commit
+    if inserted:
+        fresh = [
+            {k: r[k] for k in ("seq", "t", "interval_s", "threads", "repeat", "warmup", "value", "unit", "op", "block_bytes")}
+            for r in rows if r["seq"] in inserted
+        ]
+        broker.publish(broker.run_channel(run_id), {"type": "samples", "samples": fresh, "published": time.time()})
+    return len(inserted), max_seq
+
+
+def finish(session: Session, host: Host, run_id: int, body: RunFinish) -> None:
+    run = _owned_run(session, host, run_id, body.attempt)
+    if run.status in TERMINAL:
+        session.rollback()  # idempotent: a resent finish, or the server already decided (cancel, lost lease)
+        return
+    raw = [r.model_dump() for r in body.results]
+    run.raw_results = raw
+    if raw:
+        run.result = compute_result(
+            run.experiment, run.params, raw, run.kernel_info, run.inventory_snapshot or host.inventory
+        ).model_dump(mode="json")
+    status, reason = body.status, body.reason
+    if status == "succeeded" and run.result and not all(row["valid"] for row in run.result["rows"]):
+        reason = "; ".join(row["invalid_reason"] for row in run.result["rows"] if not row["valid"])
+        status = "untrusted"
+    host.last_seen_at = utcnow()
+    finish_run(session, run, status, reason)

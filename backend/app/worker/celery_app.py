@@ -1,0 +1,21 @@
+"""Celery is the doorbell, not the ledger: tasks take ids, re-read PostgreSQL, finish in milliseconds."""
+from celery import Celery
+
+from app.core.config import get_settings
+
+VISIBILITY_TIMEOUT_S = 3600  # far above any task's time limit (tasks take milliseconds; limit 60 s)
+
+celery_app = Celery("hostbench", broker=get_settings().redis_url, include=["app.worker.tasks"])
+celery_app.conf.update(
+    task_acks_late=True,
+    task_reject_on_worker_lost=True,
+    worker_prefetch_multiplier=1,
+    task_ignore_result=True,
+    task_time_limit=60,
+    task_soft_time_limit=50,
+    broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_S},
+    broker_connection_retry_on_startup=True,
+    worker_hijack_root_logger=False,
+    beat_schedule={"reconcile": {"task": "hostbench.reconcile", "schedule": 5.0}},
+    timezone="UTC",
+)
