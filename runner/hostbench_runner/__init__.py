@@ -1,0 +1,3 @@
+"""hostbench runner daemon: claims runs from the server, runs the native kernels, streams samples."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,610 @@
+"""The runner daemon: one explicit state machine in one loop.
+
+    idle ──► claiming ──► running ──► finishing ──► idle
+      ▲          │ 204/error             ▲
+      └──────────┘          refused ─────┘ (bad params, no kernel: straight to finishing)
+
+Signal handlers only set flags; the loop notices them. Around the loop run three small threads:
+the heartbeat (every 5 s, idle or busy), the uploader (spool → server) and, while a run is on,
+its lease keeper (every 5 s; a 409 or 30 s without renewal stops the kernel).
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import math
+import queue
+import shutil
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from . import credential, inventory
+from .api import ApiClient, Backoff
+from .config import Settings
+from .errors import ConfigError, KernelUnavailable, ParamError, ProtocolError, Rejected, Retryable, Stale, Unauthorized
+from .experiments import EXPERIMENTS, kernels_needed
+from .kernel import KernelCatalog, KernelProcess, describe_exit
+from .protocol import Stream, sample_for_api
+from .spool import Spool, check_run_key
+from .uploader import Uploader
+
+log = logging.getLogger("hostbench.daemon")
+
+EXIT_OK, EXIT_ERROR, EXIT_CONFIG, EXIT_REVOKED = 0, 1, 2, 3
+MAX_REASON = 2000
+STOPPED_REASON = "runner stopped"
+RESTARTED_REASON = "runner restarted during the run"
+
+
+class State(enum.Enum):
+    IDLE = "idle"
+    CLAIMING = "claiming"
+    RUNNING = "running"
+    FINISHING = "finishing"
+
+
+class Heartbeat:
+    """POST /api/runner/heartbeat every interval, idle or busy; the first one carries the inventory."""
+
+    def __init__(self, api: ApiClient, interval_s: float, inventory: dict[str, Any] | None,
+                 current_run: Callable[[], dict[str, Any] | None], revoked: threading.Event):
+        self._api, self._interval = api, interval_s
+        self._inventory = inventory
+        self._current_run = current_run
+        self._revoked = revoked
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="heartbeat", daemon=True)
+        self.reachable: bool | None = None
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            body: dict[str, Any] = {"run": self._current_run()}
+            if self._inventory is not None:
+                body["inventory"] = self._inventory
+            try:
+                self._api.heartbeat(body)
+                self._inventory = None
+                if self.reachable is not True:
+                    log.info("heartbeat ok: server reachable")
+                self.reachable = True
+            except Unauthorized as exc:
+                log.error("heartbeat refused: %s", exc)
+                self._revoked.set()
+                return
+            except Rejected as exc:
+                log.error("heartbeat rejected (%s); inventory will not be re-sent", exc)
+                self._inventory = None
+            except Retryable as exc:
+                if self.reachable is not False:
+                    log.warning("heartbeat failed, server unreachable: %s", exc)
+                self.reachable = False
+            self._stop.wait(self._interval)
+
+
+class LeaseKeeper:
+    """Renews the lease of one (run, attempt) every `renew_s` (RELIABILITY rule 4)."""
+
+    def __init__(self, api: ApiClient, run_id: Any, attempt: int, renew_s: float,
+                 lost_after_s: float, revoked: threading.Event):
+        self._api, self.run_id, self.attempt = api, run_id, attempt
+        self._renew_s, self._lost_after_s = renew_s, lost_after_s
+        self._revoked = revoked
+        self.stale = threading.Event()  # 409: the server wants the kernel stopped
+        self.lost = threading.Event()  # no renewal for lost_after_s
+        self.rejected: str | None = None
+        self.last_ok = time.monotonic()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=f"lease-{run_id}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._renew_s):
+            try:
+                self._api.lease(self.run_id, self.attempt, timeout_s=max(1.0, min(self._renew_s, 5.0)))
+                self.last_ok = time.monotonic()
+            except Stale as exc:
+                log.warning("lease refused for run=%s attempt=%s: %s", self.run_id, self.attempt, exc)
+                self.stale.set()
+                return
+            except Unauthorized as exc:
+                log.error("lease refused: %s", exc)
+                self._revoked.set()
+                return
+            except Rejected as exc:
+                self.rejected = f"lease refused by the server: {exc}"
+                return
+            except Retryable as exc:
+                log.warning("lease renewal failed for run=%s (%.0fs since last): %s",
+                            self.run_id, time.monotonic() - self.last_ok, exc)
+            if time.monotonic() - self.last_ok >= self._lost_after_s:
+                self.lost.set()
+                return
+
+
+class _Claim:
+    """One long poll of GET /api/runner/work in a daemon thread, so signals stay prompt."""
+
+    def __init__(self, api: ApiClient, wait_s: int):
+        self._q: queue.Queue[tuple[str, Any]] = queue.Queue(1)
+        self._api, self._wait_s = api, wait_s
+        threading.Thread(target=self._run, name="claim", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            self._q.put(("ok", self._api.get_work(self._wait_s)))
+        except Exception as exc:
+            self._q.put(("error", exc))
+
+    def poll(self, timeout_s: float) -> tuple[str, Any] | None:
+        try:
+            return self._q.get(timeout=timeout_s)
+        except queue.Empty:
+            return None
+
+
+@dataclass
+class Run:
+    run_id: Any
+    attempt: int
+    experiment: Any
+    spool: Spool
+    deadline_s: float
+    deadline_at: float
+    kernel: KernelProcess | None = None
+    stream: Stream = field(default_factory=Stream)
+    lease: LeaseKeeper | None = None
+    outcome: tuple[str, str] | None = None  # decided by the runner: (status, reason)
+    skip_finish: str | None = None  # the server decided the run; say why no finish is sent
+    protocol_error: str | None = None
+    work_dir: Path | None = None
+    exited_at: float | None = None
+
+
+def _cap(text: str) -> str:
+    return text if len(text) <= MAX_REASON else text[: MAX_REASON - 3] + "..."
+
+
+class Daemon:
+    def __init__(self, settings: Settings, api: ApiClient | None = None):
+        self.s = settings
+        self.api = api or ApiClient(settings.server, timeout_s=settings.http_timeout_s)
+        self.shutdown = threading.Event()
+        self.force = threading.Event()
+        self.revoked = threading.Event()
+        self.catalog = KernelCatalog(settings.kernel_bin, settings.describe_timeout_s)
+        self.uploader = Uploader(self.api, settings, self.revoked)
+        self.heartbeat: Heartbeat | None = None
+        self.inventory: dict[str, Any] | None = None
+        self.state = State.IDLE
+        self.run: Run | None = None
+        self._claim: _Claim | None = None
+        self._abandoned_claim: _Claim | None = None
+        self._claim_backoff = Backoff(settings.backoff_base_s, settings.backoff_cap_s)
+        self._idle_until = 0.0
+        self._backlog_until: float | None = None
+        self._shutdown_at: float | None = None
+
+    # --- signals: flags only ---------------------------------------------------------------
+
+    def install_signal_handlers(self) -> None:
+        signal.signal(signal.SIGTERM, self._on_signal)
+        signal.signal(signal.SIGINT, self._on_signal)
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        if self.shutdown.is_set():
+            self.force.set()
+        self.shutdown.set()
+
+    # --- process life ----------------------------------------------------------------------
+
+    def main(self) -> int:
+        try:
+            self.prepare()
+            return self.loop()
+        except ConfigError as exc:
+            log.error("configuration: %s", exc)
+            return EXIT_CONFIG
+        except Unauthorized as exc:
+            log.error("%s", exc)
+            return EXIT_REVOKED
+        except Retryable as exc:  # registration interrupted by a signal while the server was down
+            log.error("stopped before the server could be reached: %s", exc)
+            return EXIT_OK if self.shutdown.is_set() else EXIT_ERROR
+        finally:
+            self.close()
+
+    def prepare(self) -> None:
+        for d in (self.s.state_dir, self.s.spool_dir, self.s.work_dir):
+            d.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.clean_work_dir()
+        self.catalog.load(kernels_needed())
+        self.inventory = inventory.collect("/", kernel_info=self.catalog.build_info)
+        cred = credential.obtain(
+            self.s.credential_path, self.api, self.s.registration_token, self.s.name, self.s.labels,
+            self.inventory, self.shutdown, Backoff(self.s.backoff_base_s, self.s.backoff_cap_s),
+        )
+        self.api.set_token(cred.runner_token)
+        self.recover_spools()
+        self.uploader.start()
+        self.heartbeat = Heartbeat(self.api, self.s.heartbeat_s, self.inventory, self.current_run, self.revoked)
+        self.heartbeat.start()
+        self._backlog_until = time.monotonic() + self.s.backlog_wait_s
+        log.info("runner ready: host_id=%s name=%s server=%s", cred.host_id, self.s.name, self.s.server)
+
+    def close(self) -> None:
+        if self.heartbeat is not None:
+            self.heartbeat.stop()
+        self.uploader.stop(timeout_s=2.0)
+        self.api.close()
+
+    def clean_work_dir(self) -> None:
+        """Kernel work files of an earlier process (a future disk kernel's files) are garbage now."""
+        if not self.s.work_dir.is_dir():
+            return
+        for child in self.s.work_dir.iterdir():
+            log.info("removing leftover kernel work files %s", child)
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child, ignore_errors=True)
+            else:
+                child.unlink(missing_ok=True)
+
+    def recover_spools(self) -> None:
+        """A spool left by an earlier process is backlog; without a finish, that process died mid-run."""
+        for path in Spool.list_dirs(self.s.spool_dir):
+            try:
+                spool = Spool.open(path)
+            except (ValueError, KeyError, OSError) as exc:
+                log.error("unreadable spool %s left in place: %s", path, exc)
+                continue
+            if not spool.has_finish():
+                spool.set_finish({
+                    "attempt": spool.attempt, "status": "failed", "reason": RESTARTED_REASON,
+                    "results": spool.results, "end": None,
+                })
+            log.info("backlog: run=%s attempt=%s samples pending=%d finish=%s",
+                     spool.run_id, spool.attempt, spool.pending_count(),
+                     "skip" if spool.finish_body.get("skip") else spool.finish_body.get("status"))
+            self.uploader.add(spool)
+
+    def current_run(self) -> dict[str, Any] | None:
+        run = self.run
+        return None if run is None else {"run_id": run.run_id, "attempt": run.attempt}
+
+    # --- the loop --------------------------------------------------------------------------
+
+    def loop(self) -> int:
+        while True:
+            if self.revoked.is_set():
+                return self._exit_revoked()
+            if self.shutdown.is_set() and self._shutdown_at is None:
+                self._shutdown_at = time.monotonic()
+                log.info("shutdown requested (state %s)", self.state.value)
+            if self.state is State.IDLE and self.shutdown.is_set():
+                return self._exit_shutdown()
+            self.step()
+
+    def step(self) -> None:
+        before = self.state
+        if self.state is State.IDLE:
+            self._step_idle()
+        elif self.state is State.CLAIMING:
+            self._step_claiming()
+        elif self.state is State.RUNNING:
+            self._step_running()
+        elif self.state is State.FINISHING:
+            self._step_finishing()
+        if self.state is not before:
+            log.debug("state %s -> %s", before.value, self.state.value)
+
+    def execute(self, assignment: Any) -> None:
+        """Run one assignment from claimed to finished (the loop's path, without the long poll)."""
+        self._begin(assignment)
+        while self.state is not State.IDLE:
+            if self.revoked.is_set():
+                self._abort_for_revocation()
+                return
+            self.step()
+
+    def _step_idle(self) -> None:
+        now = time.monotonic()
+        if self._backlog_until is not None:
+            if self.uploader.idle() or now >= self._backlog_until:
+                if not self.uploader.idle():
+                    log.warning("backlog not yet uploaded; taking new work while it continues")
+                self._backlog_until = None
+            else:
+                self.shutdown.wait(0.1)
+                return
+        if now < self._idle_until:
+            self.shutdown.wait(min(0.2, self._idle_until - now))
+            return
+        self._claim = _Claim(self.api, self.s.poll_wait_s)
+        self.state = State.CLAIMING
+
+    def _step_claiming(self) -> None:
+        assert self._claim is not None
+        result = self._claim.poll(0.2)
+        if result is None:
+            if self.shutdown.is_set():
+                self._abandoned_claim, self._claim = self._claim, None
+                self.state = State.IDLE
+            return
+        self._claim = None
+        kind, value = result
+        if kind == "error":
+            if isinstance(value, Unauthorized):
+                log.error("work poll refused: %s", value)
+                self.revoked.set()
+            else:
+                delay = self._claim_backoff.next_delay(getattr(value, "retry_after", None))
+                log.warning("work poll failed, retry in %.1fs: %s", delay, value)
+                self._idle_until = time.monotonic() + delay
+            self.state = State.IDLE
+            return
+        self._claim_backoff.reset()
+        if value is None:
+            self.state = State.IDLE
+            return
+        self._begin(value)
+
+    # --- claimed → running -----------------------------------------------------------------
+
+    def _begin(self, assignment: Any) -> None:
+        try:
+            run_id, attempt = assignment["run_id"], assignment["attempt"]
+            check_run_key(run_id, attempt)
+        except (TypeError, KeyError, ValueError) as exc:
+            log.error("assignment without a usable run_id/attempt ignored: %s", exc)
+            self.state = State.IDLE
+            return
+        experiment = assignment.get("experiment")
+        spool = Spool.create(self.s.spool_dir, run_id, attempt, experiment if isinstance(experiment, str) else None)
+        self.uploader.add(spool)
+        deadline_s = assignment.get("deadline_s")
+        deadline_ok = (isinstance(deadline_s, (int, float)) and not isinstance(deadline_s, bool)
+                       and math.isfinite(deadline_s) and deadline_s > 0)
+        run = Run(run_id=run_id, attempt=attempt, experiment=experiment, spool=spool,
+                  deadline_s=float(deadline_s) if deadline_ok else 0.0,
+                  deadline_at=time.monotonic() + (float(deadline_s) if deadline_ok else 0.0))
+        self.run = run
+        log.info("claimed run=%s attempt=%s experiment=%r deadline_s=%s",
+                 run_id, attempt, experiment, deadline_s)
+        self.state = State.FINISHING
+        if self.shutdown.is_set():
+            run.outcome = ("failed", STOPPED_REASON)
+            return
+        try:
+            exp = EXPERIMENTS.get(experiment) if isinstance(experiment, str) else None
+            if exp is None:
+                raise ParamError(f"unknown experiment {experiment!r} (this runner runs: {', '.join(EXPERIMENTS)})")
+            if not deadline_ok:
+                raise ParamError(f"deadline_s must be a positive number, got {deadline_s!r}")
+            kernel_params = exp.kernel_params(assignment.get("params"), self.catalog.schema(exp.kernel))
+            argv = exp.argv(self.s.kernel_bin, kernel_params)
+        except ParamError as exc:
+            log.error("run=%s refused: invalid params: %s", run_id, exc)
+            run.outcome = ("failed", _cap(f"invalid params: {exc}"))
+            return
+        except KernelUnavailable as exc:
+            log.error("run=%s refused: %s", run_id, exc)
+            run.outcome = ("failed", _cap(f"kernel unavailable: {exc}"))
+            return
+        run.work_dir = self.s.work_dir / spool.key
+        shutil.rmtree(run.work_dir, ignore_errors=True)
+        run.work_dir.mkdir(parents=True, mode=0o700)
+        try:
+            run.kernel = KernelProcess(argv, run.work_dir)
+        except OSError as exc:
+            log.error("run=%s: cannot start the kernel: %s", run_id, exc)
+            run.outcome = ("failed", _cap(f"cannot start the kernel: {exc}"))
+            return
+        run.stream = Stream(max_samples=int(run.deadline_s * 10) + 100)
+        lease_s = assignment.get("lease_s")
+        renew_s = self.s.lease_renew_s
+        if isinstance(lease_s, (int, float)) and not isinstance(lease_s, bool) and lease_s > 0:
+            renew_s = min(renew_s, max(0.5, lease_s / 3))
+        run.lease = LeaseKeeper(self.api, run_id, attempt, renew_s, self.s.lease_lost_after_s, self.revoked)
+        run.lease.start()
+        log.info("kernel started run=%s pid=%d argv=%s", run_id, run.kernel.pid, " ".join(argv[1:]))
+        self.state = State.RUNNING
+
+    # --- running ---------------------------------------------------------------------------
+
+    def _stop_reason(self, run: Run) -> tuple[str | None, str] | None:
+        """(status, reason) to stop the kernel with; status None = the server decided, no finish."""
+        if self.shutdown.is_set():
+            return ("failed", STOPPED_REASON)
+        if run.spool.stale:
+            return (None, "the server refused this attempt (409)")
+        if run.spool.rejected:
+            return ("failed", run.spool.rejected)
+        if run.lease is not None:
+            if run.lease.stale.is_set():
+                return (None, "lease refused (409): the server stopped this run")
+            if run.lease.rejected:
+                return ("failed", run.lease.rejected)
+            if run.lease.lost.is_set():
+                return ("failed", f"lease lost: server unreachable for {self.s.lease_lost_after_s:g} s")
+        if time.monotonic() >= run.deadline_at:
+            return ("failed", f"deadline exceeded ({run.deadline_s:g} s)")
+        return None
+
+    def _stop_kernel(self, run: Run, status: str | None, reason: str) -> None:
+        assert run.kernel is not None
+        if status is None:
+            run.skip_finish = run.skip_finish or reason
+        elif run.outcome is None and run.protocol_error is None:
+            run.outcome = (status, _cap(reason))
+        log.warning("stopping kernel of run=%s pid=%d: %s", run.run_id, run.kernel.pid, reason)
+        if self.force.is_set():
+            run.kernel.kill()
+        run.kernel.request_stop(self.s.kill_grace_s)
+
+    def _step_running(self) -> None:
+        run = self.run
+        assert run is not None and run.kernel is not None
+        kernel = run.kernel
+        if not kernel.stopping:
+            why = self._stop_reason(run)
+            if why is not None:
+                self._stop_kernel(run, *why)
+        else:
+            if self.force.is_set():
+                kernel.kill()
+            kernel.poll_stop()
+        for line in kernel.read_lines(0.2):
+            self._handle_line(run, line)
+        if kernel.stdout_eof:
+            kernel.wait(self.s.kill_grace_s)
+            self.state = State.FINISHING
+        elif kernel.returncode is not None:
+            # Exited, yet stdout is still open: a child of the kernel holds it. Give it 2 s.
+            if run.exited_at is None:
+                run.exited_at = time.monotonic()
+            elif time.monotonic() - run.exited_at > 2.0:
+                kernel.kill()
+
+    def _handle_line(self, run: Run, line: bytes) -> None:
+        if run.protocol_error is not None:
+            return
+        try:
+            event = run.stream.feed(line)
+        except ProtocolError as exc:
+            if run.kernel is not None and run.kernel.stopping:
+                log.warning("run=%s: ignoring output of the stopping kernel: %s", run.run_id, exc)
+                return
+            run.protocol_error = str(exc)
+            log.error("run=%s: kernel protocol error: %s", run.run_id, exc)
+            if run.kernel is not None:
+                run.kernel.request_stop(self.s.kill_grace_s)
+            return
+        kind = event["type"]
+        if kind == "sample":
+            # Durable first, then sent (RELIABILITY rule 5).
+            run.spool.append_sample(sample_for_api(event))
+            self.uploader.kick()
+        elif kind == "start":
+            run.spool.set_start(event)
+            self.uploader.kick()
+            log.info("run=%s kernel start: kernel=%s unit=%s", run.run_id, event.get("kernel"), event.get("unit"))
+        elif kind == "result":
+            run.spool.append_result(event)
+        elif kind == "end":
+            log.info("run=%s kernel end: status=%s samples=%s", run.run_id, event["status"], event.get("samples"))
+        elif kind == "error":
+            log.warning("run=%s kernel error %s: %s", run.run_id, event["code"], event["message"])
+
+    # --- finishing -------------------------------------------------------------------------
+
+    def _verdict(self, run: Run) -> tuple[str, str | None]:
+        kernel = run.kernel
+        rc = kernel.returncode if kernel is not None else None
+        tail = kernel.stderr_tail() if kernel is not None else ""
+
+        def with_stderr(text: str) -> str:
+            return _cap(f"{text}; stderr: {tail}" if tail else text)
+
+        if run.protocol_error is not None:
+            return "failed", with_stderr(f"kernel protocol error: {run.protocol_error} ({describe_exit(rc)})")
+        if run.outcome is not None:
+            return run.outcome
+        err, end = run.stream.error, run.stream.end
+        if err is not None:
+            status = "untrusted" if err["code"] == "verify_failed" else "failed"
+            return status, _cap(f"kernel error {err['code']}: {err['message']} ({describe_exit(rc)})")
+        if end is not None and end["status"] == "untrusted":
+            return "untrusted", _cap(str(end.get("reason") or "kernel verification failed"))
+        if rc != 0:
+            return "failed", with_stderr(f"kernel failed ({describe_exit(rc)})")
+        if end is None:
+            return "failed", with_stderr(f"kernel output ended without an end event ({describe_exit(rc)})")
+        return "succeeded", None
+
+    def _step_finishing(self) -> None:
+        run = self.run
+        assert run is not None
+        if run.lease is not None:
+            run.lease.stop()
+        if run.kernel is not None:
+            deadline = time.monotonic() + 0.5
+            while not run.kernel.eof and time.monotonic() < deadline:
+                for line in run.kernel.read_lines(0.05):
+                    self._handle_line(run, line)
+            if run.kernel.returncode is None:
+                run.kernel.wait(self.s.kill_grace_s)
+        status, reason = self._verdict(run)
+        if run.kernel is not None:
+            run.kernel.close()
+        if run.skip_finish:
+            run.spool.set_no_finish(run.skip_finish)
+            log.warning("run=%s attempt=%s ended without finish: %s", run.run_id, run.attempt, run.skip_finish)
+        else:
+            run.spool.set_finish({
+                "attempt": run.attempt, "status": status, "reason": reason,
+                "results": run.stream.results, "end": run.stream.end,
+            })
+            log.info("run=%s attempt=%s finished: %s%s", run.run_id, run.attempt, status,
+                     f" ({reason})" if reason else "")
+        self.uploader.kick()
+        if run.work_dir is not None:
+            shutil.rmtree(run.work_dir, ignore_errors=True)
+        self.run = None
+        self.state = State.IDLE
+
+    # --- endings ---------------------------------------------------------------------------
+
+    def _abort_for_revocation(self) -> None:
+        run = self.run
+        if run is not None:
+            if run.kernel is not None and run.kernel.returncode is None:
+                run.kernel.kill()
+                run.kernel.wait(self.s.kill_grace_s)
+            if run.outcome is None:
+                run.outcome = ("failed", "runner credential revoked")
+            self._step_finishing()
+
+    def _exit_revoked(self) -> int:
+        self._abort_for_revocation()
+        log.error(
+            "the server refused this runner's credential (401): it was revoked or the host deleted; "
+            "spools stay in %s. To register again, delete %s and start with a new --registration-token",
+            self.s.spool_dir, self.s.credential_path,
+        )
+        return EXIT_REVOKED
+
+    def _exit_shutdown(self) -> int:
+        claim = self._abandoned_claim
+        if claim is not None:
+            result = claim.poll(0)
+            if result is not None and result[0] == "ok" and result[1] is not None:
+                log.warning("work arrived while stopping; reporting it failed")
+                self._begin(result[1])  # shutdown is set: straight to finishing
+                if self.state is State.FINISHING:
+                    self._step_finishing()
+        started = self._shutdown_at or time.monotonic()
+        remaining = max(0.0, started + self.s.shutdown_timeout_s - time.monotonic())
+        if not self.force.is_set() and not self.uploader.idle():
+            log.info("uploading spooled data before exit (up to %.1fs)", remaining)
+            self.uploader.wait_idle(remaining, stop=self.force)
+        left = [s for s in self.uploader.spools() if not s.done()]
+        if left:
+            log.warning("%d spool(s) not fully acknowledged; kept in %s for the next start",
+                        len(left), self.s.spool_dir)
+        log.info("runner stopped")
+        return EXIT_OK

@@ -1,0 +1,129 @@
+"""The one table that maps an experiment kind to a kernel and its argv.
+
+Adding an experiment (memory, disk, network, gpu) = adding one entry to EXPERIMENTS. The API
+parameters of an experiment are checked against a schema derived from the kernel's own
+`--describe` output, then turned into kernel parameters, which are checked once more against the
+kernel schema itself before the argv is built.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .errors import ParamError
+from .params import validate
+
+
+@dataclass(frozen=True)
+class Param:
+    """One API parameter of an experiment and the kernel parameter it feeds."""
+
+    name: str
+    kernel_name: str | None = None  # defaults to name
+    one_of_list: bool = False  # the API takes one value; the kernel takes a list of exactly it
+
+    @property
+    def target(self) -> str:
+        return self.kernel_name or self.name
+
+
+@dataclass(frozen=True)
+class Experiment:
+    kind: str
+    kernel: str
+    params: tuple[Param, ...]  # what the user may set
+    fixed: Mapping[str, Any] = field(default_factory=dict)  # kernel params the experiment pins
+    defaults: Mapping[str, Any] = field(default_factory=dict)  # overrides of kernel defaults
+    argv_order: tuple[str, ...] = ()  # kernel params in argv order; every one is always passed
+
+    def api_schema(self, kernel_schema: Mapping[str, Any]) -> dict[str, Any]:
+        """The JSON Schema of this experiment's API params, derived from the kernel's schema."""
+        props = kernel_schema.get("properties", {})
+        out: dict[str, Any] = {}
+        for p in self.params:
+            if p.target not in props:
+                raise ParamError(
+                    f"kernel {self.kernel!r} has no parameter {p.target!r} (is the kernel binary up to date?)"
+                )
+            sub = copy.deepcopy(props[p.target])
+            if p.one_of_list:
+                if sub.get("type") != "array" or "items" not in sub:
+                    raise ParamError(f"kernel parameter {p.target!r} is not a list")
+                sub = copy.deepcopy(sub["items"])
+            sub.pop("default", None)
+            out[p.name] = sub
+        return {"type": "object", "additionalProperties": False, "properties": out}
+
+    def kernel_params(self, params: Mapping[str, Any], kernel_schema: Mapping[str, Any]) -> dict[str, Any]:
+        """Validate API params, then return the complete kernel parameters (validated too)."""
+        if not isinstance(params, dict):
+            raise ParamError(f"params: expected object, got {type(params).__name__}")
+        validate(params, self.api_schema(kernel_schema))
+        props = kernel_schema.get("properties", {})
+        out: dict[str, Any] = {}
+        for name in self.argv_order:
+            if name in self.fixed:
+                out[name] = self.fixed[name]
+                continue
+            p = next((q for q in self.params if q.target == name), None)
+            if p is not None and p.name in params:
+                out[name] = [params[p.name]] if p.one_of_list else params[p.name]
+            elif name in self.defaults:
+                out[name] = self.defaults[name]
+            elif name in props and "default" in props[name]:
+                out[name] = copy.deepcopy(props[name]["default"])
+            else:
+                raise ParamError(f"{p.name if p else name}: required (the kernel has no default)")
+        validate(out, kernel_schema)
+        return out
+
+    def argv(self, kernel_bin: Path | str, kernel_params: Mapping[str, Any]) -> list[str]:
+        argv = [str(kernel_bin), self.kernel]
+        for name in self.argv_order:
+            argv += [f"--{name}", format_arg(name, kernel_params[name])]
+        return argv
+
+
+EXPERIMENTS: dict[str, Experiment] = {
+    "cpu": Experiment(
+        kind="cpu",
+        kernel="cpu",
+        params=(Param("op"), Param("threads"), Param("repeats"), Param("duration_s"), Param("warmup_s")),
+        argv_order=("op", "threads", "repeats", "duration_s", "warmup_s"),
+    ),
+    "cpu_trace": Experiment(
+        kind="cpu_trace",
+        kernel="cpu",
+        params=(Param("op"), Param("threads", one_of_list=True), Param("duration_s")),
+        fixed={"repeats": 1, "warmup_s": 0},
+        defaults={"duration_s": 600},
+        argv_order=("op", "threads", "repeats", "duration_s", "warmup_s"),
+    ),
+}
+
+# A value that reaches argv: no option look-alikes, no list separators, nothing a human would not type.
+_SAFE_TEXT = re.compile(r"^[A-Za-z0-9_.:+/]+$")
+
+
+def format_arg(name: str, value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    if isinstance(value, str):
+        if not _SAFE_TEXT.match(value):
+            raise ParamError(f"{name}: {value!r} has characters not allowed in a kernel argument")
+        return value
+    if isinstance(value, list) and value and all(not isinstance(v, list) for v in value):
+        return ",".join(format_arg(name, v) for v in value)
+    raise ParamError(f"{name}: {value!r} cannot be passed to the kernel")
+
+
+def kernels_needed() -> list[str]:
+    return sorted({e.kernel for e in EXPERIMENTS.values()})

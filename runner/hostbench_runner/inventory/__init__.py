@@ -1,0 +1,57 @@
+"""Inventory collectors: small registered units, each a thin reader plus a pure parser.
+
+A collector that fails turns its section into {"error": "..."} and never blocks the others or a
+run. A fact that cannot be read is null ("unknown"), never guessed. Parsers take strings, so the
+tests run them on fixture trees under runner/tests/fixtures/ (node_exporter's pattern).
+"""
+
+from __future__ import annotations
+
+import logging
+import platform
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from .. import __version__
+from . import cpu, governor, memory, os_info, virt
+
+log = logging.getLogger("hostbench.inventory")
+
+
+@dataclass(frozen=True)
+class Collector:
+    name: str
+    read: Callable[[Path], Any]  # thin: file contents under a root ("/" on a live host)
+    parse: Callable[[Any], dict[str, Any]]  # pure
+
+
+COLLECTORS: list[Collector] = [
+    Collector("cpu", cpu.read, cpu.parse),
+    Collector("memory", memory.read, memory.parse),
+    Collector("os", os_info.read, os_info.parse),
+    Collector("virtualization", virt.read, virt.parse),
+    Collector("governor", governor.read, governor.parse),
+]
+
+
+def run_collector(collector: Collector, root: Path) -> dict[str, Any]:
+    try:
+        return collector.parse(collector.read(root))
+    except Exception as exc:  # one broken collector never blocks the rest
+        log.warning("inventory collector %s failed: %s: %s", collector.name, type(exc).__name__, exc)
+        return {"error": f"{type(exc).__name__}: {exc}"[:300]}
+
+
+def collect(root: Path | str = "/", kernel_info: Callable[[], Any] | None = None) -> dict[str, Any]:
+    root = Path(root)
+    inventory = {c.name: run_collector(c, root) for c in COLLECTORS}
+    inventory["runner"] = {"version": __version__, "python": platform.python_version()}
+    if kernel_info is not None:
+        try:
+            inventory["kernel"] = kernel_info()
+        except Exception as exc:
+            inventory["kernel"] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+    else:
+        inventory["kernel"] = None
+    return inventory
