@@ -80,6 +80,13 @@ class EmbeddedPostgres:
                            check=True)
         return PG_SYSTEM_USER
 
+    def _as_user(self) -> dict:
+        """Drop to the system user: uid, gid and supplementary groups (root's group would otherwise apply)."""
+        if not self.user:
+            return {}
+        pw = pwd.getpwnam(self.user)
+        return {"user": pw.pw_uid, "group": pw.pw_gid, "extra_groups": []}
+
     def _own(self, path: Path) -> None:
         if self.user:
             pw = pwd.getpwnam(self.user)
@@ -105,19 +112,19 @@ class EmbeddedPostgres:
             self.data_dir.mkdir(mode=0o700)
             self._own(self.data_dir)
             subprocess.run([str(self.bin / "initdb"), "-D", str(self.data_dir), "-U", "postgres", "--auth=trust",
-                            "--encoding=UTF8", "--no-instructions"], check=True, user=self.user,
-                           stdout=subprocess.DEVNULL)
+                            "--encoding=UTF8", "--no-instructions"], check=True, stdout=subprocess.DEVNULL,
+                           **self._as_user())
         sock = self.data_dir / "sock"
         sock.mkdir(exist_ok=True)
         self._own(sock)
-        self.port = free_port()
+        self.port = self.port or free_port()  # a restart keeps the port every client was given
         argv = [str(self.bin / "postgres"), "-D", str(self.data_dir), "-p", str(self.port), "-h", "127.0.0.1",
                 "-k", str(sock), "-c", "max_connections=200", "-c", "logging_collector=off"]
         if not self.durable:  # test databases are thrown away: no need to wait for fsync
             argv += ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
         logf = open(self.log, "ab")  # noqa: SIM115 - handed to the child
-        self.proc = subprocess.Popen(argv, stdout=logf, stderr=logf, stdin=subprocess.DEVNULL, user=self.user,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(argv, stdout=logf, stderr=logf, stdin=subprocess.DEVNULL,
+                                     start_new_session=True, **self._as_user())
         _wait_port(self.port, self.proc, "PostgreSQL", self.log)
         self._wait_ready()
         return self.url("postgres")
@@ -188,7 +195,7 @@ class EmbeddedRedis:
     def start(self) -> str:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.log.parent.mkdir(parents=True, exist_ok=True)
-        self.port = free_port()
+        self.port = self.port or free_port()
         argv = [str(self.bin), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.data_dir),
                 "--maxmemory-policy", "noeviction", "--save", "", "--daemonize", "no",
                 "--appendonly", "yes" if self.durable else "no", "--appendfsync", "everysec"]

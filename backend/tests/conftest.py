@@ -1,0 +1,102 @@
+"""Real PostgreSQL (built by the real migrations) and real Redis. `./hostbench test` passes an embedded
+server; run alone, this starts its own embedded ones."""
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+_started: list = []
+
+
+def _bootstrap() -> None:
+    from hostbench_cli.services import EmbeddedPostgres, EmbeddedRedis
+
+    tmp = Path(tempfile.mkdtemp(prefix="hb-backend-tests-"))
+    if "DATABASE_URL" not in os.environ:
+        server = os.environ.get("HOSTBENCH_TEST_PG_SERVER")
+        if server is None:
+            pg = EmbeddedPostgres(tmp / "pg", tmp / "pg.log", durable=False)
+            pg.start()
+            _started.append(pg)
+            os.environ["DATABASE_URL"] = pg.create_database("hostbench_test", fresh=True)
+        else:
+            import psycopg
+
+            dsn = server.replace("postgresql+psycopg://", "postgresql://")
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                conn.execute('drop database if exists "hostbench_test" with (force)')
+                conn.execute('create database "hostbench_test"')
+            os.environ["DATABASE_URL"] = server.rsplit("/", 1)[0] + "/hostbench_test"
+    if "REDIS_URL" not in os.environ:
+        r = EmbeddedRedis(tmp / "redis", tmp / "redis.log", durable=False)
+        os.environ["REDIS_URL"] = r.start()
+        _started.append(r)
+    subprocess.run([sys.executable, "-m", "alembic", "-c", str(ROOT / "migrations" / "alembic.ini"), "upgrade", "head"],
+                   cwd=ROOT / "backend", check=True, capture_output=True)
+
+
+_bootstrap()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    for svc in reversed(_started):
+        svc.stop()
+
+
+@pytest.fixture(autouse=True)
+def clean_db() -> Iterator[None]:
+    yield
+    from sqlalchemy import text
+
+    from app.core.broker import get_redis
+    from app.core.db import get_engine
+
+    with get_engine().begin() as conn:
+        conn.execute(text("truncate samples, runs, jobs, hosts, registration_tokens restart identity cascade"))
+    get_redis().flushdb()
+
+
+@pytest.fixture
+def session():
+    from app.core.db import get_sessionmaker
+
+    with get_sessionmaker()() as s:
+        yield s
+
+
+@pytest.fixture
+def client():
+    from fastapi.testclient import TestClient
+
+    from app.main import app
+
+    with TestClient(app) as c:
+        yield c
+
+
+@pytest.fixture
+def runner(client, session):
+    """A registered runner: (host_id, auth headers)."""
+    from app.hosts.service import create_registration_token
+
+    token = create_registration_token(session)
+    r = client.post("/api/runners/register", json={
+        "registration_token": token, "name": "test-host", "hostname": "test.local", "version": "0",
+        "inventory": ZEN4_INVENTORY, "labels": {"provider": "test"},
+    })
+    assert r.status_code == 201, r.text
+    body = r.json()
+    return body["host_id"], {"Authorization": f"Bearer {body['runner_token']}"}
+
+
+ZEN4_INVENTORY = {
+    "cpu": {"model": "AMD EPYC 9R14", "vendor": "AuthenticAMD", "family": 0x19, "model_number": 0x11,
+            "sockets": 1, "cores_per_socket": 2, "threads_per_core": 1, "isa": ["sse2", "avx2", "fma", "avx512f"],
+            "best_isa": "avx512", "max_mhz": None},
+    "memory": {"total_bytes": 24 * 2**30},
+}

@@ -1,0 +1,186 @@
+"""The runner-facing API: claim, start, idempotent ingest, leases, stale attempts, finish and results."""
+from datetime import timedelta
+
+from sqlalchemy import func, select
+
+from app.core.db import utcnow
+from app.jobs import dispatch
+from app.jobs.models import Run, Sample
+
+
+def _job(client, host_id, **params):
+    r = client.post("/api/jobs", json={"host_ids": [host_id], "experiment": "cpu", "params": params})
+    assert r.status_code == 201, r.text
+    return r.json()["runs"][0]["id"]
+
+
+def _claim(client, session, host_id, headers):
+    dispatch.dispatch_host(session, host_id)
+    r = client.get("/api/runner/work?wait_s=0", headers=headers)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def _sample(seq, value=50.0, threads=1, repeat=1):
+    return {"seq": seq, "t": 1.7e9 + seq, "interval_s": 1.0, "threads": threads, "repeat": repeat,
+            "warmup": False, "value": value, "unit": "GFLOP/s"}
+
+
+KERNEL_INFO = {"type": "start", "kernel": "cpu", "isa": "avx512", "clock_ghz": 3.65}
+
+
+def test_work_is_empty_until_dispatched(client, session, runner):
+    host_id, headers = runner
+    _job(client, host_id)
+    assert client.get("/api/runner/work?wait_s=0", headers=headers).status_code == 204
+    a = _claim(client, session, host_id, headers)
+    assert a["attempt"] == 1
+    assert a["experiment"] == "cpu"
+    assert a["deadline_s"] > a["params"]["repeats"] * a["params"]["duration_s"]
+
+
+def test_one_benchmark_per_host(client, session, runner):
+    host_id, headers = runner
+    first, second = _job(client, host_id), _job(client, host_id)
+    assert dispatch.dispatch_host(session, host_id) == first
+    assert dispatch.dispatch_host(session, host_id) is None
+    assert session.get(Run, second).status == "queued"
+
+
+def test_ingest_is_idempotent_and_refuses_stale_attempts(client, session, runner):
+    host_id, headers = runner
+    run_id = _job(client, host_id, threads=[1], repeats=1, duration_s=1, warmup_s=0)
+    a = _claim(client, session, host_id, headers)
+    assert client.post(f"/api/runner/runs/{run_id}/start", json={"attempt": 1, "kernel_info": KERNEL_INFO},
+                       headers=headers).status_code == 200
+    batch = {"attempt": 1, "samples": [_sample(0), _sample(1), _sample(2)]}
+    r1 = client.post(f"/api/runner/runs/{run_id}/samples", json=batch, headers=headers)
+    r2 = client.post(f"/api/runner/runs/{run_id}/samples", json=batch, headers=headers)
+    assert r1.json() == {"inserted": 3, "max_seq": 2}
+    assert r2.json() == {"inserted": 0, "max_seq": 2}
+    assert session.scalar(select(func.count()).select_from(Sample)) == 3
+    stale = client.post(f"/api/runner/runs/{run_id}/samples", json={"attempt": 0, "samples": [_sample(3)]},
+                        headers=headers)
+    assert stale.status_code == 422  # attempts start at 1
+    stale = client.post(f"/api/runner/runs/{run_id}/lease", json={"attempt": a["attempt"] + 1}, headers=headers)
+    assert stale.status_code == 409
+    assert "stale" in stale.json()["detail"]
+
+
+def test_reclaim_bumps_attempt_and_old_attempt_gets_409(client, session, runner):
+    host_id, headers = runner
+    run_id = _job(client, host_id)
+    assert _claim(client, session, host_id, headers)["attempt"] == 1
+    again = client.get("/api/runner/work?wait_s=0", headers=headers).json()  # the first answer was lost
+    assert again["attempt"] == 2
+    r = client.post(f"/api/runner/runs/{run_id}/start", json={"attempt": 1, "kernel_info": {}}, headers=headers)
+    assert r.status_code == 409
+
+
+def test_finish_computes_statistics_peak_and_efficiency(client, session, runner):
+    host_id, headers = runner
+    run_id = _job(client, host_id, threads=[1, 2], repeats=3, duration_s=1, warmup_s=0)
+    _claim(client, session, host_id, headers)
+    client.post(f"/api/runner/runs/{run_id}/start", json={"attempt": 1, "kernel_info": KERNEL_INFO}, headers=headers)
+    results = [{"threads": t, "repeat": i + 1, "value": v, "unit": "GFLOP/s", "verified": True}
+               for t, vals in ((1, [56.0, 57.0, 58.0]), (2, [110.0, 112.0, 114.0])) for i, v in enumerate(vals)]
+    r = client.post(f"/api/runner/runs/{run_id}/finish",
+                    json={"attempt": 1, "status": "succeeded", "results": results}, headers=headers)
+    assert r.status_code == 200, r.text
+    run = client.get(f"/api/runs/{run_id}").json()
+    assert run["status"] == "succeeded"
+    one, two = run["result"]["rows"]
+    assert (one["threads"], one["n"], one["mean"], one["stddev"]) == (1, 3, 57.0, 1.0)
+    # Zen 4: 2 FMA pipes x 4 fp64 lanes (256-bit datapath) x 2 = 16 FLOP/cycle at the measured 3.65 GHz
+    assert one["peak"]["value"] == 1 * 3.65 * 16
+    assert two["peak"]["value"] == 2 * 3.65 * 16
+    assert abs(one["efficiency"] - 57.0 / 58.4) < 1e-9
+    assert one["valid"] and two["valid"]
+    again = client.post(f"/api/runner/runs/{run_id}/finish",
+                        json={"attempt": 1, "status": "failed", "results": []}, headers=headers)
+    assert again.status_code == 200
+    assert client.get(f"/api/runs/{run_id}").json()["status"] == "succeeded"  # idempotent
+
+
+def test_result_above_peak_is_untrusted_not_a_triumph(client, session, runner):
+    host_id, headers = runner
+    run_id = _job(client, host_id, threads=[1], repeats=1, duration_s=1, warmup_s=0)
+    _claim(client, session, host_id, headers)
+    client.post(f"/api/runner/runs/{run_id}/start", json={"attempt": 1, "kernel_info": KERNEL_INFO}, headers=headers)
+    client.post(f"/api/runner/runs/{run_id}/finish", headers=headers, json={
+        "attempt": 1, "status": "succeeded",
+        "results": [{"threads": 1, "repeat": 1, "value": 90.0, "unit": "GFLOP/s", "verified": True}]})
+    run = client.get(f"/api/runs/{run_id}").json()
+    assert run["status"] == "untrusted"
+    row = run["result"]["rows"][0]
+    assert row["valid"] is False
+    assert "above the theoretical peak 58.40" in row["invalid_reason"]
+
+
+def test_silent_runner_fails_the_run(client, session, runner):
+    host_id, headers = runner
+    run_id = _job(client, host_id)
+    _claim(client, session, host_id, headers)
+    client.post(f"/api/runner/runs/{run_id}/start", json={"attempt": 1, "kernel_info": KERNEL_INFO}, headers=headers)
+    run = session.get(Run, run_id)
+    run.lease_expires_at = utcnow() - timedelta(seconds=1)
+    session.commit()
+    assert dispatch.reconcile(session)["failed"] == 1
+    session.expire_all()
+    run = session.get(Run, run_id)
+    assert run.status == "failed"
+    assert run.status_reason.startswith("runner went silent")
+    r = client.post(f"/api/runner/runs/{run_id}/lease", json={"attempt": 1}, headers=headers)
+    assert r.status_code == 409  # the runner learns to stop its kernel
+
+
+def test_cancel_stops_the_runner_at_its_next_lease(client, session, runner):
+    host_id, headers = runner
+    run_id = _job(client, host_id)
+    _claim(client, session, host_id, headers)
+    client.post(f"/api/runner/runs/{run_id}/start", json={"attempt": 1, "kernel_info": KERNEL_INFO}, headers=headers)
+    assert client.post(f"/api/runs/{run_id}/cancel").json()["status"] == "cancelled"
+    r = client.post(f"/api/runner/runs/{run_id}/lease", json={"attempt": 1}, headers=headers)
+    assert r.status_code == 409
+    assert "cancelled" in r.json()["detail"]
+
+
+def test_reconciler_redispatches_a_run_whose_doorbell_was_lost(client, session, runner):
+    host_id, headers = runner
+    run_id = _job(client, host_id)
+    run = session.get(Run, run_id)
+    run.created_at = utcnow() - timedelta(seconds=60)
+    session.commit()
+    assert dispatch.reconcile(session)["dispatched"] == 1
+    assert client.get("/api/runner/work?wait_s=0", headers=headers).json()["run_id"] == run_id
+
+
+def test_events_stream_sends_backlog_then_end_and_resumes_by_seq(client, session, runner):
+    host_id, headers = runner
+    run_id = _job(client, host_id, threads=[1], repeats=1, duration_s=1, warmup_s=0)
+    _claim(client, session, host_id, headers)
+    client.post(f"/api/runner/runs/{run_id}/start", json={"attempt": 1, "kernel_info": KERNEL_INFO}, headers=headers)
+    client.post(f"/api/runner/runs/{run_id}/samples", headers=headers,
+                json={"attempt": 1, "samples": [_sample(i) for i in range(5)]})
+    client.post(f"/api/runner/runs/{run_id}/finish", headers=headers, json={
+        "attempt": 1, "status": "succeeded",
+        "results": [{"threads": 1, "repeat": 1, "value": 50.0, "unit": "GFLOP/s", "verified": True}]})
+
+    def ids(extra_headers):
+        with client.stream("GET", f"/api/runs/{run_id}/events", headers=extra_headers) as r:
+            assert r.status_code == 200
+            body = "".join(r.iter_text())
+        return [int(line[4:]) for line in body.splitlines() if line.startswith("id: ")], body
+
+    seqs, body = ids({})
+    assert seqs == [0, 1, 2, 3, 4]
+    assert "event: end" in body
+    seqs, _ = ids({"Last-Event-ID": "2"})
+    assert seqs == [3, 4]
+
+
+def test_events_stream_refuses_foreign_origin(client, runner):
+    host_id, _ = runner
+    run_id = _job(client, host_id)
+    r = client.get(f"/api/runs/{run_id}/events", headers={"Origin": "https://evil.example"})
+    assert r.status_code == 403

@@ -1,0 +1,114 @@
+"""Bad input gets a clear 4xx and nothing is queued."""
+import pytest
+from sqlalchemy import func, select
+
+from app.core.broker import get_redis
+from app.jobs.models import Job, Run
+
+
+def _nothing_queued(session) -> None:
+    assert session.scalar(select(func.count()).select_from(Job)) == 0
+    assert session.scalar(select(func.count()).select_from(Run)) == 0
+    assert get_redis().llen("celery") == 0
+
+
+@pytest.mark.parametrize(("threads", "needle"), [
+    (-1, "greater than or equal to 1"),
+    (10**9, "less than or equal to 256"),
+    ("4; rm -rf /", "valid integer"),
+    (0, "greater than or equal to 1"),
+    (2.5, "valid integer"),
+])
+def test_create_job_rejects_bad_thread_count(client, session, runner, threads, needle):
+    host_id, _ = runner
+    r = client.post("/api/jobs", json={"host_ids": [host_id], "experiment": "cpu", "params": {"threads": [threads]}})
+    assert r.status_code == 422
+    detail = r.json()["detail"]
+    assert any(d["loc"][-2:] == ["threads", 0] and needle in d["msg"] for d in detail), detail
+    _nothing_queued(session)
+
+
+def test_create_job_rejects_string_threads(client, session, runner):
+    host_id, _ = runner
+    r = client.post("/api/jobs", json={"host_ids": [host_id], "experiment": "cpu", "params": {"threads": "4; rm -rf /"}})
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["loc"][-1] == "threads"
+    _nothing_queued(session)
+
+
+def test_create_job_rejects_unknown_host(client, session, runner):
+    r = client.post("/api/jobs", json={"host_ids": [999], "experiment": "cpu"})
+    assert r.status_code == 422
+    assert r.json()["detail"] == "host_ids[0]: host 999 is not a registered host"
+    _nothing_queued(session)
+
+
+@pytest.mark.parametrize("body", [
+    {"experiment": "cpu", "params": {"threads": [1], "shell": "rm -rf /"}},
+    {"experiment": "cpu", "params": {}, "priority": 1},
+])
+def test_create_job_rejects_unknown_field(client, session, runner, body):
+    host_id, _ = runner
+    r = client.post("/api/jobs", json={"host_ids": [host_id], **body})
+    assert r.status_code == 422
+    assert any(d["type"] == "extra_forbidden" for d in r.json()["detail"])
+    _nothing_queued(session)
+
+
+@pytest.mark.parametrize("body", [
+    {"experiment": "gpu_mining"},
+    {"experiment": "cpu", "host_ids": []},
+    {"experiment": "cpu", "params": {"repeats": 0}},
+    {"experiment": "cpu", "params": {"duration_s": 1e9}},
+    {"experiment": "cpu", "params": {"op": "fp128"}},
+    {"experiment": "cpu", "params": {"threads": [1, 1]}},
+    {"experiment": "cpu_trace", "params": {"threads": [2]}},
+    {"experiment": "cpu_trace", "params": {"duration_s": 0}},
+])
+def test_create_job_rejects_out_of_bounds(client, session, runner, body):
+    host_id, _ = runner
+    r = client.post("/api/jobs", json={"host_ids": [host_id], **body})
+    assert r.status_code == 422, r.text
+    _nothing_queued(session)
+
+
+def test_create_job_rejects_non_json(client, session, runner):
+    r = client.post("/api/jobs", content=b"threads=4", headers={"content-type": "application/json"})
+    assert r.status_code == 422
+    _nothing_queued(session)
+
+
+def test_create_job_queues_one_run_per_host(client, session, runner):
+    host_id, _ = runner
+    r = client.post("/api/jobs", json={"host_ids": [host_id], "experiment": "cpu"})
+    assert r.status_code == 201, r.text
+    run = r.json()["runs"][0]
+    assert run["status"] == "queued"
+    assert run["params"] == {"op": "fp64", "threads": [1, 2, 4, 8], "repeats": 3, "duration_s": 5, "warmup_s": 1}
+    assert run["expected_duration_s"] == 4 * (1 + 3 * 5)
+    assert get_redis().llen("celery") == 1  # the doorbell, rung after the commit
+
+
+def test_runner_endpoints_need_the_runner_credential(client, runner):
+    assert client.get("/api/runner/work?wait_s=0").status_code == 401
+    r = client.post("/api/runner/heartbeat", json={}, headers={"Authorization": "Bearer hbrun_forged"})
+    assert r.status_code == 401
+    assert r.json()["detail"] == "runner credential unknown or revoked"
+
+
+def test_register_refuses_unknown_token(client):
+    r = client.post("/api/runners/register", json={"registration_token": "hbreg_nope_nope", "name": "x", "hostname": "x"})
+    assert r.status_code == 401
+
+
+def test_read_run_not_found(client):
+    r = client.get("/api/runs/12345")
+    assert r.status_code == 404
+    assert r.json() == {"detail": "run 12345 not found"}
+
+
+def test_health_reports_database_broker_and_runners(client, runner):
+    r = client.get("/api/health")
+    assert r.status_code == 200
+    assert r.json() | {"version": None} == {"status": "ok", "database": "ok", "broker": "ok", "runners_online": 1,
+                                            "version": None}

@@ -1,0 +1,193 @@
+"""The whole system as child processes: PostgreSQL and Redis (embedded unless DATABASE_URL / REDIS_URL
+point elsewhere), migrations, the FastAPI API, a Celery worker and beat, and a runner for this host.
+Used by `./hostbench up`, by `./hostbench test` and by the integration tests."""
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from hostbench_cli import ROOT
+from hostbench_cli.services import EmbeddedPostgres, EmbeddedRedis, _tail, free_port, stop_process
+
+PY = sys.executable
+
+
+@dataclass
+class Child:
+    name: str
+    argv: list[str]
+    cwd: Path
+    env: dict[str, str]
+    log: Path
+    proc: subprocess.Popen | None = None
+    restarts: list[float] = field(default_factory=list)
+
+    def start(self) -> None:
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        logf = open(self.log, "ab")  # noqa: SIM115 - handed to the child
+        self.proc = subprocess.Popen(self.argv, cwd=self.cwd, env=self.env, stdout=logf, stderr=logf,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+
+class Stack:
+    def __init__(self, state: Path, port: int | None = None, *, durable: bool = True, with_runner: bool = True,
+                 runner_name: str | None = None, bind: str = "127.0.0.1", database: str = "hostbench",
+                 fresh_database: bool = False, frontend_dist: Path | None = None):
+        self.state = state
+        self.port = port or free_port()
+        self.bind = bind
+        self.durable = durable
+        self.with_runner = with_runner
+        self.runner_name = runner_name
+        self.database = database
+        self.fresh_database = fresh_database
+        self.frontend_dist = frontend_dist
+        self.logs = state / "logs"
+        self.pg: EmbeddedPostgres | None = None
+        self.redis: EmbeddedRedis | None = None
+        self.children: dict[str, Child] = {}
+        self.database_url = ""
+        self.redis_url = ""
+        self.stopping = False
+
+    @property
+    def url(self) -> str:
+        host = "127.0.0.1" if self.bind in ("0.0.0.0", "::") else self.bind  # noqa: S104
+        return f"http://{host}:{self.port}"
+
+    # -- services -----------------------------------------------------------------------------------
+    def start_services(self) -> None:
+        if os.environ.get("DATABASE_URL"):
+            self.database_url = os.environ["DATABASE_URL"]
+        else:
+            self.pg = EmbeddedPostgres(self.state / "pgdata", self.logs / "postgres.log", durable=self.durable)
+            self.pg.start()
+            self.database_url = self.pg.create_database(self.database, fresh=self.fresh_database)
+        if os.environ.get("REDIS_URL"):
+            self.redis_url = os.environ["REDIS_URL"]
+        else:
+            self.redis = EmbeddedRedis(self.state / "redis", self.logs / "redis.log", durable=self.durable)
+            self.redis_url = self.redis.start()
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ, DATABASE_URL=self.database_url, REDIS_URL=self.redis_url, PYTHONUNBUFFERED="1")
+        if self.frontend_dist:
+            env["FRONTEND_DIST"] = str(self.frontend_dist)
+        return env
+
+    def migrate(self) -> None:
+        r = subprocess.run([PY, "-m", "alembic", "-c", str(ROOT / "migrations" / "alembic.ini"), "upgrade", "head"],
+                           cwd=ROOT / "backend", env=self.env(), capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"migrations failed:\n{r.stderr[-4000:]}")
+
+    # -- processes ----------------------------------------------------------------------------------
+    def _child(self, name: str, argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> Child:
+        c = Child(name, argv, cwd, env or self.env(), self.logs / f"{name}.log")
+        self.children[name] = c
+        c.start()
+        return c
+
+    def start_api(self) -> None:
+        self._child("api", [PY, "-m", "uvicorn", "app.main:app", "--host", self.bind, "--port", str(self.port),
+                            "--no-access-log", "--timeout-graceful-shutdown", "5"], ROOT / "backend")
+
+    def start_worker(self) -> None:
+        celery = [PY, "-m", "celery", "-A", "app.worker.celery_app"]
+        self._child("worker", [*celery, "worker", "--loglevel", "INFO", "--concurrency", "2", "--pool", "prefork",
+                               "--hostname", f"worker-{self.port}@%h"], ROOT / "backend")
+        self._child("beat", [*celery, "beat", "--loglevel", "INFO",
+                             "--schedule", str(self.state / "celerybeat-schedule")], ROOT / "backend")
+
+    def registration_token(self) -> str:
+        r = subprocess.run([PY, "-m", "app.cli", "token"], cwd=ROOT / "backend", env=self.env(), capture_output=True,
+                           text=True, check=True)
+        return r.stdout.strip()
+
+    def start_runner(self, name: str = "runner", state_dir: Path | None = None, extra_env: dict | None = None) -> Child:
+        state_dir = state_dir or self.state / "runner"
+        env = dict(self.env(), HOSTBENCH_SERVER=self.url, HOSTBENCH_RUNNER_STATE=str(state_dir),
+                   HOSTBENCH_KERNEL_BIN=str(ROOT / "runner" / "kernels" / "build" / "hbk"), **(extra_env or {}))
+        env.pop("DATABASE_URL", None)  # the runner knows the API only, with its own credential
+        env.pop("REDIS_URL", None)
+        if self.runner_name:
+            env["HOSTBENCH_RUNNER_NAME"] = self.runner_name
+        if not (state_dir / "credential.json").exists():
+            env["HOSTBENCH_REGISTRATION_TOKEN"] = self.registration_token()
+        return self._child(name, [PY, "-m", "hostbench_runner"], ROOT / "runner", env)
+
+    def wait_healthy(self, timeout: float = 60, runners: int = 0) -> dict:
+        deadline = time.monotonic() + timeout
+        last: object = None
+        while time.monotonic() < deadline:
+            for c in self.children.values():
+                if not c.alive() and not self.stopping:
+                    raise RuntimeError(f"{c.name} exited with {c.proc.returncode if c.proc else '?'}; "
+                                       f"log {c.log}:\n{_tail(c.log, 30)}")
+            try:
+                r = httpx.get(f"{self.url}/api/health", timeout=2)
+                last = r.json()
+                if r.status_code == 200 and last["status"] == "ok" and last["runners_online"] >= runners:
+                    return last
+            except (httpx.HTTPError, ValueError) as exc:
+                last = exc
+            time.sleep(0.25)
+        raise RuntimeError(f"the system did not become healthy within {timeout:.0f} s: {last}")
+
+    def start(self, timeout: float = 90) -> "Stack":
+        self.start_services()
+        self.migrate()
+        self.start_api()
+        self.start_worker()
+        self.wait_healthy(timeout)
+        if self.with_runner:
+            self.start_runner()
+            self.wait_healthy(timeout, runners=1)
+        return self
+
+    def supervise_once(self) -> list[str]:
+        """Restart any child that died (at most 5 times a minute each); returns the names restarted."""
+        restarted = []
+        for c in self.children.values():
+            if c.alive() or self.stopping:
+                continue
+            now = time.monotonic()
+            c.restarts = [t for t in c.restarts if now - t < 60]
+            if len(c.restarts) >= 5:
+                continue
+            c.restarts.append(now)
+            c.start()
+            restarted.append(c.name)
+        for svc in (self.pg, self.redis):
+            if svc is not None and svc.proc is not None and svc.proc.poll() is not None and not self.stopping:
+                svc.start()
+                restarted.append(type(svc).__name__)
+        return restarted
+
+    def stop(self) -> None:
+        self.stopping = True
+        order = [n for n in self.children if n.startswith("runner")] + ["beat", "worker", "api"]
+        for name in order:
+            c = self.children.get(name)
+            if c is not None:
+                stop_process(c.proc, signal.SIGTERM, timeout=15)
+        for c in self.children.values():
+            stop_process(c.proc, signal.SIGKILL, timeout=5)
+        if self.redis:
+            self.redis.stop()
+        if self.pg:
+            self.pg.stop()
+
+    def __enter__(self) -> "Stack":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,128 @@
+"""./hostbench test: every suite against real parts. PostgreSQL and Redis are embedded and started here
+when DATABASE_URL / REDIS_URL are not set; the integration and browser suites start the API, a Celery
+worker and a runner as real processes."""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from hostbench_cli import ROOT, STATE
+from hostbench_cli.build import FRONTEND, KERNELS, chromium, frontend, kernels, npm_install, say
+from hostbench_cli.services import EmbeddedPostgres, EmbeddedRedis
+
+PY = sys.executable
+SUITES = ("kernels", "runner", "backend", "frontend", "e2e")
+
+
+def _run(name: str, argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[bool, int, int, str]:
+    say(f"suite {name}: {' '.join(argv)}")
+    t0 = time.monotonic()
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            stdin=subprocess.DEVNULL)
+    out = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        sys.stdout.write(line)
+        out.append(line)
+    rc = proc.wait()
+    text = re.sub(r"\x1b\[[0-9;]*m", "", "".join(out[-60:]))
+    passed = _count(text, r"(\d+) passed")
+    failed = _count(text, r"(\d+) failed")
+    say(f"suite {name}: exit {rc}, {passed} passed, {failed} failed, {time.monotonic() - t0:.0f} s")
+    return rc == 0, passed, failed, text
+
+
+def _count(text: str, pattern: str) -> int:
+    found = re.findall(pattern, text)
+    return int(found[-1]) if found else 0
+
+
+def run_all(args: argparse.Namespace) -> int:
+    only = set(args.only) or set(SUITES)
+    unknown = only - set(SUITES)
+    if unknown:
+        say(f"unknown suite(s) {sorted(unknown)}; choose from {SUITES}")
+        return 2
+    kernels()
+    if only & {"frontend", "e2e"}:
+        npm_install()
+    state = Path(tempfile.mkdtemp(prefix="hostbench-test-", dir=STATE.parent if STATE.parent.exists() else None))
+    pg = redis = None
+    env = dict(os.environ, PYTHONUNBUFFERED="1", HOSTBENCH_TEST_STATE=str(state))
+    results: list[tuple[str, bool, int, int]] = []
+    try:
+        if "DATABASE_URL" not in os.environ:
+            pg = EmbeddedPostgres(state / "pgdata", state / "logs" / "postgres.log", durable=False)
+            pg.start()
+            env["HOSTBENCH_TEST_PG_SERVER"] = pg.url("postgres")
+        if "REDIS_URL" not in os.environ:
+            redis = EmbeddedRedis(state / "redis", state / "logs" / "redis.log", durable=False)
+            env["REDIS_URL"] = redis.start()
+        pytest_k = ["-k", args.keyword] if args.keyword else []
+        plan: list[tuple[str, list[str], Path]] = []
+        if "kernels" in only:
+            plan.append(("kernels", ["make", "-s", "-C", str(KERNELS), "check"], ROOT))
+        if "runner" in only:
+            plan.append(("runner", [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_k, "tests"],
+                         ROOT / "runner"))
+        if "backend" in only:
+            plan.append(("backend", [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_k, "tests"],
+                         ROOT / "backend"))
+        if "frontend" in only:
+            plan.append(("frontend-types", ["npm", "run", "--silent", "typecheck"], FRONTEND))
+            plan.append(("frontend", ["npm", "test", "--silent"], FRONTEND))
+        for name, argv, cwd in plan:
+            ok, p, f, _ = _run(name, argv, cwd, env)
+            results.append((name, ok, p, f))
+        if "e2e" in only:
+            results.append(_e2e(env, state, pg))
+    finally:
+        if redis:
+            redis.stop()
+        if pg:
+            pg.stop()
+        if all(ok for _, ok, _, _ in results):
+            shutil.rmtree(state, ignore_errors=True)
+        else:
+            say(f"logs kept in {state}/logs")
+    total_p = sum(p for _, _, p, _ in results)
+    total_f = sum(f for _, _, _, f in results)
+    failed_suites = [n for n, ok, _, _ in results if not ok]
+    for name, ok, p, f in results:
+        say(f"  {'ok  ' if ok else 'FAIL'} {name:15s} {p} passed, {f} failed")
+    if failed_suites:
+        total_f = max(total_f, len(failed_suites))
+    print(f"total: {total_p} passed, {total_f} failed", flush=True)
+    return 1 if failed_suites else 0
+
+
+def _e2e(env: dict[str, str], state: Path, pg: EmbeddedPostgres | None) -> tuple[str, bool, int, int]:
+    from hostbench_cli.stack import Stack
+
+    browser = chromium()
+    dist = frontend()
+    old = {k: os.environ.get(k) for k in ("DATABASE_URL", "REDIS_URL")}
+    os.environ["REDIS_URL"] = env["REDIS_URL"]
+    if pg is not None:
+        os.environ["DATABASE_URL"] = pg.create_database("hostbench_e2e", fresh=True)
+    stack = Stack(state / "e2e", frontend_dist=dist, runner_name="e2e-host")
+    try:
+        stack.start()
+        e2e_env = dict(env, HOSTBENCH_URL=stack.url, CHROMIUM_PATH=browser)
+        ok, p, f, _ = _run("e2e", ["npm", "run", "--silent", "e2e"], FRONTEND, e2e_env)
+        return "e2e", ok, p, f
+    except RuntimeError as exc:
+        say(f"e2e stack failed: {exc}")
+        return "e2e", False, 0, 1
+    finally:
+        stack.stop()
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
