@@ -1,0 +1,42 @@
+import { useNavigate, useSearchParams } from 'react-router';
+import { ErrorState, Loading } from '../../components/Status';
+import { PageHeader } from '../../components/PageHeader';
+import { paths } from '../../config/paths';
+import { useHosts } from '../../features/hosts/api/get-hosts';
+import { useExperiments } from '../../features/jobs/api/get-experiments';
+import { NewJobForm } from '../../features/jobs/components/NewJobForm';
+
+export function NewJobRoute() {
+  const hosts = useHosts();
+  const experiments = useExperiments();
+  const [search] = useSearchParams();
+  const navigate = useNavigate();
+  const hostParam = Number(search.get('host'));
+  const initialHostIds = Number.isInteger(hostParam) && hostParam > 0 ? [hostParam] : [];
+
+  let body;
+  if (hosts.isPending || experiments.isPending) body = <Loading label="Loading hosts and experiments…" />;
+  else if (hosts.isError) body = <ErrorState error={hosts.error} title="Could not load hosts" onRetry={() => void hosts.refetch()} />;
+  else if (experiments.isError)
+    body = <ErrorState error={experiments.error} title="Could not load experiments" onRetry={() => void experiments.refetch()} />;
+  else
+    body = (
+      <NewJobForm
+        hosts={hosts.data.data.map((h) => ({ id: h.id, name: h.name, online: h.online }))}
+        experiments={experiments.data.data}
+        initialHostIds={initialHostIds}
+        initialExperiment={search.get('experiment') ?? undefined}
+        onCreated={(job) => {
+          const first = job.runs[0];
+          void navigate(first ? paths.run(first.id) : paths.runs);
+        }}
+      />
+    );
+
+  return (
+    <>
+      <PageHeader title="New job" />
+      {body}
+    </>
+  );
+}

@@ -1,0 +1,154 @@
+// The run page composes two features: the run itself (runs) and its live samples (live-run). The
+// server pushes RunPublic over the same event stream; we copy it into the query cache so every view
+// of this run agrees.
+import { useEffect } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
+import { ErrorState, Loading } from '../../components/Status';
+import { PageHeader } from '../../components/PageHeader';
+import { paths } from '../../config/paths';
+import { ApiError, errorMessage } from '../../lib/api/errors';
+import { isActive } from '../../lib/api/types';
+import { formatDateTime } from '../../lib/format';
+import { useTheme } from '../../lib/theme';
+import { useRunSamples } from '../../features/live-run/hooks/use-run-samples';
+import { LiveRunChart } from '../../features/live-run/components/LiveRunChart';
+import { getRunQueryOptions } from '../../features/runs/api/get-run';
+import { useCancelRun } from '../../features/runs/api/cancel-run';
+import { KernelInfo } from '../../features/runs/components/KernelInfo';
+import { ResultsTable } from '../../features/runs/components/ResultsTable';
+import { RunProgress } from '../../features/runs/components/RunProgress';
+import { RunStatusBadge } from '../../features/runs/components/RunStatusBadge';
+import { paramSummary } from '../../features/runs/components/RunsTable';
+
+const connectionText = {
+  connecting: 'connecting…',
+  open: 'live',
+  reconnecting: 'reconnecting…',
+  closed: 'stream closed',
+} as const;
+
+export function RunRoute() {
+  const { id: idParam } = useParams();
+  const id = Number(idParam);
+  const valid = Number.isInteger(id) && id > 0;
+  const qc = useQueryClient();
+  const { theme } = useTheme();
+  const live = useRunSamples(valid ? id : null);
+  const runQuery = useQuery({
+    ...getRunQueryOptions(id),
+    enabled: valid,
+    // Fall back to polling while the live stream is down.
+    refetchInterval: (q) => (live.connection !== 'open' && q.state.data && isActive(q.state.data.status) ? 5_000 : false),
+  });
+  const cancel = useCancelRun(id);
+
+  useEffect(() => {
+    if (live.run) qc.setQueryData(getRunQueryOptions(id).queryKey, live.run);
+  }, [live.run, id, qc]);
+
+  if (!valid) return <ErrorState error={new Error(`"${idParam}" is not a run id`)} title="Bad address" />;
+  const run = live.run ?? runQuery.data;
+  if (!run) {
+    if (runQuery.isError) {
+      const notFound = runQuery.error instanceof ApiError && runQuery.error.status === 404;
+      return (
+        <>
+          <PageHeader title={`Run #${id}`} />
+          <ErrorState error={runQuery.error} title={notFound ? 'Run not found' : 'Could not load the run'} onRetry={() => void runQuery.refetch()} />
+          <p>
+            <Link to={paths.runs}>All runs</Link>
+          </p>
+        </>
+      );
+    }
+    return <Loading label={`Loading run #${id}…`} />;
+  }
+
+  const active = isActive(run.status);
+  return (
+    <>
+      <PageHeader
+        title={
+          <>
+            Run #{run.id} <span className="muted">· {run.experiment} on {run.host_name}</span>
+          </>
+        }
+      >
+        <RunStatusBadge status={run.status} />
+        <span className={`conn conn-${live.connection}`} title="Live event stream">
+          {connectionText[live.connection]}
+        </span>
+        {active ? (
+          <button type="button" className="button button-danger" onClick={() => cancel.mutate()} disabled={cancel.isPending}>
+            {cancel.isPending ? 'Cancelling…' : 'Cancel run'}
+          </button>
+        ) : null}
+      </PageHeader>
+
+      {cancel.isError ? <ErrorState error={cancel.error} title="Cancel failed" /> : null}
+      {run.status_reason ? (
+        <div className={`state ${run.status === 'failed' || run.status === 'untrusted' ? 'state-error' : 'state-empty'}`} role="note">
+          <strong>{run.status}:</strong> {run.status_reason}
+        </div>
+      ) : null}
+
+      <section className="card run-summary" aria-label="Run details">
+        <RunProgress run={run} />
+        <dl className="facts facts-inline">
+          <div>
+            <dt>Parameters</dt>
+            <dd className="params">{paramSummary(run.params)}</dd>
+          </div>
+          <div>
+            <dt>Created</dt>
+            <dd>{formatDateTime(run.created_at)}</dd>
+          </div>
+          <div>
+            <dt>Started</dt>
+            <dd>{formatDateTime(run.started_at)}</dd>
+          </div>
+          <div>
+            <dt>Finished</dt>
+            <dd>{formatDateTime(run.finished_at)}</dd>
+          </div>
+          <div>
+            <dt>Attempt</dt>
+            <dd>{run.attempt}</dd>
+          </div>
+        </dl>
+        <KernelInfo info={run.kernel_info} />
+      </section>
+
+      <section className="card" aria-label="Live chart">
+        <LiveRunChart
+          samples={live.samples}
+          t0={live.t0}
+          unit={run.unit}
+          theme={theme}
+          emptyText={
+            active
+              ? run.status === 'running'
+                ? 'Waiting for the first sample…'
+                : 'Waiting for the runner to start…'
+              : live.ended
+                ? 'This run recorded no samples.'
+                : 'Loading samples…'
+          }
+        />
+      </section>
+
+      <section className="card" aria-labelledby="results-heading">
+        <h2 id="results-heading">Results</h2>
+        {run.result ? (
+          <ResultsTable result={run.result} />
+        ) : active ? (
+          <p className="muted">Results appear here when the run finishes.</p>
+        ) : (
+          <p className="muted">This run has no results ({run.status}).</p>
+        )}
+      </section>
+      {runQuery.isError && live.run ? <p className="muted small">Run refresh failed: {errorMessage(runQuery.error)}</p> : null}
+    </>
+  );
+}

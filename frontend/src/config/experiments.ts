@@ -1,0 +1,33 @@
+// Per-experiment UI facts that the parameter schema does not carry. Adding an experiment (memory,
+// disk, network, GPU) means adding one entry here; the parameter form itself is generated.
+
+type Params = Record<string, unknown>;
+
+function num(v: unknown, fallback = 0): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : fallback;
+}
+
+/** Estimated wall time before submit; the backend's expected_duration_s is authoritative after. */
+export const durationEstimators: Record<string, (p: Params) => number> = {
+  cpu: (p) => (Array.isArray(p.threads) ? p.threads.length : 0) * (num(p.warmup_s) + num(p.repeats) * num(p.duration_s)),
+  cpu_trace: (p) => num(p.duration_s),
+};
+
+/** Display labels for enum values (the schema carries only the raw values). */
+export const enumLabels: Record<string, Record<string, string>> = {
+  op: { fp64: 'FP64 FLOPS', fp32: 'FP32 FLOPS', int32: 'Integer ops (INT32)' },
+};
+
+/** Field labels where a humanised parameter name would read badly. */
+export const fieldLabels: Record<string, string> = {
+  warmup_s: 'Warm-up (s)',
+};
+
+/** Names of peaks in HostPublic.peaks, for display. Unknown keys are shown humanised. */
+export const peakLabels: Record<string, string> = {
+  cpu_fp64: 'FP64',
+  cpu_fp32: 'FP32',
+  cpu_int32: 'INT32',
+  fp64_gflops: 'FP64',
+  fp32_gflops: 'FP32',
+};

@@ -1,0 +1,99 @@
+import { Link } from 'react-router';
+import { peakLabels } from '../../../config/experiments';
+import { paths } from '../../../config/paths';
+import type { HostPublic } from '../../../lib/api/types';
+import { formatBytes, formatDateTime, formatNumber, formatRelative, humanize } from '../../../lib/format';
+import { readCpu, readLabels, readMemoryBytes, readOs, readPeaks } from '../lib/inventory';
+
+export function HostCard({ host, now = Date.now() }: { host: HostPublic; now?: number }) {
+  const cpu = readCpu(host.inventory);
+  const os = readOs(host.inventory);
+  const mem = readMemoryBytes(host.inventory);
+  const labels = readLabels(host);
+  const peaks = readPeaks(host);
+  const headingId = `host-${host.id}-name`;
+  const dash = (v: number | null) => (v === null ? '—' : String(v));
+
+  return (
+    <article className="card host-card" aria-labelledby={headingId}>
+      <header className="card-header">
+        <h2 id={headingId} className="card-title">
+          {host.name}
+        </h2>
+        <span className={`badge ${host.online ? 'badge-ok' : 'badge-muted'}`}>{host.online ? 'online' : 'offline'}</span>
+      </header>
+      <p className="muted small">
+        {host.hostname}
+        {labels.instanceType ? ` · ${labels.instanceType}` : ''}
+        {labels.provider ? ` · ${labels.provider}` : ''}
+        {labels.region ? ` · ${labels.region}` : ''}
+        {' · last seen '}
+        <time dateTime={host.last_seen_at ?? undefined} title={formatDateTime(host.last_seen_at)}>
+          {formatRelative(host.last_seen_at, now)}
+        </time>
+      </p>
+      <dl className="facts">
+        <dt>CPU</dt>
+        <dd>{cpu.model ?? '—'}</dd>
+        <dt>Sockets × cores × threads</dt>
+        <dd>
+          {dash(cpu.sockets)} × {dash(cpu.cores)} × {dash(cpu.threads)}
+        </dd>
+        <dt>Best ISA</dt>
+        <dd>
+          <strong>{cpu.bestIsa ?? '—'}</strong>
+          {cpu.maxMhz !== null ? <span className="muted"> · max {formatNumber(cpu.maxMhz / 1000, 3)} GHz</span> : null}
+        </dd>
+        <dt>ISA</dt>
+        <dd>
+          {cpu.isa.length ? (
+            <ul className="chips" aria-label="Instruction sets">
+              {cpu.isa.map((i) => (
+                <li key={i} className={`chip${i === cpu.bestIsa ? ' chip-strong' : ''}`}>
+                  {i}
+                </li>
+              ))}
+            </ul>
+          ) : (
+            '—'
+          )}
+        </dd>
+        <dt>Memory</dt>
+        <dd>{formatBytes(mem)}</dd>
+        <dt>Kernel</dt>
+        <dd>
+          {os.kernel ?? '—'}
+          {os.distribution ? <span className="muted"> · {os.distribution}</span> : null}
+        </dd>
+      </dl>
+      {peaks.length ? (
+        <section aria-label="Theoretical peaks" className="peaks">
+          <h3 className="small-heading">Theoretical peaks</h3>
+          <ul>
+            {peaks.map(({ key, peak, note }) => (
+              <li key={key}>
+                <span className="peak-name">{peakLabels[key] ?? humanize(key)}</span>{' '}
+                {peak ? (
+                  <>
+                    <strong>
+                      {formatNumber(peak.value)} {peak.unit}
+                    </strong>
+                    <span className="muted small formula"> = {peak.formula}</span>
+                    <span className="muted small"> ({peak.source})</span>
+                  </>
+                ) : (
+                  <span className="muted small">unknown{note ? `: ${note}` : ''}</span>
+                )}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      <footer className="card-footer">
+        <Link className="button" to={paths.newJob(host.id)}>
+          New job on {host.name}
+        </Link>
+      </footer>
+    </article>
+  );
+}

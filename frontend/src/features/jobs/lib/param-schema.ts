@@ -1,0 +1,239 @@
+// Turns an experiment's published JSON Schema (`parameters`, from the kernel's --describe and the
+// backend's parameter model) into form field specs, and parses/validates what a person typed
+// against the same bounds. The form never hard-codes an experiment's parameters.
+import { enumLabels, fieldLabels } from '../../../config/experiments';
+import { humanize } from '../../../lib/format';
+
+export interface JsonSchema {
+  type?: string | string[];
+  enum?: unknown[];
+  const?: unknown;
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  minItems?: number;
+  maxItems?: number;
+  uniqueItems?: boolean;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  title?: string;
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  $ref?: string;
+  $defs?: Record<string, JsonSchema>;
+  definitions?: Record<string, JsonSchema>;
+}
+
+export type FieldKind = 'enum' | 'integer' | 'number' | 'integer-list' | 'number-list' | 'boolean' | 'string';
+
+export interface FieldOption {
+  value: string | number;
+  label: string;
+}
+
+export interface FieldSpec {
+  name: string;
+  kind: FieldKind;
+  label: string;
+  description: string | null;
+  default: unknown;
+  /** Bounds on the value (numbers) or on each item (lists). */
+  min: number | null;
+  max: number | null;
+  exclusiveMin: number | null;
+  exclusiveMax: number | null;
+  minItems: number | null;
+  maxItems: number | null;
+  unique: boolean;
+  options: FieldOption[];
+  required: boolean;
+}
+
+/** What the person typed: text for everything except checkboxes. */
+export type RawValue = string | boolean;
+export type RawValues = Record<string, RawValue>;
+
+function resolveRef(s: JsonSchema, root: JsonSchema): JsonSchema {
+  if (!s.$ref) return s;
+  const m = /^#\/(\$defs|definitions)\/(.+)$/.exec(s.$ref);
+  const target = m ? (m[1] === '$defs' ? root.$defs : root.definitions)?.[m[2] as string] : undefined;
+  const { $ref: _ignored, ...rest } = s;
+  return target ? { ...resolveRef(target, root), ...rest } : rest;
+}
+
+function typesOf(s: JsonSchema): string[] {
+  return Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
+}
+
+/** Flatten $ref and anyOf/oneOf (nullable, number|integer unions) into one plain schema. */
+export function normalize(s: JsonSchema, root: JsonSchema): JsonSchema {
+  const base = resolveRef(s, root);
+  const branches = base.anyOf ?? base.oneOf;
+  if (!branches) return base;
+  const real = branches.map((b) => normalize(b, root)).filter((b) => !typesOf(b).every((t) => t === 'null') || typesOf(b).length === 0);
+  const { anyOf: _a, oneOf: _o, ...outer } = base;
+  if (real.length === 1) return { ...(real[0] as JsonSchema), ...outer };
+  const types = new Set(real.flatMap(typesOf));
+  if (types.size > 0 && [...types].every((t) => t === 'number' || t === 'integer')) {
+    const merged: JsonSchema = { type: types.has('number') ? 'number' : 'integer' };
+    for (const key of ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'] as const) {
+      const v = real.find((b) => b[key] !== undefined)?.[key];
+      if (v !== undefined) merged[key] = v;
+    }
+    return { ...merged, ...outer };
+  }
+  return { ...(real[0] ?? {}), ...outer };
+}
+
+/** Pydantic titles a field "Duration S" from duration_s; such a title adds nothing. */
+function isAutoTitle(title: string, name: string): boolean {
+  return title.toLowerCase() === name.replace(/_/g, ' ').toLowerCase();
+}
+
+function labelFor(name: string, s: JsonSchema): string {
+  if (fieldLabels[name]) return fieldLabels[name] as string;
+  if (s.title && !isAutoTitle(s.title, name)) return s.title;
+  return humanize(name);
+}
+
+function kindOf(s: JsonSchema): FieldKind {
+  if (s.enum) return 'enum';
+  const t = typesOf(s);
+  if (t.includes('array')) {
+    const it = typesOf(s.items ?? {});
+    return it.includes('number') ? 'number-list' : 'integer-list';
+  }
+  if (t.includes('integer')) return 'integer';
+  if (t.includes('number')) return 'number';
+  if (t.includes('boolean')) return 'boolean';
+  return 'string';
+}
+
+export function fieldsFromSchema(schema: unknown): FieldSpec[] {
+  if (typeof schema !== 'object' || schema === null) return [];
+  const root = schema as JsonSchema;
+  const props = root.properties ?? {};
+  const required = new Set(root.required ?? []);
+  return Object.entries(props).map(([name, raw]) => {
+    const s = normalize(raw, root);
+    const kind = kindOf(s);
+    const bounds = kind.endsWith('-list') ? normalize(s.items ?? {}, root) : s;
+    return {
+      name,
+      kind,
+      label: labelFor(name, s),
+      description: s.description ?? null,
+      default: s.default,
+      min: bounds.minimum ?? null,
+      max: bounds.maximum ?? null,
+      exclusiveMin: bounds.exclusiveMinimum ?? null,
+      exclusiveMax: bounds.exclusiveMaximum ?? null,
+      minItems: s.minItems ?? null,
+      maxItems: s.maxItems ?? null,
+      unique: s.uniqueItems ?? false,
+      options: (s.enum ?? []).map((v) => ({
+        value: typeof v === 'number' ? v : String(v),
+        label: enumLabels[name]?.[String(v)] ?? String(v),
+      })),
+      // A field with a default may be left as it is, but not emptied.
+      required: required.has(name) || s.default !== undefined,
+    };
+  });
+}
+
+export function initialValues(fields: FieldSpec[]): RawValues {
+  const out: RawValues = {};
+  for (const f of fields) {
+    const d = f.default;
+    if (f.kind === 'boolean') out[f.name] = d === true;
+    else if (Array.isArray(d)) out[f.name] = d.join(', ');
+    else if (d !== undefined && d !== null) out[f.name] = String(d);
+    else if (f.kind === 'enum') out[f.name] = String(f.options[0]?.value ?? '');
+    else out[f.name] = '';
+  }
+  return out;
+}
+
+/** "1 – 256", "≥ 0", "≤ 600": the bounds as a person reads them. */
+export function describeBounds(f: FieldSpec): string | null {
+  const lo = f.min ?? f.exclusiveMin;
+  const hi = f.max ?? f.exclusiveMax;
+  if (lo !== null && hi !== null) return `${lo} – ${hi}`;
+  if (lo !== null) return f.exclusiveMin !== null ? `> ${lo}` : `≥ ${lo}`;
+  if (hi !== null) return f.exclusiveMax !== null ? `< ${hi}` : `≤ ${hi}`;
+  return null;
+}
+
+function checkBounds(f: FieldSpec, n: number): string | null {
+  const range = describeBounds(f);
+  const outside =
+    (f.min !== null && n < f.min) ||
+    (f.max !== null && n > f.max) ||
+    (f.exclusiveMin !== null && n <= f.exclusiveMin) ||
+    (f.exclusiveMax !== null && n >= f.exclusiveMax);
+  return outside ? `${n} is out of range: allowed ${range}` : null;
+}
+
+function parseNumber(f: FieldSpec, text: string, integer: boolean): { value: number } | { error: string } {
+  const t = text.trim();
+  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(t)) {
+    return { error: integer ? `"${t}" is not a whole number` : `"${t}" is not a number` };
+  }
+  const n = Number(t);
+  if (integer && !Number.isInteger(n)) return { error: `${t} is not a whole number` };
+  const bad = checkBounds(f, n);
+  return bad ? { error: bad } : { value: n };
+}
+
+export type ParseResult = { ok: true; value: unknown; omit?: boolean } | { ok: false; error: string };
+
+export function parseField(f: FieldSpec, raw: RawValue | undefined): ParseResult {
+  if (f.kind === 'boolean') return { ok: true, value: raw === true };
+  const text = typeof raw === 'string' ? raw.trim() : '';
+  if (text === '') {
+    return f.required ? { ok: false, error: 'Required' } : { ok: true, value: undefined, omit: true };
+  }
+  switch (f.kind) {
+    case 'enum': {
+      const opt = f.options.find((o) => String(o.value) === text);
+      return opt ? { ok: true, value: opt.value } : { ok: false, error: `Choose one of ${f.options.map((o) => o.value).join(', ')}` };
+    }
+    case 'integer':
+    case 'number': {
+      const r = parseNumber(f, text, f.kind === 'integer');
+      return 'error' in r ? { ok: false, error: r.error } : { ok: true, value: r.value };
+    }
+    case 'integer-list':
+    case 'number-list': {
+      const parts = text.split(/[\s,;]+/).filter(Boolean);
+      const values: number[] = [];
+      for (const p of parts) {
+        const r = parseNumber(f, p, f.kind === 'integer-list');
+        if ('error' in r) return { ok: false, error: r.error };
+        values.push(r.value);
+      }
+      if (f.minItems !== null && values.length < f.minItems) return { ok: false, error: `Give at least ${f.minItems} value${f.minItems === 1 ? '' : 's'}` };
+      if (f.maxItems !== null && values.length > f.maxItems) return { ok: false, error: `Give at most ${f.maxItems} values` };
+      const dup = values.find((v, i) => values.indexOf(v) !== i);
+      if (dup !== undefined) return { ok: false, error: `${dup} is listed twice` };
+      return { ok: true, value: values };
+    }
+    default:
+      return { ok: true, value: text };
+  }
+}
+
+export function validateParams(fields: FieldSpec[], raw: RawValues): { params: Record<string, unknown>; errors: Record<string, string> } {
+  const params: Record<string, unknown> = {};
+  const errors: Record<string, string> = {};
+  for (const f of fields) {
+    const r = parseField(f, raw[f.name]);
+    if (!r.ok) errors[f.name] = r.error;
+    else if (!r.omit) params[f.name] = r.value;
+  }
+  return { params, errors };
+}

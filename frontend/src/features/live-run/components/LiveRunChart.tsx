@@ -1,0 +1,114 @@
+// Live throughput line: x = seconds since run start, y = value in the samples' unit, one line per
+// thread count, warm-up dashed grey, gaps as gaps. The sample count is exposed as text and as
+// data-points so people (and tests) can tell the chart is receiving data without seeing pixels.
+import { useId, useMemo } from 'react';
+import type { ChartData, ChartOptions } from 'chart.js';
+import { ChartCanvas } from '../../../components/chart/ChartCanvas';
+import { seriesPalette, warmupColor } from '../../../config/chart';
+import { DECIMATION_SAMPLES } from '../../../config/live';
+import type { Sample } from '../../../lib/api/types';
+import { formatNumber } from '../../../lib/format';
+import { cssVar, type Theme } from '../../../lib/theme';
+import { buildSeries } from '../lib/series';
+
+export interface LiveRunChartProps {
+  samples: Sample[];
+  t0: number | null;
+  unit: string;
+  theme: Theme;
+  title?: string;
+  /** Shown instead of the chart when there are no samples yet. */
+  emptyText?: string;
+}
+
+export function LiveRunChart({ samples, t0, unit, theme, title = 'Live throughput', emptyText }: LiveRunChartProps) {
+  const captionId = useId();
+  const series = useMemo(() => buildSeries(samples, t0), [samples, t0]);
+  const shownUnit = samples[samples.length - 1]?.unit || unit;
+
+  const data = useMemo<ChartData<'line', { x: number; y: number | null }[]>>(() => {
+    const colourOf = new Map<string, string>();
+    return {
+      datasets: series.map((s) => {
+        const colourKey = `${s.op ?? ''}|${s.threads}`;
+        if (!colourOf.has(colourKey)) colourOf.set(colourKey, seriesPalette[colourOf.size % seriesPalette.length] as string);
+        const colour = s.warmup ? warmupColor : (colourOf.get(colourKey) as string);
+        return {
+          label: s.label,
+          data: s.points,
+          borderColor: colour,
+          backgroundColor: colour,
+          borderDash: s.warmup ? [6, 4] : [],
+          borderWidth: s.warmup ? 1.5 : 2,
+          pointRadius: s.points.length > 120 ? 0 : 2,
+          pointHoverRadius: 4,
+          spanGaps: false,
+          tension: 0,
+        };
+      }),
+    };
+  }, [series]);
+
+  const options = useMemo<ChartOptions<'line'>>(() => {
+    const text = cssVar('--fg-muted', theme === 'dark' ? '#a1a1aa' : '#52525b');
+    const grid = cssVar('--border', theme === 'dark' ? '#3f3f46' : '#e4e4e7');
+    return {
+      animation: false,
+      parsing: false,
+      normalized: true,
+      responsive: true,
+      maintainAspectRatio: false,
+      spanGaps: false,
+      interaction: { mode: 'nearest', axis: 'x', intersect: false },
+      scales: {
+        x: {
+          type: 'linear',
+          title: { display: true, text: 'seconds since run start', color: text },
+          ticks: { color: text },
+          grid: { color: grid },
+        },
+        y: {
+          type: 'linear',
+          beginAtZero: true,
+          title: { display: true, text: shownUnit, color: text },
+          ticks: { color: text },
+          grid: { color: grid },
+        },
+      },
+      plugins: {
+        decimation: { enabled: true, algorithm: 'lttb', samples: DECIMATION_SAMPLES, threshold: DECIMATION_SAMPLES * 2 },
+        legend: {
+          labels: { color: text, filter: (item) => !item.text.endsWith('(warm-up)') },
+        },
+        tooltip: {
+          callbacks: {
+            label: (ctx) => `${ctx.dataset.label ?? ''}: ${formatNumber(ctx.parsed.y)} ${shownUnit}`,
+          },
+        },
+      },
+    };
+  }, [theme, shownUnit]);
+
+  const last = samples[samples.length - 1];
+  const summary = last
+    ? `${samples.length} samples received; latest ${formatNumber(last.value)} ${last.unit} at ${last.threads} thread${last.threads === 1 ? '' : 's'}${last.warmup ? ' (warm-up)' : ''}`
+    : '0 samples received';
+
+  return (
+    <figure className="chart-figure" aria-labelledby={captionId} data-points={samples.length}>
+      <figcaption id={captionId} className="chart-caption">
+        <span className="chart-title">{title}</span>
+        <span className="muted small">
+          {shownUnit} per second · dashed grey = warm-up (excluded from results) · breaks = missing samples
+        </span>
+      </figcaption>
+      {samples.length === 0 && emptyText ? (
+        <p className="chart-empty">{emptyText}</p>
+      ) : null}
+      <ChartCanvas type="line" data={data} options={options} label={`${title}: ${summary}`} />
+      <p className="visually-hidden" data-testid="sample-count">
+        {summary}
+      </p>
+    </figure>
+  );
+}

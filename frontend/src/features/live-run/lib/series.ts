@@ -1,0 +1,85 @@
+// Samples → chart series. One series per (op, thread count), warm-up in its own dashed series.
+// Gaps are drawn as gaps: a null point where a seq is missing or time jumps by more than
+// GAP_FACTOR × the sample interval (the chart runs with spanGaps: false).
+import type { Sample } from '../../../lib/api/types';
+import { GAP_FACTOR } from '../../../config/live';
+
+export interface Point {
+  x: number;
+  y: number | null;
+}
+
+export interface Series {
+  key: string;
+  label: string;
+  threads: number;
+  op: string | null;
+  warmup: boolean;
+  points: Point[];
+}
+
+interface Last {
+  seq: number;
+  t: number;
+  interval: number;
+  x: number;
+}
+
+function groupKey(s: Sample): string {
+  return `${s.op ?? ''}|${s.threads}|${s.warmup ? 'w' : 'm'}`;
+}
+
+/** True when the step from a to b (same series, b after a) should break the line. */
+export function isGap(a: { seq: number; t: number; interval: number }, b: Sample, gapFactor = GAP_FACTOR): boolean {
+  if (b.seq - a.seq > 1) return true;
+  const interval = Math.max(a.interval, b.interval_s, 1e-9);
+  return b.t - a.t > gapFactor * interval;
+}
+
+/** Start of the run on the samples' own clock: the first interval's start. */
+export function seriesOrigin(samples: readonly Sample[]): number | null {
+  const first = samples[0];
+  return first ? first.t - first.interval_s : null;
+}
+
+export function buildSeries(samples: readonly Sample[], t0: number | null, gapFactor = GAP_FACTOR): Series[] {
+  const origin = t0 ?? seriesOrigin(samples) ?? 0;
+  const ops = new Set(samples.map((s) => s.op ?? ''));
+  const byKey = new Map<string, Series>();
+  const lastByKey = new Map<string, Last>();
+
+  const append = (series: Series, s: Sample) => {
+    const x = s.t - origin;
+    const last = lastByKey.get(series.key);
+    if (last && isGap(last, s, gapFactor)) series.points.push({ x: (last.x + x) / 2, y: null });
+    series.points.push({ x, y: s.value });
+    lastByKey.set(series.key, { seq: s.seq, t: s.t, interval: s.interval_s, x });
+  };
+
+  samples.forEach((s, i) => {
+    const key = groupKey(s);
+    let series = byKey.get(key);
+    if (!series) {
+      const opPrefix = ops.size > 1 && s.op ? `${s.op} ` : '';
+      const threads = `${s.threads} thread${s.threads === 1 ? '' : 's'}`;
+      series = {
+        key,
+        label: `${opPrefix}${threads}${s.warmup ? ' (warm-up)' : ''}`,
+        threads: s.threads,
+        op: s.op ?? null,
+        warmup: s.warmup,
+        points: [],
+      };
+      byKey.set(key, series);
+    }
+    append(series, s);
+    // Carry the warm-up line into the first measured point so the two read as one phase change,
+    // not as a gap in the data.
+    const next = samples[i + 1];
+    if (s.warmup && next && !next.warmup && next.threads === s.threads && (next.op ?? '') === (s.op ?? '')) {
+      const last = lastByKey.get(key) as Last;
+      if (!isGap(last, next, gapFactor)) series.points.push({ x: next.t - origin, y: next.value });
+    }
+  });
+  return [...byKey.values()];
+}

@@ -1,0 +1,20 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api } from '../../../lib/api/client';
+import { unwrap } from '../../../lib/api/errors';
+import type { RunPublic } from '../../../lib/api/types';
+import { getRunQueryOptions } from './get-run';
+
+export function cancelRun(id: number): Promise<RunPublic> {
+  return unwrap(api.POST('/api/runs/{id}/cancel', { params: { path: { id } } }));
+}
+
+export function useCancelRun(id: number) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: () => cancelRun(id),
+    onSuccess: (run) => {
+      qc.setQueryData(getRunQueryOptions(id).queryKey, run);
+      void qc.invalidateQueries({ queryKey: ['runs', 'list'] });
+    },
+  });
+}

@@ -1,0 +1,54 @@
+// Progress comes from the server (RunPublic.progress); time left is the expected duration less the
+// time elapsed since the run started, ticking locally between server updates.
+import { useEffect, useState } from 'react';
+import type { RunPublic } from '../../../lib/api/types';
+import { isActive } from '../../../lib/api/types';
+import { formatDuration } from '../../../lib/format';
+
+export function timeLeft(run: Pick<RunPublic, 'status' | 'started_at' | 'expected_duration_s' | 'progress'>, now: number): number | null {
+  if (!isActive(run.status)) return 0;
+  const expected = run.expected_duration_s;
+  if (!Number.isFinite(expected)) return null;
+  const started = run.started_at ? Date.parse(run.started_at) : NaN;
+  if (Number.isNaN(started)) return expected * (1 - clamp01(run.progress));
+  const byClock = expected - (now - started) / 1000;
+  const byProgress = expected * (1 - clamp01(run.progress));
+  // The server's progress wins when the local clock disagrees with it by more than a few seconds.
+  return Math.max(0, Math.abs(byClock - byProgress) > 5 && run.progress > 0 ? byProgress : byClock);
+}
+
+function clamp01(v: number): number {
+  return Math.min(1, Math.max(0, Number.isFinite(v) ? v : 0));
+}
+
+export function RunProgress({ run }: { run: RunPublic }) {
+  const active = isActive(run.status);
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, [active]);
+
+  const p = clamp01(run.status === 'succeeded' ? 1 : run.progress);
+  const left = timeLeft(run, now);
+  const pct = Math.round(p * 100);
+  return (
+    <div className="run-progress">
+      <label htmlFor={`run-${run.id}-progress`} className="small">
+        Progress
+      </label>
+      <progress id={`run-${run.id}-progress`} max={1} value={p} aria-valuetext={`${pct} %`}>
+        {pct} %
+      </progress>
+      <span className="small" aria-live="off">
+        {pct} %
+        {active
+          ? run.status === 'running'
+            ? ` · ${left !== null ? `${formatDuration(left)} left` : 'time left unknown'} of ${formatDuration(run.expected_duration_s)}`
+            : ` · waiting for the runner (expected ${formatDuration(run.expected_duration_s)})`
+          : ''}
+      </span>
+    </div>
+  );
+}

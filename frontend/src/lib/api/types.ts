@@ -1,0 +1,39 @@
+// API types derived from the generated schema by operation, not by component name, so a rename of a
+// schema class in the backend does not ripple through the app. If a path changes, fix it here.
+import type { paths } from './schema';
+
+type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : never;
+type Responses<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: infer R } ? R : never;
+type Ok<P extends keyof paths, M extends keyof paths[P], C extends number> =
+  C extends keyof Responses<P, M> ? JsonOf<Responses<P, M>[C]> : never;
+type Body<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  requestBody?: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
+
+export type Health = Ok<'/api/health', 'get', 200>;
+export type HostsPublic = Ok<'/api/hosts', 'get', 200>;
+export type HostPublic = HostsPublic['data'][number];
+export type ExperimentsPublic = Ok<'/api/experiments', 'get', 200>;
+export type Experiment = ExperimentsPublic['data'][number];
+export type JobCreate = Body<'/api/jobs', 'post'>;
+export type JobPublic = Ok<'/api/jobs', 'post', 201>;
+export type RunsPublic = Ok<'/api/runs', 'get', 200>;
+export type RunPublic = Ok<'/api/runs/{id}', 'get', 200>;
+export type RunStatus = RunPublic['status'];
+export type RunResult = NonNullable<RunPublic['result']>;
+export type ResultRow = RunResult['rows'][number];
+export type Peak = NonNullable<ResultRow['peak']>;
+export type SamplesPublic = Ok<'/api/runs/{id}/samples', 'get', 200>;
+export type Sample = SamplesPublic['data'][number];
+export type RunsQuery = NonNullable<paths['/api/runs']['get']['parameters']['query']>;
+
+export const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'dispatched', 'running'];
+export const RUN_STATUSES: readonly RunStatus[] = [
+  'queued', 'dispatched', 'running', 'succeeded', 'failed', 'untrusted', 'cancelled',
+];
+
+export function isActive(status: RunStatus): boolean {
+  return ACTIVE_STATUSES.includes(status);
+}

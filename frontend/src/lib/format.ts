@@ -1,0 +1,76 @@
+// Formatting only: numbers come from the backend and are never recomputed here.
+const LOCALE = 'en-US';
+
+export function formatNumber(v: number | null | undefined, digits = 4): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '—';
+  if (v !== 0 && Math.abs(v) < 1e-3) return v.toExponential(2);
+  return new Intl.NumberFormat(LOCALE, { maximumSignificantDigits: digits }).format(v);
+}
+
+/** Fixed decimals, for values that belong together in a column (mean ± stddev). */
+export function formatFixed(v: number | null | undefined, decimals: number): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '—';
+  return new Intl.NumberFormat(LOCALE, { minimumFractionDigits: decimals, maximumFractionDigits: decimals }).format(v);
+}
+
+/** Decimals that show ~4 significant digits of the larger of the values. */
+export function decimalsFor(...values: (number | null | undefined)[]): number {
+  const max = Math.max(0, ...values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v)).map(Math.abs));
+  if (max === 0) return 2;
+  return Math.min(6, Math.max(0, 3 - Math.floor(Math.log10(max))));
+}
+
+export function formatPercent(fraction: number | null | undefined): string {
+  if (fraction === null || fraction === undefined || !Number.isFinite(fraction)) return '—';
+  return `${new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 1 }).format(fraction * 100)} %`;
+}
+
+export function formatDuration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return '—';
+  const s = Math.max(0, Math.round(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  if (h) return `${h} h ${m} min`;
+  if (m) return sec ? `${m} min ${sec} s` : `${m} min`;
+  return `${sec} s`;
+}
+
+export function formatBytes(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined || !Number.isFinite(bytes)) return '—';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = bytes;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i += 1;
+  }
+  return `${formatNumber(v, 3)} ${units[i]}`;
+}
+
+export function formatDateTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return d.toLocaleString(LOCALE, { dateStyle: 'medium', timeStyle: 'medium' });
+}
+
+export function formatRelative(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return 'never';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  const s = Math.round((now - t) / 1000);
+  if (s < 5) return 'just now';
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86400)} d ago`;
+}
+
+export function humanize(name: string): string {
+  const unitSuffix = /_(s|ms|mb|bytes)$/i.exec(name);
+  const base = unitSuffix ? name.slice(0, -unitSuffix[0].length) : name;
+  const words = base.replace(/_/g, ' ').trim();
+  const label = words.charAt(0).toUpperCase() + words.slice(1);
+  return unitSuffix ? `${label} (${unitSuffix[1]})` : label;
+}
