@@ -40,7 +40,8 @@ class Child:
 class Stack:
     def __init__(self, state: Path, port: int | None = None, *, durable: bool = True, with_runner: bool = True,
                  runner_name: str | None = None, bind: str = "127.0.0.1", database: str = "hostbench",
-                 fresh_database: bool = False, frontend_dist: Path | None = None):
+                 fresh_database: bool = False, frontend_dist: Path | None = None,
+                 database_url: str | None = None, redis_url: str | None = None, extra_env: dict | None = None):
         self.state = state
         self.port = port or free_port()
         self.bind = bind
@@ -54,8 +55,9 @@ class Stack:
         self.pg: EmbeddedPostgres | None = None
         self.redis: EmbeddedRedis | None = None
         self.children: dict[str, Child] = {}
-        self.database_url = ""
-        self.redis_url = ""
+        self.database_url = database_url or ""
+        self.redis_url = redis_url or ""
+        self.extra_env = extra_env or {}
         self.stopping = False
 
     @property
@@ -65,20 +67,25 @@ class Stack:
 
     # -- services -----------------------------------------------------------------------------------
     def start_services(self) -> None:
-        if os.environ.get("DATABASE_URL"):
+        if self.database_url:
+            pass
+        elif os.environ.get("DATABASE_URL"):
             self.database_url = os.environ["DATABASE_URL"]
         else:
             self.pg = EmbeddedPostgres(self.state / "pgdata", self.logs / "postgres.log", durable=self.durable)
             self.pg.start()
             self.database_url = self.pg.create_database(self.database, fresh=self.fresh_database)
-        if os.environ.get("REDIS_URL"):
+        if self.redis_url:
+            pass
+        elif os.environ.get("REDIS_URL"):
             self.redis_url = os.environ["REDIS_URL"]
         else:
             self.redis = EmbeddedRedis(self.state / "redis", self.logs / "redis.log", durable=self.durable)
             self.redis_url = self.redis.start()
 
     def env(self) -> dict[str, str]:
-        env = dict(os.environ, DATABASE_URL=self.database_url, REDIS_URL=self.redis_url, PYTHONUNBUFFERED="1")
+        env = dict(os.environ, DATABASE_URL=self.database_url, REDIS_URL=self.redis_url, PYTHONUNBUFFERED="1",
+                   **self.extra_env)
         if self.frontend_dist:
             env["FRONTEND_DIST"] = str(self.frontend_dist)
         return env

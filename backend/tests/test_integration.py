@@ -1,0 +1,117 @@
+"""The whole data path on real processes: API (uvicorn), Celery worker + beat, the runner daemon and the
+native CPU kernel, over real PostgreSQL and Redis."""
+import json
+import os
+import signal
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+
+from hostbench_cli.stack import Stack
+
+
+def _fresh_db(name: str) -> str:
+    url = os.environ["DATABASE_URL"]
+    dsn = url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'drop database if exists "{name}" with (force)')
+        conn.execute(f'create database "{name}"')
+    return url.rsplit("/", 1)[0] + f"/{name}"
+
+
+@pytest.fixture(scope="module")
+def stack():
+    state = Path(tempfile.mkdtemp(prefix="hb-it-", dir=os.environ.get("HOSTBENCH_TEST_STATE")))
+    s = Stack(state, database_url=_fresh_db("hostbench_it"), redis_url=os.environ["REDIS_URL"],
+              runner_name="it-host", extra_env={"LEASE_S": "10"})
+    s.start(timeout=120)
+    yield s
+    s.stop()
+
+
+def _wait_status(url: str, run_id: int, statuses: set[str], timeout: float) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = httpx.get(f"{url}/api/runs/{run_id}", timeout=5).json()
+        if run["status"] in statuses:
+            return run
+        time.sleep(0.25)
+    raise AssertionError(f"run {run_id} still {run['status']} after {timeout} s: {run.get('status_reason')}")
+
+
+def _host_id(url: str) -> int:
+    hosts = httpx.get(f"{url}/api/hosts", timeout=5).json()["data"]
+    assert [h["name"] for h in hosts] == ["it-host"]
+    assert hosts[0]["online"] is True
+    assert hosts[0]["inventory"]["cpu"]["model"]
+    return hosts[0]["id"]
+
+
+def test_cpu_job_end_to_end_on_real_processes(stack):
+    url = stack.url
+    host_id = _host_id(url)
+    body = {"host_ids": [host_id], "experiment": "cpu",
+            "params": {"op": "fp64", "threads": [1, 2], "repeats": 2, "duration_s": 1.5, "warmup_s": 0.5}}
+    r = httpx.post(f"{url}/api/jobs", json=body, timeout=10)
+    assert r.status_code == 201, r.text
+    run_id = r.json()["runs"][0]["id"]
+
+    arrivals: list[tuple[float, dict]] = []
+
+    def watch() -> None:  # a browser's view: the SSE stream, timestamped on arrival
+        with httpx.stream("GET", f"{url}/api/runs/{run_id}/events", timeout=60) as resp:
+            event = None
+            for line in resp.iter_lines():
+                if line.startswith("event: "):
+                    event = line[7:]
+                elif line.startswith("data: ") and event == "sample":
+                    arrivals.append((time.time(), json.loads(line[6:])))
+                elif line.startswith("data: ") and event == "end":
+                    return
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    run = _wait_status(url, run_id, {"succeeded", "failed", "untrusted", "cancelled"}, timeout=90)
+    watcher.join(15)
+    assert run["status"] == "succeeded", run["status_reason"]
+    assert run["kernel_info"]["kernel"] == "cpu"
+    rows = run["result"]["rows"]
+    assert [(row["threads"], row["n"]) for row in rows] == [(1, 2), (2, 2)]
+    assert all(row["mean"] > 0 and row["unit"] == "GFLOP/s" for row in rows)
+
+    dsn = stack.database_url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute("select seq, t, extract(epoch from received_at) from samples where run_id = %s "
+                            "order by seq", (run_id,)).fetchall()
+    seqs = [r[0] for r in rows]
+    assert len(seqs) >= 2 * (2 * 1) and seqs == list(range(len(seqs))), seqs  # contiguous from 0
+    ingest = [float(r[2]) - r[1] for r in rows]
+    seen = sorted({s["seq"] for _, s in arrivals})
+    assert seen == seqs, "the live stream delivered every sample exactly once"
+    live = [arrived - s["t"] for arrived, s in arrivals]
+    print(f"\nmeasurement -> PostgreSQL: median {statistics.median(ingest) * 1000:.0f} ms, max {max(ingest) * 1000:.0f} ms; "
+          f"measurement -> SSE client: median {statistics.median(live) * 1000:.0f} ms, max {max(live) * 1000:.0f} ms "
+          f"over {len(live)} samples")
+    assert statistics.median(live) < 1.0
+
+
+def test_runner_that_goes_silent_fails_its_run(stack):
+    url = stack.url
+    host_id = _host_id(url)
+    body = {"host_ids": [host_id], "experiment": "cpu_trace", "params": {"op": "fp32", "threads": 1, "duration_s": 60}}
+    run_id = httpx.post(f"{url}/api/jobs", json=body, timeout=10).json()["runs"][0]["id"]
+    _wait_status(url, run_id, {"running"}, timeout=30)
+    runner = stack.children["runner"].proc
+    os.killpg(runner.pid, signal.SIGSTOP)  # frozen: no lease renewals, no samples
+    try:
+        run = _wait_status(url, run_id, {"failed", "succeeded"}, timeout=45)
+    finally:
+        os.killpg(runner.pid, signal.SIGCONT)
+    assert run["status"] == "failed"
+    assert run["status_reason"].startswith("runner went silent")
