@@ -1,0 +1,105 @@
+/* The harness: kernel descriptors, and the one loop that runs them. It owns threads (pinned
+ * round-robin over the affinity mask), timing (CLOCK_MONOTONIC), the sampler and all output;
+ * a kernel does units of work, publishes a count, verifies, and never prints. */
+#ifndef HB_HARNESS_H
+#define HB_HARNESS_H
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "json.h"
+#include "params.h"
+
+#define HB_CACHE_LINE 128 /* two 64-byte lines: adjacent-line prefetchers pair them */
+#define HB_MAX_CONFIGS 64
+
+/* One configuration the harness loops over (op x block size ...), each at every thread count. */
+typedef struct hb_config {
+    char op[24];           /* "" when the kernel has no op; else shown as "op" */
+    long long block_bytes; /* < 0 when the kernel has no block size */
+    const char *unit;      /* NULL: the kernel's unit */
+    double work_per_unit;  /* FLOP, integer ops, bytes ... per counted unit */
+} hb_config;
+
+typedef struct hb_setup {
+    void *state; /* the kernel's, passed back in every hb_worker */
+    int nconfigs;
+    hb_config configs[HB_MAX_CONFIGS];
+} hb_setup;
+
+/* One per thread. The first line is written by its worker only and read by the sampler. */
+typedef struct hb_worker {
+    _Alignas(HB_CACHE_LINE) _Atomic uint64_t units; /* units done so far in this phase */
+    _Atomic uint64_t failures;                      /* failed verifications in this phase */
+    _Alignas(HB_CACHE_LINE) const _Atomic int *stop;
+    void *state;             /* hb_setup.state */
+    void *tstate;            /* the kernel's per-thread state, from thread_setup */
+    const hb_config *config;
+    int config_index, tid, nthreads, cpu;
+    int64_t end_ns;          /* when this worker stopped (set by the harness) */
+    char reason[160];        /* first verification failure of the phase */
+    void *group;             /* the harness's */
+} hb_worker;
+
+static inline int hb_should_stop(const hb_worker *w)
+{
+    return atomic_load_explicit(w->stop, memory_order_relaxed);
+}
+
+/* A plain store: one writer, so no read-modify-write and no lock in the hot loop. */
+static inline void hb_publish(hb_worker *w, uint64_t units)
+{
+    atomic_store_explicit(&w->units, units, memory_order_relaxed);
+}
+
+/* Records a failed verification; the phase's result says verified:false, the run untrusted. */
+void hb_fail(hb_worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+typedef struct hb_kernel {
+    const char *name;        /* argv[1] */
+    const char *title;
+    const char *description;
+    const char *unit;        /* e.g. "GFLOP/s" */
+    double unit_scale;       /* rate = units x work_per_unit / seconds x unit_scale */
+    const hb_param_def *params; /* the kernel's own; the harness adds hb_run_params */
+
+    /* NULL when this host can run the kernel with these parameters, else why not. */
+    const char *(*supported)(const hb_params *p);
+    /* Fills s (state, configurations) and may measure the host; runs before the start event. */
+    hb_status (*setup)(const hb_params *p, hb_setup *s, hb_err *err);
+    /* Kernel-specific facts, written as keys into the start event. Optional. */
+    void (*facts)(const hb_setup *s, hb_json *j);
+    /* On the pinned worker thread, before its first phase; may set w->tstate. Optional. */
+    hb_status (*thread_setup)(hb_worker *w, hb_err *err);
+    /* Does units of work until hb_should_stop(w), publishing the count after each chunk. */
+    void (*work)(hb_worker *w);
+    /* After each phase, per worker: NULL or why its work cannot be trusted. Optional. */
+    const char *(*verify)(hb_worker *w);
+    void (*thread_teardown)(hb_worker *w); /* optional */
+    void (*teardown)(hb_setup *s);         /* optional */
+} hb_kernel;
+
+/* threads, repeats, duration_s, warmup_s, interval_s, no_sampler: every kernel has them. */
+extern const hb_param_def hb_run_params[];
+
+/* The registry (registry.c): every kernel, NULL-terminated. */
+extern const hb_kernel *const hb_kernels[];
+const hb_kernel *hb_kernel_find(const char *name);
+
+/* {k->params, hb_run_params, NULL} */
+void hb_kernel_tables(const hb_kernel *k, const hb_param_def *tables[3]);
+
+/* Parent-death guard: SIGTERM when the parent exits; fails if it already has. */
+hb_status hb_guard_parent(hb_err *err);
+
+hb_status hb_list(void);
+hb_status hb_describe(const hb_kernel *k);
+/* Parses argv (the `--name value` part), checks, runs every phase; prints start ... end. */
+hb_status hb_run(const hb_kernel *k, int argc, char *const *argv, hb_err *err);
+/* The error event. */
+void hb_emit_error(const hb_err *err);
+
+#endif

@@ -1,0 +1,471 @@
+/* cpu: peak arithmetic throughput of the cores. Each thread runs `accumulators` independent
+ * chains x <- x*m + c (fp64/fp32: one FMA, or mul+add without FMA) or x <- x + c (int32) in
+ * vector registers of the widest ISA, enough chains to hide the latency of every pipe. m = 1 and
+ * c are read at run time, so nothing can be folded, and each chunk's accumulators must equal
+ * the closed form x0 + n*c exactly (integers below 2^24 stay exact in fp32) before it counts. */
+#include "cpu.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../harness.h"
+#include "../host.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define HB_X86 1
+#else
+#define HB_X86 0
+#endif
+
+/* Steps per chunk: ~0.6 ms at peak. Keeps fp32 exact: x0 + CHUNK * c < 2^24 for c <= 3. */
+#define CHUNK (1L << 18)
+#define MAX_ACC 16
+#define MAX_ELEMS (MAX_ACC * 16)
+
+typedef struct coeffs {
+    double m64, c64;
+    float m32, c32;
+    uint32_t ci;
+} coeffs;
+
+typedef void (*chain_fn)(void *acc, long n, const coeffs *k);
+
+typedef struct variant {
+    int op, isa;
+    int acc, lanes, vector_bits, fma;
+    const char *mix;
+    chain_fn fn;
+} variant;
+
+#define REP8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define REP12(X) REP8(X) X(8) X(9) X(10) X(11)
+#define REP16(X) REP12(X) X(12) X(13) X(14) X(15)
+
+/* One chain kernel: load the accumulators, n steps of STEP on each, store them back. V, LOAD,
+ * STORE and STEP are defined just before each use. BARRIER (or nothing) hides the accumulators
+ * from the optimiser once per step, which stops an integer chain being folded into x + n*c; it
+ * emits no instruction. */
+#define CHAIN(NAME, ATTR, T, REP, SETM, SETC, BARRIER)                                         \
+    ATTR static void NAME(void *p, long n, const coeffs *k)                                   \
+    {                                                                                          \
+        T *a = p;                                                                              \
+        const V m = SETM, c = SETC;                                                            \
+        (void)m;                                                                               \
+        REP(CHAIN_LOAD_)                                                                       \
+        for (long i = 0; i < n; i++) {                                                         \
+            REP(CHAIN_STEP_)                                                                   \
+            BARRIER;                                                                           \
+        }                                                                                      \
+        REP(CHAIN_STORE_)                                                                      \
+    }
+#define CHAIN_LOAD_(i) V x##i = LOAD(i);
+#define CHAIN_STEP_(i) x##i = STEP(x##i);
+#define CHAIN_STORE_(i) STORE(i, x##i);
+
+#define NOVEC __attribute__((optimize("no-tree-loop-vectorize", "no-tree-slp-vectorize")))
+
+/* ---- scalar: every target ---- */
+#define V double
+#define LOAD(i) a[i]
+#define STORE(i, x) a[i] = (x)
+#define STEP(x) ((x) * m + c)
+CHAIN(fp64_scalar, NOVEC, double, REP12, k->m64, k->c64, (void)0)
+#undef V
+#define V float
+CHAIN(fp32_scalar, NOVEC, float, REP12, k->m32, k->c32, (void)0)
+#undef V
+#undef STEP
+#define V uint32_t
+#define STEP(x) ((x) + c)
+#define BARRIER8 __asm__("" : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3), "+r"(x4), "+r"(x5),     \
+                         "+r"(x6), "+r"(x7))
+CHAIN(int32_scalar, NOVEC, uint32_t, REP8, 0, k->ci, BARRIER8)
+#undef V
+#undef STEP
+#undef LOAD
+#undef STORE
+
+#if HB_X86
+#define BARRIER12(C) __asm__("" : "+" C(x0), "+" C(x1), "+" C(x2), "+" C(x3), "+" C(x4),       \
+                             "+" C(x5), "+" C(x6), "+" C(x7), "+" C(x8), "+" C(x9), "+" C(x10), \
+                             "+" C(x11))
+/* "+" operands count twice against asm's limit of 30: two statements for 16 */
+#define BARRIER16(C)                                                                           \
+    __asm__("" : "+" C(x0), "+" C(x1), "+" C(x2), "+" C(x3), "+" C(x4), "+" C(x5), "+" C(x6),  \
+            "+" C(x7));                                                                        \
+    __asm__("" : "+" C(x8), "+" C(x9), "+" C(x10), "+" C(x11), "+" C(x12), "+" C(x13),         \
+            "+" C(x14), "+" C(x15))
+
+/* ---- SSE2: 128-bit, no FMA: mul + add ---- */
+#define SSE __attribute__((target("sse2")))
+#define V __m128d
+#define LOAD(i) _mm_load_pd(a + 2 * (i))
+#define STORE(i, x) _mm_store_pd(a + 2 * (i), x)
+#define STEP(x) _mm_add_pd(_mm_mul_pd(x, m), c)
+CHAIN(fp64_sse2, SSE, double, REP12, _mm_set1_pd(k->m64), _mm_set1_pd(k->c64), (void)0)
+#undef V
+#undef LOAD
+#undef STORE
+#undef STEP
+#define V __m128
+#define LOAD(i) _mm_load_ps(a + 4 * (i))
+#define STORE(i, x) _mm_store_ps(a + 4 * (i), x)
+#define STEP(x) _mm_add_ps(_mm_mul_ps(x, m), c)
+CHAIN(fp32_sse2, SSE, float, REP12, _mm_set1_ps(k->m32), _mm_set1_ps(k->c32), (void)0)
+#undef V
+#undef LOAD
+#undef STORE
+#undef STEP
+#define V __m128i
+#define LOAD(i) _mm_load_si128((const __m128i *)a + (i))
+#define STORE(i, x) _mm_store_si128((__m128i *)a + (i), x)
+#define STEP(x) _mm_add_epi32(x, c)
+CHAIN(int32_sse2, SSE, uint32_t, REP12, _mm_setzero_si128(), _mm_set1_epi32((int)k->ci), BARRIER12("x"))
+#undef V
+#undef LOAD
+#undef STORE
+#undef STEP
+
+/* ---- AVX2 + FMA: 256-bit; 12 chains leave registers for m and c (16 ymm) ---- */
+#define AVX2 __attribute__((target("avx2,fma")))
+#define V __m256d
+#define LOAD(i) _mm256_load_pd(a + 4 * (i))
+#define STORE(i, x) _mm256_store_pd(a + 4 * (i), x)
+#define STEP(x) _mm256_fmadd_pd(x, m, c)
+CHAIN(fp64_avx2, AVX2, double, REP12, _mm256_set1_pd(k->m64), _mm256_set1_pd(k->c64), (void)0)
+#undef V
+#undef LOAD
+#undef STORE
+#undef STEP
+#define V __m256
+#define LOAD(i) _mm256_load_ps(a + 8 * (i))
+#define STORE(i, x) _mm256_store_ps(a + 8 * (i), x)
+#define STEP(x) _mm256_fmadd_ps(x, m, c)
+CHAIN(fp32_avx2, AVX2, float, REP12, _mm256_set1_ps(k->m32), _mm256_set1_ps(k->c32), (void)0)
+#undef V
+#undef LOAD
+#undef STORE
+#undef STEP
+#define V __m256i
+#define LOAD(i) _mm256_load_si256((const __m256i *)a + (i))
+#define STORE(i, x) _mm256_store_si256((__m256i *)a + (i), x)
+#define STEP(x) _mm256_add_epi32(x, c)
+CHAIN(int32_avx2, AVX2, uint32_t, REP12, _mm256_setzero_si256(), _mm256_set1_epi32((int)k->ci), BARRIER12("x"))
+#undef V
+#undef LOAD
+#undef STORE
+#undef STEP
+
+/* ---- AVX-512F: 512-bit, 16 chains (of 32 zmm) ---- */
+#define AVX512 __attribute__((target("avx512f")))
+#define V __m512d
+#define LOAD(i) _mm512_load_pd(a + 8 * (i))
+#define STORE(i, x) _mm512_store_pd(a + 8 * (i), x)
+#define STEP(x) _mm512_fmadd_pd(x, m, c)
+CHAIN(fp64_avx512, AVX512, double, REP16, _mm512_set1_pd(k->m64), _mm512_set1_pd(k->c64), (void)0)
+#undef V
+#undef LOAD
+#undef STORE
+#undef STEP
+#define V __m512
+#define LOAD(i) _mm512_load_ps(a + 16 * (i))
+#define STORE(i, x) _mm512_store_ps(a + 16 * (i), x)
+#define STEP(x) _mm512_fmadd_ps(x, m, c)
+CHAIN(fp32_avx512, AVX512, float, REP16, _mm512_set1_ps(k->m32), _mm512_set1_ps(k->c32), (void)0)
+#undef V
+#undef LOAD
+#undef STORE
+#undef STEP
+#define V __m512i
+#define LOAD(i) _mm512_load_si512((const __m512i *)a + (i))
+#define STORE(i, x) _mm512_store_si512((__m512i *)a + (i), x)
+#define STEP(x) _mm512_add_epi32(x, c)
+CHAIN(int32_avx512, AVX512, uint32_t, REP16, _mm512_setzero_si512(), _mm512_set1_epi32((int)k->ci), BARRIER16("v"))
+#undef V
+#undef LOAD
+#undef STORE
+#undef STEP
+#endif /* HB_X86 */
+
+/* The instruction mixes below are what objdump shows for these loops with gcc 12 -O2
+ * (docs/methodology/cpu.md). */
+static const variant variants[] = {
+#if HB_X86
+    {HB_CPU_FP64, HB_ISA_AVX512, 16, 8, 512, 1, "vfmadd132pd zmm", fp64_avx512},
+    {HB_CPU_FP32, HB_ISA_AVX512, 16, 16, 512, 1, "vfmadd132ps zmm", fp32_avx512},
+    {HB_CPU_INT32, HB_ISA_AVX512, 16, 16, 512, 0, "vpaddd zmm", int32_avx512},
+    {HB_CPU_FP64, HB_ISA_AVX2, 12, 4, 256, 1, "vfmadd132pd ymm", fp64_avx2},
+    {HB_CPU_FP32, HB_ISA_AVX2, 12, 8, 256, 1, "vfmadd132ps ymm", fp32_avx2},
+    {HB_CPU_INT32, HB_ISA_AVX2, 12, 8, 256, 0, "vpaddd ymm", int32_avx2},
+    {HB_CPU_FP64, HB_ISA_SSE2, 12, 2, 128, 0, "mulpd+addpd xmm", fp64_sse2},
+    {HB_CPU_FP32, HB_ISA_SSE2, 12, 4, 128, 0, "mulps+addps xmm", fp32_sse2},
+    {HB_CPU_INT32, HB_ISA_SSE2, 12, 4, 128, 0, "paddd xmm", int32_sse2},
+    {HB_CPU_FP64, HB_ISA_SCALAR, 12, 1, 64, 0, "mulsd+addsd", fp64_scalar},
+    {HB_CPU_FP32, HB_ISA_SCALAR, 12, 1, 32, 0, "mulss+addss", fp32_scalar},
+    {HB_CPU_INT32, HB_ISA_SCALAR, 8, 1, 32, 0, "add r32", int32_scalar},
+#else
+    {HB_CPU_FP64, HB_ISA_SCALAR, 12, 1, 64, 0, "scalar fp64 mul+add", fp64_scalar},
+    {HB_CPU_FP32, HB_ISA_SCALAR, 12, 1, 32, 0, "scalar fp32 mul+add", fp32_scalar},
+    {HB_CPU_INT32, HB_ISA_SCALAR, 8, 1, 32, 0, "scalar int32 add", int32_scalar},
+#endif
+};
+
+static const char *const op_names[] = {"fp64", "fp32", "int32", NULL};
+static const char *const isa_choices[] = {"auto", "avx512", "avx2", "sse2", "scalar", NULL};
+#define ISA_NAME(isa) (isa_choices[(isa) + 1])
+
+static const variant *find_variant(int op, int isa)
+{
+    for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++)
+        if (variants[i].op == op && variants[i].isa == isa)
+            return &variants[i];
+    return NULL;
+}
+
+/* NULL when the CPU can run (op, isa), else what it lacks. */
+static const char *lacks(int op, int isa)
+{
+    if (!find_variant(op, isa))
+        return "this build has no code for it on this architecture";
+#if HB_X86
+    __builtin_cpu_init();
+    switch (isa) {
+    case HB_ISA_AVX512:
+        return __builtin_cpu_supports("avx512f") ? NULL : "the CPU (or OS) lacks AVX-512F";
+    case HB_ISA_AVX2:
+        if (!__builtin_cpu_supports("avx2"))
+            return "the CPU (or OS) lacks AVX2";
+        return op == HB_CPU_INT32 || __builtin_cpu_supports("fma") ? NULL
+                                                                    : "the CPU has AVX2 but no FMA";
+    case HB_ISA_SSE2:
+        return __builtin_cpu_supports("sse2") ? NULL : "the CPU lacks SSE2";
+    }
+#endif
+    return NULL;
+}
+
+int hb_cpu_available(int op, int isa)
+{
+    return lacks(op, isa) == NULL;
+}
+
+typedef union acc_buf {
+    double d[MAX_ELEMS / 2];
+    float f[MAX_ELEMS];
+    uint32_t u[MAX_ELEMS];
+} acc_buf;
+
+static coeffs make_coeffs(unsigned c)
+{
+    static volatile double one = 1.0; /* the multiplier is read at run time */
+    coeffs k;
+    k.m64 = one;
+    k.m32 = (float)one;
+    k.c64 = c;
+    k.c32 = (float)c;
+    k.ci = c;
+    return k;
+}
+
+/* Element e starts at e + 1; after n steps it must be e + 1 + n*c (mod 2^32 for int32). */
+static void init_acc(const variant *v, acc_buf *b)
+{
+    int elems = v->acc * v->lanes;
+    for (int e = 0; e < elems; e++) {
+        if (v->op == HB_CPU_FP64)
+            b->d[e] = e + 1;
+        else if (v->op == HB_CPU_FP32)
+            b->f[e] = (float)(e + 1);
+        else
+            b->u[e] = (uint32_t)e + 1;
+    }
+}
+
+/* Index of the first element that differs from the closed form, or -1. */
+static int check_acc(const variant *v, const acc_buf *b, long n, unsigned c)
+{
+    int elems = v->acc * v->lanes;
+    for (int e = 0; e < elems; e++) {
+        int ok;
+        if (v->op == HB_CPU_FP64)
+            ok = b->d[e] == (double)(e + 1) + (double)n * c;
+        else if (v->op == HB_CPU_FP32)
+            ok = b->f[e] == (float)((double)(e + 1) + (double)n * c);
+        else
+            ok = b->u[e] == (uint32_t)((uint32_t)e + 1 + (uint32_t)n * c);
+        if (!ok)
+            return e;
+    }
+    return -1;
+}
+
+int hb_cpu_check_chunk(int op, int isa, long n, unsigned c, unsigned c_claimed)
+{
+    const variant *v = find_variant(op, isa);
+    _Alignas(64) acc_buf b;
+    coeffs k = make_coeffs(c);
+    if (!v || lacks(op, isa))
+        return -1;
+    init_acc(v, &b);
+    v->fn(&b, n, &k);
+    return check_acc(v, &b, n, c_claimed) < 0;
+}
+
+/* ---- the kernel ---- */
+
+typedef struct cpu_state {
+    const variant *v;
+    unsigned c;
+    double clock_ghz, clock_ghz_all;
+    int clock_cpu, ncpus;
+    int corrupt; /* test builds only: one chunk computes with a wrong addend */
+} cpu_state;
+
+static const hb_param_def cpu_params[] = {
+    {"op", HB_P_ENUM, "fp64", 0, 0, op_names,
+     "fp64 / fp32: fused multiply-add chains (x <- x*m + c; mul+add without FMA), in GFLOP/s; "
+     "int32: vector integer add chains, in GIOP/s."},
+    {"isa", HB_P_ENUM, "auto", 0, 0, isa_choices,
+     "Instruction set. auto takes the widest this CPU supports; naming one it lacks ends with "
+     "error code unsupported."},
+    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL},
+};
+
+static int chosen_isa(const hb_params *p, int op)
+{
+    int isa = hb_param_choice(p, "isa") - 1; /* choice 0 is auto */
+    if (isa >= 0)
+        return isa;
+    for (isa = 0; isa < HB_ISAS; isa++)
+        if (!lacks(op, isa))
+            return isa;
+    return HB_ISA_SCALAR;
+}
+
+static const char *cpu_supported(const hb_params *p)
+{
+    static char why[256];
+    int op = hb_param_choice(p, "op"), isa = chosen_isa(p, op);
+    const char *no = lacks(op, isa);
+    if (!no)
+        return NULL;
+    size_t len = (size_t)snprintf(why, sizeof why, "isa %s is not available for op %s: %s; "
+                                  "this CPU has", ISA_NAME(isa), op_names[op], no);
+    for (int i = 0; i < HB_ISAS && len < sizeof why; i++)
+        if (!lacks(op, i))
+            len += (size_t)snprintf(why + len, sizeof why - len, " %s", ISA_NAME(i));
+    return why;
+}
+
+static hb_status cpu_setup(const hb_params *p, hb_setup *s, hb_err *err)
+{
+    static int cpus[HB_MAX_CPUS];
+    cpu_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return hb_errorf(err, HB_INTERNAL, "out of memory");
+    int op = hb_param_choice(p, "op");
+    st->v = find_variant(op, chosen_isa(p, op));
+    st->c = 1 + (unsigned)(hb_now_ns() / 1000 % 3); /* 1..3: the addend comes from run time */
+    if (op == HB_CPU_INT32)
+        st->c = 0x9E3779B1u ^ (unsigned)hb_now_ns(); /* wraps mod 2^32: closed form still exact */
+#ifdef HBK_TEST_HOOKS
+    const char *env = getenv("HBK_TEST_CORRUPT");
+    st->corrupt = env && env[0] == '1';
+#endif
+    st->ncpus = hb_affinity_cpus(cpus, HB_MAX_CPUS);
+    st->clock_cpu = st->ncpus > 0 ? cpus[0] : -1;
+    st->clock_ghz = hb_clock_ghz(st->clock_cpu, 5);
+    st->clock_ghz_all = st->ncpus > 1 ? hb_clock_ghz_all(cpus, st->ncpus, 3) : st->clock_ghz;
+
+    s->state = st;
+    s->nconfigs = 1;
+    hb_config *c = &s->configs[0];
+    snprintf(c->op, sizeof c->op, "%s", op_names[op]);
+    c->block_bytes = -1;
+    c->unit = op == HB_CPU_INT32 ? "GIOP/s" : "GFLOP/s";
+    /* a unit is one step of every chain */
+    c->work_per_unit = (double)st->v->acc * st->v->lanes * (op == HB_CPU_INT32 ? 1 : 2);
+    return HB_OK;
+}
+
+static void cpu_facts(const hb_setup *s, hb_json *j)
+{
+    const cpu_state *st = s->state;
+    const variant *v = st->v;
+    int fp = v->op != HB_CPU_INT32;
+    hb_json_kstr(j, "isa", ISA_NAME(v->isa));
+    hb_json_key(j, "isa_available");
+    hb_json_arr(j);
+    for (int i = 0; i < HB_ISAS; i++)
+        if (!lacks(v->op, i))
+            hb_json_str(j, ISA_NAME(i));
+    hb_json_arr_end(j);
+    hb_json_kint(j, "vector_bits", v->vector_bits);
+    hb_json_kint(j, "lanes", v->lanes);
+    hb_json_kbool(j, "fma", v->fma);
+    hb_json_kstr(j, "mix", v->mix);
+    hb_json_kint(j, "accumulators", v->acc);
+    if (fp) {
+        hb_json_kint(j, "flops_per_instruction", v->lanes * (v->fma ? 2 : 1));
+        hb_json_knum(j, "flops_per_unit", s->configs[0].work_per_unit);
+        hb_json_knull(j, "flops_per_cycle"); /* pipes per core: a hardware fact, see the doc */
+    } else {
+        hb_json_kint(j, "int_ops_per_instruction", v->lanes);
+        hb_json_knum(j, "int_ops_per_unit", s->configs[0].work_per_unit);
+    }
+    hb_json_kint(j, "chunk_units", CHUNK);
+    hb_json_knum(j, "clock_ghz", st->clock_ghz);
+    hb_json_knum(j, "clock_ghz_all_cpus", st->clock_ghz_all);
+    hb_json_kstr(j, "clock_method", "dependent register-register 64-bit adds (1 cycle each) "
+                 "timed with CLOCK_MONOTONIC on a pinned thread, best of 5 x 50 ms; "
+                 "clock_ghz_all_cpus: the same on every affinity CPU at once, mean");
+    hb_json_kint(j, "clock_cpu", st->clock_cpu);
+    hb_json_kstr(j, "verify", fp ? "every chunk: x0 + n*c exactly (m = 1)"
+                                 : "every chunk: x0 + n*c mod 2^32");
+}
+
+static void cpu_work(hb_worker *w)
+{
+    const cpu_state *st = w->state;
+    const variant *v = st->v;
+    _Alignas(64) acc_buf b;
+    uint64_t units = 0;
+    for (uint64_t chunk = 0; !hb_should_stop(w); chunk++) {
+        coeffs k = make_coeffs(st->c);
+        if (st->corrupt && chunk == 1)
+            k = make_coeffs(st->c + 1);
+        init_acc(v, &b);
+        v->fn(&b, CHUNK, &k);
+        int bad = check_acc(v, &b, CHUNK, st->c);
+        if (bad >= 0)
+            hb_fail(w, "chunk %llu, element %d differs from the closed form x0 + n*c",
+                    (unsigned long long)chunk, bad);
+        units += CHUNK;
+        hb_publish(w, units);
+    }
+}
+
+static void cpu_teardown(hb_setup *s)
+{
+    free(s->state);
+    s->state = NULL;
+}
+
+const hb_kernel hb_kernel_cpu = {
+    .name = "cpu",
+    .title = "CPU arithmetic throughput",
+    .description = "Peak FP64/FP32 FLOP/s (fused multiply-add chains) or int32 vector add "
+                   "ops/s per thread count, on the widest vector ISA of the CPU; every chunk "
+                   "of work is checked against its closed form.",
+    .unit = "GFLOP/s",
+    .unit_scale = 1e-9,
+    .params = cpu_params,
+    .supported = cpu_supported,
+    .setup = cpu_setup,
+    .facts = cpu_facts,
+    .work = cpu_work,
+    .teardown = cpu_teardown,
+};

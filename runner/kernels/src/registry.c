@@ -1,0 +1,13 @@
+/* The one list of kernels. Adding a kernel: one file in kernels/, one line here. */
+#include <stddef.h>
+
+#include "harness.h"
+
+extern const hb_kernel hb_kernel_cpu;
+extern const hb_kernel hb_kernel_null;
+
+const hb_kernel *const hb_kernels[] = {
+    &hb_kernel_cpu,
+    &hb_kernel_null,
+    NULL,
+};
