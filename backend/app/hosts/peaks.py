@@ -29,6 +29,10 @@ _TABLE: list[tuple[str, int, range, Microarch]] = [
     ("AuthenticAMD", 0x19, range(0x20, 0x60), Microarch("Zen 3", 2, 256, 4, 256)),
     ("AuthenticAMD", 0x19, range(0x10, 0x20), Microarch("Zen 4", 2, 256, 4, 256)),
     ("AuthenticAMD", 0x19, range(0x60, 0x100), Microarch("Zen 4", 2, 256, 4, 256)),
+    # Zen 5 server (Turin, Turin dense) and desktop (Granite Ridge) have a native 512-bit FMA datapath;
+    # the mobile parts (models 20h-2Fh, 60h-6Fh) keep 256 bits and are left unknown rather than guessed.
+    ("AuthenticAMD", 0x1A, range(0x00, 0x20), Microarch("Zen 5", 2, 512, 4, 512)),
+    ("AuthenticAMD", 0x1A, range(0x40, 0x50), Microarch("Zen 5", 2, 512, 4, 512)),
     ("GenuineIntel", 0x06, range(0x3C, 0x48), Microarch("Haswell/Broadwell", 2, 256, 3, 256)),
     ("GenuineIntel", 0x06, range(0x4E, 0x4F), Microarch("Skylake client", 2, 256, 3, 256)),
     ("GenuineIntel", 0x06, range(0x5E, 0x5F), Microarch("Skylake client", 2, 256, 3, 256)),
