@@ -190,6 +190,10 @@ CHAIN(int32_avx512, AVX512, uint32_t, REP16, _mm512_setzero_si512(), _mm512_set1
 #undef STEP
 #endif /* HB_X86 */
 
+static const char *const op_names[] = {"fp64", "fp32", "int32", NULL};
+static const char *const isa_choices[] = {"auto", "avx512", "avx2", "sse2", "scalar", NULL};
+#define ISA_NAME(isa) (isa_choices[(isa) + 1])
+
 /* The instruction mixes below are what objdump shows for these loops with gcc 12 -O2
  * (docs/methodology/cpu.md). */
 static const variant variants[] = {
@@ -213,10 +217,6 @@ static const variant variants[] = {
 #endif
 };
 
-static const char *const op_names[] = {"fp64", "fp32", "int32", NULL};
-static const char *const isa_choices[] = {"auto", "avx512", "avx2", "sse2", "scalar", NULL};
-#define ISA_NAME(isa) (isa_choices[(isa) + 1])
-
 static const variant *find_variant(int op, int isa)
 {
     for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++)
@@ -230,6 +230,11 @@ static const char *lacks(int op, int isa)
 {
     if (!find_variant(op, isa))
         return "this build has no code for it on this architecture";
+#ifdef HBK_TEST_HOOKS
+    const char *hide = getenv("HBK_TEST_HIDE_ISA"); /* lets tests reach the unsupported path */
+    if (hide && !strcmp(hide, ISA_NAME(isa)))
+        return "hidden by HBK_TEST_HIDE_ISA in this test build";
+#endif
 #if HB_X86
     __builtin_cpu_init();
     switch (isa) {
@@ -353,7 +358,7 @@ static const char *cpu_supported(const hb_params *p)
     if (!no)
         return NULL;
     size_t len = (size_t)snprintf(why, sizeof why, "isa %s is not available for op %s: %s; "
-                                  "this CPU has", ISA_NAME(isa), op_names[op], no);
+                                  "use --isa auto, or one of:", ISA_NAME(isa), op_names[op], no);
     for (int i = 0; i < HB_ISAS && len < sizeof why; i++)
         if (!lacks(op, i))
             len += (size_t)snprintf(why + len, sizeof why - len, " %s", ISA_NAME(i));

@@ -1,0 +1,411 @@
+#!/usr/bin/env python3
+"""`make check`: runs the C assert programs, the hot-loop assembly check, and the CLI contract
+tests of docs/kernel-protocol.md against build/hbk (build/hbk-test for the test-only hooks).
+Prints one line per failure and a last line "N passed, M failed"; exits 1 on any failure."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+
+BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
+HBK = os.path.join(BUILD, "hbk")
+HBK_TEST = os.path.join(BUILD, "hbk-test")
+CPU_OBJ = os.path.join(BUILD, "obj", "kernels", "cpu.o")
+C_TESTS = ["test_json", "test_params", "test_cpu"]
+
+passed = 0
+failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL {what}", flush=True)
+    return cond
+
+
+def hbk(*args, exe=HBK, env=None, timeout=60):
+    """Runs the binary; returns (exit status, parsed stdout lines, raw stdout)."""
+    full_env = dict(os.environ, **(env or {}))
+    p = subprocess.run([exe, *args], capture_output=True, text=True, timeout=timeout,
+                       env=full_env)
+    lines = []
+    for raw in p.stdout.splitlines():
+        try:
+            lines.append(json.loads(raw))
+        except ValueError:
+            lines.append({"type": "<not json>", "raw": raw})
+    return p.returncode, lines, p.stdout
+
+
+def of_type(lines, t):
+    return [x for x in lines if isinstance(x, dict) and x.get("type") == t]
+
+
+def quick(*args):
+    """A short cpu run: one thread, 0.2 s, no warm-up."""
+    return ["--threads", "1", "--duration_s", "0.2", "--repeats", "1", "--warmup_s", "0",
+            *args]
+
+
+# ---- C assert programs ----
+
+def test_c_programs():
+    global passed, failed
+    for name in C_TESTS:
+        p = subprocess.run([os.path.join(BUILD, "tests", name)], capture_output=True, text=True)
+        sys.stdout.write(p.stderr)
+        m = re.search(r"(\d+) passed, (\d+) failed\s*$", p.stdout)
+        if check(m is not None and p.returncode == (int(m.group(2)) != 0), f"{name} summary"):
+            passed += int(m.group(1))
+            failed += int(m.group(2))
+
+
+# ---- the hot loops are what docs/methodology/cpu.md says ----
+
+HOT_LOOPS = {  # function: (instruction, count per iteration)
+    "fp64_avx512": ("vfmadd132pd", 16), "fp32_avx512": ("vfmadd132ps", 16),
+    "int32_avx512": ("vpaddd", 16),
+    "fp64_avx2": ("vfmadd132pd", 12), "fp32_avx2": ("vfmadd132ps", 12),
+    "int32_avx2": ("vpaddd", 12),
+    "fp64_sse2": ("mulpd", 12), "fp32_sse2": ("mulps", 12), "int32_sse2": ("paddd", 12),
+    "fp64_scalar": ("mulsd", 12), "fp32_scalar": ("mulss", 12),
+}
+
+
+def loop_body(disasm, func):
+    """Instructions of the one backward-jumping loop of func (objdump -d text)."""
+    m = re.search(rf"<{func}>:\n(.*?)\n\n", disasm, re.S)
+    if not m:
+        return None
+    insns = []
+    for line in m.group(1).splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 2 and re.match(r"\s*[0-9a-f]+:", parts[0]):
+            insns.append((int(parts[0].strip().rstrip(":"), 16), parts[-1].strip()))
+    for addr, text in insns:
+        j = re.match(r"j\w+\s+([0-9a-f]+) <", text)
+        if j and int(j.group(1), 16) < addr:
+            start = int(j.group(1), 16)
+            return [t for a, t in insns if start <= a <= addr]
+    return None
+
+
+def test_hot_loops_in_assembly():
+    if os.uname().machine not in ("x86_64", "amd64"):
+        return
+    disasm = subprocess.run(["objdump", "-d", "--no-show-raw-insn", CPU_OBJ],
+                            capture_output=True, text=True, check=True).stdout
+    for func, (insn, count) in HOT_LOOPS.items():
+        body = loop_body(disasm, func)
+        if not check(body is not None, f"{func}: hot loop found"):
+            continue
+        ops = Counter(t.split()[0] for t in body)
+        check(ops[insn] == count, f"{func}: {count} x {insn} per iteration, got {dict(ops)}")
+        check(not any("(" in t for t in body), f"{func}: no memory operand (spill) in {body}")
+        check(len(body) <= 2 * count + 3, f"{func}: nothing else in the loop: {body}")
+
+
+# ---- --list, --describe ----
+
+def test_list():
+    rc, lines, _ = hbk("--list")
+    check(rc == 0 and len(lines) == 1 and isinstance(lines[0], list), "--list is one JSON array")
+    check({"cpu", "null"} <= set(lines[0] if lines and isinstance(lines[0], list) else []),
+          "--list names cpu and null")
+
+
+def describe(kernel):
+    rc, lines, raw = hbk(kernel, "--describe")
+    check(rc == 0 and len(lines) == 1, f"{kernel} --describe: one line, exit 0")
+    return lines[0] if lines else {}
+
+
+def test_describe_is_json_schema():
+    for kernel in ("cpu", "null"):
+        d = describe(kernel)
+        check(d.get("v") == 1 and d.get("kernel") == kernel and d.get("unit"),
+              f"{kernel} describe header")
+        params = d.get("parameters", {})
+        check(params.get("type") == "object" and params.get("additionalProperties") is False,
+              f"{kernel} parameters object is closed")
+        props = params.get("properties", {})
+        for name, prop in props.items():
+            check(prop.get("description"), f"{kernel}.{name} has a description")
+            check("default" in prop, f"{kernel}.{name} has a default")
+            t = prop.get("type")
+            if t in ("integer", "number"):
+                check(prop["minimum"] <= prop["default"] <= prop["maximum"],
+                      f"{kernel}.{name} default within bounds")
+            elif t == "array":
+                items = prop["items"]
+                check(items["type"] == "integer" and 1 <= len(prop["default"]) <= prop["maxItems"]
+                      and all(items["minimum"] <= v <= items["maximum"] for v in prop["default"]),
+                      f"{kernel}.{name} list default within bounds")
+            elif t == "string":
+                check(prop["default"] in prop.get("enum", []), f"{kernel}.{name} default in enum")
+            else:
+                check(t == "boolean" and isinstance(prop["default"], bool), f"{kernel}.{name} type")
+    cpu = describe("cpu")["parameters"]["properties"]
+    check(list(cpu) == ["op", "isa", "threads", "repeats", "duration_s", "warmup_s",
+                        "interval_s", "no_sampler"], f"cpu parameters: {list(cpu)}")
+    check(cpu["op"]["enum"] == ["fp64", "fp32", "int32"], "cpu op enum")
+    check(cpu["isa"]["enum"] == ["auto", "avx512", "avx2", "sse2", "scalar"], "cpu isa enum")
+    check(cpu["threads"]["default"] == [1, 2, 4, 8] and cpu["threads"]["items"]["maximum"] == 256,
+          "cpu threads default and bound")
+    check((cpu["interval_s"]["minimum"], cpu["interval_s"]["maximum"]) == (0.1, 60),
+          "interval_s bounds")
+
+
+def fmt(v):
+    return str(int(v)) if float(v).is_integer() else repr(v)
+
+
+def test_describe_bounds_are_the_enforced_bounds():
+    """Each bound published by --describe is where the binary starts refusing."""
+    props = describe("cpu")["parameters"]["properties"]
+    for name, prop in props.items():
+        bounded = prop["items"] if prop["type"] == "array" else prop
+        if prop["type"] in ("integer", "number", "array"):
+            step = 1 if bounded["type"] == "integer" else 0.05
+            for value, word in ((bounded["maximum"] + step, "maximum"),
+                                (bounded["minimum"] - step, "minimum")):
+                expect_bad_param(["cpu", f"--{name}", fmt(value)], word)
+            expect_accepted_bound(name, fmt(bounded["maximum"]))
+        elif prop["type"] == "string":
+            expect_bad_param(["cpu", f"--{name}", "bogus"], "is not one of")
+
+
+def expect_accepted_bound(name, value):
+    """The maximum itself is accepted: the run gets past parsing (killed right after start)."""
+    if name in ("threads", "repeats", "duration_s", "warmup_s", "interval_s"):
+        args = ["null", f"--{name}", value]
+        p = subprocess.Popen([HBK, *args, *([] if name == "threads" else ["--threads", "1"])],
+                             stdout=subprocess.PIPE, text=True)
+        first = json.loads(p.stdout.readline() or "{}")
+        p.send_signal(signal.SIGTERM)
+        p.communicate(timeout=30)
+        check(first.get("type") == "start", f"--{name} {value} (the maximum) is accepted")
+
+
+def expect_bad_param(args, word):
+    rc, lines, raw = hbk(*args)
+    ok = (rc == 2 and len(lines) == 1 and lines[0].get("type") == "error"
+          and lines[0].get("code") == "bad_param" and lines[0].get("v") == 1
+          and word in lines[0].get("message", ""))
+    check(ok, f"{args}: exit 2, one bad_param error line containing {word!r}; got {rc} {raw!r}")
+
+
+# ---- bad parameters: exit 2, one error line, no start ----
+
+BAD = [
+    (["cpu", "--bogus", "1"], "unknown parameter"),
+    (["cpu", "--threads", "1", "--threads", "2"], "given twice"),
+    (["cpu", "--threads"], "needs a value"),
+    (["cpu", "--threads", "--repeats", "2"], "needs a value"),
+    (["cpu", "--threads", "1000000000"], "threads: 1000000000 is above the maximum 256"),
+    (["cpu", "--threads", "4; rm -rf /"], "not an integer"),
+    (["cpu", "--threads", ""], "list is empty"),
+    (["cpu", "--threads", ",".join(str(i) for i in range(1, 66))], "more than 64"),
+    (["cpu", "--threads", "4x"], "not an integer"),
+    (["cpu", "--threads", "1" + "0" * 30], "too large"),
+    (["cpu", "--repeats", "1" + "0" * 30], "too large"),
+    (["cpu", "--duration_s", "1e30"], "above the maximum 3600"),
+    (["cpu", "--duration_s", "nan"], "not a number"),
+    (["cpu", "--op", "fp16"], "is not one of fp64, fp32, int32"),
+    (["cpu", "--no_sampler", "maybe"], "not a boolean"),
+    (["cpu", "--threads=4"], "not '='"),
+    (["cpu", "stray"], "unexpected argument"),
+    (["cpu", "--describe", "--threads", "1"], "--describe takes no other"),
+    (["nosuchkernel"], "unknown kernel"),
+    ([], "name a kernel"),
+    (["--threads", "1"], "name a kernel"),
+    (["null", "--op", "fp64"], "unknown parameter"),
+]
+
+
+def test_bad_params_refused_before_work():
+    for args, word in BAD:
+        expect_bad_param(args, word)
+
+
+# ---- runs ----
+
+def start_fields_ok(start, what):
+    for key in ("kernel", "params", "unit", "t", "timer_resolution_ns", "cpus_online",
+                "affinity_cpus", "oversubscribed", "build", "expected_duration_s"):
+        check(key in start, f"{what}: start has {key}")
+    check(set(start.get("build", {})) == {"cc", "cflags"} and
+          "-O2" in start.get("build", {}).get("cflags", ""), f"{what}: build cc/cflags")
+
+
+def test_every_op_and_isa_verifies():
+    for op in ("fp64", "fp32", "int32"):
+        for isa in ("avx512", "avx2", "sse2", "scalar"):
+            what = f"cpu --op {op} --isa {isa}"
+            rc, lines, raw = hbk("cpu", *quick("--op", op, "--isa", isa))
+            if rc == 3:  # this CPU lacks it: the refusal must say why, before any start
+                check(len(lines) == 1 and lines[0].get("code") == "unsupported"
+                      and isa in lines[0].get("message", ""), f"{what}: unsupported {raw!r}")
+                continue
+            types = [x.get("type") for x in lines]
+            check(rc == 0 and types[0] == "start" and types[-1] == "end", f"{what}: {rc} {types}")
+            start, results, end = lines[0], of_type(lines, "result"), lines[-1]
+            start_fields_ok(start, what)
+            for key in ("isa", "isa_available", "vector_bits", "lanes", "fma", "accumulators",
+                        "mix", "clock_ghz", "cpus_online", "affinity_cpus"):
+                check(key in start, f"{what}: start has {key}")
+            check(start.get("isa") == isa and isa in start.get("isa_available", []),
+                  f"{what}: isa chosen")
+            check(start.get("unit") == ("GIOP/s" if op == "int32" else "GFLOP/s"), f"{what}: unit")
+            check(("int_ops_per_unit" if op == "int32" else "flops_per_instruction") in start,
+                  f"{what}: work-per-unit fact")
+            check(0.1 < (start.get("clock_ghz") or 0) < 10, f"{what}: plausible clock")
+            check(len(results) == 1 and results[0]["verified"] is True and
+                  results[0]["value"] > 0 and results[0]["op"] == op, f"{what}: verified result")
+            check(end.get("status") == "ok" and end.get("reason") is None, f"{what}: end ok")
+
+
+def test_auto_picks_an_available_isa():
+    rc, lines, _ = hbk("cpu", *quick())
+    start = lines[0] if lines else {}
+    check(rc == 0 and start.get("isa") == (start.get("isa_available") or [None])[0],
+          "isa auto takes the first (widest) available")
+
+
+def test_unsupported_isa_exits_3_without_start():
+    rc, lines, raw = hbk("cpu", *quick("--isa", "avx2"), exe=HBK_TEST,
+                         env={"HBK_TEST_HIDE_ISA": "avx2"})
+    check(rc == 3 and len(lines) == 1 and lines[0].get("code") == "unsupported"
+          and "use --isa auto" in lines[0].get("message", ""), f"unsupported isa: {rc} {raw!r}")
+
+
+def test_corruption_makes_the_run_untrusted():
+    rc, lines, raw = hbk("cpu", *quick("--op", "fp32"), exe=HBK_TEST,
+                         env={"HBK_TEST_CORRUPT": "1"})
+    results, end = of_type(lines, "result"), lines[-1] if lines else {}
+    check(rc == 4, f"corrupt: exit 4, got {rc}")
+    check(len(results) == 1 and results[0]["verified"] is False and results[0].get("reason"),
+          f"corrupt: result verified false {results}")
+    check(end.get("type") == "end" and end.get("status") == "untrusted" and end.get("reason"),
+          f"corrupt: end untrusted {end}")
+    check(not of_type(lines, "error"), "corrupt: no error line")
+    rc, lines, _ = hbk("cpu", *quick("--op", "fp32"), env={"HBK_TEST_CORRUPT": "1"})
+    check(rc == 0, "the shipped binary has no corruption hook")
+
+
+def test_samples_contiguous_and_timed():
+    rc, lines, _ = hbk("cpu", "--threads", "1", "--duration_s", "3", "--repeats", "1",
+                       "--warmup_s", "0.5", "--interval_s", "1")
+    samples = of_type(lines, "sample")
+    measured = [s for s in samples if not s["warmup"]]
+    check(rc == 0, "3-s run exits 0")
+    check([s["seq"] for s in samples] == list(range(len(samples))), "seq 0,1,2,... contiguous")
+    check(len(measured) >= 2, f"3-s run with interval 1 gives >= 2 samples: {len(measured)}")
+    check(all(0.9 < s["interval_s"] < 1.2 for s in measured), "measured intervals near 1 s")
+    check(all(s["repeat"] == 0 for s in samples if s["warmup"]) and
+          any(s["warmup"] for s in samples), "warm-up samples marked repeat 0")
+    check(all(s["v"] == 1 and s["unit"] == "GFLOP/s" and s["threads"] == 1 and s["value"] > 0
+              for s in samples), "sample fields")
+    check(all(x.get("v") == 1 for x in lines), "every line has v: 1")
+    end = lines[-1]
+    check(end.get("samples") == len(samples), "end counts the samples")
+
+
+def test_seq_contiguous_across_thread_counts():
+    rc, lines, _ = hbk("null", "--threads", "1,2", "--duration_s", "0.3", "--repeats", "2",
+                       "--warmup_s", "0.2", "--interval_s", "0.1")
+    samples = of_type(lines, "sample")
+    check(rc == 0 and [s["seq"] for s in samples] == list(range(len(samples))),
+          "seq contiguous over phases and thread counts")
+    check(len(of_type(lines, "result")) == 4, "one result per repeat per thread count")
+
+
+def test_no_sampler_prints_no_samples():
+    rc, lines, _ = hbk("null", "--threads", "1", "--duration_s", "0.5", "--repeats", "1",
+                       "--warmup_s", "0", "--no_sampler", "true")
+    check(rc == 0 and not of_type(lines, "sample") and len(of_type(lines, "result")) == 1,
+          "--no_sampler: results, no samples")
+
+
+def test_oversubscription_reported():
+    ncpu = len(os.sched_getaffinity(0))
+    rc, lines, _ = hbk("null", "--threads", str(ncpu + 1), "--duration_s", "0.2",
+                       "--repeats", "1", "--warmup_s", "0")
+    check(rc == 0 and lines[0].get("oversubscribed") is True and
+          of_type(lines, "result")[0].get("oversubscribed") is True,
+          "threads > CPUs: oversubscribed true")
+
+
+def test_sigterm_stops_with_interrupted_error():
+    p = subprocess.Popen([HBK, "null", "--threads", "2", "--duration_s", "60"],
+                         stdout=subprocess.PIPE, text=True)
+    first = json.loads(p.stdout.readline())  # arrives at once: stdout is flushed per line
+    p.send_signal(signal.SIGTERM)
+    out, _ = p.communicate(timeout=10)
+    last = json.loads(out.strip().splitlines()[-1]) if out.strip() else first
+    check(first.get("type") == "start", "start line arrives while running")
+    check(p.returncode == 1 and last.get("type") == "error" and last.get("code") == "internal"
+          and last.get("message", "").startswith("interrupted"),
+          f"SIGTERM: exit 1, error internal interrupted; got {p.returncode} {last}")
+
+
+def test_dies_with_its_parent():
+    script = ("import subprocess,sys,time;"
+              "p=subprocess.Popen([sys.argv[1],'null','--threads','1','--duration_s','60'],"
+              "stdout=subprocess.DEVNULL);print(p.pid,flush=True);time.sleep(60)")
+    parent = subprocess.Popen([sys.executable, "-c", script, HBK], stdout=subprocess.PIPE,
+                              text=True)
+    pid = int(parent.stdout.readline())
+    time.sleep(0.3)
+    parent.kill()
+    parent.wait()
+    deadline = time.time() + 5
+    while time.time() < deadline and alive(pid):
+        time.sleep(0.05)
+    check(not alive(pid), "the kernel exits when its parent dies")
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:
+        return False
+
+
+def test_null_kernel_runs():
+    rc, lines, _ = hbk("null", "--threads", "1", "--duration_s", "0.2", "--repeats", "1",
+                       "--warmup_s", "0")
+    results = of_type(lines, "result")
+    check(rc == 0 and len(results) == 1 and results[0]["value"] > 0 and
+          results[0]["verified"] is True, "null kernel result")
+    start_fields_ok(lines[0], "null")
+
+
+def main():
+    tests = [v for k, v in globals().items() if k.startswith("test_") and callable(v)]
+    for t in tests:
+        before = failed
+        t0 = time.time()
+        try:
+            t()
+        except Exception as e:  # a crash in a test is a failure, not an abort of the suite
+            check(False, f"{t.__name__} raised {type(e).__name__}: {e}")
+        if os.environ.get("VERBOSE"):
+            print(f"{t.__name__}: {'ok' if failed == before else 'FAILED'} "
+                  f"({time.time() - t0:.1f} s)")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

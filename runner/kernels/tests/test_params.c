@@ -1,0 +1,158 @@
+/* Parameter parsing: every malformed input is refused with bad_param and a message that names
+ * the problem; every kernel's defaults parse and lie within bounds. */
+#include "check.h"
+#include "harness.h"
+#include "params.h"
+
+static const char *const colors[] = {"red", "green", NULL};
+static const hb_param_def table[] = {
+    {"threads", HB_P_INT_LIST, "1,2,4,8", 1, 256, NULL, "t"},
+    {"repeats", HB_P_INT, "3", 1, 100, NULL, "r"},
+    {"duration_s", HB_P_DOUBLE, "5", 0.2, 3600, NULL, "d"},
+    {"color", HB_P_ENUM, "red", 0, 0, colors, "c"},
+    {"no_sampler", HB_P_BOOL, "false", 0, 1, NULL, "b"},
+    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL},
+};
+static const hb_param_def *const tables[] = {table, NULL};
+
+static hb_status parse(hb_params *p, hb_err *err, int argc, char **argv)
+{
+    err->code = HB_OK;
+    err->message[0] = '\0';
+    return hb_params_parse(p, "test", tables, argc, argv, err);
+}
+
+/* argv must be refused, with a message containing `want`. */
+static void refused(int argc, char **argv, const char *want)
+{
+    hb_params p;
+    hb_err err;
+    hb_status st = parse(&p, &err, argc, argv);
+    CHECK(st == HB_BAD_PARAM, "%s %s: status %d", argv[0], argc > 1 ? argv[1] : "", st);
+    CHECK(strstr(err.message, want) != NULL, "message \"%s\" lacks \"%s\"", err.message, want);
+}
+
+#define REFUSED(want, ...)                                                                     \
+    do {                                                                                       \
+        char *args_[] = {__VA_ARGS__};                                                         \
+        refused((int)(sizeof args_ / sizeof args_[0]), args_, want);                           \
+    } while (0)
+
+static void test_defaults_when_nothing_given(void)
+{
+    hb_params p;
+    hb_err err;
+    CHECK(parse(&p, &err, 0, NULL) == HB_OK, "%s", err.message);
+    const hb_value *t = hb_param(&p, "threads");
+    CHECK(t->n == 4 && t->i[0] == 1 && t->i[3] == 8, "threads default");
+    CHECK(hb_param_int(&p, "repeats") == 3, "repeats default");
+    CHECK(hb_param_double(&p, "duration_s") == 5.0, "duration default");
+    CHECK(hb_param_choice(&p, "color") == 0, "enum default");
+    CHECK(hb_param_bool(&p, "no_sampler") == 0, "bool default");
+    CHECK(!t->given, "defaults are not marked given");
+}
+
+static void test_good_values_parse(void)
+{
+    hb_params p;
+    hb_err err;
+    char *argv[] = {"--threads", "2,1,256", "--repeats", "100", "--duration_s", "0.2",
+                    "--color", "green", "--no-sampler", "--"};
+    CHECK(parse(&p, &err, 9, argv) == HB_OK, "%s", err.message);
+    const hb_value *t = hb_param(&p, "threads");
+    CHECK(t->n == 3 && t->i[0] == 2 && t->i[2] == 256, "threads list");
+    CHECK(hb_param_int(&p, "repeats") == 100, "repeats at maximum");
+    CHECK(hb_param_double(&p, "duration_s") == 0.2, "duration at minimum");
+    CHECK(hb_param_choice(&p, "color") == 1, "enum");
+    CHECK(hb_param_bool(&p, "no_sampler") == 1, "bare bool flag, hyphen spelling");
+    char *argv2[] = {"--no_sampler", "false", "--duration_s", "1e1"};
+    CHECK(parse(&p, &err, 4, argv2) == HB_OK, "%s", err.message);
+    CHECK(hb_param_bool(&p, "no_sampler") == 0 && hb_param_double(&p, "duration_s") == 10,
+          "explicit false, exponent");
+}
+
+static void test_malformed_values_refused(void)
+{
+    REFUSED("unknown parameter", "--bogus", "1");
+    REFUSED("given twice", "--repeats", "1", "--repeats", "2");
+    REFUSED("given twice", "--no_sampler", "--no-sampler");
+    REFUSED("needs a value", "--repeats");
+    REFUSED("needs a value", "--threads", "--repeats", "2");
+    REFUSED("above the maximum 256", "--threads", "1000000000");
+    REFUSED("below the minimum 1", "--threads", "0");
+    REFUSED("below the minimum 1", "--threads", "-3");
+    REFUSED("not an integer", "--threads", "4; rm -rf /");
+    REFUSED("not an integer", "--threads", "4x");
+    REFUSED("not an integer", "--threads", " 4");
+    REFUSED("not an integer", "--threads", "+4");
+    REFUSED("not an integer", "--repeats", "2.5");
+    REFUSED("not an integer", "--repeats", "0x10");
+    REFUSED("too large", "--threads", "1000000000000000000000000000000");
+    REFUSED("too large", "--repeats", "99999999999999999999");
+    REFUSED("list is empty", "--threads", "");
+    REFUSED("empty item", "--threads", "1,,2");
+    REFUSED("empty item", "--threads", ",1");
+    REFUSED("ends with a comma", "--threads", "1,");
+    REFUSED("appears twice", "--threads", "2,4,2");
+    REFUSED("not a number", "--duration_s", "abc");
+    REFUSED("not a number", "--duration_s", "5s");
+    REFUSED("not a number", "--duration_s", "nan");
+    REFUSED("not a number", "--duration_s", "inf");
+    REFUSED("not a number", "--duration_s", "0x1p3");
+    REFUSED("too large", "--duration_s", "1e999");
+    REFUSED("below the minimum 0.2", "--duration_s", "0.1");
+    REFUSED("above the maximum 3600", "--duration_s", "3600.5");
+    REFUSED("is not one of red, green", "--color", "blue");
+    REFUSED("is not one of", "--color", "RED");
+    REFUSED("not a boolean", "--no_sampler", "yes");
+    REFUSED("unexpected argument", "threads", "4");
+    REFUSED("unexpected argument", "-t", "4");
+    REFUSED("not '='", "--threads=4");
+    REFUSED("unknown parameter", "--Threads", "4");
+}
+
+static void test_list_longer_than_64_refused(void)
+{
+    static char buf[1024];
+    size_t len = 0;
+    for (int i = 1; i <= 65; i++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%d", i > 1 ? "," : "", i);
+    REFUSED("more than 64 values", "--threads", buf);
+    buf[strlen(buf) - 3] = '\0'; /* 64 values */
+    hb_params p;
+    hb_err err;
+    char *argv[] = {"--threads", buf};
+    CHECK(parse(&p, &err, 2, argv) == HB_OK, "64 values: %s", err.message);
+    CHECK(hb_param(&p, "threads")->n == 64, "64 items");
+}
+
+static void test_every_kernel_default_parses_within_bounds(void)
+{
+    for (int k = 0; hb_kernels[k]; k++) {
+        const hb_param_def *kt[3];
+        hb_params p;
+        hb_err err;
+        hb_kernel_tables(hb_kernels[k], kt);
+        CHECK(hb_params_parse(&p, hb_kernels[k]->name, kt, 0, NULL, &err) == HB_OK,
+              "%s: %s", hb_kernels[k]->name, err.message);
+        for (int t = 0; kt[t]; t++)
+            for (const hb_param_def *d = kt[t]; d->name; d++) {
+                CHECK(d->help && d->help[0], "%s.%s has help", hb_kernels[k]->name, d->name);
+                CHECK(d->type == HB_P_ENUM || d->type == HB_P_BOOL || d->min <= d->max,
+                      "%s.%s bounds", hb_kernels[k]->name, d->name);
+            }
+        CHECK(hb_kernels[k]->work && hb_kernels[k]->setup && hb_kernels[k]->unit_scale > 0,
+              "%s descriptor complete", hb_kernels[k]->name);
+        CHECK(hb_kernel_find(hb_kernels[k]->name) == hb_kernels[k], "registry lookup");
+    }
+}
+
+int main(void)
+{
+    test_defaults_when_nothing_given();
+    test_good_values_parse();
+    test_malformed_values_refused();
+    test_list_longer_than_64_refused();
+    test_every_kernel_default_parses_within_bounds();
+    return check_summary();
+}
