@@ -74,7 +74,7 @@ class Experiment:
                 out[name] = [params[p.name]] if p.one_of_list else params[p.name]
             elif name in self.defaults:
                 out[name] = self.defaults[name]
-            elif name in props and "default" in props[name]:
+            elif name in props and props[name].get("default") is not None:
                 out[name] = copy.deepcopy(props[name]["default"])
             else:
                 raise ParamError(f"{p.name if p else name}: required (the kernel has no default)")
@@ -106,7 +106,7 @@ EXPERIMENTS: dict[str, Experiment] = {
 }
 
 # A value that reaches argv: no option look-alikes, no list separators, nothing a human would not type.
-_SAFE_TEXT = re.compile(r"^[A-Za-z0-9_.:+/]+$")
+_SAFE_TEXT = re.compile(r"[A-Za-z0-9_.:+/][A-Za-z0-9_.:+/-]*")
 
 
 def format_arg(name: str, value: Any) -> str:
@@ -117,7 +117,7 @@ def format_arg(name: str, value: Any) -> str:
     if isinstance(value, float):
         return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
     if isinstance(value, str):
-        if not _SAFE_TEXT.match(value):
+        if not _SAFE_TEXT.fullmatch(value):
             raise ParamError(f"{name}: {value!r} has characters not allowed in a kernel argument")
         return value
     if isinstance(value, list) and value and all(not isinstance(v, list) for v in value):

@@ -14,6 +14,7 @@ from .errors import ProtocolError
 
 VERSION = 1
 MAX_LINE_BYTES = 64 * 1024
+MAX_RESULTS = 10_000  # thread counts × repeats is far below this
 
 _NUM = "number"
 _INT = "integer"
@@ -142,6 +143,8 @@ class Stream:
                 raise ProtocolError(f"more than {self.max_samples} samples for this run")
             self.next_seq += 1
         elif kind == "result":
+            if len(self.results) >= MAX_RESULTS:
+                raise ProtocolError(f"more than {MAX_RESULTS} result events")
             self.results.append(event)
         elif kind == "end":
             self.end = event

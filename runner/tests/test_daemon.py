@@ -1,0 +1,276 @@
+"""The daemon's run logic with fake kernels (valid, garbage, crash, hang, ...) against the fake server."""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from hostbench_runner.daemon import RESTARTED_REASON, Daemon, State
+from hostbench_runner.spool import Spool
+from runner_fakes import FakeServer, kernel_calls, pids_alive
+
+CPU_PARAMS = {"op": "fp64", "threads": [1, 2], "repeats": 1, "duration_s": 1, "warmup_s": 0}
+
+
+def assignment(run_id: int = 1, attempt: int = 1, experiment: str = "cpu", params: Any = None,
+               deadline_s: float = 30, lease_s: float = 15) -> dict[str, Any]:
+    return {"run_id": run_id, "attempt": attempt, "experiment": experiment,
+            "params": dict(CPU_PARAMS) if params is None else params,
+            "deadline_s": deadline_s, "lease_s": lease_s}
+
+
+@contextmanager
+def daemon_for(settings):
+    d = Daemon(settings)
+    d.api.set_token(FakeServer.runner_token)
+    for path in (settings.state_dir, settings.spool_dir, settings.work_dir):
+        path.mkdir(parents=True, exist_ok=True)
+    d.uploader.start()
+    try:
+        yield d
+    finally:
+        d.close()
+
+
+def run_once(server, settings, assign) -> tuple[Daemon, dict[str, Any] | None]:
+    with daemon_for(settings) as d:
+        d.execute(assign)
+        assert d.state is State.IDLE and d.run is None
+        assert d.uploader.wait_idle(5), "uploader did not drain"
+        finish = server.finishes[-1][1] if server.finishes else None
+        return d, finish
+
+
+def test_valid_stream_succeeds_and_everything_is_uploaded(server, settings_for, fake_kernel):
+    kbin = fake_kernel("ok")
+    settings = settings_for(server.url, kbin)
+    _, finish = run_once(server, settings, assignment(run_id=5))
+
+    assert finish["status"] == "succeeded" and finish["reason"] is None and finish["attempt"] == 1
+    assert finish["end"]["status"] == "ok" and len(finish["results"]) == 1
+    assert server.starts[0][0] == "5" and server.starts[0][1]["kernel_info"]["type"] == "start"
+    assert server.seqs(5, 1) == [0, 1, 2, 3, 4]
+    sample = server.samples[("5", 1)][0]
+    assert set(sample) == {"seq", "t", "interval_s", "threads", "repeat", "warmup", "value", "unit"}
+    # start is sent before any sample, finish after the last
+    paths = [p for _, p, _ in server.requests if "/runs/" in p and not p.endswith("/lease")]
+    assert paths[0].endswith("/start") and paths[-1].endswith("/finish")
+
+    call = kernel_calls(kbin)[0]
+    assert call["argv"] == ["cpu", "--op", "fp64", "--threads", "1,2", "--repeats", "1",
+                            "--duration_s", "1", "--warmup_s", "0"]
+    assert call["env_token"] is None  # the registration token never reaches a kernel
+    assert call["cwd"].startswith(str(settings.work_dir))
+    assert list(settings.spool_dir.iterdir()) == []  # all acknowledged: spool deleted
+    assert list(settings.work_dir.iterdir()) == []
+
+
+def test_cpu_trace_maps_to_one_thread_count(server, settings_for, fake_kernel):
+    kbin = fake_kernel("ok")
+    run_once(server, settings_for(server.url, kbin),
+             assignment(experiment="cpu_trace", params={"op": "int32", "threads": 4, "duration_s": 600}))
+    assert kernel_calls(kbin)[0]["argv"] == ["cpu", "--op", "int32", "--threads", "4", "--repeats", "1",
+                                             "--duration_s", "600", "--warmup_s", "0"]
+
+
+@pytest.mark.parametrize(
+    "mode, status, reason_parts",
+    [
+        ("garbage", "failed", ["kernel protocol error", "line 3: not JSON", "Segmentation fault? no"]),
+        ("bad_version", "failed", ["unsupported protocol version 2"]),
+        ("crash", "failed", ["kernel failed (killed by SIGSEGV)", "stderr: fake kernel: about to crash"]),
+        ("exit1", "failed", ["kernel failed (exit code 1)", "internal failure"]),
+        ("no_end", "failed", ["without an end event (exit code 0)"]),
+        ("bad_param", "failed", ["kernel error bad_param: threads: 999 is above the maximum 256 (exit code 2)"]),
+        ("untrusted", "untrusted", ["checksum mismatch in thread 0"]),
+    ],
+)
+def test_bad_kernels_finish_with_a_clear_reason(server, settings_for, fake_kernel, mode, status, reason_parts):
+    kbin = fake_kernel(mode)
+    started = time.monotonic()
+    _, finish = run_once(server, settings_for(server.url, kbin), assignment())
+    assert finish["status"] == status
+    for part in reason_parts:
+        assert part in finish["reason"]
+    assert time.monotonic() - started < 5
+    assert pids_alive([c["pid"] for c in kernel_calls(kbin)]) == []
+
+
+def test_crashed_kernel_keeps_the_samples_it_measured(server, settings_for, fake_kernel):
+    run_once(server, settings_for(server.url, fake_kernel("crash")), assignment(run_id=9))
+    assert server.seqs(9, 1) == [0]
+
+
+def test_hanging_kernel_is_killed_at_the_deadline(server, settings_for, fake_kernel):
+    kbin = fake_kernel("hang")  # ignores SIGTERM: the runner must escalate to SIGKILL
+    started = time.monotonic()
+    _, finish = run_once(server, settings_for(server.url, kbin), assignment(deadline_s=1))
+    elapsed = time.monotonic() - started
+    assert finish["status"] == "failed" and finish["reason"] == "deadline exceeded (1 s)"
+    assert 1.0 <= elapsed < 4.0
+    assert pids_alive([c["pid"] for c in kernel_calls(kbin)]) == []
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({**CPU_PARAMS, "threads": "4; rm -rf /"}, "invalid params: threads: expected array"),
+        ({**CPU_PARAMS, "threads": [1, 512]}, "invalid params: threads[1]: 512 is above the maximum 256"),
+        ({**CPU_PARAMS, "evil": 1}, "invalid params: evil: unknown parameter"),
+        ({**CPU_PARAMS, "repeats": "3"}, "invalid params: repeats: expected integer"),
+        (None, None),
+    ],
+)
+def test_runner_refuses_bad_params_without_starting_the_kernel(server, settings_for, fake_kernel, params, message):
+    kbin = fake_kernel("ok")
+    assign = assignment(params=params)
+    if params is None:
+        assign["params"] = "op=fp64"
+        message = "invalid params: params: expected object"
+    _, finish = run_once(server, settings_for(server.url, kbin), assign)
+    assert finish["status"] == "failed" and finish["reason"].startswith(message)
+    assert finish["results"] == [] and finish["end"] is None
+    assert not any(c["argv"][-1] != "--describe" for c in kernel_calls(kbin))
+    assert server.starts == []
+
+
+def test_unknown_experiment_and_bad_deadline_are_refused(server, settings_for, fake_kernel):
+    settings = settings_for(server.url, fake_kernel("ok"))
+    _, finish = run_once(server, settings, assignment(experiment="rm -rf /"))
+    assert finish["reason"].startswith("invalid params: unknown experiment 'rm -rf /'")
+    _, finish = run_once(server, settings, assignment(run_id=2, deadline_s=-1))
+    assert finish["reason"] == "invalid params: deadline_s must be a positive number, got -1"
+
+
+def test_missing_kernel_binary_fails_the_run(server, settings_for, tmp_path):
+    _, finish = run_once(server, settings_for(server.url, tmp_path / "nope"), assignment())
+    assert finish["status"] == "failed"
+    assert finish["reason"].startswith("kernel unavailable: kernel binary") and "not found" in finish["reason"]
+
+
+def test_assignment_without_run_key_is_ignored(server, settings_for, fake_kernel):
+    _, finish = run_once(server, settings_for(server.url, fake_kernel("ok")), {"run_id": "../x", "attempt": 1})
+    assert finish is None and kernel_calls(fake_kernel("ok")) == []
+
+
+def test_lease_409_stops_the_kernel_without_finish(server, settings_for, fake_kernel):
+    server.lease_status = 409
+    kbin = fake_kernel("slow")
+    started = time.monotonic()
+    d, finish = run_once(server, settings_for(server.url, kbin), assignment(run_id=3))
+    assert time.monotonic() - started < 3
+    assert finish is None  # the server already decided
+    assert server.leases and server.seqs(3, 1)  # samples measured before the stop were uploaded
+    assert pids_alive([c["pid"] for c in kernel_calls(kbin)]) == []
+    assert list(d.s.spool_dir.iterdir()) == []
+
+
+def test_lease_that_cannot_be_renewed_stops_the_kernel(server, settings_for, fake_kernel):
+    server.lease_status = 503  # the rest of the API still works
+    _, finish = run_once(server, settings_for(server.url, fake_kernel("slow")), assignment(run_id=4))
+    assert finish["status"] == "failed"
+    assert finish["reason"] == "lease lost: server unreachable for 1 s"
+
+
+def test_stale_samples_drop_the_spool_and_stop_the_kernel(server, settings_for, fake_kernel):
+    server.samples_statuses = [409]
+    kbin = fake_kernel("slow")
+    d, finish = run_once(server, settings_for(server.url, kbin), assignment(run_id=6))
+    assert finish is None and server.seqs(6, 1) == []
+    assert list(d.s.spool_dir.iterdir()) == []
+    assert pids_alive([c["pid"] for c in kernel_calls(kbin)]) == []
+
+
+def test_server_errors_are_retried_until_every_sample_lands(server, settings_for, fake_kernel):
+    server.samples_statuses = [503, 500, 429]
+    _, finish = run_once(server, settings_for(server.url, fake_kernel("ok")), assignment(run_id=8))
+    assert finish["status"] == "succeeded"
+    assert server.seqs(8, 1) == [0, 1, 2, 3, 4]
+    assert server.sample_posts >= 4
+
+
+def test_rejected_samples_fail_the_run_locally(server, settings_for, fake_kernel):
+    server.samples_statuses = [422]
+    _, finish = run_once(server, settings_for(server.url, fake_kernel("slow")), assignment(run_id=10))
+    assert finish["status"] == "failed"
+    assert finish["reason"].startswith("server rejected samples 0..") and "HTTP 422" in finish["reason"]
+
+
+def test_finish_is_retried_after_server_errors(server, settings_for, fake_kernel):
+    server.finish_statuses = [502, 503]
+    _, finish = run_once(server, settings_for(server.url, fake_kernel("ok")), assignment(run_id=11))
+    assert finish["status"] == "succeeded" and len(server.finishes) == 1
+
+
+def test_leftover_spool_is_uploaded_then_finished_failed(server, settings_for, fake_kernel):
+    settings = settings_for(server.url, fake_kernel("ok"))
+    spool = Spool.create(settings.spool_dir, 21, 2, "cpu")
+    spool.set_start({"v": 1, "type": "start", "kernel": "cpu"})
+    for seq in range(3):
+        spool.append_sample({"seq": seq, "t": 1.0 + seq, "interval_s": 1.0, "threads": 1, "repeat": 1,
+                             "warmup": False, "value": 2.0, "unit": "GFLOP/s"})
+    spool.ack_start()
+    spool.ack_samples(0)  # the runner died here: 1 and 2 were spooled but never acknowledged
+    with daemon_for(settings) as d:
+        d.recover_spools()
+        assert d.uploader.wait_idle(5)
+    assert server.seqs(21, 2) == [1, 2]
+    assert server.starts == []  # already acknowledged before the crash
+    run_id, finish = server.finishes[0]
+    assert run_id == "21" and finish == {"attempt": 2, "status": "failed", "reason": RESTARTED_REASON,
+                                         "results": [], "end": None}
+    assert list(settings.spool_dir.iterdir()) == []
+
+
+def test_leftover_spool_with_finish_sends_that_finish(server, settings_for, fake_kernel):
+    settings = settings_for(server.url, fake_kernel("ok"))
+    spool = Spool.create(settings.spool_dir, 22, 1, "cpu")
+    spool.set_finish({"attempt": 1, "status": "succeeded", "reason": None, "results": [], "end": {"status": "ok"}})
+    with daemon_for(settings) as d:
+        d.recover_spools()
+        assert d.uploader.wait_idle(5)
+    assert server.finishes[0][1]["status"] == "succeeded"
+
+
+def test_uploads_wait_while_the_server_is_down(server, settings_for, fake_kernel):
+    server.down = True
+    settings = settings_for(server.url, fake_kernel("ok"))
+    with daemon_for(settings) as d:
+        d.execute(assignment(run_id=30))
+        time.sleep(0.3)
+        assert server.seqs(30, 1) == [] and len(list(settings.spool_dir.iterdir())) == 1
+        server.down = False
+        assert d.uploader.wait_idle(5)
+    assert server.seqs(30, 1) == [0, 1, 2, 3, 4] and server.finishes[0][1]["status"] == "succeeded"
+
+
+def test_shutdown_flag_stops_a_running_kernel(server, settings_for, fake_kernel):
+    kbin = fake_kernel("slow")
+    settings = settings_for(server.url, kbin)
+    with daemon_for(settings) as d:
+        d._begin(assignment(run_id=40))
+        deadline = time.monotonic() + 5
+        while not server.seqs(40, 1) and time.monotonic() < deadline:
+            d.step()
+        d.shutdown.set()
+        while d.state is not State.IDLE:
+            d.step()
+        assert d.uploader.wait_idle(5)
+    finish = server.finishes[0][1]
+    assert finish["status"] == "failed" and finish["reason"] == "runner stopped"
+    assert pids_alive([c["pid"] for c in kernel_calls(kbin)]) == []
+
+
+def test_prepare_removes_leftover_work_files(server, settings_for, fake_kernel):
+    settings = settings_for(server.url, fake_kernel("ok"))
+    junk = settings.work_dir / "run-1-attempt-1"
+    junk.mkdir(parents=True)
+    (junk / "disk-kernel.dat").write_bytes(b"x" * 10)
+    (settings.work_dir / "stray").write_text("x")
+    d = Daemon(settings)
+    d.clean_work_dir()
+    assert list(settings.work_dir.iterdir()) == []
+    d.close()

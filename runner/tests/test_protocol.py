@@ -1,0 +1,105 @@
+import json
+
+import pytest
+
+from hostbench_runner.errors import ProtocolError
+from hostbench_runner.protocol import MAX_LINE_BYTES, Stream, parse_line, sample_for_api
+
+START = {"v": 1, "type": "start", "kernel": "cpu", "params": {}, "unit": "GFLOP/s", "t": 1.0}
+END = {"v": 1, "type": "end", "status": "ok", "reason": None, "samples": 2, "t": 3.0}
+
+
+def sample(seq, **kw):
+    return {"v": 1, "type": "sample", "seq": seq, "t": 2.0 + seq, "interval_s": 1.0, "threads": 1,
+            "repeat": 1, "warmup": False, "value": 5.5, "unit": "GFLOP/s", **kw}
+
+
+def line(obj):
+    return (json.dumps(obj) + "\n").encode()
+
+
+def test_valid_stream():
+    s = Stream()
+    for obj in (START, sample(0), sample(1, op="fp64"),
+                {"v": 1, "type": "result", "threads": 1, "repeat": 1, "value": 5.0, "unit": "GFLOP/s",
+                 "work": 10, "seconds": 2.0, "verified": True}, END):
+        s.feed(line(obj))
+    assert s.closed and s.end["status"] == "ok" and len(s.results) == 1 and s.next_seq == 2
+
+
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        (b"Segmentation fault\n", "not JSON"),
+        (b"\xff\xfe{}\n", "not UTF-8"),
+        (b"[1,2]\n", "not a JSON object"),
+        (b'{"type":"start"}\n', "unsupported protocol version None"),
+        (line({**START, "v": 2}), "unsupported protocol version 2"),
+        (line({**START, "v": "1"}), "unsupported protocol version '1'"),
+        (line({**START, "v": True}), "unsupported protocol version True"),
+        (line({**START, "type": "hello"}), "unknown event type 'hello'"),
+        (line({k: v for k, v in START.items() if k != "unit"}), "start event without 'unit'"),
+        (line(sample(0, value="fast")), "sample.value must be number"),
+        (line(sample(0, warmup=1)), "sample.warmup must be boolean"),
+        (line(sample(-1)), "seq must be >= 0"),
+        (b'{"v":1,"type":"sample","seq":0,"t":1,"interval_s":1,"threads":1,"repeat":1,"warmup":false,"value":NaN,"unit":"x"}',
+         "not JSON"),
+        (line({**END, "status": "great"}), "end.status 'great'"),
+        (b"x" * (MAX_LINE_BYTES + 1), "longer than"),
+    ],
+)
+def test_bad_lines_are_refused(raw, message):
+    with pytest.raises(ProtocolError, match=message):
+        parse_line(raw)
+
+
+def test_stream_order_rules():
+    s = Stream()
+    with pytest.raises(ProtocolError, match="line 1: sample event before start"):
+        s.feed(line(sample(0)))
+
+    s = Stream()
+    s.feed(line(START))
+    with pytest.raises(ProtocolError, match="second start"):
+        s.feed(line(START))
+
+    s = Stream()
+    s.feed(line(START))
+    s.feed(line(sample(0)))
+    with pytest.raises(ProtocolError, match="seq 2 where 1 was expected"):
+        s.feed(line(sample(2)))
+
+    s = Stream()
+    s.feed(line(START))
+    s.feed(line(END))
+    with pytest.raises(ProtocolError, match="after the last event"):
+        s.feed(line(sample(0)))
+
+
+def test_error_event_alone_is_a_complete_stream():
+    s = Stream()
+    s.feed(line({"v": 1, "type": "error", "code": "bad_param", "message": "threads: 0 is below 1"}))
+    assert s.closed and s.error["code"] == "bad_param"
+
+
+def test_missing_end_leaves_stream_open():
+    s = Stream()
+    s.feed(line(START))
+    s.feed(line(sample(0)))
+    assert not s.closed and s.end is None
+
+
+def test_sample_cap():
+    s = Stream(max_samples=2)
+    s.feed(line(START))
+    s.feed(line(sample(0)))
+    s.feed(line(sample(1)))
+    with pytest.raises(ProtocolError, match="more than 2 samples"):
+        s.feed(line(sample(2)))
+
+
+def test_sample_for_api_keeps_only_the_api_fields():
+    assert sample_for_api(parse_line(line(sample(3, op="fp64")))) == {
+        "seq": 3, "t": 5.0, "interval_s": 1.0, "threads": 1, "repeat": 1, "warmup": False,
+        "value": 5.5, "unit": "GFLOP/s",
+    }
