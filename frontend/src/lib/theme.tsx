@@ -60,10 +60,3 @@ export function ThemeProvider({ children }: { children: ReactNode }) {
 export function useTheme(): ThemeState {
   return useContext(ThemeContext);
 }
-
-/** Read a CSS custom property (chart colours follow the theme). */
-export function cssVar(name: string, fallback: string): string {
-  if (typeof getComputedStyle !== 'function' || typeof document === 'undefined') return fallback;
-  const v = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
-  return v || fallback;
-}

@@ -4,11 +4,11 @@
 import { useId, useMemo } from 'react';
 import type { ChartData, ChartOptions } from 'chart.js';
 import { ChartCanvas } from '../../../components/chart/ChartCanvas';
-import { seriesPalette, warmupColor } from '../../../config/chart';
+import { chartChrome, seriesPalette, warmupColor } from '../../../config/chart';
 import { DECIMATION_SAMPLES } from '../../../config/live';
 import type { Sample } from '../../../lib/api/types';
 import { formatNumber } from '../../../lib/format';
-import { cssVar, type Theme } from '../../../lib/theme';
+import type { Theme } from '../../../lib/theme';
 import { buildSeries } from '../lib/series';
 
 export interface LiveRunChartProps {
@@ -50,8 +50,7 @@ export function LiveRunChart({ samples, t0, unit, theme, title = 'Live throughpu
   }, [series]);
 
   const options = useMemo<ChartOptions<'line'>>(() => {
-    const text = cssVar('--fg-muted', theme === 'dark' ? '#a1a1aa' : '#52525b');
-    const grid = cssVar('--border', theme === 'dark' ? '#3f3f46' : '#e4e4e7');
+    const { text, grid } = chartChrome[theme];
     return {
       animation: false,
       parsing: false,
@@ -63,6 +62,7 @@ export function LiveRunChart({ samples, t0, unit, theme, title = 'Live throughpu
       scales: {
         x: {
           type: 'linear',
+          min: 0,
           title: { display: true, text: 'seconds since run start', color: text },
           ticks: { color: text },
           grid: { color: grid },

@@ -14,14 +14,14 @@ function Validity({ row }: { row: ResultRow }) {
   );
 }
 
-export function ResultsTable({ result, caption = 'Results' }: { result: RunResult; caption?: string }) {
+export function ResultsTable({ result }: { result: RunResult }) {
   const rows = result.rows;
   if (rows.length === 0) return <p className="state state-empty">The run finished without result rows.</p>;
   return (
     <div className="table-scroll">
       <table className="table results-table">
         <caption>
-          {caption}: thread count → mean ± stddev over repeats ({result.unit})
+          Thread count → mean ± stddev over repeats ({result.unit})
         </caption>
         <thead>
           <tr>

@@ -1,0 +1,42 @@
+// A person registers nothing here: the caller has started the backend and one runner. They open the
+// dashboard, start a tiny CPU job from the host card, watch it live, and read the result.
+import { fileURLToPath } from 'node:url';
+import { expect, test } from '@playwright/test';
+
+const SCREENSHOT = fileURLToPath(new URL('../../docs/screenshots/cpu-run.png', import.meta.url));
+
+test('a tiny CPU job runs live and ends with a GFLOP/s result for 1 thread', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByRole('heading', { name: 'Hosts', level: 1 })).toBeVisible();
+  const card = page.getByRole('article').first();
+  await expect(card).toBeVisible();
+  await expect(card.getByText('Sockets × cores × threads')).toBeVisible();
+  await expect(page.getByRole('status', { name: 'System health' })).toContainText(/runner/);
+
+  await card.getByRole('link', { name: /^New job on / }).click();
+  await expect(page).toHaveURL(/\/jobs\/new\?host=\d+/);
+  await page.getByLabel('Experiment').selectOption('cpu');
+  await page.getByLabel(/^threads/i).fill('1');
+  await page.getByLabel(/^repeats/i).fill('1');
+  await page.getByLabel(/^duration/i).fill('3');
+  await page.getByLabel(/^warm-?up/i).fill('0');
+  await expect(page.getByText(/Estimated duration/)).toContainText('3 s');
+  await page.getByRole('button', { name: 'Start run' }).click();
+
+  await expect(page).toHaveURL(/\/runs\/\d+$/);
+  const chart = page.getByRole('figure', { name: /live throughput/i });
+  await expect(chart).toBeVisible();
+  await expect
+    .poll(async () => Number(await chart.getAttribute('data-points')), { timeout: 90_000, message: 'live points on the chart' })
+    .toBeGreaterThanOrEqual(2);
+
+  const results = page.getByRole('table', { name: /mean ± stddev/ });
+  await expect(results).toBeVisible({ timeout: 120_000 });
+  const oneThread = results.getByRole('row').filter({ has: page.getByRole('rowheader', { name: '1', exact: true }) });
+  await expect(oneThread).toHaveCount(1);
+  await expect(oneThread).toContainText(/\d[\d,.]* ± \d[\d,.]*/);
+  await expect(oneThread).toContainText('GFLOP/s');
+  await expect(page.getByRole('progressbar', { name: 'Progress' })).toBeVisible();
+
+  await page.screenshot({ path: SCREENSHOT, fullPage: true });
+});

@@ -1,0 +1,112 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { cpuExperiment, cpuTraceExperiment, run } from '../../../test/fixtures';
+import { jsonResponse, renderWithProviders } from '../../../test/render';
+import { NewJobForm } from './NewJobForm';
+
+const hosts = [{ id: 1, name: 'bench-a', online: true }];
+
+function setup(fetchImpl?: (req: Request) => Promise<Response>) {
+  const fetchMock = vi.fn(fetchImpl ?? (async () => jsonResponse({ id: 1, created_at: '', experiment: 'cpu', runs: [run()] }, 201)));
+  vi.stubGlobal('fetch', fetchMock);
+  const onCreated = vi.fn();
+  renderWithProviders(<NewJobForm hosts={hosts} experiments={[cpuExperiment, cpuTraceExperiment]} onCreated={onCreated} />);
+  return { fetchMock, onCreated, user: userEvent.setup() };
+}
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('NewJobForm (generated from the experiment schema)', () => {
+  it('pre-fills defaults, shows help text, and estimates the duration', () => {
+    setup();
+    expect(screen.getByLabelText(/bench-a/)).toBeChecked();
+    expect(screen.getByLabelText('Experiment')).toHaveValue('cpu');
+    expect(screen.getByLabelText('Op')).toHaveValue('fp64');
+    expect(screen.getByRole('option', { name: 'FP32 FLOPS' })).toBeInTheDocument();
+    expect(screen.getByLabelText('Threads')).toHaveValue('1, 2, 4, 8');
+    expect(screen.getByLabelText('Repeats')).toHaveValue(3);
+    expect(screen.getByLabelText('Duration (s)')).toHaveValue(5);
+    expect(screen.getByLabelText('Warm-up (s)')).toHaveValue(1);
+    expect(screen.getByLabelText('Repeats')).toHaveAccessibleDescription(/Measured repeats per thread count.*allowed 1 – 100/);
+    // 4 thread counts × (1 s warm-up + 3 × 5 s)
+    expect(screen.getByText(/Estimated duration/)).toHaveTextContent('Estimated duration: 1 min 4 s');
+  });
+
+  it('switches to cpu_trace and regenerates the form', async () => {
+    const { user } = setup();
+    await user.selectOptions(screen.getByLabelText('Experiment'), 'cpu_trace');
+    expect(screen.getByLabelText('Threads')).toHaveValue(1);
+    expect(screen.queryByLabelText('Repeats')).not.toBeInTheDocument();
+    expect(screen.getByText(/Estimated duration/)).toHaveTextContent('10 min');
+  });
+
+  it('explains an out-of-bounds value next to its field and does not submit', async () => {
+    const { user, fetchMock } = setup();
+    const repeats = screen.getByLabelText('Repeats');
+    await user.clear(repeats);
+    await user.type(repeats, '0');
+    expect(repeats).toHaveAttribute('aria-invalid', 'true');
+    expect(repeats).toHaveAccessibleDescription(/0 is out of range: allowed 1 – 100/);
+    const threads = screen.getByLabelText('Threads');
+    await user.clear(threads);
+    await user.type(threads, '1, 300');
+    expect(threads).toHaveAccessibleDescription(/300 is out of range: allowed 1 – 256/);
+    await user.click(screen.getByRole('button', { name: 'Start run' }));
+    expect(fetchMock).not.toHaveBeenCalled();
+    expect(screen.getByText(/Estimated duration/)).toHaveTextContent('—');
+  });
+
+  it('sends typed params and reports the created job', async () => {
+    const { user, fetchMock, onCreated } = setup();
+    await user.clear(screen.getByLabelText('Threads'));
+    await user.type(screen.getByLabelText('Threads'), '1');
+    await user.clear(screen.getByLabelText('Repeats'));
+    await user.type(screen.getByLabelText('Repeats'), '1');
+    await user.clear(screen.getByLabelText('Duration (s)'));
+    await user.type(screen.getByLabelText('Duration (s)'), '3');
+    await user.clear(screen.getByLabelText('Warm-up (s)'));
+    await user.type(screen.getByLabelText('Warm-up (s)'), '0');
+    expect(screen.getByText(/Estimated duration/)).toHaveTextContent('3 s');
+    await user.click(screen.getByRole('button', { name: 'Start run' }));
+    await waitFor(() => expect(onCreated).toHaveBeenCalled());
+    const req = fetchMock.mock.calls[0]?.[0] as Request;
+    expect(req.method).toBe('POST');
+    expect(new URL(req.url).pathname).toBe('/api/jobs');
+    expect(await req.json()).toEqual({
+      host_ids: [1],
+      experiment: 'cpu',
+      params: { op: 'fp64', threads: [1], repeats: 1, duration_s: 3, warmup_s: 0 },
+    });
+    expect(onCreated.mock.calls[0]?.[0].runs[0].id).toBe(7);
+  });
+
+  it('shows a server 422 next to the field named by loc, and clears it on edit', async () => {
+    const { user } = setup(async () =>
+      jsonResponse(
+        {
+          detail: [
+            { loc: ['body', 'cpu', 'params', 'duration_s'], msg: 'Input should be less than or equal to 3600', type: 'less_than_equal' },
+            { loc: ['body'], msg: 'runner on host 1 cannot run cpu', type: 'value_error' },
+          ],
+        },
+        422,
+      ),
+    );
+    await user.click(screen.getByRole('button', { name: 'Start run' }));
+    const duration = screen.getByLabelText('Duration (s)');
+    await waitFor(() => expect(duration).toHaveAccessibleDescription(/Input should be less than or equal to 3600/));
+    expect(duration).toHaveAttribute('aria-invalid', 'true');
+    expect(screen.getByRole('alert')).toHaveTextContent('runner on host 1 cannot run cpu');
+    await user.type(duration, '0');
+    expect(duration).not.toHaveAccessibleDescription(/less than or equal to 3600/);
+  });
+
+  it('asks for a host when none is picked', async () => {
+    const { user, fetchMock } = setup();
+    await user.click(screen.getByLabelText(/bench-a/));
+    await user.click(screen.getByRole('button', { name: 'Start run' }));
+    expect(screen.getByText('Pick at least one host')).toBeInTheDocument();
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,104 @@
+// Shapes as docs/api.md and the backend's schemas define them; used by component tests.
+import type { Experiment, HostPublic, ResultRow, RunPublic, Sample } from '../lib/api/types';
+
+export const cpuExperiment: Experiment = {
+  kind: 'cpu',
+  title: 'CPU throughput',
+  description: 'FP64/FP32 FLOPS or integer ops at each thread count, repeated.',
+  unit_hint: 'GFLOP/s',
+  // As pydantic's model_json_schema() writes CpuParams (auto titles, number|integer unions).
+  parameters: {
+    additionalProperties: false,
+    properties: {
+      op: { default: 'fp64', description: 'fp64 / fp32: FMA FLOPS; int32: vector integer adds', enum: ['fp64', 'fp32', 'int32'], title: 'Op', type: 'string' },
+      threads: {
+        default: [1, 2, 4, 8],
+        description: 'Thread counts to run, one after another',
+        items: { maximum: 256, minimum: 1, type: 'integer' },
+        maxItems: 64,
+        minItems: 1,
+        title: 'Threads',
+        type: 'array',
+      },
+      repeats: { default: 3, description: 'Measured repeats per thread count', maximum: 100, minimum: 1, title: 'Repeats', type: 'integer' },
+      duration_s: {
+        anyOf: [{ type: 'number' }, { type: 'integer' }],
+        default: 5,
+        description: 'Length of one repeat, seconds',
+        maximum: 3600,
+        minimum: 0.2,
+        title: 'Duration S',
+      },
+      warmup_s: {
+        anyOf: [{ type: 'number' }, { type: 'integer' }],
+        default: 1,
+        description: 'Warm-up before each thread count, excluded, seconds',
+        maximum: 600,
+        minimum: 0,
+        title: 'Warmup S',
+      },
+    },
+    title: 'CpuParams',
+    type: 'object',
+  },
+};
+
+export const cpuTraceExperiment: Experiment = {
+  kind: 'cpu_trace',
+  title: 'CPU trace',
+  description: 'One thread count held for a duration, sampled every second.',
+  unit_hint: 'GFLOP/s',
+  parameters: {
+    type: 'object',
+    properties: {
+      op: { default: 'fp64', enum: ['fp64', 'fp32', 'int32'], type: 'string' },
+      threads: { default: 1, maximum: 256, minimum: 1, type: 'integer', description: 'Thread count held for the whole trace' },
+      duration_s: { anyOf: [{ type: 'number' }, { type: 'integer' }], default: 600, maximum: 86400, minimum: 1 },
+    },
+  },
+};
+
+export const host: HostPublic = {
+  id: 1,
+  name: 'bench-a',
+  hostname: 'bench-a.local',
+  online: true,
+  last_seen_at: new Date().toISOString(),
+  registered_at: '2026-11-01T10:00:00Z',
+  runner_version: '0.1.0',
+  labels: { provider: 'aws', instance_type: 'c7i.large' },
+  inventory: {
+    cpu: { model: 'Intel Xeon Platinum 8488C', vendor: 'GenuineIntel', sockets: 1, cores_per_socket: 2, threads_per_core: 2, isa: ['sse2', 'avx2', 'avx512'], best_isa: 'avx512' },
+    memory: { total_bytes: 4 * 1024 ** 3 },
+    os: { kernel: '6.1.0-18-amd64', distribution: 'Debian GNU/Linux 12' },
+  },
+  peaks: {
+    cpu_fp64: { value: 118.4, unit: 'GFLOP/s', formula: '2 cores × 3.700 GHz × 16 FLOP/cycle', source: 'computed' },
+    cpu_int32: null,
+  },
+  peak_notes: { cpu_int32: 'CPU clock unknown until a CPU run measures it' },
+};
+
+export function resultRow(over: Partial<ResultRow> = {}): ResultRow {
+  return {
+    op: 'fp64', threads: 1, block_bytes: null, unit: 'GFLOP/s', n: 3, mean: 52.345, stddev: 0.4567, min: 51.9, max: 52.8,
+    median: 52.3, ci95_low: 51.2, ci95_high: 53.5, cv: 0.009, values: [51.9, 52.3, 52.8], outliers: [],
+    peak: { value: 59.2, unit: 'GFLOP/s', formula: '1 core × 3.700 GHz × 16 FLOP/cycle', source: 'computed' },
+    efficiency: 0.8842, valid: true, invalid_reason: null,
+    ...over,
+  };
+}
+
+export function run(over: Partial<RunPublic> = {}): RunPublic {
+  return {
+    id: 7, job_id: 3, host_id: 1, host_name: 'bench-a', experiment: 'cpu',
+    params: { op: 'fp64', threads: [1], repeats: 1, duration_s: 3, warmup_s: 0 },
+    status: 'running', status_reason: null, attempt: 1, created_at: '2026-11-01T10:00:00Z', started_at: '2026-11-01T10:00:01Z',
+    finished_at: null, expected_duration_s: 3, progress: 0.3, last_seq: 0, unit: 'GFLOP/s', kernel_info: null, result: null,
+    ...over,
+  };
+}
+
+export function sample(seq: number, over: Partial<Sample> = {}): Sample {
+  return { seq, t: 1000 + seq + 1, interval_s: 1, threads: 1, repeat: 1, warmup: false, value: 50 + seq, unit: 'GFLOP/s', op: 'fp64', block_bytes: null, ...over };
+}
