@@ -297,7 +297,34 @@ class Daemon:
                 log.info("shutdown requested (state %s)", self.state.value)
             if self.state is State.IDLE and self.shutdown.is_set():
                 return self._exit_shutdown()
-            self.step()
+            try:
+                self.step()
+            except Exception as exc:  # a bug or a full disk must not leave a kernel running unwatched
+                self._recover(exc)
+
+    def _recover(self, exc: Exception) -> None:
+        log.exception("runner error in state %s: %s", self.state.value, exc)
+        run, self.run = self.run, None
+        self._claim = None
+        self.state = State.IDLE
+        self._idle_until = time.monotonic() + self._claim_backoff.next_delay()
+        if run is None:
+            return
+        if run.lease is not None:
+            run.lease.stop()
+        if run.kernel is not None:
+            run.kernel.kill()
+            run.kernel.wait(self.s.kill_grace_s)
+            run.kernel.close()
+        try:
+            run.spool.set_finish({
+                "attempt": run.attempt, "status": "failed",
+                "reason": _cap(f"runner error: {type(exc).__name__}: {exc}"),
+                "results": run.stream.results, "end": run.stream.end,
+            })
+            self.uploader.kick()
+        except OSError as write_exc:
+            log.error("cannot spool the finish of run=%s: %s", run.run_id, write_exc)
 
     def step(self) -> None:
         before = self.state
@@ -495,17 +522,23 @@ class Daemon:
                 run.kernel.request_stop(self.s.kill_grace_s)
             return
         kind = event["type"]
-        if kind == "sample":
-            # Durable first, then sent (RELIABILITY rule 5).
-            run.spool.append_sample(sample_for_api(event))
-            self.uploader.kick()
-        elif kind == "start":
-            run.spool.set_start(event)
-            self.uploader.kick()
-            log.info("run=%s kernel start: kernel=%s unit=%s", run.run_id, event.get("kernel"), event.get("unit"))
-        elif kind == "result":
-            run.spool.append_result(event)
-        elif kind == "end":
+        try:
+            if kind == "sample":
+                # Durable first, then sent (RELIABILITY rule 5).
+                run.spool.append_sample(sample_for_api(event))
+                self.uploader.kick()
+            elif kind == "start":
+                run.spool.set_start(event)
+                self.uploader.kick()
+                log.info("run=%s kernel start: kernel=%s unit=%s", run.run_id, event.get("kernel"), event.get("unit"))
+            elif kind == "result":
+                run.spool.append_result(event)
+        except OSError as exc:  # disk full: a sample we cannot keep must not be measured on
+            log.error("run=%s: cannot write the spool: %s", run.run_id, exc)
+            if run.kernel is not None and not run.kernel.stopping:
+                self._stop_kernel(run, "failed", f"cannot write the spool: {exc}")
+            return
+        if kind == "end":
             log.info("run=%s kernel end: status=%s samples=%s", run.run_id, event["status"], event.get("samples"))
         elif kind == "error":
             log.warning("run=%s kernel error %s: %s", run.run_id, event["code"], event["message"])

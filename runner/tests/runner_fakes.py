@@ -11,10 +11,13 @@ import os
 import queue
 import threading
 import time
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
+
+from hostbench_runner.daemon import Daemon, State
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DESCRIBE = json.loads((FIXTURES / "kernel_cpu_describe.json").read_text())
@@ -265,3 +268,37 @@ def pids_alive(pids: list[int]) -> list[int]:
             continue
         alive.append(pid)
     return alive
+
+
+# --- running one assignment through the daemon ----------------------------------------------
+
+CPU_PARAMS = {"op": "fp64", "threads": [1, 2], "repeats": 1, "duration_s": 1, "warmup_s": 0}
+
+
+def assignment(run_id: int = 1, attempt: int = 1, experiment: str = "cpu", params: Any = None,
+               deadline_s: float = 30, lease_s: float = 15) -> dict[str, Any]:
+    return {"run_id": run_id, "attempt": attempt, "experiment": experiment,
+            "params": dict(CPU_PARAMS) if params is None else params,
+            "deadline_s": deadline_s, "lease_s": lease_s}
+
+
+@contextmanager
+def daemon_for(settings):
+    d = Daemon(settings)
+    d.api.set_token(FakeServer.runner_token)
+    for path in (settings.state_dir, settings.spool_dir, settings.work_dir):
+        path.mkdir(parents=True, exist_ok=True)
+    d.uploader.start()
+    try:
+        yield d
+    finally:
+        d.close()
+
+
+def run_once(server, settings, assign) -> tuple[Daemon, dict[str, Any] | None]:
+    with daemon_for(settings) as d:
+        d.execute(assign)
+        assert d.state is State.IDLE and d.run is None
+        assert d.uploader.wait_idle(5), "uploader did not drain"
+        finish = server.finishes[-1][1] if server.finishes else None
+        return d, finish

@@ -3,46 +3,12 @@
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
-from typing import Any
 
 import pytest
 
 from hostbench_runner.daemon import RESTARTED_REASON, Daemon, State
 from hostbench_runner.spool import Spool
-from runner_fakes import FakeServer, kernel_calls, pids_alive
-
-CPU_PARAMS = {"op": "fp64", "threads": [1, 2], "repeats": 1, "duration_s": 1, "warmup_s": 0}
-
-
-def assignment(run_id: int = 1, attempt: int = 1, experiment: str = "cpu", params: Any = None,
-               deadline_s: float = 30, lease_s: float = 15) -> dict[str, Any]:
-    return {"run_id": run_id, "attempt": attempt, "experiment": experiment,
-            "params": dict(CPU_PARAMS) if params is None else params,
-            "deadline_s": deadline_s, "lease_s": lease_s}
-
-
-@contextmanager
-def daemon_for(settings):
-    d = Daemon(settings)
-    d.api.set_token(FakeServer.runner_token)
-    for path in (settings.state_dir, settings.spool_dir, settings.work_dir):
-        path.mkdir(parents=True, exist_ok=True)
-    d.uploader.start()
-    try:
-        yield d
-    finally:
-        d.close()
-
-
-def run_once(server, settings, assign) -> tuple[Daemon, dict[str, Any] | None]:
-    with daemon_for(settings) as d:
-        d.execute(assign)
-        assert d.state is State.IDLE and d.run is None
-        assert d.uploader.wait_idle(5), "uploader did not drain"
-        finish = server.finishes[-1][1] if server.finishes else None
-        return d, finish
-
+from runner_fakes import CPU_PARAMS, assignment, daemon_for, kernel_calls, pids_alive, run_once
 
 def test_valid_stream_succeeds_and_everything_is_uploaded(server, settings_for, fake_kernel):
     kbin = fake_kernel("ok")
@@ -274,3 +240,30 @@ def test_prepare_removes_leftover_work_files(server, settings_for, fake_kernel):
     d.clean_work_dir()
     assert list(settings.work_dir.iterdir()) == []
     d.close()
+
+
+def test_full_disk_fails_the_run_instead_of_measuring_unkept_samples(server, settings_for, fake_kernel, monkeypatch):
+    kbin = fake_kernel("slow")
+    settings = settings_for(server.url, kbin)
+
+    def no_space(self, sample):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Spool, "append_sample", no_space)
+    _, finish = run_once(server, settings, assignment(run_id=80))
+    assert finish["status"] == "failed"
+    assert finish["reason"].startswith("cannot write the spool: [Errno 28] No space left on device")
+    assert pids_alive([c["pid"] for c in kernel_calls(kbin)]) == []
+
+
+def test_an_unexpected_error_kills_the_kernel_and_fails_the_run(server, settings_for, fake_kernel):
+    kbin = fake_kernel("slow")
+    with daemon_for(settings_for(server.url, kbin)) as d:
+        d._begin(assignment(run_id=81))
+        assert d.state is State.RUNNING
+        d.step()
+        d._recover(RuntimeError("bug"))
+        assert d.state is State.IDLE and d.run is None
+        assert d.uploader.wait_idle(5)
+    assert server.finishes[0][1]["reason"] == "runner error: RuntimeError: bug"
+    assert pids_alive([c["pid"] for c in kernel_calls(kbin)]) == []
