@@ -29,15 +29,16 @@ _REQUIRED: dict[str, dict[str, str]] = {
         "seq": _INT, "t": _NUM, "interval_s": _NUM, "threads": _INT, "repeat": _INT,
         "warmup": _BOOL, "value": _NUM, "unit": _STR,
     },
-    "result": {"threads": _INT, "repeat": _INT, "value": _NUM, "unit": _STR},
+    "result": {"threads": _INT, "repeat": _INT, "value": _NUM, "unit": _STR, "verified": _BOOL},
     "end": {"status": _STR},
     "error": {"code": _STR, "message": _STR},
 }
 END_STATUSES = {"ok", "untrusted"}
 ERROR_CODES = {"bad_param", "unsupported", "verify_failed", "internal"}
 
-# The fields a sample carries to the server (docs/api.md `Sample`).
+# The fields a sample carries to the server (docs/api.md `Sample`), then the optional ones.
 SAMPLE_FIELDS = ("seq", "t", "interval_s", "threads", "repeat", "warmup", "value", "unit")
+SAMPLE_OPTIONAL = {"op": _STR, "block_bytes": _INT}
 
 
 def _is(value: Any, kind: str) -> bool:
@@ -94,7 +95,9 @@ def parse_line(raw: bytes | str) -> dict[str, Any]:
 
 
 def sample_for_api(event: dict[str, Any]) -> dict[str, Any]:
-    return {k: event[k] for k in SAMPLE_FIELDS}
+    sample = {k: event[k] for k in SAMPLE_FIELDS}
+    sample.update({k: event[k] for k, kind in SAMPLE_OPTIONAL.items() if k in event and _is(event[k], kind)})
+    return sample
 
 
 class Stream:

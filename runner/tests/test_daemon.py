@@ -20,7 +20,7 @@ def test_valid_stream_succeeds_and_everything_is_uploaded(server, settings_for, 
     assert server.starts[0][0] == "5" and server.starts[0][1]["kernel_info"]["type"] == "start"
     assert server.seqs(5, 1) == [0, 1, 2, 3, 4]
     sample = server.samples[("5", 1)][0]
-    assert set(sample) == {"seq", "t", "interval_s", "threads", "repeat", "warmup", "value", "unit"}
+    assert set(sample) == {"seq", "t", "interval_s", "threads", "repeat", "warmup", "value", "unit", "op"}
     # start is sent before any sample, finish after the last
     paths = [p for _, p, _ in server.requests if "/runs/" in p and not p.endswith("/lease")]
     assert paths[0].endswith("/start") and paths[-1].endswith("/finish")

@@ -126,3 +126,13 @@ def test_collect_on_a_missing_tree_never_raises(tmp_path):
 def test_collect_live_host():
     got = inventory.collect(Path("/"))
     assert "error" not in got["cpu"] and got["runner"]["version"]
+
+
+def test_best_isa_uses_the_cpu_kernels_names():
+    def best(flags):
+        return cpu.parse({"cpuinfo": f"processor : 0\nflags : {flags}\n"})["best_isa"]
+
+    assert best("sse sse2 avx") == "sse2"  # AVX without AVX2: the kernel has no AVX-only path
+    assert best("sse sse2 avx avx2 fma") == "avx2"
+    assert best("sse2 avx2 avx512f") == "avx512"
+    assert best("fpu") == "scalar"

@@ -98,8 +98,15 @@ def test_sample_cap():
         s.feed(line(sample(2)))
 
 
-def test_sample_for_api_keeps_only_the_api_fields():
-    assert sample_for_api(parse_line(line(sample(3, op="fp64")))) == {
-        "seq": 3, "t": 5.0, "interval_s": 1.0, "threads": 1, "repeat": 1, "warmup": False,
-        "value": 5.5, "unit": "GFLOP/s",
-    }
+def test_sample_for_api_keeps_the_api_fields():
+    base = {"seq": 3, "t": 5.0, "interval_s": 1.0, "threads": 1, "repeat": 1, "warmup": False,
+            "value": 5.5, "unit": "GFLOP/s"}
+    assert sample_for_api(parse_line(line(sample(3, op="fp64", extra=1)))) == {**base, "op": "fp64"}
+    assert sample_for_api(parse_line(line(sample(3, block_bytes=8192)))) == {**base, "block_bytes": 8192}
+    assert sample_for_api(parse_line(line(sample(3, block_bytes="8K")))) == base
+
+
+def test_result_needs_verified():
+    res = {"v": 1, "type": "result", "threads": 1, "repeat": 1, "value": 5.0, "unit": "GFLOP/s"}
+    with pytest.raises(ProtocolError, match="result event without 'verified'"):
+        parse_line(line(res))

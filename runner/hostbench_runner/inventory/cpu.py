@@ -20,9 +20,9 @@ X86_ISA = [
 ]
 ARM_ISA = [("asimd", "neon"), ("asimdhp", "neon_fp16"), ("sve", "sve"), ("sve2", "sve2"), ("sme", "sme")]
 
-# best_isa, vector width in bits (None: the ISA does not fix it)
-X86_BEST = [("avx512f", "avx512", 512), ("avx2", "avx2", 256), ("avx", "avx", 256),
-            ("sse4_2", "sse4_2", 128), ("sse2", "sse2", 128)]
+# best_isa in the CPU kernel's own vocabulary (`hbk cpu --describe`, parameter isa), so the backend's
+# peak model and the kernel agree; vector width in bits (None: the ISA does not fix it).
+X86_BEST = [("avx512f", "avx512", 512), ("avx2", "avx2", 256), ("sse2", "sse2", 128)]
 ARM_BEST = [("sve2", "sve2", None), ("sve", "sve", None), ("asimd", "neon", 128)]
 
 ARM_IMPLEMENTERS = {
