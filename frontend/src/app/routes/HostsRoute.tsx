@@ -28,7 +28,7 @@ export function HostsRoute() {
       ) : (
         <div className="card-grid">
           {hosts.data.data.map((h) => (
-            <HostCard key={h.id} host={h} now={hosts.dataUpdatedAt || Date.now()} />
+            <HostCard key={h.id} host={h} now={hosts.dataUpdatedAt} />
           ))}
         </div>
       )}

@@ -15,7 +15,7 @@ export function RunsRoute() {
   const page = Math.max(0, Number(search.get('page') ?? '0') || 0);
   const query: RunsQuery = { limit: PAGE_SIZE, offset: page * PAGE_SIZE };
   if (status) query.status = status as RunStatus;
-  if (experiment) query.experiment = experiment;
+  if (experiment) query.experiment = experiment as NonNullable<RunsQuery['experiment']>;
   const runs = useRuns(query);
   const experiments = useExperiments();
 

@@ -2,7 +2,7 @@
 // options are applied to the same instance in place (update('none'): no animation, no re-layout of
 // unchanged datasets), and it is destroyed on unmount. Datasets are matched by label so Chart.js
 // keeps its per-dataset state (and the decimation plugin its original data) across updates.
-import { useEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { ChartData, ChartDataset, ChartOptions, ChartType, DefaultDataPoint } from 'chart.js';
 import { Chart } from './register';
 
@@ -39,7 +39,9 @@ export function ChartCanvas<T extends ChartType>({ type, data, options, label, c
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const chartRef = useRef<Chart<T> | null>(null);
   const latest = useRef({ data, options });
-  latest.current = { data, options };
+  useLayoutEffect(() => {
+    latest.current = { data, options };
+  });
 
   useEffect(() => {
     const canvas = canvasRef.current;

@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/api/experiments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read Experiments */
+        get: operations["read_experiments_api_experiments_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -11,7 +28,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["get_health"];
+        /** Health */
+        get: operations["health_api_health_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -27,7 +45,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["list_hosts"];
+        /** Read Hosts */
+        get: operations["read_hosts_api_hosts_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -36,14 +55,15 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/hosts/{id}": {
+    "/api/hosts/{host_id}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get: operations["get_host"];
+        /** Read Host */
+        get: operations["read_host_api_hosts__host_id__get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -52,20 +72,21 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/experiments": {
+    "/api/hosts/{host_id}/labels": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get: operations["list_experiments"];
+        get?: never;
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /** Update Labels */
+        patch: operations["update_labels_api_hosts__host_id__labels_patch"];
         trace?: never;
     };
     "/api/jobs": {
@@ -77,7 +98,130 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["create_job"];
+        /** Create Job */
+        post: operations["create_job_api_jobs_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runner/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Heartbeat */
+        post: operations["heartbeat_api_runner_heartbeat_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runner/runs/{run_id}/finish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Finish */
+        post: operations["finish_api_runner_runs__run_id__finish_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runner/runs/{run_id}/lease": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lease */
+        post: operations["lease_api_runner_runs__run_id__lease_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runner/runs/{run_id}/samples": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Samples */
+        post: operations["samples_api_runner_runs__run_id__samples_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runner/runs/{run_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start */
+        post: operations["start_api_runner_runs__run_id__start_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runner/work": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Work
+         * @description Long poll. Woken by the dispatch doorbell on Redis; re-checks PostgreSQL every 2 s regardless.
+         */
+        get: operations["work_api_runner_work_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runners/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Register */
+        post: operations["register_api_runners_register_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -91,7 +235,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["list_runs"];
+        /** Read Runs */
+        get: operations["read_runs_api_runs_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -100,14 +245,15 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/runs/{id}": {
+    "/api/runs/{run_id}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get: operations["get_run"];
+        /** Read Run */
+        get: operations["read_run_api_runs__run_id__get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -116,40 +262,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/runs/{id}/samples": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: operations["list_samples"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/runs/{id}/events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Server-sent events: sample (id = seq), run, end. */
-        get: operations["run_events"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/runs/{id}/cancel": {
+    "/api/runs/{run_id}/cancel": {
         parameters: {
             query?: never;
             header?: never;
@@ -158,7 +271,42 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["cancel_run"];
+        /** Cancel Run */
+        post: operations["cancel_run_api_runs__run_id__cancel_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Run Events */
+        get: operations["run_events_api_runs__run_id__events_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/samples": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read Samples */
+        get: operations["read_samples_api_runs__run_id__samples_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -169,73 +317,63 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** HealthPublic */
-        HealthPublic: {
-            /** @enum {string} */
-            status: "ok" | "degraded";
-            database: string;
-            broker: string;
-            runners_online: number;
-            version: string;
-        };
-        /** Peak */
-        Peak: {
-            value: number;
-            unit: string;
-            formula: string;
-            /** @enum {string} */
-            source: "computed" | "reported" | "user";
-        };
-        /** HostPublic */
-        HostPublic: {
-            id: number;
-            name: string;
-            hostname: string;
-            online: boolean;
-            last_seen_at: string | null;
-            /** Format: date-time */
-            registered_at: string;
-            runner_version: string;
-            labels: {
+        /** Assignment */
+        Assignment: {
+            /** Attempt */
+            attempt: number;
+            /** Deadline S */
+            deadline_s: number;
+            /** Experiment */
+            experiment: string;
+            /** Lease S */
+            lease_s: number;
+            /** Params */
+            params: {
                 [key: string]: unknown;
             };
-            inventory: {
-                [key: string]: unknown;
-            };
-            peaks: {
-                [key: string]: components["schemas"]["Peak"] | null;
-            };
-            peak_notes: {
-                [key: string]: string;
-            };
+            /** Run Id */
+            run_id: number;
         };
-        /** HostsPublic */
-        HostsPublic: {
-            data: components["schemas"]["HostPublic"][];
-            count: number;
+        /** AttemptBody */
+        AttemptBody: {
+            /** Attempt */
+            attempt: number;
         };
-        /** ExperimentPublic */
-        ExperimentPublic: {
-            kind: string;
-            title: string;
-            description: string;
-            unit_hint: string;
-            parameters: {
-                [key: string]: unknown;
-            };
-        };
-        /** ExperimentsPublic */
-        ExperimentsPublic: {
-            data: components["schemas"]["ExperimentPublic"][];
+        /** CpuJobCreate */
+        CpuJobCreate: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            experiment: "cpu";
+            /** Host Ids */
+            host_ids: number[];
+            params?: components["schemas"]["CpuParams"];
         };
         /** CpuParams */
         CpuParams: {
             /**
+             * Duration S
+             * @description Length of one repeat, seconds
+             * @default 5
+             */
+            duration_s: number;
+            /**
+             * Op
+             * @description fp64 / fp32: fused multiply-add FLOPS; int32: vector integer adds
              * @default fp64
              * @enum {string}
              */
             op: "fp64" | "fp32" | "int32";
             /**
+             * Repeats
+             * @description Measured repeats per thread count
+             * @default 3
+             */
+            repeats: number;
+            /**
+             * Threads
+             * @description Thread counts to run, one after another
              * @default [
              *       1,
              *       2,
@@ -244,147 +382,447 @@ export interface components {
              *     ]
              */
             threads: number[];
-            /** @default 3 */
-            repeats: number;
-            /** @default 5 */
-            duration_s: number;
-            /** @default 1 */
+            /**
+             * Warmup S
+             * @description Warm-up before each thread count, excluded, seconds
+             * @default 1
+             */
             warmup_s: number;
-        };
-        /** CpuTraceParams */
-        CpuTraceParams: {
-            /**
-             * @default fp64
-             * @enum {string}
-             */
-            op: "fp64" | "fp32" | "int32";
-            /** @default 1 */
-            threads: number;
-            /** @default 600 */
-            duration_s: number;
-        };
-        /** CpuJobCreate */
-        CpuJobCreate: {
-            host_ids: number[];
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            experiment: "cpu";
-            params?: components["schemas"]["CpuParams"];
         };
         /** CpuTraceJobCreate */
         CpuTraceJobCreate: {
-            host_ids: number[];
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             experiment: "cpu_trace";
+            /** Host Ids */
+            host_ids: number[];
             params?: components["schemas"]["CpuTraceParams"];
         };
-        /** ResultRow */
-        ResultRow: {
-            op: string | null;
-            threads: number;
-            block_bytes?: number | null;
-            unit: string;
-            n: number;
-            mean: number;
-            stddev: number;
-            min: number;
-            max: number;
-            median: number;
-            ci95_low: number | null;
-            ci95_high: number | null;
-            cv: number | null;
-            values: number[];
-            outliers: number[];
-            peak: components["schemas"]["Peak"] | null;
-            efficiency: number | null;
-            valid: boolean;
-            invalid_reason: string | null;
-        };
-        /** RunResult */
-        RunResult: {
-            unit: string;
-            rows: components["schemas"]["ResultRow"][];
-            peak_note?: string | null;
-        };
-        /** RunPublic */
-        RunPublic: {
-            id: number;
-            job_id: number;
-            host_id: number;
-            host_name: string;
-            experiment: string;
-            params: {
-                [key: string]: unknown;
-            };
+        /** CpuTraceParams */
+        CpuTraceParams: {
             /**
-             * RunStatus
+             * Duration S
+             * @description Trace length, seconds (one sample per second)
+             * @default 600
+             */
+            duration_s: number;
+            /**
+             * Op
+             * @description fp64 / fp32: fused multiply-add FLOPS; int32: vector integer adds
+             * @default fp64
              * @enum {string}
              */
-            status: "queued" | "dispatched" | "running" | "succeeded" | "failed" | "untrusted" | "cancelled";
-            status_reason: string | null;
-            attempt: number;
-            /** Format: date-time */
-            created_at: string;
-            started_at: string | null;
-            finished_at: string | null;
-            expected_duration_s: number;
-            progress: number;
-            last_seq: number;
-            unit: string;
-            kernel_info: {
-                [key: string]: unknown;
-            } | null;
-            result: components["schemas"]["RunResult"] | null;
-        };
-        /** RunsPublic */
-        RunsPublic: {
-            data: components["schemas"]["RunPublic"][];
-            count: number;
-        };
-        /** JobPublic */
-        JobPublic: {
-            id: number;
-            /** Format: date-time */
-            created_at: string;
-            experiment: string;
-            runs: components["schemas"]["RunPublic"][];
-        };
-        /** SamplePublic */
-        SamplePublic: {
-            seq: number;
-            t: number;
-            interval_s: number;
+            op: "fp64" | "fp32" | "int32";
+            /**
+             * Threads
+             * @description Thread count held for the whole trace
+             * @default 1
+             */
             threads: number;
-            repeat: number;
-            warmup: boolean;
-            value: number;
-            unit: string;
-            op?: string | null;
-            block_bytes?: number | null;
         };
-        /** SamplesPublic */
-        SamplesPublic: {
-            data: components["schemas"]["SamplePublic"][];
-            count: number;
+        /** ExperimentPublic */
+        ExperimentPublic: {
+            /** Description */
+            description: string;
+            /** Kind */
+            kind: string;
+            /** Parameters */
+            parameters: {
+                [key: string]: unknown;
+            };
+            /** Title */
+            title: string;
+            /** Unit Hint */
+            unit_hint: string;
         };
-        /** ErrorPublic */
-        ErrorPublic: {
-            detail: string;
-        };
-        /** ValidationError */
-        ValidationError: {
-            loc: (string | number)[];
-            msg: string;
-            type: string;
+        /** ExperimentsPublic */
+        ExperimentsPublic: {
+            /** Data */
+            data: components["schemas"]["ExperimentPublic"][];
         };
         /** HTTPValidationError */
         HTTPValidationError: {
+            /** Detail */
             detail?: components["schemas"]["ValidationError"][];
+        };
+        /** Health */
+        Health: {
+            /** Broker */
+            broker: string;
+            /** Database */
+            database: string;
+            /** Runners Online */
+            runners_online: number;
+            /** Status */
+            status: string;
+            /** Version */
+            version: string;
+        };
+        /** Heartbeat */
+        Heartbeat: {
+            /** Inventory */
+            inventory?: {
+                [key: string]: unknown;
+            } | null;
+            run?: components["schemas"]["RunRef"] | null;
+        };
+        /** HeartbeatAck */
+        HeartbeatAck: {
+            /** Server Time */
+            server_time: number;
+        };
+        /** HostLabelsUpdate */
+        HostLabelsUpdate: {
+            /** Instance Type */
+            instance_type?: string | null;
+            /** Provider */
+            provider?: string | null;
+            /** Region */
+            region?: string | null;
+        };
+        /** HostPublic */
+        HostPublic: {
+            /** Hostname */
+            hostname: string;
+            /** Id */
+            id: number;
+            /** Inventory */
+            inventory: {
+                [key: string]: unknown;
+            };
+            /** Labels */
+            labels: {
+                [key: string]: unknown;
+            };
+            /** Last Seen At */
+            last_seen_at: string | null;
+            /** Name */
+            name: string;
+            /** Online */
+            online: boolean;
+            /** Peak Notes */
+            peak_notes: {
+                [key: string]: string;
+            };
+            /** Peaks */
+            peaks: {
+                [key: string]: components["schemas"]["Peak"] | null;
+            };
+            /**
+             * Registered At
+             * Format: date-time
+             */
+            registered_at: string;
+            /** Runner Version */
+            runner_version: string;
+        };
+        /** HostsPublic */
+        HostsPublic: {
+            /** Count */
+            count: number;
+            /** Data */
+            data: components["schemas"]["HostPublic"][];
+        };
+        /** JobPublic */
+        JobPublic: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Experiment */
+            experiment: string;
+            /** Id */
+            id: number;
+            /** Runs */
+            runs: components["schemas"]["RunPublic"][];
+        };
+        /** LeaseAck */
+        LeaseAck: {
+            /** Lease Expires At */
+            lease_expires_at: number;
+        };
+        /** Peak */
+        Peak: {
+            /** Formula */
+            formula: string;
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "computed" | "reported" | "user";
+            /** Unit */
+            unit: string;
+            /** Value */
+            value: number;
+        };
+        /** ResultIn */
+        ResultIn: {
+            /** Block Bytes */
+            block_bytes?: number | null;
+            /** Op */
+            op?: string | null;
+            /** Repeat */
+            repeat: number;
+            /** Threads */
+            threads: number;
+            /** Unit */
+            unit: string;
+            /** Value */
+            value: number;
+            /** Verified */
+            verified: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /** ResultRow */
+        ResultRow: {
+            /** Block Bytes */
+            block_bytes?: number | null;
+            /** Ci95 High */
+            ci95_high: number | null;
+            /** Ci95 Low */
+            ci95_low: number | null;
+            /** Cv */
+            cv: number | null;
+            /** Efficiency */
+            efficiency: number | null;
+            /** Invalid Reason */
+            invalid_reason: string | null;
+            /** Max */
+            max: number;
+            /** Mean */
+            mean: number;
+            /** Median */
+            median: number;
+            /** Min */
+            min: number;
+            /** N */
+            n: number;
+            /** Op */
+            op: string | null;
+            /** Outliers */
+            outliers: number[];
+            peak: components["schemas"]["Peak"] | null;
+            /** Stddev */
+            stddev: number;
+            /** Threads */
+            threads: number;
+            /** Unit */
+            unit: string;
+            /** Valid */
+            valid: boolean;
+            /** Values */
+            values: number[];
+        };
+        /** RunFinish */
+        RunFinish: {
+            /** Attempt */
+            attempt: number;
+            /** End */
+            end?: {
+                [key: string]: unknown;
+            } | null;
+            /** Reason */
+            reason?: string | null;
+            /** Results */
+            results?: components["schemas"]["ResultIn"][];
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "succeeded" | "failed" | "untrusted";
+        };
+        /** RunPublic */
+        RunPublic: {
+            /** Attempt */
+            attempt: number;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Expected Duration S */
+            expected_duration_s: number;
+            /** Experiment */
+            experiment: string;
+            /** Finished At */
+            finished_at: string | null;
+            /** Host Id */
+            host_id: number;
+            /** Host Name */
+            host_name: string;
+            /** Id */
+            id: number;
+            /** Job Id */
+            job_id: number;
+            /** Kernel Info */
+            kernel_info: {
+                [key: string]: unknown;
+            } | null;
+            /** Last Seq */
+            last_seq: number;
+            /** Params */
+            params: {
+                [key: string]: unknown;
+            };
+            /** Progress */
+            progress: number;
+            result: components["schemas"]["RunResult"] | null;
+            /** Started At */
+            started_at: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "queued" | "dispatched" | "running" | "succeeded" | "failed" | "untrusted" | "cancelled";
+            /** Status Reason */
+            status_reason: string | null;
+            /** Unit */
+            unit: string;
+        };
+        /** RunRef */
+        RunRef: {
+            /** Attempt */
+            attempt: number;
+            /** Run Id */
+            run_id: number;
+        };
+        /** RunResult */
+        RunResult: {
+            /** Peak Note */
+            peak_note?: string | null;
+            /** Rows */
+            rows: components["schemas"]["ResultRow"][];
+            /** Unit */
+            unit: string;
+        };
+        /** RunStart */
+        RunStart: {
+            /** Attempt */
+            attempt: number;
+            /** Kernel Info */
+            kernel_info?: {
+                [key: string]: unknown;
+            };
+        };
+        /** RunnerRegister */
+        RunnerRegister: {
+            /** Hostname */
+            hostname: string;
+            /** Inventory */
+            inventory?: {
+                [key: string]: unknown;
+            };
+            /** Labels */
+            labels?: {
+                [key: string]: string;
+            };
+            /** Name */
+            name: string;
+            /** Registration Token */
+            registration_token: string;
+            /**
+             * Version
+             * @default
+             */
+            version: string;
+        };
+        /** RunnerRegistered */
+        RunnerRegistered: {
+            /** Host Id */
+            host_id: number;
+            /** Runner Token */
+            runner_token: string;
+        };
+        /** RunsPublic */
+        RunsPublic: {
+            /** Count */
+            count: number;
+            /** Data */
+            data: components["schemas"]["RunPublic"][];
+        };
+        /** SampleIn */
+        SampleIn: {
+            /** Block Bytes */
+            block_bytes?: number | null;
+            /** Interval S */
+            interval_s: number;
+            /** Op */
+            op?: string | null;
+            /** Repeat */
+            repeat: number;
+            /** Seq */
+            seq: number;
+            /** T */
+            t: number;
+            /** Threads */
+            threads: number;
+            /** Unit */
+            unit: string;
+            /** Value */
+            value: number;
+            /** Warmup */
+            warmup: boolean;
+        };
+        /** SamplePublic */
+        SamplePublic: {
+            /** Block Bytes */
+            block_bytes?: number | null;
+            /** Interval S */
+            interval_s: number;
+            /** Op */
+            op?: string | null;
+            /** Repeat */
+            repeat: number;
+            /** Seq */
+            seq: number;
+            /** T */
+            t: number;
+            /** Threads */
+            threads: number;
+            /** Unit */
+            unit: string;
+            /** Value */
+            value: number;
+            /** Warmup */
+            warmup: boolean;
+        };
+        /** SamplesAck */
+        SamplesAck: {
+            /** Inserted */
+            inserted: number;
+            /** Max Seq */
+            max_seq: number;
+        };
+        /** SamplesIn */
+        SamplesIn: {
+            /** Attempt */
+            attempt: number;
+            /** Samples */
+            samples: components["schemas"]["SampleIn"][];
+        };
+        /** SamplesPublic */
+        SamplesPublic: {
+            /** Count */
+            count: number;
+            /** Data */
+            data: components["schemas"]["SamplePublic"][];
+        };
+        /** ValidationError */
+        ValidationError: {
+            /** Context */
+            ctx?: Record<string, never>;
+            /** Input */
+            input?: unknown;
+            /** Location */
+            loc: (string | number)[];
+            /** Message */
+            msg: string;
+            /** Error Type */
+            type: string;
         };
     };
     responses: never;
@@ -395,87 +833,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    get_health: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HealthPublic"];
-                };
-            };
-        };
-    };
-    list_hosts: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HostsPublic"];
-                };
-            };
-        };
-    };
-    get_host: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HostPublic"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorPublic"];
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
-                };
-            };
-        };
-    };
-    list_experiments: {
+    read_experiments_api_experiments_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -495,35 +853,64 @@ export interface operations {
             };
         };
     };
-    create_job: {
+    health_api_health_get: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CpuJobCreate"] | components["schemas"]["CpuTraceJobCreate"];
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
             };
         };
+    };
+    read_hosts_api_hosts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
         responses: {
-            /** @description Created */
-            201: {
+            /** @description Successful Response */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JobPublic"];
+                    "application/json": components["schemas"]["HostsPublic"];
                 };
             };
-            /** @description Not found */
-            404: {
+        };
+    };
+    read_host_api_hosts__host_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorPublic"];
+                    "application/json": components["schemas"]["HostPublic"];
                 };
             };
             /** @description Validation Error */
@@ -537,12 +924,340 @@ export interface operations {
             };
         };
     };
-    list_runs: {
+    update_labels_api_hosts__host_id__labels_patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HostLabelsUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostPublic"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    create_job_api_jobs_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CpuJobCreate"] | components["schemas"]["CpuTraceJobCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobPublic"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    heartbeat_api_runner_heartbeat_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Heartbeat"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeartbeatAck"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    finish_api_runner_runs__run_id__finish_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunFinish"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: boolean;
+                    };
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    lease_api_runner_runs__run_id__lease_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttemptBody"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseAck"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    samples_api_runner_runs__run_id__samples_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SamplesIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SamplesAck"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    start_api_runner_runs__run_id__start_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunStart"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: boolean;
+                    };
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    work_api_runner_work_get: {
+        parameters: {
+            query?: {
+                wait_s?: number;
+            };
+            header?: {
+                authorization?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Assignment"];
+                };
+            };
+            /** @description no work */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    register_api_runners_register_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunnerRegister"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunnerRegistered"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_runs_api_runs_get: {
         parameters: {
             query?: {
                 host_id?: number | null;
-                experiment?: string | null;
-                status?: ("queued" | "dispatched" | "running" | "succeeded" | "failed" | "untrusted" | "cancelled") | null;
+                experiment?: ("cpu" | "cpu_trace") | null;
+                status?: string | null;
                 limit?: number;
                 offset?: number;
             };
@@ -572,12 +1287,12 @@ export interface operations {
             };
         };
     };
-    get_run: {
+    read_run_api_runs__run_id__get: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                id: number;
+                run_id: number;
             };
             cookie?: never;
         };
@@ -592,13 +1307,35 @@ export interface operations {
                     "application/json": components["schemas"]["RunPublic"];
                 };
             };
-            /** @description Not found */
-            404: {
+            /** @description Validation Error */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorPublic"];
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    cancel_run_api_runs__run_id__cancel_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunPublic"];
                 };
             };
             /** @description Validation Error */
@@ -612,7 +1349,43 @@ export interface operations {
             };
         };
     };
-    list_samples: {
+    run_events_api_runs__run_id__events_get: {
+        parameters: {
+            query?: {
+                after_seq?: number;
+            };
+            header?: {
+                "last-event-id"?: string | null;
+                origin?: string | null;
+            };
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SSE stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_samples_api_runs__run_id__samples_get: {
         parameters: {
             query?: {
                 after_seq?: number;
@@ -620,7 +1393,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                id: number;
+                run_id: number;
             };
             cookie?: never;
         };
@@ -633,99 +1406,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SamplesPublic"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorPublic"];
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
-                };
-            };
-        };
-    };
-    run_events: {
-        parameters: {
-            query?: {
-                after_seq?: number;
-            };
-            header?: {
-                "Last-Event-ID"?: string | null;
-            };
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description text/event-stream */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/event-stream": string;
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorPublic"];
-                };
-            };
-            /** @description Validation Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
-                };
-            };
-        };
-    };
-    cancel_run: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Accepted */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RunPublic"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorPublic"];
                 };
             };
             /** @description Validation Error */

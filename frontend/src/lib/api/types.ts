@@ -20,12 +20,12 @@ export type Experiment = ExperimentsPublic['data'][number];
 export type JobCreate = Body<'/api/jobs', 'post'>;
 export type JobPublic = Ok<'/api/jobs', 'post', 201>;
 export type RunsPublic = Ok<'/api/runs', 'get', 200>;
-export type RunPublic = Ok<'/api/runs/{id}', 'get', 200>;
+export type RunPublic = Ok<'/api/runs/{run_id}', 'get', 200>;
 export type RunStatus = RunPublic['status'];
 export type RunResult = NonNullable<RunPublic['result']>;
 export type ResultRow = RunResult['rows'][number];
 export type Peak = NonNullable<ResultRow['peak']>;
-export type SamplesPublic = Ok<'/api/runs/{id}/samples', 'get', 200>;
+export type SamplesPublic = Ok<'/api/runs/{run_id}/samples', 'get', 200>;
 export type Sample = SamplesPublic['data'][number];
 export type RunsQuery = NonNullable<paths['/api/runs']['get']['parameters']['query']>;
 

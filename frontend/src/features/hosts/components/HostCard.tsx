@@ -5,7 +5,8 @@ import type { HostPublic } from '../../../lib/api/types';
 import { formatBytes, formatDateTime, formatNumber, formatRelative, humanize } from '../../../lib/format';
 import { readCpu, readLabels, readMemoryBytes, readOs, readPeaks } from '../lib/inventory';
 
-export function HostCard({ host, now = Date.now() }: { host: HostPublic; now?: number }) {
+/** `now` is when the host list was fetched, so "last seen" ages with each refresh. */
+export function HostCard({ host, now }: { host: HostPublic; now: number }) {
   const cpu = readCpu(host.inventory);
   const os = readOs(host.inventory);
   const mem = readMemoryBytes(host.inventory);
@@ -32,6 +33,7 @@ export function HostCard({ host, now = Date.now() }: { host: HostPublic; now?: n
           {formatRelative(host.last_seen_at, now)}
         </time>
       </p>
+      {cpu.error ? <p className="field-error small">CPU inventory failed on the host: {cpu.error}</p> : null}
       <dl className="facts">
         <dt>CPU</dt>
         <dd>{cpu.model ?? '—'}</dd>

@@ -17,6 +17,8 @@ export interface CpuView {
   bestIsa: string | null;
   fmaUnits: number | null;
   maxMhz: number | null;
+  /** The runner's CPU collector failed; its message. */
+  error: string | null;
 }
 
 export function readCpu(inventory: unknown): CpuView {
@@ -38,6 +40,7 @@ export function readCpu(inventory: unknown): CpuView {
     bestIsa: str(cpu.best_isa),
     fmaUnits: num(cpu.fma_units),
     maxMhz: num(cpu.max_mhz),
+    error: str(cpu.error),
   };
 }
 

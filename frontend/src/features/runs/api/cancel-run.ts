@@ -5,7 +5,7 @@ import type { RunPublic } from '../../../lib/api/types';
 import { getRunQueryOptions } from './get-run';
 
 export function cancelRun(id: number): Promise<RunPublic> {
-  return unwrap(api.POST('/api/runs/{id}/cancel', { params: { path: { id } } }));
+  return unwrap(api.POST('/api/runs/{run_id}/cancel', { params: { path: { run_id: id } } }));
 }
 
 export function useCancelRun(id: number) {

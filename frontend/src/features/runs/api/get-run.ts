@@ -4,7 +4,7 @@ import { unwrap } from '../../../lib/api/errors';
 import type { RunPublic } from '../../../lib/api/types';
 
 export function getRun(id: number, signal?: AbortSignal): Promise<RunPublic> {
-  return unwrap(api.GET('/api/runs/{id}', { params: { path: { id } }, signal }));
+  return unwrap(api.GET('/api/runs/{run_id}', { params: { path: { run_id: id } }, signal }));
 }
 
 export const getRunQueryOptions = (id: number) =>
