@@ -65,6 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--only", action="append", default=[],
                    help="run only these suites (kernels, runner, backend, frontend, e2e); repeatable")
     t.add_argument("-k", dest="keyword", default=None, help="pytest -k expression for the Python suites")
+    b = sub.add_parser("bench", help="our kernel vs the reference tool on this host, side by side (installs nothing)")
+    b.add_argument("area", choices=["cpu", "memory", "disk", "network", "gpu"])
+    b.add_argument("--pairs", type=int, default=3, help="interleaved A/B pairs (at least 3)")
     sub.add_parser("token", help="print a new runner registration token (needs DATABASE_URL)")
     sub.add_parser("openapi", help="write frontend/openapi.json from the backend")
     args = p.parse_args(argv)
@@ -72,6 +75,25 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_up(args)
     if args.cmd == "test":
         return cmd_test(args)
+    if args.cmd == "bench":
+        import importlib
+
+        from hostbench_cli.bench.common import ToolMissing
+
+        if args.pairs < 3:
+            p.error("--pairs must be at least 3")
+        try:
+            mod = importlib.import_module(f"hostbench_cli.bench.{args.area}")
+        except ModuleNotFoundError:
+            print(f"bench {args.area}: not implemented yet", file=sys.stderr)
+            return 2
+        try:
+            report = mod.run(args.pairs)
+        except ToolMissing as exc:
+            print(f"bench {args.area}: {exc}", file=sys.stderr)
+            return 3
+        report.print()
+        return 0
     if args.cmd == "token":
         return _backend(["token"])
     if args.cmd == "openapi":
