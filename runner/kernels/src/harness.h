@@ -40,6 +40,8 @@ typedef struct hb_worker {
     const hb_config *config;
     int config_index, tid, nthreads, cpu;
     int64_t end_ns;          /* when this worker stopped (set by the harness) */
+    int64_t cpu_ns;          /* its CPU time in the phase (set by the harness) */
+    long preemptions;        /* involuntary context switches in the phase (set by the harness) */
     char reason[160];        /* first verification failure of the phase */
     void *group;             /* the harness's */
 } hb_worker;
@@ -96,6 +98,8 @@ void hb_kernel_tables(const hb_kernel *k, const hb_param_def *tables[3]);
 hb_status hb_guard_parent(hb_err *err);
 
 hb_status hb_list(void);
+/* {"v":1,"version":...,"build":{"cc":...,"cflags":...}} */
+hb_status hb_version(void);
 hb_status hb_describe(const hb_kernel *k);
 /* Parses argv (the `--name value` part), checks, runs every phase; prints start ... end. */
 hb_status hb_run(const hb_kernel *k, int argc, char *const *argv, hb_err *err);

@@ -10,6 +10,7 @@
 
 int64_t hb_now_ns(void);      /* CLOCK_MONOTONIC */
 double hb_unix_time(void);    /* CLOCK_REALTIME, seconds */
+int64_t hb_thread_cpu_ns(void); /* CLOCK_THREAD_CPUTIME_ID */
 
 /* CPUs in the process affinity mask, ascending; returns how many (0 on failure). */
 int hb_affinity_cpus(int *cpus, int max);
@@ -23,8 +24,8 @@ int hb_thread_start(pthread_t *t, int cpu, void *(*fn)(void *), void *arg);
 void hb_timer_resolution(int64_t *res_ns, int64_t *min_delta_ns);
 
 /* Core clock in GHz, measured on a thread pinned to cpu by timing a chain of dependent
- * register-register adds (1 cycle each): best of `trials` runs of >= 50 ms each after a
- * 50 ms warm-up. */
+ * register-register adds (1 cycle each) against the thread's CPU time: best of `trials` runs
+ * of >= 50 ms each after a 50 ms warm-up. */
 double hb_clock_ghz(int cpu, int trials);
 /* The same on every listed CPU at once (all cores loaded); the mean of their best values. */
 double hb_clock_ghz_all(const int *cpus, int n, int trials);

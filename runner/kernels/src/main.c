@@ -10,6 +10,7 @@ static void usage(FILE *f)
     fputs("usage: hbk <kernel> [--name value ...]\n"
           "       hbk <kernel> --describe     JSON Schema of the kernel's parameters\n"
           "       hbk --list                  JSON array of kernel names\n"
+          "       hbk --version               JSON object: version, compiler, flags\n"
           "Output is one JSON object per line on stdout (docs/kernel-protocol.md).\n",
           f);
 }
@@ -22,6 +23,8 @@ static hb_status dispatch(int argc, char **argv, hb_err *err)
     }
     if (argc == 2 && !strcmp(argv[1], "--list"))
         return hb_list();
+    if (argc == 2 && !strcmp(argv[1], "--version"))
+        return hb_version();
     if (argc < 2 || argv[1][0] == '-') {
         usage(stderr);
         return hb_errorf(err, HB_BAD_PARAM, "name a kernel first: hbk <kernel> [--name value "

@@ -123,6 +123,13 @@ def test_list():
           "--list names cpu and null")
 
 
+def test_version():
+    rc, lines, _ = hbk("--version")
+    v = lines[0] if lines else {}
+    check(rc == 0 and v.get("v") == 1 and v.get("version") and
+          set(v.get("build", {})) == {"cc", "cflags"}, f"--version: {v}")
+
+
 def describe(kernel):
     rc, lines, raw = hbk(kernel, "--describe")
     check(rc == 0 and len(lines) == 1, f"{kernel} --describe: one line, exit 0")
@@ -388,6 +395,9 @@ def test_null_kernel_runs():
     results = of_type(lines, "result")
     check(rc == 0 and len(results) == 1 and results[0]["value"] > 0 and
           results[0]["verified"] is True, "null kernel result")
+    r = results[0] if results else {}
+    check(0 < r.get("cpu_share", 0) <= 1.05 and r.get("preemptions", -1) >= 0 and
+          abs(r.get("seconds", 0) - 0.2) < 0.05, f"result cpu_share, preemptions, seconds: {r}")
     start_fields_ok(lines[0], "null")
 
 

@@ -425,8 +425,9 @@ static void cpu_facts(const hb_setup *s, hb_json *j)
     hb_json_knum(j, "clock_ghz", st->clock_ghz);
     hb_json_knum(j, "clock_ghz_all_cpus", st->clock_ghz_all);
     hb_json_kstr(j, "clock_method", "dependent register-register 64-bit adds (1 cycle each) "
-                 "timed with CLOCK_MONOTONIC on a pinned thread, best of 5 x 50 ms; "
-                 "clock_ghz_all_cpus: the same on every affinity CPU at once, mean");
+                 "per second of the pinned thread's CPU time (CLOCK_THREAD_CPUTIME_ID), best "
+                 "of 5 runs of >= 50 ms after a 50 ms warm-up; clock_ghz_all_cpus: the same on "
+                 "every affinity CPU at once (best of 3 each), mean");
     hb_json_kint(j, "clock_cpu", st->clock_cpu);
     hb_json_kstr(j, "verify", fp ? "every chunk: x0 + n*c exactly (m = 1)"
                                  : "every chunk: x0 + n*c mod 2^32");
