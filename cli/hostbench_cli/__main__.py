@@ -68,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     b = sub.add_parser("bench", help="our kernel vs the reference tool on this host, side by side (installs nothing)")
     b.add_argument("area", choices=["cpu", "memory", "disk", "network", "gpu"])
     b.add_argument("--pairs", type=int, default=3, help="interleaved A/B pairs (at least 3)")
+    pa = sub.add_parser("parse", help="parse a reference tool's output (stream, hpl, hpcc, fio, iozone, iperf3, "
+                        "iperf2, ping, sockperf) into JSON metrics")
+    pa.add_argument("tool")
+    pa.add_argument("file")
     sub.add_parser("token", help="print a new runner registration token (needs DATABASE_URL)")
     sub.add_parser("openapi", help="write frontend/openapi.json from the backend")
     args = p.parse_args(argv)
@@ -94,6 +98,10 @@ def main(argv: list[str] | None = None) -> int:
             return 3
         report.print()
         return 0
+    if args.cmd == "parse":
+        from hostbench_runner.reftools.cli import main as parse_main
+
+        return parse_main([args.tool, args.file])
     if args.cmd == "token":
         return _backend(["token"])
     if args.cmd == "openapi":
