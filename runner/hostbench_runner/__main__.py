@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
-from . import config, log as logsetup
+from . import config
+from . import log as logsetup
 from .daemon import EXIT_CONFIG, Daemon
 from .errors import ConfigError
 

@@ -12,7 +12,8 @@ import logging
 import random
 import threading
 import time
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import httpx
 
@@ -53,7 +54,7 @@ class Backoff:
     def __init__(self, base: float = 0.5, cap: float = 10.0, rng: random.Random | None = None):
         self.base, self.cap = base, cap
         self.failures = 0
-        self._rng = rng or random.Random()
+        self._rng = rng or random.Random()  # noqa: S311 - jitter, not cryptography
 
     def next_delay(self, retry_after: float | None = None) -> float:
         d = min(self.cap, self.base * (2 ** min(self.failures, 30)))

@@ -6,9 +6,9 @@ import argparse
 import os
 import re
 import socket
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from .errors import ConfigError
 

@@ -19,9 +19,10 @@ import shutil
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from . import credential, inventory
 from .api import ApiClient, Backoff
@@ -279,7 +280,7 @@ class Daemon:
                 })
             log.info("backlog: run=%s attempt=%s samples pending=%d finish=%s",
                      spool.run_id, spool.attempt, spool.pending_count(),
-                     "skip" if spool.finish_body.get("skip") else spool.finish_body.get("status"))
+                     "skip" if spool.finish_skipped() else (spool.finish_body or {}).get("status"))
             self.uploader.add(spool)
 
     def current_run(self) -> dict[str, Any] | None:

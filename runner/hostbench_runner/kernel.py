@@ -71,7 +71,7 @@ class KernelCatalog:
         self._build_info_tried = False
 
     def _run(self, args: list[str]) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(
+        return subprocess.run(  # noqa: S603 - argv list of our own binary, never a shell
             [str(self.kernel_bin), *args],
             stdin=subprocess.DEVNULL,
             capture_output=True,
@@ -133,7 +133,7 @@ class KernelCatalog:
         if self._build_info is not None:
             return self._build_info
         for doc in self._describe.values():
-            facts = {k: doc[k] for k in ("version", "build", "compiler", "git") if k in doc}
+            facts: dict[str, Any] = {k: doc[k] for k in ("version", "build", "compiler", "git") if k in doc}
             if facts:
                 return facts
         return None

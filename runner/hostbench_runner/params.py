@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from .errors import ParamError
@@ -52,9 +53,9 @@ def _where(path: str) -> str:
     return path or "params"
 
 
-def validate(value: Any, schema: dict[str, Any], path: str = "") -> None:
+def validate(value: Any, schema: Mapping[str, Any], path: str = "") -> None:
     """Raise ParamError naming the first offending parameter; return None when the value fits."""
-    if not isinstance(schema, dict):
+    if not isinstance(schema, Mapping):
         raise ParamError(f"{_where(path)}: schema is not an object")
     unknown = set(schema) - _ANNOTATIONS - _CONSTRAINTS
     if unknown:

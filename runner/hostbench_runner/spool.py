@@ -126,7 +126,7 @@ class Spool:
     # --- create / open ---------------------------------------------------------------------
 
     @classmethod
-    def create(cls, root: Path, run_id: Any, attempt: int, experiment: str | None) -> "Spool":
+    def create(cls, root: Path, run_id: Any, attempt: int, experiment: str | None) -> Spool:
         check_run_key(run_id, attempt)
         root.mkdir(parents=True, exist_ok=True, mode=0o700)
         path = root / f"run-{run_id}-attempt-{attempt}"
@@ -144,7 +144,7 @@ class Spool:
         return spool
 
     @classmethod
-    def open(cls, path: Path) -> "Spool":
+    def open(cls, path: Path) -> Spool:
         meta = _read_json(path / "meta.json")
         m = _DIR_NAME.match(path.name)
         if not isinstance(meta, dict):
@@ -255,6 +255,9 @@ class Spool:
 
     def has_finish(self) -> bool:
         return self._finish is not None
+
+    def finish_skipped(self) -> bool:
+        return self._finish is not None and bool(self._finish.get("skip"))
 
     def pending_samples(self, limit: int) -> list[dict[str, Any]]:
         with self._lock:

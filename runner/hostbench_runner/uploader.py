@@ -116,9 +116,9 @@ class Uploader:
                 spool.ack_samples(batch[-1]["seq"])
                 log.debug("samples sent run=%s attempt=%s seq=%d..%d",
                           spool.run_id, spool.attempt, batch[0]["seq"], batch[-1]["seq"])
-            elif spool.finish_pending() and not spool.finish_body.get("skip"):
+            elif spool.finish_pending() and not spool.finish_skipped():
                 phase = "finish"
-                body = dict(spool.finish_body)
+                body = dict(spool.finish_body or {})
                 if spool.rejected and body.get("status") == "succeeded":
                     body.update(status="failed", reason=spool.rejected)
                 self._api.finish(spool.run_id, body)
@@ -170,6 +170,6 @@ def _has_work(spool: Spool) -> bool:
     return (
         spool.start_pending()
         or spool.pending_count() > 0
-        or (spool.finish_pending() and not spool.finish_body.get("skip"))
+        or (spool.finish_pending() and not spool.finish_skipped())
         or spool.done()
     )

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from runner_fakes import DESCRIBE, FAKE_KERNEL, FakeServer
 
 from hostbench_runner.config import Settings
-from runner_fakes import DESCRIBE, FAKE_KERNEL, FakeServer
 
 
 @pytest.fixture

@@ -5,10 +5,11 @@ from __future__ import annotations
 import time
 
 import pytest
+from runner_fakes import CPU_PARAMS, assignment, daemon_for, kernel_calls, pids_alive, run_once
 
 from hostbench_runner.daemon import RESTARTED_REASON, Daemon, State
 from hostbench_runner.spool import Spool
-from runner_fakes import CPU_PARAMS, assignment, daemon_for, kernel_calls, pids_alive, run_once
+
 
 def test_valid_stream_succeeds_and_everything_is_uploaded(server, settings_for, fake_kernel):
     kbin = fake_kernel("ok")

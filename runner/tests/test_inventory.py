@@ -1,9 +1,9 @@
 from pathlib import Path
 
+from runner_fakes import FIXTURES
+
 from hostbench_runner import inventory
 from hostbench_runner.inventory import COLLECTORS, Collector, cpu, governor, memory, os_info, run_collector, virt
-
-from runner_fakes import FIXTURES
 
 THIS = FIXTURES / "host_this"
 SMALL = FIXTURES / "host_small"

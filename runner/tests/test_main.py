@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
+from runner_fakes import FakeServer, kernel_calls, pids_alive
 
 from hostbench_runner.config import DEFAULT_KERNEL_BIN, load
 from hostbench_runner.daemon import RESTARTED_REASON
 from hostbench_runner.errors import ConfigError
-from runner_fakes import FakeServer, kernel_calls, pids_alive
 
 
 def start_runner(server, tmp_path: Path, kernel_bin: Path, token: str | None = FakeServer.registration_token,

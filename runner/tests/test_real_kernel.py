@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 
 import pytest
+from runner_fakes import DESCRIBE, assignment, run_once
 
 from hostbench_runner.config import DEFAULT_KERNEL_BIN
 from hostbench_runner.experiments import EXPERIMENTS
 from hostbench_runner.kernel import KernelCatalog
-from runner_fakes import DESCRIBE, assignment, run_once
 
 pytestmark = pytest.mark.skipif(not DEFAULT_KERNEL_BIN.is_file(), reason="runner/kernels/build/hbk not built")
 

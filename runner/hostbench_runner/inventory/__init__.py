@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import logging
 import platform
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .. import __version__
 from . import cpu, governor, memory, os_info, virt
@@ -45,7 +46,7 @@ def run_collector(collector: Collector, root: Path) -> dict[str, Any]:
 
 def collect(root: Path | str = "/", kernel_info: Callable[[], Any] | None = None) -> dict[str, Any]:
     root = Path(root)
-    inventory = {c.name: run_collector(c, root) for c in COLLECTORS}
+    inventory: dict[str, Any] = {c.name: run_collector(c, root) for c in COLLECTORS}
     inventory["runner"] = {"version": __version__, "python": platform.python_version()}
     if kernel_info is not None:
         try:

@@ -138,7 +138,9 @@ def parse(raw: dict[str, Any]) -> dict[str, Any]:
             cores = len(tpairs)
 
     isa: list[str] = []
-    best_isa = vector_bits = None
+    best_isa: str | None = None
+    vector_bits: int | None = None
+    best: tuple[str, int | None]
     fma = None
     if flags is not None:
         isa = [name for flag, name in X86_ISA if flag in flags]
