@@ -398,9 +398,9 @@ static void run_phase(run *r, group *g, int repeat)
                 next += r->interval_ns;
         }
     }
-    if (r->sampler && !r->interrupted) { /* the tail, if it is at least half an interval */
+    if (r->sampler && !r->interrupted) { /* the tail: if >= half an interval, or the only one */
         int64_t now = hb_now_ns();
-        if (now - last >= r->interval_ns / 2)
+        if (now - last >= r->interval_ns / 2 || last == t0)
             emit_sample(r, g, repeat, last, now, sum_units(g) - last_units);
     }
     atomic_store(&g_flag.stop, 1);

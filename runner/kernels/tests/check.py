@@ -336,6 +336,14 @@ def test_seq_contiguous_across_thread_counts():
     check(len(of_type(lines, "result")) == 4, "one result per repeat per thread count")
 
 
+def test_phase_shorter_than_interval_gets_one_sample():
+    rc, lines, _ = hbk("null", "--threads", "1", "--duration_s", "0.3", "--repeats", "2",
+                       "--warmup_s", "0", "--interval_s", "1")
+    samples = of_type(lines, "sample")
+    check(rc == 0 and [s["repeat"] for s in samples] == [1, 2] and
+          all(0.25 < s["interval_s"] < 0.4 for s in samples), f"one sample per short phase {samples}")
+
+
 def test_no_sampler_prints_no_samples():
     rc, lines, _ = hbk("null", "--threads", "1", "--duration_s", "0.5", "--repeats", "1",
                        "--warmup_s", "0", "--no_sampler", "true")
