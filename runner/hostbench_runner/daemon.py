@@ -90,6 +90,10 @@ class Heartbeat:
                 if self.reachable is not False:
                     log.warning("heartbeat failed, server unreachable: %s", exc)
                 self.reachable = False
+            except Exception as exc:  # e.g. the client closed under it at exit
+                if self._stop.is_set():
+                    return
+                log.warning("heartbeat error: %s: %s", type(exc).__name__, exc)
             self._stop.wait(self._interval)
 
 
@@ -133,6 +137,10 @@ class LeaseKeeper:
             except Retryable as exc:
                 log.warning("lease renewal failed for run=%s (%.0fs since last): %s",
                             self.run_id, time.monotonic() - self.last_ok, exc)
+            except Exception as exc:  # never let the keeper die silently: count it as a failed renewal
+                if self._stop.is_set():
+                    return
+                log.warning("lease renewal error for run=%s: %s: %s", self.run_id, type(exc).__name__, exc)
             if time.monotonic() - self.last_ok >= self._lost_after_s:
                 self.lost.set()
                 return
@@ -198,6 +206,7 @@ class Daemon:
         self._abandoned_claim: _Claim | None = None
         self._claim_backoff = Backoff(settings.backoff_base_s, settings.backoff_cap_s)
         self._idle_until = 0.0
+        self._claim_started = 0.0
         self._backlog_until: float | None = None
         self._shutdown_at: float | None = None
 
@@ -363,6 +372,7 @@ class Daemon:
             self.shutdown.wait(min(0.2, self._idle_until - now))
             return
         self._claim = _Claim(self.api, self.s.poll_wait_s)
+        self._claim_started = now
         self.state = State.CLAIMING
 
     def _step_claiming(self) -> None:
@@ -387,6 +397,8 @@ class Daemon:
             return
         self._claim_backoff.reset()
         if value is None:
+            # A server that answers 204 at once (no long poll) must not make this loop spin.
+            self._idle_until = self._claim_started + 1.0
             self.state = State.IDLE
             return
         self._begin(value)

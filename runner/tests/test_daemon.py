@@ -268,3 +268,25 @@ def test_an_unexpected_error_kills_the_kernel_and_fails_the_run(server, settings
         assert d.uploader.wait_idle(5)
     assert server.finishes[0][1]["reason"] == "runner error: RuntimeError: bug"
     assert pids_alive([c["pid"] for c in kernel_calls(kbin)]) == []
+
+
+def test_the_loop_claims_runs_heartbeats_the_current_run_and_stops_on_the_flag(server, settings_for, fake_kernel):
+    import threading
+
+    settings = settings_for(server.url, fake_kernel("slow"))
+    server.down = True  # the first polls fail: the loop backs off and tries again
+    d = Daemon(settings)
+    result: list[int] = []
+    thread = threading.Thread(target=lambda: result.append(d.main()))
+    server.work.put(assignment(run_id=90))
+    thread.start()
+    try:
+        assert server.wait_for(lambda: any(p == "/api/runner/work" for _, p, _ in server.requests))
+        server.down = False
+        assert server.wait_for(lambda: any(h.get("run") == {"run_id": 90, "attempt": 1} for h in server.heartbeats))
+        assert server.wait_for(lambda: len(server.samples.get(("90", 1), {})) >= 2)
+    finally:
+        d.shutdown.set()
+        thread.join(10)
+    assert result == [0]
+    assert server.finishes[0][1]["reason"] == "runner stopped"
