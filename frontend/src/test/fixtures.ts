@@ -68,7 +68,7 @@ export const host: HostPublic = {
   runner_version: '0.1.0',
   labels: { provider: 'aws', instance_type: 'c7i.large' },
   inventory: {
-    cpu: { model: 'Intel Xeon Platinum 8488C', vendor: 'GenuineIntel', sockets: 1, cores_per_socket: 2, threads_per_core: 2, isa: ['sse2', 'avx2', 'avx512'], best_isa: 'avx512' },
+    cpu: { model: 'Intel Xeon Platinum 8488C', vendor: 'GenuineIntel', sockets: 1, cores: 2, cores_per_socket: 2, threads: 4, threads_per_core: 2, isa: ['sse2', 'avx2', 'avx512'], best_isa: 'avx512' },
     memory: { total_bytes: 4 * 1024 ** 3 },
     os: { kernel: '6.1.0-18-amd64', distribution: 'Debian GNU/Linux 12' },
   },
