@@ -51,6 +51,11 @@ static struct {
     char pad[HB_CACHE_LINE - sizeof(_Atomic int)];
 } g_flag;
 
+int hb_interrupted(void)
+{
+    return g_signal != 0;
+}
+
 static void on_signal(int sig)
 {
     g_signal = sig;
@@ -374,6 +379,8 @@ static void run_phase(run *r, group *g, int repeat)
         g->w[i].reason[0] = '\0';
         g->w[i].end_ns = 0;
     }
+    if (r->k->before_phase)
+        r->k->before_phase(&r->setup, g->config, g->nthreads, repeat);
     atomic_store(&g_flag.stop, 0);
     if (g_signal) /* a signal that came before the reset must still stop this phase */
         atomic_store(&g_flag.stop, 1);
@@ -448,6 +455,8 @@ static void run_phase(run *r, group *g, int repeat)
     hb_json_knum(&r->j, "cpu_share", (double)cpu_ns / ((double)(t1 - t0) * g->nthreads));
     hb_json_kint(&r->j, "preemptions", preemptions);
     config_fields(&r->j, c);
+    if (r->k->result_facts)
+        r->k->result_facts(&r->setup, g->w, g->nthreads, &r->j);
     hb_json_key(&r->j, "t");
     hb_json_fixed(&r->j, hb_unix_time(), 6);
     hb_json_obj_end(&r->j);

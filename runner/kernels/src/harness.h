@@ -81,8 +81,17 @@ typedef struct hb_kernel {
     /* After each phase, per worker: NULL or why its work cannot be trusted. Optional. */
     const char *(*verify)(hb_worker *w);
     void (*thread_teardown)(hb_worker *w); /* optional */
-    void (*teardown)(hb_setup *s);         /* optional */
+    void (*teardown)(hb_setup *s);         /* optional; also after an interrupted run */
+    /* Before every phase (warm-up and repeats), outside its timed window, on the controlling
+     * thread while the workers wait: e.g. flush and drop a file's cached pages. Optional. */
+    void (*before_phase)(hb_setup *s, int config_index, int nthreads, int repeat);
+    /* Extra keys for a repeat's result event (e.g. latency percentiles), from its workers
+     * after they all stopped. Optional. */
+    void (*result_facts)(const hb_setup *s, hb_worker *w, int nthreads, hb_json *j);
 } hb_kernel;
+
+/* Non-zero once SIGTERM or SIGINT arrived: a long setup (writing a file) polls it and stops. */
+int hb_interrupted(void);
 
 /* threads, repeats, duration_s, warmup_s, interval_s, no_sampler: every kernel has them. */
 extern const hb_param_def hb_run_params[];

@@ -24,6 +24,8 @@ static const char *type_hint(const hb_param_def *d)
     case HB_P_DOUBLE: return "a number like 5 or 0.5";
     case HB_P_ENUM: return "one of the listed choices";
     case HB_P_BOOL: return "true or false";
+    case HB_P_STRING: return "a text";
+    case HB_P_ENUM_LIST: return "a comma-separated list of the listed choices";
     }
     return "a value";
 }
@@ -120,7 +122,20 @@ hb_status hb_param_parse_value(const hb_param_def *d, const char *text, hb_value
         choices_text(d, list, sizeof list);
         return hb_errorf(err, HB_BAD_PARAM, "%s: \"%s\" is not one of %s", d->name,
                          shown(text, tmp, sizeof tmp), list);
+    case HB_P_STRING: {
+        size_t n = strlen(text);
+        for (size_t k = 0; k < n; k++)
+            if ((unsigned char)text[k] < 0x20 || text[k] == 0x7f)
+                return hb_errorf(err, HB_BAD_PARAM, "%s: byte %zu is a control character; "
+                                 "give plain text", d->name, k + 1);
+        if ((double)n < d->min || (double)n > d->max)
+            return hb_errorf(err, HB_BAD_PARAM, "%s: the text is %zu bytes long; give %.0f to "
+                             "%.0f bytes", d->name, n, d->min, d->max);
+        out->s = text;
+        return HB_OK;
+    }
     case HB_P_INT_LIST:
+    case HB_P_ENUM_LIST:
         break;
     }
 
@@ -143,12 +158,23 @@ hb_status hb_param_parse_value(const hb_param_def *d, const char *text, hb_value
             len = sizeof item - 1; /* still junk or too large: parse_int says which */
         memcpy(item, s, len);
         item[len] = '\0';
-        if (parse_int(d, item, &out->i[out->n], err) != HB_OK)
+        if (d->type == HB_P_ENUM_LIST) {
+            int k = 0;
+            while (d->choices && d->choices[k] && strcmp(item, d->choices[k]))
+                k++;
+            if (!d->choices || !d->choices[k]) {
+                choices_text(d, list, sizeof list);
+                return hb_errorf(err, HB_BAD_PARAM, "%s: \"%s\" is not one of %s", d->name,
+                                 shown(item, tmp, sizeof tmp), list);
+            }
+            out->i[out->n] = k;
+        } else if (parse_int(d, item, &out->i[out->n], err) != HB_OK) {
             return err->code;
+        }
         for (int k = 0; k < out->n; k++)
             if (out->i[k] == out->i[out->n])
-                return hb_errorf(err, HB_BAD_PARAM, "%s: %lld appears twice; list each value "
-                                 "once", d->name, out->i[k]);
+                return hb_errorf(err, HB_BAD_PARAM, "%s: %s appears twice; list each value "
+                                 "once", d->name, item);
         out->n++;
         s += strcspn(s, ",");
         if (*s == '\0')
@@ -255,6 +281,13 @@ static void value_json(hb_json *j, const hb_value *v)
             hb_json_int(j, v->i[k]);
         hb_json_arr_end(j);
         break;
+    case HB_P_STRING: hb_json_str(j, v->s); break;
+    case HB_P_ENUM_LIST:
+        hb_json_arr(j);
+        for (int k = 0; k < v->n; k++)
+            hb_json_str(j, v->def->choices[v->i[k]]);
+        hb_json_arr_end(j);
+        break;
     }
 }
 
@@ -315,6 +348,26 @@ void hb_params_schema(hb_json *j, const hb_param_def *const *tables)
                 hb_json_kint(j, "maxItems", HB_LIST_MAX);
                 hb_json_kbool(j, "uniqueItems", 1);
                 break;
+            case HB_P_STRING:
+                hb_json_kstr(j, "type", "string");
+                hb_json_kint(j, "minLength", (long long)d->min);
+                hb_json_kint(j, "maxLength", (long long)d->max);
+                break;
+            case HB_P_ENUM_LIST:
+                hb_json_kstr(j, "type", "array");
+                hb_json_key(j, "items");
+                hb_json_obj(j);
+                hb_json_kstr(j, "type", "string");
+                hb_json_key(j, "enum");
+                hb_json_arr(j);
+                for (int k = 0; d->choices[k]; k++)
+                    hb_json_str(j, d->choices[k]);
+                hb_json_arr_end(j);
+                hb_json_obj_end(j);
+                hb_json_kint(j, "minItems", 1);
+                hb_json_kint(j, "maxItems", HB_LIST_MAX);
+                hb_json_kbool(j, "uniqueItems", 1);
+                break;
             }
             hb_json_key(j, "default");
             if (have_default)
@@ -341,3 +394,4 @@ long long hb_param_int(const hb_params *p, const char *name) { return hb_param(p
 double hb_param_double(const hb_params *p, const char *name) { return hb_param(p, name)->d; }
 int hb_param_bool(const hb_params *p, const char *name) { return (int)hb_param(p, name)->i[0]; }
 int hb_param_choice(const hb_params *p, const char *name) { return (int)hb_param(p, name)->i[0]; }
+const char *hb_param_str(const hb_params *p, const char *name) { return hb_param(p, name)->s; }

@@ -16,14 +16,16 @@ typedef enum hb_ptype {
     HB_P_DOUBLE,   /* finite number in [min, max] */
     HB_P_ENUM,     /* one of choices */
     HB_P_BOOL,     /* true or false */
+    HB_P_STRING,   /* text of min..max bytes, no control characters (the kernel checks meaning) */
+    HB_P_ENUM_LIST, /* 1..HB_LIST_MAX distinct choices, comma-separated */
 } hb_ptype;
 
 typedef struct hb_param_def {
     const char *name;            /* NULL ends a table */
     hb_ptype type;
     const char *def;             /* default, written as on the command line: "1,2,4,8" */
-    double min, max;             /* inclusive bounds of numbers and list items */
-    const char *const *choices;  /* HB_P_ENUM: NULL-terminated */
+    double min, max;             /* inclusive bounds of numbers and list items; string length */
+    const char *const *choices;  /* HB_P_ENUM, HB_P_ENUM_LIST: NULL-terminated */
     const char *help;
 } hb_param_def;
 
@@ -31,8 +33,9 @@ typedef struct hb_value {
     const hb_param_def *def;
     int given;                /* set on the command line, not defaulted */
     int n;                    /* number of items; 1 for scalars */
-    long long i[HB_LIST_MAX]; /* ints, list items, bool 0/1, enum index */
+    long long i[HB_LIST_MAX]; /* ints, list items, bool 0/1, enum index (also per list item) */
     double d;                 /* HB_P_DOUBLE */
+    const char *s;            /* HB_P_STRING: the argv or default text itself */
 } hb_value;
 
 typedef struct hb_params {
@@ -61,5 +64,6 @@ long long hb_param_int(const hb_params *p, const char *name);
 double hb_param_double(const hb_params *p, const char *name);
 int hb_param_bool(const hb_params *p, const char *name);
 int hb_param_choice(const hb_params *p, const char *name); /* enum index */
+const char *hb_param_str(const hb_params *p, const char *name);
 
 #endif
