@@ -17,6 +17,7 @@ import math
 import queue
 import shutil
 import signal
+import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -450,7 +451,7 @@ class Daemon:
         run.work_dir.mkdir(parents=True, mode=0o700)
         try:
             run.kernel = KernelProcess(argv, run.work_dir)
-        except OSError as exc:
+        except (OSError, subprocess.SubprocessError) as exc:
             log.error("run=%s: cannot start the kernel: %s", run_id, exc)
             run.outcome = ("failed", _cap(f"cannot start the kernel: {exc}"))
             return
