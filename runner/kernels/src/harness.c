@@ -456,7 +456,7 @@ static void run_phase(run *r, group *g, int repeat)
     hb_json_kint(&r->j, "preemptions", preemptions);
     config_fields(&r->j, c);
     if (r->k->result_facts)
-        r->k->result_facts(&r->setup, g->w, g->nthreads, &r->j);
+        r->k->result_facts(&r->setup, g->w, g->nthreads, (double)(t1 - t0) / NS, &r->j);
     hb_json_key(&r->j, "t");
     hb_json_fixed(&r->j, hb_unix_time(), 6);
     hb_json_obj_end(&r->j);

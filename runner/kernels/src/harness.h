@@ -86,8 +86,9 @@ typedef struct hb_kernel {
      * thread while the workers wait: e.g. flush and drop a file's cached pages. Optional. */
     void (*before_phase)(hb_setup *s, int config_index, int nthreads, int repeat);
     /* Extra keys for a repeat's result event (e.g. latency percentiles), from its workers
-     * after they all stopped. Optional. */
-    void (*result_facts)(const hb_setup *s, hb_worker *w, int nthreads, hb_json *j);
+     * after they all stopped; seconds is the repeat's timed length. Optional. */
+    void (*result_facts)(const hb_setup *s, hb_worker *w, int nthreads, double seconds,
+                         hb_json *j);
 } hb_kernel;
 
 /* Non-zero once SIGTERM or SIGINT arrived: a long setup (writing a file) polls it and stops. */
