@@ -75,11 +75,41 @@ hb_status hb_guard_parent(hb_err *err)
     return HB_OK;
 }
 
+#define RUN_PARAMS_MAX 16
+
 void hb_kernel_tables(const hb_kernel *k, const hb_param_def *tables[3])
 {
+    /* A kernel with threads_def gets its own copy of the harness rows, made once and kept
+     * (parsed values point into it); only the controlling thread calls this. */
+    static struct {
+        const hb_kernel *k;
+        hb_param_def rows[RUN_PARAMS_MAX];
+    } own[8];
     tables[0] = k->params;
     tables[1] = hb_run_params;
     tables[2] = NULL;
+    if (!k->threads_def)
+        return;
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+        if (own[i].k == NULL) {
+            size_t n = 0;
+            while (hb_run_params[n].name && n < RUN_PARAMS_MAX - 1)
+                n++;
+            memcpy(own[i].rows, hb_run_params, (n + 1) * sizeof own[i].rows[0]);
+            own[i].rows[0] = *k->threads_def; /* row 0 is threads */
+            own[i].k = k;
+        }
+        if (own[i].k == k) {
+            tables[1] = own[i].rows;
+            return;
+        }
+    }
+}
+
+/* The name of the thread-count parameter: "threads", or the kernel's own (net: "streams"). */
+static const char *threads_name(const hb_kernel *k)
+{
+    return k->threads_def ? k->threads_def->name : "threads";
 }
 
 const hb_kernel *hb_kernel_find(const char *name)
@@ -292,7 +322,8 @@ static void *worker_main(void *arg)
         getrusage(RUSAGE_THREAD, &ru0);
         int64_t cpu0 = hb_thread_cpu_ns();
         k->work(w);
-        w->end_ns = hb_now_ns();
+        if (w->end_ns == 0) /* work() may have set it */
+            w->end_ns = hb_now_ns();
         w->cpu_ns = hb_thread_cpu_ns() - cpu0;
         getrusage(RUSAGE_THREAD, &ru1);
         w->preemptions = ru1.ru_nivcsw - ru0.ru_nivcsw;
@@ -366,6 +397,25 @@ static const char *why_interrupted(void)
     if (getppid() != g_ppid)
         return "interrupted: the parent process exited";
     return NULL;
+}
+
+const char *hb_stop_reason(void)
+{
+    return why_interrupted();
+}
+
+void hb_event(const char *type, void (*fields)(hb_json *j, void *arg), void *arg)
+{
+    hb_json j;
+    hb_json_init(&j);
+    event(&j, type);
+    if (fields)
+        fields(&j, arg);
+    hb_json_key(&j, "t");
+    hb_json_fixed(&j, hb_unix_time(), 6);
+    hb_json_obj_end(&j);
+    emit(&j);
+    hb_json_free(&j);
 }
 
 /* One phase: release the workers, sample on absolute deadlines, stop them, report. */
@@ -565,7 +615,8 @@ static void emit_start(run *r, const hb_value *threads, int64_t res_ns, int64_t 
     hb_json_kbool(j, "oversubscribed", over);
     hb_json_kint(j, "timer_resolution_ns", res_ns);
     hb_json_kint(j, "timer_min_delta_ns", delta_ns);
-    hb_json_knum(j, "expected_duration_s", per_group * threads->n * r->setup.nconfigs);
+    hb_json_knum(j, "expected_duration_s", r->setup.serving ? r->setup.expected_s
+                                           : per_group * threads->n * r->setup.nconfigs);
     build_json(j);
     hb_json_kint(j, "pid", (long long)getpid());
     hb_json_key(j, "t");
@@ -587,7 +638,7 @@ static hb_status run_all(run *r, hb_err *err)
     r->warmup_ns = (int64_t)(hb_param_double(p, "warmup_s") * NS + 0.5);
     r->interval_ns = (int64_t)(hb_param_double(p, "interval_s") * NS + 0.5);
     r->sampler = !hb_param_bool(p, "no_sampler");
-    const hb_value *threads = hb_param(p, "threads");
+    const hb_value *threads = hb_param(p, threads_name(r->k));
 
     const char *why = r->k->supported ? r->k->supported(p) : NULL;
     if (why)
@@ -614,6 +665,15 @@ static hb_status run_all(run *r, hb_err *err)
                        r->setup.nconfigs);
     } else if ((r->interrupted = why_interrupted())) {
         st = hb_errorf(err, HB_INTERNAL, "%s", r->interrupted);
+    } else if (r->setup.serving) {
+        emit_start(r, threads, res_ns, delta_ns);
+        st = r->k->serve ? r->k->serve(&r->setup, err)
+                         : hb_errorf(err, HB_INTERNAL, "kernel %s cannot serve", r->k->name);
+        if (st == HB_UNTRUSTED) { /* served, but what it received failed its checks */
+            r->untrusted = 1;
+            snprintf(r->reason, sizeof r->reason, "%.290s", err->message);
+            st = HB_OK;
+        }
     } else {
         emit_start(r, threads, res_ns, delta_ns);
         for (int c = 0; st == HB_OK && c < r->setup.nconfigs && !r->interrupted; c++)

@@ -28,6 +28,10 @@ typedef struct hb_setup {
     void *state; /* the kernel's, passed back in every hb_worker */
     int nconfigs;
     hb_config configs[HB_MAX_CONFIGS];
+    /* Set by a setup that serves instead of measuring (net --role serve): after the start
+     * event the harness calls the kernel's serve() instead of running phases. */
+    int serving;
+    double expected_s; /* the start event's expected_duration_s when serving */
 } hb_setup;
 
 /* One per thread. The first line is written by its worker only and read by the sampler. */
@@ -39,7 +43,9 @@ typedef struct hb_worker {
     void *tstate;            /* the kernel's per-thread state, from thread_setup */
     const hb_config *config;
     int config_index, tid, nthreads, cpu;
-    int64_t end_ns;          /* when this worker stopped (set by the harness) */
+    int64_t end_ns;          /* when this worker stopped: set by the harness after work(),
+                                unless work() set it (its timed work ended before its
+                                bookkeeping, e.g. a network kernel collecting the receiver's count) */
     int64_t cpu_ns;          /* its CPU time in the phase (set by the harness) */
     long preemptions;        /* involuntary context switches in the phase (set by the harness) */
     char reason[160];        /* first verification failure of the phase */
@@ -89,7 +95,22 @@ typedef struct hb_kernel {
      * after they all stopped; seconds is the repeat's timed length. Optional. */
     void (*result_facts)(const hb_setup *s, hb_worker *w, int nthreads, double seconds,
                          hb_json *j);
+    /* Replaces the harness's `threads` row (its name, bounds, default and help), e.g. net's
+     * `streams` 1..8. Optional; the events still say "threads". */
+    const hb_param_def *threads_def;
+    /* When setup set s->serving: runs on the controlling thread after the start event until
+     * hb_stop_reason() is non-NULL or its own deadline; may emit events with hb_event(). The
+     * harness then writes the end event (status ok, or untrusted when it returns HB_UNTRUSTED
+     * with the reason in err). */
+    hb_status (*serve)(hb_setup *s, hb_err *err);
 } hb_kernel;
+
+/* Why the run must stop (SIGTERM, SIGINT, the parent exited), or NULL. */
+const char *hb_stop_reason(void);
+
+/* A kernel-specific event line {"v":1,"type":type, <fields>, "t":...}, e.g. net's `listening`.
+ * Only from the controlling thread (setup, serve, facts). */
+void hb_event(const char *type, void (*fields)(hb_json *j, void *arg), void *arg);
 
 /* Non-zero once SIGTERM or SIGINT arrived: a long setup (writing a file) polls it and stops. */
 int hb_interrupted(void);
