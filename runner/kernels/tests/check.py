@@ -341,7 +341,7 @@ def test_phase_shorter_than_interval_gets_one_sample():
                        "--warmup_s", "0", "--interval_s", "1")
     samples = of_type(lines, "sample")
     check(rc == 0 and [s["repeat"] for s in samples] == [1, 2] and
-          all(0.25 < s["interval_s"] < 0.4 for s in samples), f"one sample per short phase {samples}")
+          all(0.25 < s["interval_s"] < 0.4 for s in samples), f"one sample per phase: {samples}")
 
 
 def test_no_sampler_prints_no_samples():

@@ -21,7 +21,8 @@ static void test_escapes_quotes_backslash_and_controls(hb_json *j)
 
 static void test_utf8_kept_and_invalid_replaced(hb_json *j)
 {
-    CHECK_STR(str_json(j, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"), "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"");
+    CHECK_STR(str_json(j, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"),
+              "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"");
     CHECK_STR(str_json(j, "a\xffz"), "\"a\\ufffdz\"");
     CHECK_STR(str_json(j, "\xc0\xaf"), "\"\\ufffd\\ufffd\"");       /* overlong */
     CHECK_STR(str_json(j, "\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\""); /* surrogate */

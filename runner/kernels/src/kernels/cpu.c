@@ -123,7 +123,8 @@ CHAIN(fp32_sse2, SSE, float, REP12, _mm_set1_ps(k->m32), _mm_set1_ps(k->c32), (v
 #define LOAD(i) _mm_load_si128((const __m128i *)a + (i))
 #define STORE(i, x) _mm_store_si128((__m128i *)a + (i), x)
 #define STEP(x) _mm_add_epi32(x, c)
-CHAIN(int32_sse2, SSE, uint32_t, REP12, _mm_setzero_si128(), _mm_set1_epi32((int)k->ci), BARRIER12("x"))
+CHAIN(int32_sse2, SSE, uint32_t, REP12, _mm_setzero_si128(),
+      _mm_set1_epi32((int)k->ci), BARRIER12("x"))
 #undef V
 #undef LOAD
 #undef STORE
@@ -153,7 +154,8 @@ CHAIN(fp32_avx2, AVX2, float, REP12, _mm256_set1_ps(k->m32), _mm256_set1_ps(k->c
 #define LOAD(i) _mm256_load_si256((const __m256i *)a + (i))
 #define STORE(i, x) _mm256_store_si256((__m256i *)a + (i), x)
 #define STEP(x) _mm256_add_epi32(x, c)
-CHAIN(int32_avx2, AVX2, uint32_t, REP12, _mm256_setzero_si256(), _mm256_set1_epi32((int)k->ci), BARRIER12("x"))
+CHAIN(int32_avx2, AVX2, uint32_t, REP12, _mm256_setzero_si256(),
+      _mm256_set1_epi32((int)k->ci), BARRIER12("x"))
 #undef V
 #undef LOAD
 #undef STORE
@@ -183,7 +185,8 @@ CHAIN(fp32_avx512, AVX512, float, REP16, _mm512_set1_ps(k->m32), _mm512_set1_ps(
 #define LOAD(i) _mm512_load_si512((const __m512i *)a + (i))
 #define STORE(i, x) _mm512_store_si512((__m512i *)a + (i), x)
 #define STEP(x) _mm512_add_epi32(x, c)
-CHAIN(int32_avx512, AVX512, uint32_t, REP16, _mm512_setzero_si512(), _mm512_set1_epi32((int)k->ci), BARRIER16("v"))
+CHAIN(int32_avx512, AVX512, uint32_t, REP16, _mm512_setzero_si512(),
+      _mm512_set1_epi32((int)k->ci), BARRIER16("v"))
 #undef V
 #undef LOAD
 #undef STORE
