@@ -409,6 +409,9 @@ def test_null_kernel_runs():
     start_fields_ok(lines[0], "null")
 
 
+def test_net_kernel(): __import__("check_net").run(BUILD, check)  # tests/check_net.py
+
+
 def main():
     tests = [v for k, v in globals().items() if k.startswith("test_") and callable(v)]
     for t in tests:

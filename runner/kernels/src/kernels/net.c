@@ -922,6 +922,7 @@ typedef struct nstream {
     char open_err[120];
     uint32_t size;
     int server_pin;
+    int corrupt;       /* test builds: HBK_TEST_CORRUPT=1 */
     uint8_t *pat;      /* pattern, HB_NET_PERIOD + max(size, 65536) bytes */
     uint8_t *msg, *rbuf; /* round trips: what was sent, what came back */
     struct mmsghdr *mm;  /* UDP stream: one batch */
@@ -1248,6 +1249,21 @@ static void stream_free(nstream *ns)
     free(ns);
 }
 
+/* The driver's copy of the pattern for its current session. */
+static void stream_pattern(nstream *ns)
+{
+    size_t len = HB_NET_PERIOD + (ns->size > 65536 ? ns->size : 65536);
+    hb_net_pattern(ns->pat, len, ns->next.seed);
+#ifdef HBK_TEST_HOOKS
+    /* HBK_TEST_CORRUPT=1: the sender's payload differs from the pattern once per period */
+    const char *env = getenv("HBK_TEST_CORRUPT");
+    ns->corrupt = env && env[0] == '1';
+    if (ns->corrupt)
+        for (size_t i = 7; i < len; i += HB_NET_PERIOD)
+            ns->pat[i] ^= 0x20;
+#endif
+}
+
 static hb_status net_thread_setup(hb_worker *w, hb_err *err)
 {
     const net_state *st = w->state;
@@ -1281,7 +1297,7 @@ static hb_status net_thread_setup(hb_worker *w, hb_err *err)
         stream_free(ns);
         return rc;
     }
-    hb_net_pattern(ns->pat, patlen, ns->next.seed);
+    stream_pattern(ns);
     w->tstate = ns;
     return HB_OK;
 }
@@ -1481,6 +1497,10 @@ static void rr_phase(hb_worker *w, nstream *ns)
             continue;
         }
         hb_net_hist_add(&ns->hist, (uint64_t)(t1 - t0));
+#ifdef HBK_TEST_HOOKS
+        if (rts == 3 && ns->corrupt) /* and one echo differs from what was sent */
+            ns->rbuf[0] ^= 1;
+#endif
         rts++;
         hb_publish(w, rts);
         if ((size <= 1024 || (seq & 15) == 0) && memcmp(ns->rbuf, ns->msg, size) != 0) {
@@ -1515,8 +1535,7 @@ static void net_work(hb_worker *w)
     session_close(&ns->next);
     if (session_open(st, (uint32_t)st->op, ns->size, ns->server_pin, &ns->next, ns->open_err,
                      sizeof ns->open_err) == 0)
-        hb_net_pattern(ns->pat, HB_NET_PERIOD + (ns->size > 65536 ? ns->size : 65536),
-                       ns->next.seed);
+        stream_pattern(ns);
 }
 
 static void net_result_facts(const hb_setup *s, hb_worker *w, int nthreads, double seconds,
