@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """`make check` for the net kernel (called from check.py): its C asserts, its parameters as
 --describe publishes them, refusals before any work, every op over loopback with tiny phases,
-a serve/drive pair over loopback (IPv4 and IPv6), a driver pointed at nobody, and corruption
-caught (test build). Loopback addresses only. Standalone: python3 tests/check_net.py build"""
+a serve/drive pair over loopback (IPv4 and IPv6), a driver pointed at nobody, corruption
+caught (test build), then check_net_netns.py (two namespaces; skipped unless root). Loopback
+addresses only here. Standalone: python3 tests/check_net.py build"""
 
 import json
 import os
@@ -162,6 +163,10 @@ def run(build, check):
         res = of(lines, "result")
         check(rc == 4 and res and res[0]["verified"] is False and lines[-1].get("status") ==
               "untrusted", f"corrupt {op}: untrusted, exit 4: {rc} {raw[-300:]!r}")
+
+    # ---- two hosts: serve in one network namespace, drive from another (skips unless root) ----
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    __import__("check_net_netns").run(build, check)
 
 
 if __name__ == "__main__":
