@@ -1,0 +1,134 @@
+"""./hostbench bench disk: our `disk` kernel against fio, direct I/O, matched parameters.
+
+Each case runs our kernel and then fio with the same operation, block size, queue depth, direct flag,
+file size, engine (psync at depth 1, io_uring above; libaio where io_uring is refused), warm-up and
+measured time, in a directory on this host's disk. Throughput cases compare MB/s or IOPS; the
+latency cases compare percentiles of the whole I/O time (fio's `lat`, from submission to completion,
+with --lat_percentiles=1): a ratio of 1 is equal, within 0.9..1.1 is "within 10 %".
+
+The directory: $HOSTBENCH_BENCH_DIR, else a fresh one under the repository (a tmpfs /tmp would measure
+memory, and it cannot do O_DIRECT). Both tools' files are removed at the end.
+"""
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from hostbench_cli import ROOT
+from hostbench_cli.bench.common import HBK, BenchReport, Pair, hbk_events, results, run as run_cmd, tool
+
+FILE_SIZE = 1 << 30  # 1 GiB: modest, the disk is shared
+DURATION_S = 5
+WARMUP_S = 1
+
+# name, our op, fio rw, block, depth, metrics: (metric suffix, our result key, fio key, unit)
+CASES = [
+    ("seq_read_1M_qd16", "seq_read", "read", 1 << 20, 16, [("MB/s", "value", "bw", "MB/s")]),
+    ("seq_write_1M_qd16", "seq_write", "write", 1 << 20, 16, [("MB/s", "value", "bw", "MB/s")]),
+    ("rand_read_4k_qd1", "rand_read", "randread", 4096, 1,
+     [("iops", "iops", "iops", "IOPS"), ("lat_p50", "lat_p50_us", "p50", "us"),
+      ("lat_p99", "lat_p99_us", "p99", "us"), ("lat_p99.9", "lat_p999_us", "p99.9", "us")]),
+    ("rand_write_4k_qd1", "rand_write", "randwrite", 4096, 1,
+     [("iops", "iops", "iops", "IOPS"), ("lat_p50", "lat_p50_us", "p50", "us"),
+      ("lat_p99", "lat_p99_us", "p99", "us"), ("lat_p99.9", "lat_p999_us", "p99.9", "us")]),
+    ("rand_read_4k_qd32", "rand_read", "randread", 4096, 32,
+     [("iops", "iops", "iops", "IOPS"), ("lat_p50", "lat_p50_us", "p50", "us"),
+      ("lat_p99", "lat_p99_us", "p99", "us")]),
+    ("rand_write_4k_qd32", "rand_write", "randwrite", 4096, 32,
+     [("iops", "iops", "iops", "IOPS"), ("lat_p50", "lat_p50_us", "p50", "us"),
+      ("lat_p99", "lat_p99_us", "p99", "us")]),
+]
+
+
+def _workdir() -> Path:
+    base = os.environ.get("HOSTBENCH_BENCH_DIR")
+    if base:
+        Path(base).mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix="bench-disk-", dir=base))
+    return Path(tempfile.mkdtemp(prefix=".bench-disk-", dir=ROOT))
+
+
+def ours(workdir: Path, op: str, block: int, depth: int, engine: str) -> tuple[dict, dict]:
+    events = hbk_events("disk", [
+        "--workdir", str(workdir), "--op", op, "--blocks", str(block), "--iodepth", str(depth),
+        "--direct", "true", "--engine", engine, "--file_size", str(FILE_SIZE), "--threads", "1",
+        "--repeats", "1", "--duration_s", str(DURATION_S), "--warmup_s", str(WARMUP_S)],
+        timeout=300)
+    res = results(events)
+    if len(res) != 1 or not res[0].get("verified"):
+        raise RuntimeError(f"hbk disk: expected one verified result, got {res}")
+    return events[0], res[0]
+
+
+def fio_argv(fio: str, path: Path, rw: str, block: int, depth: int, engine: str) -> list[str]:
+    return [fio, "--name=hostbench", f"--filename={path}", f"--size={FILE_SIZE}", "--direct=1",
+            f"--ioengine={engine}", f"--rw={rw}", f"--bs={block}", f"--iodepth={depth}", "--numjobs=1",
+            "--time_based", f"--runtime={DURATION_S}", f"--ramp_time={WARMUP_S}", "--norandommap",
+            "--randrepeat=0", "--invalidate=1", "--lat_percentiles=1", "--percentile_list=50:99:99.9",
+            "--output-format=json"]
+
+
+def theirs(argv: list[str], rw: str) -> dict:
+    doc = json.loads(run_cmd(argv, timeout=300))
+    job = doc["jobs"][0]
+    side = job["write" if "write" in rw else "read"]
+    pct = side["lat_ns"].get("percentile", {})
+
+    def p(q: str) -> float:
+        for k, v in pct.items():
+            if abs(float(k) - float(q)) < 1e-9:
+                return v / 1e3
+        raise RuntimeError(f"fio gave no {q} percentile: {sorted(pct)}")
+
+    return {"bw": side["bw_bytes"] / 1e6, "iops": side["iops"], "p50": p("50"), "p99": p("99"),
+            "p99.9": p("99.9"), "clat_p50": side["clat_ns"]["percentile"].get("50.000000", 0) / 1e3}
+
+
+def _engine_for(depth: int, async_engine: str) -> str:
+    return "psync" if depth == 1 else async_engine
+
+
+def run(pairs: int) -> BenchReport:
+    fio = tool("fio")
+    if not HBK.exists():
+        raise RuntimeError(f"{HBK} is missing: build the kernels first (make -C runner/kernels)")
+    report = BenchReport("disk")
+    workdir = _workdir()
+    fio_file = workdir / "fio-bench.dat"
+    try:
+        # io_uring if this host allows it (the kernel says in its start event), else libaio
+        start, _ = ours(workdir, "rand_read", 4096, 2, "auto")
+        async_engine = start["engine"]
+        report.notes.append(
+            f"directory {start['workdir']} on {start['filesystem']} ({start.get('device') or 'no device'}), "
+            f"logical block {start['logical_block_bytes']} B; file {FILE_SIZE >> 20} MiB each; "
+            f"{WARMUP_S} s warm-up + {DURATION_S} s per measurement; depth > 1 uses {async_engine} "
+            f"in both tools; latency = fio lat (submit to completion, --lat_percentiles=1)")
+        # fio lays its file out once; our kernel writes its own file at every start
+        run_cmd([fio, "--name=layout", f"--filename={fio_file}", f"--size={FILE_SIZE}", "--rw=write", "--bs=1M",
+                 "--direct=1", "--ioengine=psync", "--output-format=json"], timeout=300)
+        for _ in range(pairs):
+            for name, op, rw, block, depth, metrics in CASES:
+                engine = _engine_for(depth, async_engine)
+                _, mine = ours(workdir, op, block, depth, engine)
+                argv = fio_argv(fio, fio_file, rw, block, depth, engine)
+                ref = theirs(argv, rw)
+                ref_text = (f"fio --rw={rw} --bs={block} --iodepth={depth} --direct=1 "
+                            f"--ioengine={engine} --size=1G")
+                for suffix, our_key, fio_key, unit in metrics:
+                    report.pairs.append(Pair(f"{name}_{suffix.replace('/', '')}" if suffix != "MB/s" else name,
+                                             unit, float(mine[our_key]), float(ref[fio_key]), ref_text))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return report
+
+
+def _cli(argv: list[str]) -> int:  # pragma: no cover - manual use: python -m hostbench_cli.bench.disk [pairs]
+    run(int(argv[0]) if argv else 3).print()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    import sys
+    sys.exit(_cli(sys.argv[1:]))
