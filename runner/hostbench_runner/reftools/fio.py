@@ -1,0 +1,214 @@
+"""fio output: JSON (--output-format=json or json+) and the normal text report.
+
+Per job and direction (read, write, trim when it did I/O): `bw` in MB/s = 10^6 bytes/s, `iops`,
+`lat_mean` and `lat_p99` in µs. From JSON, bw comes from `bw_bytes` (bytes/s) when fio gives it, else
+from `bw`, which fio reports in KiB/s (1024 bytes/s): we convert (x1024/10^6) and say which in
+`bw_from`. lat_mean is fio's total latency (`lat_ns`: submission + completion); lat_p99 comes from the
+total-latency percentiles when fio recorded them (lat_percentiles=1), else from the completion-latency
+ones (`clat_ns`, fio's default) with `lat_p99_of: "clat"`. The text report rounds bandwidth and IOPS
+to three significant figures; JSON is the precise source and the one the runner asks for.
+
+Refused: an error reported by fio (a job with a non-zero `error`/`err=`, or a "fio: ... error=" line);
+truncated JSON; a text report without its "Run status group" summary (truncated); a run with no I/O.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+from typing import Any
+
+from ._common import Metric, ParseError, first_json_object, looks_like_json, metric, not_this_tool, to_float
+
+_DIRECTIONS = ("read", "write", "trim")
+_FIO_ERROR = re.compile(r"^fio: .*(?:err=\s*\d+|error=).*$|^fio: failed .*$|^fio: .*(?:invalid|unknown).*$",
+                        re.M | re.I)
+
+
+def parse(text: str) -> tuple[str, list[Metric]]:
+    if looks_like_json(text):
+        return "json", _parse_json(text)
+    return "text", _parse_text(text)
+
+
+# --- JSON --------------------------------------------------------------------------------------------
+
+def _parse_json(text: str) -> list[Metric]:
+    obj, before = first_json_object(text, "fio")
+    if "fio version" not in obj or "jobs" not in obj:
+        raise not_this_tool("fio", text, "the JSON has no 'fio version' and 'jobs'")
+    jobs = obj["jobs"]
+    if not isinstance(jobs, list) or not jobs:
+        raise ParseError("the fio JSON has no jobs")
+    for job in jobs:
+        err = job.get("error", 0)
+        if err:
+            raise ParseError(f"fio job {job.get('jobname')!r} reports error {err} ({_strerror(err)})"
+                             + _context(before))
+    bad = _FIO_ERROR.search(before)
+    if bad:
+        raise ParseError(f"fio reported an error before its JSON: {bad.group(0).strip()!r}")
+
+    metrics: list[Metric] = []
+    for job in jobs:
+        name = str(job.get("jobname", "?"))
+        for direction in _DIRECTIONS:
+            d = job.get(direction)
+            if not isinstance(d, dict) or not _did_io(d):
+                continue
+            metrics.extend(_json_direction(name, job.get("groupid"), direction, d))
+    if not metrics:
+        raise ParseError("the fio JSON shows no job that did any I/O")
+    return metrics
+
+
+def _did_io(d: dict[str, Any]) -> bool:
+    return bool(d.get("total_ios") or d.get("io_bytes") or d.get("io_kbytes"))
+
+
+def _num(d: dict[str, Any], key: str, where: str) -> float:
+    if key not in d:
+        raise ParseError(f"fio JSON {where}: no '{key}'")
+    value = d[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ParseError(f"fio JSON {where}: '{key}' is {value!r}, not a number")
+    return float(value)
+
+
+def _json_direction(job: str, group: Any, direction: str, d: dict[str, Any]) -> list[Metric]:
+    where = f"job {job!r} {direction}"
+    keys = {"job": job, "direction": direction, "group": group}
+    if "bw_bytes" in d:
+        bw = _num(d, "bw_bytes", where) / 1e6
+        bw_from = "bw_bytes (bytes/s)"
+    else:
+        bw = _num(d, "bw", where) * 1024 / 1e6
+        bw_from = "bw (KiB/s) x 1024 / 10^6"
+    out = [
+        metric("bw", round(bw, 6), "MB/s", bw_from=bw_from, **keys),
+        metric("iops", _num(d, "iops", where), "IO/s", **keys),
+    ]
+    lat = d.get("lat_ns")
+    if isinstance(lat, dict) and lat.get("N", 1):
+        out.append(metric("lat_mean", round(_num(lat, "mean", where + " lat_ns") / 1000.0, 6), "µs",
+                          lat_of="lat", **keys))
+    elif isinstance(d.get("lat"), dict):  # fio 2.x: lat in µs
+        out.append(metric("lat_mean", _num(d["lat"], "mean", where + " lat"), "µs", lat_of="lat", **keys))
+    p99, of = _json_p99(d)
+    if p99 is not None:
+        out.append(metric("lat_p99", round(p99 / 1000.0, 6), "µs", lat_p99_of=of, **keys))
+    return out
+
+
+def _json_p99(d: dict[str, Any]) -> tuple[float | None, str]:
+    for key, of in (("lat_ns", "lat"), ("clat_ns", "clat")):
+        block = d.get(key)
+        if isinstance(block, dict) and isinstance(block.get("percentile"), dict):
+            for pct, value in block["percentile"].items():
+                try:
+                    if abs(float(pct) - 99.0) < 1e-9:
+                        return float(value), of
+                except (TypeError, ValueError):
+                    raise ParseError(f"fio JSON: bad percentile entry {pct!r}: {value!r}") from None
+    clat = d.get("clat")
+    if isinstance(clat, dict) and isinstance(clat.get("percentile"), dict):  # fio 2.x, in µs
+        for pct, value in clat["percentile"].items():
+            if abs(float(pct) - 99.0) < 1e-9:
+                return float(value) * 1000.0, "clat"
+    return None, ""
+
+
+def _strerror(err: Any) -> str:
+    try:
+        code = int(err)
+        return f"{errno.errorcode.get(code, '?')}: {os.strerror(code)}"
+    except (TypeError, ValueError):
+        return str(err)
+
+
+def _context(before: str) -> str:
+    line = before.strip().split("\n")[-1].strip() if before.strip() else ""
+    return f"; fio said {line!r}" if line else ""
+
+
+# --- normal text -------------------------------------------------------------------------------------
+
+_JOB = re.compile(r"^(\S.*?): \(groupid=(\d+), jobs=(\d+)\): err=\s*(\d+)")
+_DIR = re.compile(r"^\s+(read|write|trim)\s*: IOPS=([\d.]+)([kMG]?), BW=\S+ \(([\d.]+)([kMGT]?)B/s\)")
+_LAT = re.compile(r"^\s+(lat|clat) \((nsec|usec|msec)\): min=\S+, max=\S+, avg=\s*([\d.]+),")
+_PCT_HEAD = re.compile(r"^\s+(lat|clat) percentiles \((nsec|usec|msec)\):")
+_PCT = re.compile(r"(\d+\.\d+)th=\[\s*(\d+)\]")
+_SCALE = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+_TO_US = {"nsec": 1e-3, "usec": 1.0, "msec": 1e3}
+
+
+def _parse_text(text: str) -> list[Metric]:
+    lines = text.split("\n")
+    jobs = [(i, m) for i, line in enumerate(lines) if (m := _JOB.match(line))]
+    bad = _FIO_ERROR.search(text)
+    if not jobs:
+        if bad:
+            raise ParseError(f"fio reported an error: {bad.group(0).strip()!r}")
+        raise not_this_tool("fio", text, "no job report ('NAME: (groupid=N, jobs=N): err= 0: ...')")
+    for _i, m in jobs:
+        if m.group(4) != "0":
+            raise ParseError(f"fio job {m.group(1)!r} reports err={m.group(4)} ({_strerror(m.group(4))})")
+    if bad:
+        raise ParseError(f"fio reported an error: {bad.group(0).strip()!r}")
+    status = [i for i, line in enumerate(lines) if re.match(r"^Run status group \d+ \(all jobs\):", line)]
+    if not status or status[-1] < jobs[-1][0]:
+        raise ParseError("no 'Run status group' summary after the last fio job: the output is truncated")
+
+    metrics: list[Metric] = []
+    bounds = [i for i, _m in jobs] + [status[-1]]
+    for (start, m), stop in zip(jobs, bounds[1:], strict=True):
+        metrics.extend(_text_job(m.group(1), int(m.group(2)), lines[start + 1 : stop]))
+    if not metrics:
+        raise ParseError("the fio report shows no job that did any I/O")
+    return metrics
+
+
+def _text_job(job: str, group: int, block: list[str]) -> list[Metric]:
+    # split the job block into its direction sections
+    sections: list[tuple[str, re.Match[str], list[str]]] = []
+    for line in block:
+        m = _DIR.match(line)
+        if m:
+            sections.append((m.group(1), m, []))
+        elif sections:
+            sections[-1][2].append(line)
+    out: list[Metric] = []
+    for direction, m, body in sections:
+        keys = {"job": job, "direction": direction, "group": group}
+        iops = to_float(m.group(2), "fio IOPS") * _SCALE[m.group(3)]
+        bw = to_float(m.group(4), "fio BW") * _SCALE[m.group(5)] / 1e6
+        out.append(metric("bw", round(bw, 6), "MB/s", bw_from="text 'BW=... (N MB/s)', 3 significant figures", **keys))
+        out.append(metric("iops", iops, "IO/s", **keys))
+        lat: dict[str, float] = {}
+        pct: dict[str, tuple[float, str]] = {}
+        current: tuple[str, str] | None = None
+        for line in body:
+            lm = _LAT.match(line)
+            if lm:
+                lat[lm.group(1)] = to_float(lm.group(3), "fio latency") * _TO_US[lm.group(2)]
+                current = None
+                continue
+            ph = _PCT_HEAD.match(line)
+            if ph:
+                current = (ph.group(1), ph.group(2))
+                continue
+            if current and line.strip().startswith("|"):
+                for p, v in _PCT.findall(line):
+                    if abs(float(p) - 99.0) < 1e-9:
+                        pct[current[0]] = (float(v) * _TO_US[current[1]], current[0])
+            elif current and line.strip():
+                current = None
+        if "lat" in lat:
+            out.append(metric("lat_mean", round(lat["lat"], 6), "µs", lat_of="lat", **keys))
+        elif "clat" in lat:
+            out.append(metric("lat_mean", round(lat["clat"], 6), "µs", lat_of="clat", **keys))
+        chosen = pct.get("lat") or pct.get("clat")
+        if chosen:
+            out.append(metric("lat_p99", round(chosen[0], 6), "µs", lat_p99_of=chosen[1], **keys))
+    return out

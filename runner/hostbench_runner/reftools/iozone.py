@@ -1,0 +1,245 @@
+"""IOzone text output: the result table (auto mode -a, or the tests chosen with -i), the -R "Excel"
+reports that follow it, and the throughput mode (-l/-u/-t) with its -R throughput report.
+
+Figures are taken as printed, in iozone's "kBytes/sec" (KB/s where 1 KB = 1024 bytes: iozone counts
+in kilobytes of 1024), one metric per test and (file size, record size): write, rewrite, read,
+reread, random_read, random_write, bkwd_read, record_rewrite, stride_read, fwrite, frewrite, fread,
+freread, with extra keys file_kb and record_kb. A test that was not run is a blank column in iozone's
+table: we place each figure by its column position, so a blank never shifts a figure into the wrong
+test. In throughput mode each test gives "Children see throughput for N <test>" (the sum of what each
+process measured: iozone's headline); the parent's view and the per-process min/max/avg come along as
+extra keys. With -O (operations per second) the unit is ops/s.
+
+Refused: no "iozone test complete." (truncated run or an iozone error such as "Can not open temp
+file"); a table header or row that is split, scrambled or has too many columns; a row given twice;
+an -R report that disagrees with the table or cannot be read line by line; a throughput block whose
+"Children see" line is malformed or given twice.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._common import Metric, ParseError, metric, not_this_tool, to_float, to_int
+
+COLUMNS = ("write", "rewrite", "read", "reread", "random_read", "random_write", "bkwd_read", "record_rewrite",
+           "stride_read", "fwrite", "frewrite", "fread", "freread")
+_HEADER_TOKENS = ("kb", "reclen", "write", "rewrite", "read", "reread", "read", "write", "read", "rewrite", "read",
+                  "fwrite", "frewrite", "fread", "freread")
+_TOP_TOKENS = ("random", "random", "bkwd", "record", "stride")
+
+# -R report titles -> metric names
+_EXCEL = {
+    "Writer report": "write", "Re-writer report": "rewrite", "Reader report": "read", "Re-Reader report": "reread",
+    "Random read report": "random_read", "Random write report": "random_write", "Backward read report": "bkwd_read",
+    "Record rewrite report": "record_rewrite", "Stride read report": "stride_read", "Fwrite report": "fwrite",
+    "Re-Fwrite report": "frewrite", "Fread report": "fread", "Re-Fread report": "freread",
+}
+# throughput mode: "Children see throughput for N <label>" -> metric name
+_THROUGHPUT = {
+    "initial writers": "write", "rewriters": "rewrite", "readers": "read", "re-readers": "reread",
+    "reverse readers": "bkwd_read", "stride readers": "stride_read", "random readers": "random_read",
+    "mixed workload": "mixed_workload", "random writers": "random_write", "pwrite writers": "pwrite",
+    "pread readers": "pread", "fwriters": "fwrite", "freaders": "fread", "record rewriters": "record_rewrite",
+    "re-pwrite writers": "repwrite", "pread re-readers": "repread",
+}
+# -R throughput report row labels -> metric names
+_THROUGHPUT_EXCEL = {
+    "Initial write": "write", "Rewrite": "rewrite", "Read": "read", "Re-read": "reread", "Reverse Read": "bkwd_read",
+    "Stride read": "stride_read", "Random read": "random_read", "Mixed workload": "mixed_workload",
+    "Random write": "random_write", "Pwrite": "pwrite", "Pread": "pread", "Fwrite": "fwrite", "Fread": "fread",
+    "Record rewrite": "record_rewrite", "Re-pwrite": "repwrite", "Re-pread": "repread",
+}
+
+
+def parse(text: str) -> tuple[str, list[Metric]]:
+    if "Iozone: Performance Test of File I/O" not in text and "iozone test complete" not in text:
+        raise not_this_tool("iozone", text, "no 'Iozone: Performance Test of File I/O' banner")
+    lines = text.split("\n")
+    err = re.search(r"^(Can not open .*|Error .*|.*: No space left on device.*|.*failed.*)$", text, re.M)
+    if "iozone test complete." not in text:
+        why = f": iozone said {err.group(0).strip()!r}" if err else " (truncated output)"
+        raise ParseError("no 'iozone test complete.' line: the run did not finish" + why)
+    if err:
+        raise ParseError(f"iozone reported an error: {err.group(0).strip()!r}")
+    throughput = any("Children see throughput for" in line for line in lines)
+    table = [i for i, line in enumerate(lines) if _is_header(line)]
+    if throughput and table:
+        raise ParseError("the file mixes iozone's throughput mode and its table; give one run per file")
+    if throughput:
+        return "text", _throughput(lines, _unit(text))
+    if not table:
+        raise ParseError("no complete iozone result table header ('kB  reclen  write  rewrite  read  reread ...') "
+                         "on one line: the table is missing or garbled")
+    if len(table) > 1:
+        raise ParseError("more than one iozone result table in one file; give one run per file")
+    metrics = _table(lines, table[0], _unit(text))
+    _check_excel(lines, metrics)
+    return "text", metrics
+
+
+def _unit(text: str) -> str:
+    m = re.search(r"^\s*Output is in (\S+)", text, re.M)
+    if m is None:
+        raise ParseError("no 'Output is in ...' line: cannot tell the unit of the figures")
+    word = m.group(1).lower()
+    if word.startswith("kbytes/sec"):
+        return "KB/s"
+    if word.startswith("operations"):
+        return "ops/s"
+    raise ParseError(f"unsupported iozone output unit {m.group(0).strip()!r}")
+
+
+def _is_header(line: str) -> bool:
+    return tuple(t.lower() for t in line.split()) == _HEADER_TOKENS
+
+
+def _table(lines: list[str], h: int, unit: str) -> list[Metric]:
+    header = lines[h]
+    top = lines[h - 1] if h > 0 else ""
+    if tuple(top.split()) != _TOP_TOKENS:
+        raise ParseError(f"the line above the iozone table header is not 'random random bkwd record stride' "
+                         f"(garbled header): {top.strip()[:80]!r}")
+    ends = [m.end() for m in re.finditer(r"\S+", header)]  # right edge of each header word
+    metrics: list[Metric] = []
+    seen: set[tuple[int, int]] = set()
+    for i in range(h + 1, len(lines)):
+        line = lines[i]
+        if not line.strip():
+            break
+        tokens = [(m.group(0), m.end()) for m in re.finditer(r"\S+", line)]
+        if not all(t.isdigit() for t, _e in tokens) or len(tokens) < 3:
+            raise ParseError(f"malformed iozone table line {i + 1}: {line.strip()[:80]!r}")
+        if len(tokens) > len(ends):
+            raise ParseError(f"iozone table line {i + 1} has {len(tokens)} columns, the header {len(ends)}")
+        if len(tokens) == len(ends):
+            columns = list(range(len(ends)))
+        else:
+            columns = _place(tokens, ends, i + 1)
+        file_kb, record_kb = int(tokens[0][0]), int(tokens[1][0])
+        if columns[0] != 0 or columns[1] != 1:
+            raise ParseError(f"iozone table line {i + 1}: the file size and record length are not in their columns")
+        if record_kb <= 0 or file_kb <= 0 or record_kb > file_kb:
+            raise ParseError(f"iozone table line {i + 1}: record length {record_kb} kB vs file size {file_kb} kB")
+        if (file_kb, record_kb) in seen:
+            raise ParseError(f"iozone table: file {file_kb} kB / record {record_kb} kB given twice")
+        seen.add((file_kb, record_kb))
+        for (token, _end), col in zip(tokens[2:], columns[2:], strict=True):
+            metrics.append(metric(COLUMNS[col - 2], to_int(token, "iozone"), unit, file_kb=file_kb,
+                                  record_kb=record_kb))
+    if not metrics:
+        raise ParseError("the iozone result table has no rows")
+    return metrics
+
+
+def _place(tokens: list[tuple[str, int]], ends: list[int], lineno: int) -> list[int]:
+    """Assign right-aligned figures to the header column whose right edge is nearest (within 3 chars)."""
+    columns: list[int] = []
+    for token, end in tokens:
+        best = min(range(len(ends)), key=lambda c: abs(ends[c] - end))
+        if abs(ends[best] - end) > 3 or (columns and best <= columns[-1]):
+            raise ParseError(f"iozone table line {lineno}: the figure {token} is not under a column header "
+                             f"(misaligned or garbled line)")
+        columns.append(best)
+    return columns
+
+
+def _check_excel(lines: list[str], metrics: list[Metric]) -> None:
+    """-R prints every test again as a file-size x record-size matrix: it must agree with the table."""
+    by_key = {(m["name"], m["file_kb"], m["record_kb"]): m["value"] for m in metrics}
+    i = 0
+    while i < len(lines):
+        title = re.match(r'^"(.+ report)"\s*$', lines[i].strip())
+        if title is None or title.group(1).startswith("Throughput"):
+            i += 1
+            continue
+        name = _EXCEL.get(title.group(1))
+        if name is None:
+            raise ParseError(f"unknown iozone -R report {title.group(1)!r}")
+        cols = re.findall(r'"(\d+)"', lines[i + 1] if i + 1 < len(lines) else "")
+        if not cols:
+            raise ParseError(f"iozone -R {title.group(1)!r} has no record-size header line")
+        i += 2
+        while i < len(lines) and lines[i].strip():
+            m = re.match(r'^"(\d+)"((?:\s+\d+)+)\s*$', lines[i].strip())
+            if m is None:
+                raise ParseError(f"malformed iozone -R line {i + 1}: {lines[i].strip()[:80]!r}")
+            values = m.group(2).split()
+            if len(values) > len(cols):
+                raise ParseError(f"iozone -R line {i + 1} has more figures than record sizes")
+            for rec, value in zip(cols, values, strict=False):
+                key = (name, int(m.group(1)), int(rec))
+                if key in by_key and by_key[key] != int(value):
+                    raise ParseError(f"iozone -R {title.group(1)!r} says {value} for {m.group(1)} kB / {rec} kB "
+                                     f"but the table says {by_key[key]}")
+            i += 1
+
+
+_CHILDREN = re.compile(r"^\s*Children see throughput for\s+(\d+)\s+(.+?)\s*=\s*([\d.]+)\s+(\S+)\s*$")
+_PARENT = re.compile(r"^\s*Parent sees throughput for\s+(\d+)\s+(.+?)\s*=\s*([\d.]+)\s+\S+\s*$")
+_PER_PROC = re.compile(r"^\s*(Min|Max|Avg) throughput per process\s*=\s*([\d.]+)\s+\S+\s*$")
+
+
+def _throughput(lines: list[str], unit: str) -> list[Metric]:
+    text = "\n".join(lines)
+    rec = re.search(r"Each (?:process|thread) writes a (\d+) [kK][bB]yte file in (\d+) [kK][bB]yte records", text)
+    file_kb = int(rec.group(1)) if rec else None
+    record_kb = int(rec.group(2)) if rec else None
+    metrics: list[Metric] = []
+    seen: set[tuple[str, int]] = set()
+    for i, line in enumerate(lines):
+        if "Children see throughput for" not in line:
+            continue
+        m = _CHILDREN.match(line)
+        if m is None:
+            raise ParseError(f"malformed iozone throughput line {i + 1}: {line.strip()[:80]!r}")
+        label = re.sub(r"\s+", " ", m.group(2))
+        name = _THROUGHPUT.get(label)
+        if name is None:
+            raise ParseError(f"unknown iozone throughput test {label!r} on line {i + 1}")
+        procs = int(m.group(1))
+        if (name, procs) in seen:
+            raise ParseError(f"iozone throughput: '{label}' for {procs} processes given twice (garbled output)")
+        seen.add((name, procs))
+        extra: dict[str, object] = {"processes": procs, "file_kb": file_kb, "record_kb": record_kb,
+                                    "mode": "throughput"}
+        parent = _PARENT.match(lines[i + 1]) if i + 1 < len(lines) else None
+        if parent is None or parent.group(2).strip() != m.group(2).strip():
+            raise ParseError(f"iozone throughput: no 'Parent sees' line after line {i + 1} (garbled output)")
+        extra["parent"] = to_float(parent.group(3), "iozone parent throughput")
+        for follow in lines[i + 2 : i + 5]:
+            pm = _PER_PROC.match(follow)
+            if pm is None:
+                raise ParseError(f"iozone throughput: the per-process lines after line {i + 1} are malformed")
+            extra[f"per_process_{pm.group(1).lower()}"] = to_float(pm.group(2), "iozone per-process throughput")
+        metrics.append(metric(name, to_float(m.group(3), "iozone throughput"), unit, **extra))
+    if not metrics:
+        raise ParseError("iozone throughput mode without any 'Children see throughput' figure")
+    _check_throughput_excel(lines, metrics)
+    return metrics
+
+
+def _check_throughput_excel(lines: list[str], metrics: list[Metric]) -> None:
+    try:
+        start = next(i for i, line in enumerate(lines) if line.strip().startswith('"Throughput report'))
+    except StopIteration:
+        return
+    by_name: dict[str, list[float]] = {}
+    for m in metrics:
+        by_name.setdefault(m["name"], []).append(m["value"])
+    for i in range(start + 1, len(lines)):
+        line = lines[i].strip()
+        if not line or line.startswith('"Record size') or line.startswith('"Output is in'):
+            continue
+        if line == "iozone test complete.":
+            return
+        m = re.match(r'^"\s*([A-Za-z -]+?)\s*"((?:\s+[\d.]+)+)\s*$', line)
+        if m is None:
+            raise ParseError(f"malformed iozone -R throughput line {i + 1}: {line[:80]!r}")
+        name = _THROUGHPUT_EXCEL.get(m.group(1))
+        if name is None:
+            raise ParseError(f"unknown iozone -R throughput row {m.group(1)!r}")
+        values = [float(v) for v in m.group(2).split()]
+        if by_name.get(name) != values:
+            raise ParseError(f"iozone -R throughput row {m.group(1)!r} {values} disagrees with the "
+                             f"'Children see' figures {by_name.get(name)}")

@@ -1,0 +1,115 @@
+"""STREAM (McCalpin) text output, and the STREAM table that hpcc prints in its StarSTREAM section.
+
+We take the "Best Rate" column: STREAM's own headline, computed from the *minimum* time over the
+repetitions after the first. The average and maximum times come along as extra keys. STREAM's
+5.10 format prints MB/s (10^6 bytes/s); older 5.x print "Rate (MB/s)", the same figure. hpcc prints
+"Rate (GB/s)" (10^9 bytes/s) and we convert to MB/s by multiplying by 1000, keeping the printed
+figure in `printed`.
+
+Refused: no table; a missing, duplicated or malformed Copy/Scale/Add/Triad row; a row whose times are
+not ordered min <= avg <= max; a rate that does not follow from the printed array size and minimum
+time (an OCR'd or hand-edited figure); no "Solution Validates" line after the table (truncated) or
+any "Failed Validation" line (STREAM's own check failed).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._common import Metric, ParseError, metric, not_this_tool, to_float, to_int
+
+FUNCTIONS = ("copy", "scale", "add", "triad")
+# bytes moved per element: copy and scale read one array and write one, add and triad read two
+_WORDS = {"copy": 2, "scale": 2, "add": 3, "triad": 3}
+
+_HEADER = re.compile(r"^\s*Function\s+(Best Rate MB/s|Rate \(MB/s\)|Rate \(GB/s\))\s+Avg time\s+Min time\s+Max time\s*$")
+_ROW = re.compile(r"^\s*(Copy|Scale|Add|Triad):\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s*$")
+_ARRAY = re.compile(r"^Array size = (\d+)(?: \(elements\))?, Offset = (\d+)", re.M)
+_WORD = re.compile(r"^This system uses (\d+) bytes per (?:array element|DOUBLE PRECISION word)", re.M)
+_THREADS = re.compile(r"^Number of Threads counted = (\d+)", re.M)
+_PROCS = re.compile(r"^CommWorldProcs=(\d+)", re.M)
+
+
+def parse(text: str) -> tuple[str, list[Metric]]:
+    headers = [m for m in (_HEADER.match(line) for line in text.split("\n")) if m]
+    if not headers:
+        raise not_this_tool("stream", text, "no 'Function  Best Rate MB/s  Avg time  Min time  Max time' table")
+    if len(headers) > 1:
+        raise ParseError(f"{len(headers)} STREAM result tables in one file; give one run per file")
+    if re.search(r"^\s*Failed Validation", text, re.M):
+        line = re.search(r"^\s*Failed Validation.*$", text, re.M)
+        raise ParseError(f"STREAM's validation failed: '{line.group(0).strip() if line else ''}'")
+
+    lines = text.split("\n")
+    start = next(i for i, line in enumerate(lines) if _HEADER.match(line))
+    rate_col = headers[0].group(1)
+    in_gbs = rate_col == "Rate (GB/s)"
+    hpcc = bool(re.search(r"Begin of StarSTREAM section", text))
+
+    rows: dict[str, tuple[float, float, float, float]] = {}
+    end = len(lines)
+    for i in range(start + 1, len(lines)):
+        line = lines[i]
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("---") or stripped.startswith("Solution Validates"):
+            end = i
+            break
+        m = _ROW.match(line)
+        if m is None:
+            raise ParseError(f"malformed STREAM table line {i + 1}: {stripped[:80]!r}")
+        name = m.group(1).lower()
+        if name in rows:
+            raise ParseError(f"the STREAM table has two '{m.group(1)}:' rows (garbled output)")
+        rate, avg, mn, mx = (to_float(m.group(k), f"STREAM {name}") for k in range(2, 6))
+        if not (mn <= avg <= mx) or mn <= 0 or rate <= 0:
+            raise ParseError(f"STREAM {name}: times are inconsistent (min {mn}, avg {avg}, max {mx}) "
+                             f"or a figure is not positive")
+        rows[name] = (rate, avg, mn, mx)
+    missing = [f for f in FUNCTIONS if f not in rows]
+    if missing:
+        raise ParseError(f"the STREAM table lacks the {', '.join(missing)} row(s) (truncated or garbled output)")
+    if not re.search(r"^\s*Solution Validates", "\n".join(lines[end : end + 6]), re.M):
+        raise ParseError("no 'Solution Validates' line after the STREAM table: the run did not finish "
+                         "its own check (truncated output?)")
+
+    array = _ARRAY.search(text)
+    word = _WORD.search(text)
+    if array and word and not in_gbs:
+        _check_rates(rows, to_int(array.group(1), "array size"), to_int(word.group(1), "word size"))
+
+    threads = _THREADS.search(text)
+    procs = _PROCS.search(text)
+    metrics: list[Metric] = []
+    for name in FUNCTIONS:
+        rate, avg, mn, mx = rows[name]
+        extra: dict[str, object] = {"avg_time": avg, "min_time": mn, "max_time": mx, "time_unit": "s"}
+        if in_gbs:
+            value = round(rate * 1000.0, 6)
+            extra.update(printed=rate, printed_unit="GB/s")
+        else:
+            value = rate
+        if array:
+            extra["array_size"] = to_int(array.group(1), "array size")
+        if threads:
+            extra["threads"] = to_int(threads.group(1), "threads")
+        if hpcc:
+            extra["source"] = "hpcc StarSTREAM (rank 0's table, every MPI process running STREAM at once)"
+            if procs:
+                extra["processes"] = to_int(procs.group(1), "processes")
+        metrics.append(metric(name, value, "MB/s", **extra))
+    return "text", metrics
+
+
+def _check_rates(rows: dict[str, tuple[float, float, float, float]], n: int, word: int) -> None:
+    """Best rate = bytes / min time. The time is printed to 1 µs, so the rate must fall inside the
+    interval that rounding allows; a digit lost or changed by OCR or editing falls outside it."""
+    for name, (rate, _avg, mn, _mx) in rows.items():
+        moved = _WORDS[name] * word * n
+        lo_t, hi_t = mn - 0.5e-6, mn + 0.5e-6
+        hi = 1e-6 * moved / lo_t if lo_t > 0 else float("inf")
+        lo = 1e-6 * moved / hi_t
+        if not (lo - 0.051 <= rate <= hi + 0.051):
+            raise ParseError(f"STREAM {name}: the rate {rate} MB/s does not follow from the array size ({n}) "
+                             f"and the minimum time ({mn} s): expected {lo:.1f}..{hi:.1f} (garbled output?)")
