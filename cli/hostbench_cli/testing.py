@@ -75,6 +75,7 @@ def run_all(args: argparse.Namespace) -> int:
                          ROOT / "backend"))
         if "frontend" in only:
             plan.append(("frontend-types", ["npm", "run", "--silent", "typecheck"], FRONTEND))
+            plan.append(("frontend-lint", ["npm", "run", "--silent", "lint"], FRONTEND))
             plan.append(("frontend", ["npm", "test", "--silent"], FRONTEND))
         for name, argv, cwd in plan:
             ok, p, f, _ = _run(name, argv, cwd, env)

@@ -1,0 +1,110 @@
+"""CPU: our FMA / integer kernel vs the theoretical peak at the clock measured in the same run,
+likwid-bench's peakflops kernels, and HPL from Debian's hpcc (FP64), at 1 and 2 threads."""
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from hostbench_cli.bench.common import BenchReport, ToolMissing, hbk_events, interleave, results, tool
+from hostbench_cli.bench.common import run as run_cmd
+
+THREADS = (1, 2)
+DURATION_S = 5.0
+HPL_N = 10000
+
+
+def _inventory() -> dict:
+    from hostbench_runner.inventory import collect
+
+    return collect()
+
+
+def _ours(op: str, threads: int, last_start: dict) -> float:
+    events = hbk_events("cpu", ["--op", op, "--threads", str(threads), "--repeats", "1",
+                                "--duration_s", str(DURATION_S), "--warmup_s", "1"])
+    last_start.clear()
+    last_start.update(events[0])
+    return results(events)[0]["value"]
+
+
+def _peak(inventory: dict, op: str, threads: int, start: dict) -> float:
+    from app.hosts.peaks import cpu_peak
+
+    peak, why = cpu_peak(inventory, op, threads, start.get("isa"), start.get("clock_ghz"))
+    if peak is None:
+        raise ToolMissing(f"theoretical peak unknown: {why}")
+    return peak.value
+
+
+def _likwid(op: str, threads: int, isa: str) -> float:
+    exe = tool("likwid-bench")
+    suffix = {"avx512": "_avx512_fma", "avx2": "_avx_fma", "sse2": "_sse"}.get(isa, "")
+    test = ("peakflops" if op == "fp64" else "peakflops_sp") + suffix
+    # likwid pins by its workgroup: N = the whole node, `threads` threads on its first hardware threads.
+    out = run_cmd([exe, "-t", test, "-W", f"N:{16 * threads}kB:{threads}"], timeout=300)
+    m = re.search(r"^MFlops/s:\s+([\d.]+)", out, re.M)
+    if not m:
+        raise RuntimeError(f"likwid-bench printed no MFlops/s:\n{out[-400:]}")
+    return float(m.group(1)) / 1000.0
+
+
+def _hpl(threads: int) -> float:
+    mpirun, hpcc = tool("mpirun"), tool("hpcc")
+    template = Path("/usr/share/doc/hpcc/examples/_hpccinf.txt")
+    if not template.exists():
+        raise ToolMissing("hpcc's example input _hpccinf.txt is missing")
+    lines = template.read_text().splitlines()
+    lines[5] = f"{HPL_N:<13d}Ns"
+    lines[7] = "192          NBs"
+    lines[10] = "1            Ps"
+    lines[11] = f"{threads:<13d}Qs"
+    work = Path(tempfile.mkdtemp(prefix="hb-hpcc-"))
+    try:
+        (work / "hpccinf.txt").write_text("\n".join(lines) + "\n")
+        env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+        argv = [mpirun, "--oversubscribe", "-np", str(threads)]
+        if os.geteuid() == 0:
+            argv.insert(1, "--allow-run-as-root")
+        subprocess.run([*argv, hpcc], cwd=work, env=env, check=True, capture_output=True, timeout=1200,
+                       stdin=subprocess.DEVNULL)
+        return _hpl_gflops((work / "hpccoutf.txt").read_text(errors="replace"))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _hpl_gflops(text: str) -> float:
+    from hostbench_runner.reftools.cli import parse_text
+
+    metrics = parse_text("hpcc", text)["metrics"]
+    return next(m["value"] for m in metrics if m["name"] == "hpl_gflops")
+
+
+def run(pairs: int) -> BenchReport:
+    report = BenchReport("cpu")
+    inventory = _inventory()
+    start: dict = {}
+    blas = os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3")
+    for op in ("fp64", "fp32", "int32"):
+        unit = "GIOP/s" if op == "int32" else "GFLOP/s"
+        for t in THREADS:
+            interleave(report, f"{op}_{t}t_vs_peak", unit, "theoretical peak at the clock measured in the same run",
+                       lambda op=op, t=t: _ours(op, t, start), lambda op=op, t=t: _peak(inventory, op, t, start), pairs)
+    isa = start.get("isa", "avx512")
+    try:
+        for op in ("fp64", "fp32"):
+            for t in THREADS:
+                interleave(report, f"{op}_{t}t_vs_likwid", "GFLOP/s", f"likwid-bench peakflops {op} {isa}, {t} thr",
+                           lambda op=op, t=t: _ours(op, t, start), lambda op=op, t=t: _likwid(op, t, isa), pairs)
+    except ToolMissing as exc:
+        report.missing.append(str(exc))
+    try:
+        for t in THREADS:
+            interleave(report, f"fp64_{t}t_vs_hpl", "GFLOP/s", f"hpcc HPL N={HPL_N} NB=192 P=1 Q={t}, BLAS {blas}",
+                       lambda t=t: _ours("fp64", t, start), lambda t=t: _hpl(t), pairs)
+    except ToolMissing as exc:
+        report.missing.append(str(exc))
+    report.notes.append(f"our kernel: {DURATION_S:.0f} s per measurement after 1 s warm-up, ISA {isa}, "
+                        f"clock measured under load {start.get('clock_ghz')} GHz")
+    return report

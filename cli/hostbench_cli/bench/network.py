@@ -1,0 +1,207 @@
+"""bench network: our net kernel beside iperf3 and sockperf over loopback, same placement.
+
+- TCP, 1 stream, 128 KiB writes, `tcp_1stream`: `hbk net --op tcp_stream` against
+  `iperf3 -c -l 131072 -A 0,1`; both sides count what the *receiver* got (iperf3's
+  `sum_received`, our receiver's byte count), over the same duration after a 1-s warm-up
+  (iperf3 -O 1).
+- UDP, 32 KiB datagrams, unthrottled, `udp_32k`: `hbk net --op udp_stream --sizes 32768`
+  against `iperf3 -u -b 0 -l 32768 -A 0,1`; the receiver's goodput on both sides (datagrams that
+  arrived x size / time); sender rate and loss % are noted beside it. No -O here: iperf3 3.x
+  miscounts UDP loss when it omits the first interval (it printed 164 % loss), and UDP has no
+  slow start to skip.
+- TCP round-trip latency, 64-byte ping-pong, p50, in three placements and modes: both ends on
+  one vCPU (blocking), across vCPUs (blocking), across vCPUs busy-polling (our --poll busy, sockperf
+  --nonblocked on both ends, which spins on recv). sockperf runs pinned with taskset like ours and
+  with --full-rtt, so both numbers are full round trips (sockperf's default output is half of it).
+  The ratio is ours/sockperf: below 1 means our round trip is shorter.
+
+Client on CPU 0 and server on CPU 1 ("across"), or both on CPU 0 ("same"): the two tools get the
+same placement in every pair. The iperf3 and sockperf servers are started by this command on a
+free loopback port and stopped at the end. Nothing is installed; a missing tool is reported as
+missing and its pairs are skipped.
+"""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+
+from hostbench_cli.bench.common import HBK, BenchReport, ToolMissing, hbk_events, interleave, results
+from hostbench_cli.bench.common import run as run_cmd
+
+DURATION = 5       # seconds per measurement (after a 1-s warm-up on both sides)
+RTT_DURATION = 3
+TCP_SIZE = 131072  # iperf3's default TCP write size
+UDP_SIZE = 32768
+RTT_SIZE = 64
+PLACEMENTS = (      # metric suffix, client CPU, server CPU, busy poll
+    ("same_vcpu", 0, 0, False),
+    ("across_vcpus", 0, 1, False),
+    ("across_busy", 0, 1, True),
+)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A reference tool's server on a free loopback port, pinned; stopped on exit."""
+
+    def __init__(self, argv_for_port, ready_line: str | None = None, connect_probe: bool = False):
+        self.port = free_port()
+        self.proc = subprocess.Popen(argv_for_port(self.port), stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
+        deadline = time.time() + 10
+        seen = ""
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{argv_for_port(self.port)[0]} server exited: {self.proc.stdout.read()[-400:]}")
+            if ready_line:
+                line = self.proc.stdout.readline()
+                seen += line
+                if ready_line in line:
+                    return
+            elif connect_probe:
+                try:
+                    socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                    return
+                except OSError:
+                    time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"reference server did not come up on port {self.port}: {seen[-300:]}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+class Ours:
+    def __init__(self) -> None:
+        self.last: dict = {}
+        self.min_cpu_share = 1.0
+
+    def net(self, args: list[str]) -> dict:
+        res = results(hbk_events("net", ["--repeats", "1", "--warmup_s", "1", *args], timeout=300))
+        if len(res) != 1 or not res[0]["verified"]:
+            raise RuntimeError(f"hbk net {' '.join(args)}: no verified result: {res}")
+        self.last = res[0]
+        self.min_cpu_share = min(self.min_cpu_share, res[0]["cpu_share"])
+        return res[0]
+
+
+def iperf3_json(iperf3: str, port: int, extra: list[str]) -> dict:
+    out = run_cmd([iperf3, "-c", "127.0.0.1", "-p", str(port), "-J", *extra], timeout=120)
+    d = json.loads(out)
+    if "error" in d:
+        raise RuntimeError(f"iperf3: {d['error']}")
+    return d["end"]
+
+
+def parse_sockperf_p50(text: str) -> float:
+    """p50 of sockperf's --full-rtt report, in µs (a full round trip)."""
+    if "Round trip" not in text and "avg-rtt" not in text:
+        raise RuntimeError(f"sockperf did not report round-trip times (--full-rtt): {text[-400:]}")
+    for line in text.splitlines():
+        if "percentile 50.000" in line:
+            return float(line.split("=")[-1].strip())
+    raise RuntimeError(f"cannot read sockperf's p50: {text[-400:]}")
+
+
+def run(pairs: int) -> BenchReport:
+    report = BenchReport("network")
+    if not HBK.exists():
+        raise ToolMissing(f"{HBK} is not built (make -C runner/kernels)")
+    if len(os.sched_getaffinity(0)) < 2 or not {0, 1} <= os.sched_getaffinity(0):
+        report.notes.append("fewer than two CPUs (0 and 1) in the affinity mask: the across-vCPU pairs "
+                            "run where the OS puts them")
+    ours = Ours()
+    iperf3, sockperf, taskset = shutil.which("iperf3"), shutil.which("sockperf"), shutil.which("taskset")
+    if iperf3 is None:
+        report.missing.append("iperf3: the TCP and UDP throughput pairs were not run")
+    if sockperf is None or taskset is None:
+        report.missing.append("sockperf" if sockperf is None else "taskset (util-linux)")
+        report.notes.append("the round-trip pairs need sockperf and taskset: not run")
+
+    if iperf3:
+        udp_notes: list[str] = []
+        with Server(lambda p: [iperf3, "-s", "-B", "127.0.0.1", "-p", str(p), "--forceflush"],
+                    ready_line="Server listening") as srv:
+            def ours_tcp() -> float:
+                return ours.net(["--op", "tcp_stream", "--sizes", str(TCP_SIZE), "--streams", "1",
+                                 "--client_cpu", "0", "--server_cpu", "1", "--duration_s", str(DURATION)])["value"]
+
+            def iperf_tcp() -> float:
+                end = iperf3_json(iperf3, srv.port, ["-t", str(DURATION), "-O", "1", "-l", str(TCP_SIZE),
+                                                     "-A", "0,1"])
+                return end["sum_received"]["bits_per_second"] / 1e6
+
+            interleave(report, "tcp_1stream", "Mbit/s",
+                       f"iperf3 -l {TCP_SIZE} -t {DURATION} -O 1 -A 0,1, receiver (sum_received)",
+                       ours_tcp, iperf_tcp, pairs)
+
+            def ours_udp() -> float:
+                r = ours.net(["--op", "udp_stream", "--sizes", str(UDP_SIZE), "--streams", "1",
+                              "--client_cpu", "0", "--server_cpu", "1", "--duration_s", str(DURATION)])
+                udp_notes.append(f"ours: sender {r['sender_mbit_s']:.0f} Mbit/s, loss {r['loss_pct']:.2f} %")
+                return r["value"]
+
+            def iperf_udp() -> float:
+                end = iperf3_json(iperf3, srv.port, ["-u", "-b", "0", "-t", str(DURATION), "-l", str(UDP_SIZE),
+                                                     "-A", "0,1"])
+                rx = end["sum_received"]
+                udp_notes.append(f"iperf3: sender {end['sum_sent']['bits_per_second'] / 1e6:.0f} Mbit/s, "
+                                 f"loss {rx['lost_percent']:.2f} %")
+                return rx["bits_per_second"] / 1e6
+
+            interleave(report, "udp_32k", "Mbit/s",
+                       f"iperf3 -u -b 0 -l {UDP_SIZE} -t {DURATION} -A 0,1, receiver (sum_received)",
+                       ours_udp, iperf_udp, pairs)
+        report.notes.append("udp_32k per run, in order: " + "; ".join(udp_notes))
+
+    if sockperf and taskset:
+        for name, ccpu, scpu, busy in PLACEMENTS:
+            rtt_pairs(report, ours, sockperf, taskset, name, ccpu, scpu, busy, pairs)
+        report.notes.append("rtt ratios are ours/sockperf of the full round-trip p50 (not half): "
+                            "within 10 % means 0.90..1.10")
+    report.notes.append(f"lowest cpu_share of our client threads: {ours.min_cpu_share:.2f} "
+                        "(1.0 = never waited for a CPU; a shared host shows lower)")
+    report.notes.append(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    return report
+
+
+def rtt_pairs(report: BenchReport, ours: Ours, sockperf: str, taskset: str, name: str, ccpu: int, scpu: int,
+              busy: bool, pairs: int) -> None:
+    nb = ["--nonblocked"] if busy else []
+    with Server(lambda p: [taskset, "-c", str(scpu), sockperf, "sr", "--tcp", "-i", "127.0.0.1",
+                           "-p", str(p), *nb], connect_probe=True) as srv:
+        def ours_rtt() -> float:
+            r = ours.net(["--op", "tcp_rr", "--sizes", str(RTT_SIZE), "--client_cpu", str(ccpu),
+                          "--server_cpu", str(scpu), "--poll", "busy" if busy else "blocking",
+                          "--duration_s", str(RTT_DURATION)])
+            return r["latency_us"]["p50"]
+
+        def sockperf_rtt() -> float:
+            out = run_cmd([taskset, "-c", str(ccpu), sockperf, "pp", "--tcp", "-i", "127.0.0.1",
+                           "-p", str(srv.port), "-m", str(RTT_SIZE), "-t", str(RTT_DURATION),
+                           "--full-rtt", *nb], timeout=120)
+            return parse_sockperf_p50(out)
+
+        interleave(report, f"rtt_p50_{name}", "µs",
+                   f"sockperf pp --tcp -m {RTT_SIZE} --full-rtt{' --nonblocked' if busy else ''}, "
+                   f"client CPU {ccpu}, server CPU {scpu}; lower is better",
+                   ours_rtt, sockperf_rtt, pairs)
