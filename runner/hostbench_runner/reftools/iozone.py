@@ -133,11 +133,15 @@ def _table(lines: list[str], h: int, unit: str) -> list[Metric]:
 
 
 def _place(tokens: list[tuple[str, int]], ends: list[int], lineno: int) -> list[int]:
-    """Assign right-aligned figures to the header column whose right edge is nearest (within 3 chars)."""
+    """Assign right-aligned figures to the header column whose right edge is within one character.
+
+    iozone right-aligns each figure under its header word (the "read" headers sit one column left of
+    their figures). A figure farther away is refused: guessing its column could file it under the
+    wrong test."""
     columns: list[int] = []
     for token, end in tokens:
         best = min(range(len(ends)), key=lambda c: abs(ends[c] - end))
-        if abs(ends[best] - end) > 3 or (columns and best <= columns[-1]):
+        if abs(ends[best] - end) > 1 or (columns and best <= columns[-1]):
             raise ParseError(f"iozone table line {lineno}: the figure {token} is not under a column header "
                              f"(misaligned or garbled line)")
         columns.append(best)
@@ -177,6 +181,7 @@ def _check_excel(lines: list[str], metrics: list[Metric]) -> None:
 
 _CHILDREN = re.compile(r"^\s*Children see throughput for\s+(\d+)\s+(.+?)\s*=\s*([\d.]+)\s+(\S+)\s*$")
 _PARENT = re.compile(r"^\s*Parent sees throughput for\s+(\d+)\s+(.+?)\s*=\s*([\d.]+)\s+\S+\s*$")
+_MIN_XFER = re.compile(r"^\s*Min xfer\s*=\s*([\d.]+)\s+\S+\s*$")
 _PER_PROC = re.compile(r"^\s*(Min|Max|Avg) throughput per process\s*=\s*([\d.]+)\s+\S+\s*$")
 
 
@@ -212,6 +217,13 @@ def _throughput(lines: list[str], unit: str) -> list[Metric]:
             if pm is None:
                 raise ParseError(f"iozone throughput: the per-process lines after line {i + 1} are malformed")
             extra[f"per_process_{pm.group(1).lower()}"] = to_float(pm.group(2), "iozone per-process throughput")
+        xfer = _MIN_XFER.match(lines[i + 5]) if i + 5 < len(lines) else None
+        if xfer is not None:
+            extra["min_xfer_kb"] = to_float(xfer.group(1), "iozone min xfer")
+            if extra["min_xfer_kb"] == 0:
+                extra["valid"] = False
+                extra["invalid_reason"] = ("a process transferred nothing (Min xfer = 0 kB): the figure is not "
+                                           f"{procs} processes working at once")
         metrics.append(metric(name, to_float(m.group(3), "iozone throughput"), unit, **extra))
     if not metrics:
         raise ParseError("iozone throughput mode without any 'Children see throughput' figure")

@@ -63,7 +63,8 @@ def _block(lines: list[str], server: int | None) -> list[Metric]:
             if key in pct:
                 raise ParseError(f"sockperf percentile {p.group(1)} given twice")
             pct[key] = to_float(p.group(2), "sockperf percentile")
-    extremes = {m.group(1): to_float(m.group(2), "sockperf observation") for line in lines if (m := _MAXMIN.search(line))}
+    extremes = {m.group(1): to_float(m.group(2), "sockperf observation")
+                for line in lines if (m := _MAXMIN.search(line))}
     if 50.0 not in pct or 99.0 not in pct:
         raise ParseError("the sockperf report lacks its 50th or 99th percentile line (truncated output?)")
     if "MIN" not in extremes or "MAX" not in extremes:

@@ -22,7 +22,9 @@ FUNCTIONS = ("copy", "scale", "add", "triad")
 # bytes moved per element: copy and scale read one array and write one, add and triad read two
 _WORDS = {"copy": 2, "scale": 2, "add": 3, "triad": 3}
 
-_HEADER = re.compile(r"^\s*Function\s+(Best Rate MB/s|Rate \(MB/s\)|Rate \(GB/s\))\s+Avg time\s+Min time\s+Max time\s*$")
+_HEADER = re.compile(
+    r"^\s*Function\s+(Best Rate MB/s|Rate \(MB/s\)|Rate \(GB/s\))\s+Avg time\s+Min time\s+Max time\s*$"
+)
 _ROW = re.compile(r"^\s*(Copy|Scale|Add|Triad):\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s*$")
 _ARRAY = re.compile(r"^Array size = (\d+)(?: \(elements\))?, Offset = (\d+)", re.M)
 _WORD = re.compile(r"^This system uses (\d+) bytes per (?:array element|DOUBLE PRECISION word)", re.M)
