@@ -84,24 +84,30 @@ def _parse_json(text: str) -> list[Metric]:
         return _nonzero(metrics)
 
     sent, recv = end.get("sum_sent"), end.get("sum_received")
-    metrics.append(metric("sent_bps", _bps(sent, "end.sum_sent"), "bit/s", **common))
-    metrics.append(metric("received_bps", _bps(recv, "end.sum_received"), "bit/s", **common))
+    bidir = "sum_sent_bidir_reverse" in end
+    fwd = {**common, "direction": "forward" if bidir else None}
+    metrics.append(metric("sent_bps", _bps(sent, "end.sum_sent"), "bit/s", **fwd))
+    metrics.append(metric("received_bps", _bps(recv, "end.sum_received"), "bit/s", **fwd))
     if isinstance(sent, dict) and "retransmits" in sent:
-        metrics.append(metric("retransmits", to_int(str(sent["retransmits"]), "retransmits"), "count", **common))
-    if "sum_sent_bidir_reverse" in end:
+        metrics.append(metric("retransmits", to_int(str(sent["retransmits"]), "retransmits"), "count", **fwd))
+    if bidir:
         rev = {**common, "direction": "reverse"}
         metrics.append(metric("sent_bps", _bps(end["sum_sent_bidir_reverse"], "bidir reverse"), "bit/s", **rev))
         metrics.append(metric("received_bps", _bps(end.get("sum_received_bidir_reverse"), "bidir reverse"),
                               "bit/s", **rev))
         if "retransmits" in end["sum_sent_bidir_reverse"]:
             metrics.append(metric("retransmits", int(end["sum_sent_bidir_reverse"]["retransmits"]), "count", **rev))
-    streams = end.get("streams") or []
-    if len(streams) > 1:
-        for s in streams:
-            snd, rcv = (s or {}).get("sender"), (s or {}).get("receiver")
+    streams = [s for s in (end.get("streams") or []) if isinstance(s, dict)]
+
+    def is_reverse(s: dict[str, Any]) -> bool:  # --bidir: the stream the server sends on
+        return isinstance(s.get("sender"), dict) and s["sender"].get("sender") is False
+
+    for s in streams:
+        if sum(1 for o in streams if is_reverse(o) == is_reverse(s)) > 1:  # several streams one way (-P)
+            snd, rcv = s.get("sender"), s.get("receiver")
             sock = (snd or rcv or {}).get("socket")
-            keys = {**common, "stream": sock}
-            if isinstance(snd, dict) and snd.get("sender") is False:  # --bidir: the reverse stream
+            keys = {**fwd, "stream": sock}
+            if is_reverse(s):
                 keys["direction"] = "reverse"
             metrics.append(metric("sent_bps", _bps(snd, "stream sender"), "bit/s", **keys))
             metrics.append(metric("received_bps", _bps(rcv, "stream receiver"), "bit/s", **keys))
@@ -175,18 +181,26 @@ def _parse_text(text: str) -> list[Metric]:
                          "than 3.2 whose UDP summary is not tagged)")
 
     common = {"protocol": "UDP" if udp else "TCP", "reverse": reverse or None, "side": "client" if client else "server"}
-    has_sum = any(m.group(1) == "SUM" for _i, m in summary_rows)
-    ids = {m.group(1) for _i, m in summary_rows if m.group(1) != "SUM"}
+
+    def way(m: re.Match[str]) -> str | None:  # --bidir: [TX-C] the client sends (forward), [RX-C] it receives
+        return None if m.group(2) is None else ("forward" if (m.group(2) == "TX") == (m.group(3) == "C") else "reverse")
+
+    sums = {way(m) for _i, m in summary_rows if m.group(1) == "SUM"}
+    ids: dict[str | None, set[str]] = {}
+    for _i, m in summary_rows:
+        if m.group(1) != "SUM":
+            ids.setdefault(way(m), set()).add(m.group(1))
     metrics: list[Metric] = []
     for i, m in summary_rows:
-        sid, tx, role = m.group(1), m.group(2), m.group(11)
-        if has_sum and sid != "SUM" and len(ids) < 2:
-            continue
+        sid, role, direction = m.group(1), m.group(11), way(m)
+        several = len(ids.get(direction, ())) > 1
+        if sid != "SUM" and direction in sums and not several:
+            continue  # a [SUM] of one stream says the same
         keys: dict[str, Any] = dict(common)
-        if sid != "SUM" and (has_sum or len(ids) > 1):
+        if sid != "SUM" and (direction in sums or several):
             keys["stream"] = int(sid)
-        if tx is not None:  # --bidir: TX-C is the client sending (forward), RX-C the reverse direction
-            keys["direction"] = "forward" if (tx == "TX") == (m.group(3) == "C") else "reverse"
+        if direction is not None:
+            keys["direction"] = direction
         bps = rate_to_bps(m.group(8), m.group(9), f"iperf3 line {i + 1}")
         transferred = to_float(m.group(6), "transfer")
         tail = m.group(10)

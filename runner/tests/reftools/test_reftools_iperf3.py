@@ -107,3 +107,16 @@ def test_text_unknown_rate_unit_is_refused(refuse, load):
     text = load("iperf3-3.12-tcp.txt").replace("12.0 Gbits/sec    0             sender",
                                                "12.0 Gbytes/sec    0             sender")
     refuse("iperf3", text, r"malformed iperf3 summary line 8: .*Gbytes/sec")
+
+
+def test_bidir_json_and_text_give_both_directions(parse, pick):
+    j = parse("iperf3", "iperf3-3.12-tcp-bidir.json")
+    assert len(j["metrics"]) == 6  # one stream each way: no per-stream rows
+    assert pick(j, "sent_bps", direction="forward")["value"] == 4326085142.770377
+    assert pick(j, "received_bps", direction="reverse")["value"] == 4003051726.98925
+    assert pick(j, "retransmits", direction="reverse")["value"] == 11
+    t = parse("iperf3", "iperf3-3.12-tcp-bidir.txt")
+    assert pick(t, "sent_bps", direction="forward")["value"] == 6.36e9  # [  5][TX-C] ... sender
+    assert pick(t, "received_bps", direction="reverse")["value"] == 5.62e9  # [  7][RX-C] ... receiver
+    assert pick(t, "retransmits", direction="reverse")["value"] == 10
+    assert not [m for m in t["metrics"] if "stream" in m]
