@@ -20,7 +20,7 @@ import re
 
 from ._common import Metric, ParseError, metric, not_this_tool, to_float, to_int
 
-_AVG = re.compile(r"====> avg-(latency|lat|rtt)\s*=\s*([\d.]+)\s*\(std-dev=\s*([\d.]+)\)")
+_AVG = re.compile(r"====> avg-(latency|lat|rtt)\s*=\s*([\d.]+)\s*\(std-dev=\s*([\d.]+)[,)]")
 _PCT = re.compile(r"---> percentile\s+([\d.]+)\s*=\s*([\d.]+)\s*$")
 _MAXMIN = re.compile(r"---> <(MAX|MIN)> observation\s*=\s*([\d.]+)\s*$")
 _SERVER = re.compile(r"Printing statistics for Server No:\s*(\d+)")

@@ -49,6 +49,7 @@ def parse(text: str) -> tuple[str, list[Metric]]:
     hpcc = bool(re.search(r"Begin of StarSTREAM section", text))
 
     rows: dict[str, tuple[float, float, float, float]] = {}
+    decimals: dict[str, int] = {}
     end = len(lines)
     for i in range(start + 1, len(lines)):
         line = lines[i]
@@ -69,6 +70,8 @@ def parse(text: str) -> tuple[str, list[Metric]]:
             raise ParseError(f"STREAM {name}: times are inconsistent (min {mn}, avg {avg}, max {mx}) "
                              f"or a figure is not positive")
         rows[name] = (rate, avg, mn, mx)
+        token = m.group(4)
+        decimals[name] = len(token.split(".")[1]) if "." in token else 0
     missing = [f for f in FUNCTIONS if f not in rows]
     if missing:
         raise ParseError(f"the STREAM table lacks the {', '.join(missing)} row(s) (truncated or garbled output)")
@@ -79,7 +82,7 @@ def parse(text: str) -> tuple[str, list[Metric]]:
     array = _ARRAY.search(text)
     word = _WORD.search(text)
     if array and word and not in_gbs:
-        _check_rates(rows, to_int(array.group(1), "array size"), to_int(word.group(1), "word size"))
+        _check_rates(rows, decimals, to_int(array.group(1), "array size"), to_int(word.group(1), "word size"))
 
     threads = _THREADS.search(text)
     procs = _PROCS.search(text)
@@ -104,12 +107,15 @@ def parse(text: str) -> tuple[str, list[Metric]]:
     return "text", metrics
 
 
-def _check_rates(rows: dict[str, tuple[float, float, float, float]], n: int, word: int) -> None:
-    """Best rate = bytes / min time. The time is printed to 1 µs, so the rate must fall inside the
-    interval that rounding allows; a digit lost or changed by OCR or editing falls outside it."""
+def _check_rates(rows: dict[str, tuple[float, float, float, float]], decimals: dict[str, int], n: int,
+                 word: int) -> None:
+    """Best rate = bytes / min time. The time is rounded where it is printed (5.10: 1 µs, older 5.x:
+    0.1 ms), so the rate must fall inside the interval that rounding allows; a digit lost or changed
+    by OCR or editing falls outside it."""
     for name, (rate, _avg, mn, _mx) in rows.items():
         moved = _WORDS[name] * word * n
-        lo_t, hi_t = mn - 0.5e-6, mn + 0.5e-6
+        half = 0.5 * 10.0 ** -decimals[name]
+        lo_t, hi_t = mn - half, mn + half
         hi = 1e-6 * moved / lo_t if lo_t > 0 else float("inf")
         lo = 1e-6 * moved / hi_t
         if not (lo - 0.051 <= rate <= hi + 0.051):

@@ -79,3 +79,11 @@ def test_refusals(refuse, name, match):
 def test_two_runs_in_one_file_are_refused(refuse, load):
     text = load("ping-iputils-20221126-loopback.txt") + load("ping-iputils-20221126-quiet.txt")
     refuse("ping", text, r"2 ping statistics blocks in one file")
+
+
+def test_iputils_pipe_and_ewma_suffix_is_read():
+    text = ("--- 127.0.0.1 ping statistics ---\n"
+            "100 packets transmitted, 100 received, 0% packet loss, time 12ms\n"
+            "rtt min/avg/max/mdev = 0.003/0.004/0.020/0.002 ms, pipe 2, ipg/ewma 0.121/0.004 ms\n")
+    r = parse_text("ping", text)
+    assert [m["value"] for m in r["metrics"]] == [0.0, 0.003, 0.004, 0.020, 0.002]

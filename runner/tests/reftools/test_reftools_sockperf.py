@@ -63,3 +63,12 @@ def test_throughput_mode_is_refused(refuse):
     text = ("sockperf: == version #3.7-no.git ==\nsockperf: Total of 936 messages sent in 1.100 sec\n"
             "sockperf: Summary: Message Rate is 851 [msg/sec]\nsockperf: Summary: BandWidth is 0.012 MBps (0.097 Mbps)\n")
     refuse("sockperf", text, r"a sockperf throughput-mode report: it has no latency figures")
+
+
+def test_newer_sockperf_avg_line_with_more_statistics(load):
+    from hostbench_runner.reftools import parse_text
+
+    text = load("sockperf-3.7-ping-pong-udp.txt").replace(
+        "avg-latency=10.371 (std-dev=94.324)",
+        "avg-latency=10.371 (std-dev=94.324, mean-ad=3.1, median-ad=0.2, siqr=0.1, cv=9.1, std-error=0.3)")
+    assert parse_text("sockperf", text)["metrics"][0]["value"] == 10.371

@@ -88,3 +88,24 @@ def test_times_out_of_order_are_refused(refuse):
     bad = _table(copy="Copy:           40906.6     0.002000     0.003911     0.017637",
                  tail="Solution Validates: avg error less than 1.000000e-13 on all three arrays\n")
     refuse("stream", bad, r"STREAM copy: times are inconsistent \(min 0.003911, avg 0.002, max 0.017637\)")
+
+
+def test_older_stream_5x_format_with_coarser_times():
+    # STREAM 5.8/5.9 layout: "Rate (MB/s)", times printed to 0.1 ms ("%11.4f"), array of 2,000,000
+    from hostbench_runner.reftools import parse_text
+
+    text = (
+        "STREAM version $Revision: 5.9 $\n"
+        "This system uses 8 bytes per DOUBLE PRECISION word.\n"
+        "Array size = 2000000, Offset = 0\n"
+        "Function      Rate (MB/s)   Avg time     Min time     Max time\n"
+        "Copy:        4312.9516       0.0075       0.0074       0.0077\n"
+        "Scale:       4290.4117       0.0075       0.0075       0.0076\n"
+        "Add:         4707.4232       0.0103       0.0102       0.0104\n"
+        "Triad:       4700.8861       0.0103       0.0102       0.0104\n"
+        "-------------------------------------------------------------\n"
+        "Solution Validates\n"
+        "-------------------------------------------------------------\n"
+    )
+    r = parse_text("stream", text)
+    assert [m["value"] for m in r["metrics"]] == [4312.9516, 4290.4117, 4707.4232, 4700.8861]
