@@ -33,23 +33,29 @@ PARSERS: dict[str, Parser] = {
 }
 TOOLS: tuple[str, ...] = tuple(PARSERS)
 JSON_TOOLS = frozenset({"fio", "iperf3"})
+MAX_CHARS = 64 * 1024 * 1024
+MAX_LINE = 16 * 1024
 
-__all__ = ["JSON_TOOLS", "PARSERS", "TOOLS", "Metric", "ParseError", "parse_text"]
+__all__ = ["JSON_TOOLS", "MAX_CHARS", "MAX_LINE", "PARSERS", "TOOLS", "Metric", "ParseError", "parse_text"]
 
 
 def parse_text(tool: str, raw: str) -> dict[str, Any]:
     """Parse one tool's output. Raises KeyError for an unknown tool, ParseError for an unreadable output."""
     if tool not in PARSERS:
         raise KeyError(tool)
+    if len(raw) > MAX_CHARS:
+        raise ParseError(f"{len(raw)} characters: larger than any {tool} report ({MAX_CHARS} at most)")
     text = clean_text(raw)
     require_content(text)
     if tool not in JSON_TOOLS and text.lstrip().startswith("{"):
         raise not_this_tool(tool, text, f"{tool} writes text, this is JSON")
+    if not (tool in JSON_TOOLS and looks_like_json(text)):
+        longest = max(len(line) for line in text.split("\n"))
+        if longest > MAX_LINE:
+            # no tool prints such a line; refusing it also keeps every line-based pattern linear-time
+            raise ParseError(f"a line of {longest} characters: not a {tool} text report (lines are at most "
+                             f"{MAX_LINE} characters)")
     fmt, metrics = PARSERS[tool](text)
     if not metrics:
         raise ParseError("no figure found")
     return {"tool": tool, "format": fmt, "metrics": metrics}
-
-
-# keep the helper importable for callers that detect the format themselves
-detect_json = looks_like_json

@@ -108,7 +108,10 @@ def first_json_object(text: str, what: str) -> tuple[Any, str]:
                          f"at line {exc.lineno}") from None
     if not isinstance(obj, dict):
         raise ParseError(f"the {what} JSON is not an object")
-    return obj, text[: match.start()]
+    before = text[: match.start()]
+    if any(len(line) > 16 * 1024 for line in before.split("\n")):
+        raise ParseError(f"a text line of more than 16384 characters before the {what} JSON: not a tool message")
+    return obj, before
 
 
 def looks_like_json(text: str) -> bool:

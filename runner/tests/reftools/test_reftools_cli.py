@@ -170,3 +170,15 @@ def test_each_real_output_is_accepted_only_by_its_own_parsers():
             except Exception as exc:  # noqa: BLE001
                 assert type(exc).__name__ == "ParseError"
         assert accepted == own, path.name
+
+
+def test_pathological_lines_are_refused_quickly():
+    import time
+
+    evil = "[  5]   0.00-2.00   sec  2.80 GBytes  12.0 Gbits/sec" + " " * 200_000 + "x\niperf Done.\n"
+    start = time.monotonic()
+    for tool in TOOLS:
+        with pytest.raises(Exception, match=r"a line of \d+ characters") as info:
+            parse_text(tool, "Connecting to host 127.0.0.1, port 5201\n" + evil)
+        assert type(info.value).__name__ == "ParseError"
+    assert time.monotonic() - start < 2.0
