@@ -120,14 +120,15 @@ def _udp_quality(block: Any, keys: dict[str, Any]) -> list[Metric]:
     if not isinstance(block, dict):
         raise ParseError("iperf3 JSON: no UDP receiver summary (jitter, loss)")
     out = []
-    for key, name, unit in (("lost_percent", "lost_percent", "%"), ("jitter_ms", "jitter_ms", "ms")):
+    for key, unit in (("lost_percent", "%"), ("jitter_ms", "ms")):
         if key not in block:
             raise ParseError(f"iperf3 JSON: the UDP summary has no {key}")
         value = block[key]
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ParseError(f"iperf3 JSON: {key} is {value!r}")
-        out.append(metric(name, float(value), unit, lost_packets=block.get("lost_packets"),
-                          packets=block.get("packets"), **keys))
+        counts = {"lost_packets": block.get("lost_packets"), "packets": block.get("packets")} \
+            if key == "lost_percent" else {}
+        out.append(metric(key, float(value), unit, **counts, **keys))
     return out
 
 
