@@ -51,7 +51,8 @@ def run_all(args: argparse.Namespace) -> int:
     kernels()
     if only & {"frontend", "e2e"}:
         npm_install()
-    state = Path(tempfile.mkdtemp(prefix="hostbench-test-", dir=STATE.parent if STATE.parent.exists() else None))
+    STATE.mkdir(exist_ok=True)
+    state = Path(tempfile.mkdtemp(prefix="test-", dir=STATE))
     pg = redis = None
     env = dict(os.environ, PYTHONUNBUFFERED="1", HOSTBENCH_TEST_STATE=str(state))
     results: list[tuple[str, bool, int, int]] = []

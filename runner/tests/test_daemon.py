@@ -57,12 +57,11 @@ def test_cpu_trace_maps_to_one_thread_count(server, settings_for, fake_kernel):
 )
 def test_bad_kernels_finish_with_a_clear_reason(server, settings_for, fake_kernel, mode, status, reason_parts):
     kbin = fake_kernel(mode)
-    started = time.monotonic()
-    _, finish = run_once(server, settings_for(server.url, kbin), assignment())
+    _, finish = run_once(server, settings_for(server.url, kbin), assignment(deadline_s=600))
     assert finish["status"] == status
     for part in reason_parts:
         assert part in finish["reason"]
-    assert time.monotonic() - started < 5
+    assert "deadline" not in finish["reason"]  # ended by the kernel's own failure, not by the deadline
     assert pids_alive([c["pid"] for c in kernel_calls(kbin)]) == []
 
 
@@ -77,7 +76,7 @@ def test_hanging_kernel_is_killed_at_the_deadline(server, settings_for, fake_ker
     _, finish = run_once(server, settings_for(server.url, kbin), assignment(deadline_s=1))
     elapsed = time.monotonic() - started
     assert finish["status"] == "failed" and finish["reason"] == "deadline exceeded (1 s)"
-    assert 1.0 <= elapsed < 4.0
+    assert 1.0 <= elapsed < 15.0  # the hanging kernel never ends by itself
     assert pids_alive([c["pid"] for c in kernel_calls(kbin)]) == []
 
 
@@ -128,7 +127,7 @@ def test_lease_409_stops_the_kernel_without_finish(server, settings_for, fake_ke
     kbin = fake_kernel("slow")
     started = time.monotonic()
     d, finish = run_once(server, settings_for(server.url, kbin), assignment(run_id=3))
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 15  # the slow kernel would run 60 s
     assert finish is None  # the server already decided
     assert server.leases and server.seqs(3, 1)  # samples measured before the stop were uploaded
     assert pids_alive([c["pid"] for c in kernel_calls(kbin)]) == []
