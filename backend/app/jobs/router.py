@@ -1,15 +1,17 @@
+from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Query
+from fastapi import APIRouter, Body, Query, Response
 
 from app.core.deps import SessionDep
 from app.experiments.registry import EXPERIMENTS, ExperimentKind
-from app.jobs import service
+from app.jobs import export, service
 from app.jobs.schemas import (
     ExperimentPublic,
     ExperimentsPublic,
     JobCreate,
     JobPublic,
+    RunFilter,
     RunPublic,
     RunsPublic,
     SamplesPublic,
@@ -40,17 +42,38 @@ def create_job(body: Annotated[JobCreate, Body()], session: SessionDep) -> JobPu
     return service.job_public(session, job)
 
 
+Label = Annotated[str | None, Query(max_length=64)]
+
+
 @router.get("/runs", response_model=RunsPublic)
 def read_runs(
     session: SessionDep,
+    ids: Annotated[str | None, Query(pattern=r"^\d{1,12}(,\d{1,12}){0,49}$", description="comma-separated run ids")] = None,
     host_id: int | None = None,
     experiment: ExperimentKind | None = None,
     status: RunStatus = None,
+    provider: Label = None,
+    instance_type: Label = None,
+    region: Label = None,
+    created_after: datetime | None = None,
+    created_before: datetime | None = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
 ) -> RunsPublic:
-    data, count = service.list_runs(session, host_id, experiment, status, limit, offset)
+    f = RunFilter(ids=[int(i) for i in ids.split(",")] if ids else None, host_id=host_id, experiment=experiment,
+                  status=status, provider=provider, instance_type=instance_type, region=region,
+                  created_after=created_after, created_before=created_before)
+    data, count = service.list_runs(session, f, limit, offset)
     return RunsPublic(data=data, count=count)
+
+
+@router.get("/runs/{run_id}/export", response_class=Response,
+            responses={200: {"content": {"text/csv": {}, "application/json": {}}}})
+def export_run(run_id: int, session: SessionDep, format: Annotated[str, Query(pattern="^(csv|json)$")] = "csv") -> Response:
+    run = service.get_run(session, run_id)
+    body, media = export.run_export(service.run_public(session, run), service.all_samples(session, run), format)
+    name = f"hostbench-run-{run_id}.{format}"
+    return Response(body, media_type=media, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 @router.get("/runs/{run_id}", response_model=RunPublic)

@@ -51,6 +51,8 @@ class ResultRow(BaseModel):
     cv: float | None
     values: list[float]
     outliers: list[int]
+    # Means over the repeats of the kernel's other per-repeat figures (iops, lat_p99_us, loss_percent, ...).
+    extra: dict[str, float] = {}
     peak: Peak | None
     efficiency: float | None
     valid: bool
@@ -82,6 +84,18 @@ class RunPublic(BaseModel):
     unit: str
     kernel_info: dict[str, Any] | None
     result: RunResult | None
+
+
+class RunFilter(BaseModel):
+    ids: list[int] | None = None
+    host_id: int | None = None
+    experiment: str | None = None
+    status: str | None = None
+    provider: str | None = None
+    instance_type: str | None = None
+    region: str | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
 
 
 class RunsPublic(BaseModel):

@@ -8,7 +8,15 @@ from app.core.errors import NotFound, TooMany, Unprocessable
 from app.experiments.registry import EXPERIMENTS
 from app.hosts.models import Host
 from app.jobs.models import ACTIVE, TERMINAL, Job, Run, Sample
-from app.jobs.schemas import CpuJobCreate, CpuTraceJobCreate, JobPublic, RunPublic, RunResult, SamplePublic
+from app.jobs.schemas import (
+    CpuJobCreate,
+    CpuTraceJobCreate,
+    JobPublic,
+    RunFilter,
+    RunPublic,
+    RunResult,
+    SamplePublic,
+)
 from app.results.service import unit_for
 
 
@@ -79,19 +87,36 @@ def get_run(session: Session, run_id: int, *, for_update: bool = False) -> Run:
     return run
 
 
-def list_runs(
-    session: Session, host_id: int | None, experiment: str | None, status: str | None, limit: int, offset: int
-) -> tuple[list[RunPublic], int]:
+def list_runs(session: Session, f: RunFilter, limit: int, offset: int) -> tuple[list[RunPublic], int]:
     q = select(Run, Host.name).join(Host, Host.id == Run.host_id)
-    if host_id is not None:
-        q = q.where(Run.host_id == host_id)
-    if experiment is not None:
-        q = q.where(Run.experiment == experiment)
-    if status is not None:
-        q = q.where(Run.status == status)
+    if f.ids:
+        q = q.where(Run.id.in_(f.ids))
+    if f.host_id is not None:
+        q = q.where(Run.host_id == f.host_id)
+    if f.experiment is not None:
+        q = q.where(Run.experiment == f.experiment)
+    if f.status is not None:
+        q = q.where(Run.status == f.status)
+    for key in ("provider", "instance_type", "region"):
+        value = getattr(f, key)
+        if value is not None:
+            q = q.where(Host.labels[key].as_string() == value)
+    if f.created_after is not None:
+        q = q.where(Run.created_at >= f.created_after)
+    if f.created_before is not None:
+        q = q.where(Run.created_at < f.created_before)
     count = session.scalar(select(func.count()).select_from(q.subquery())) or 0
     rows = session.execute(q.order_by(Run.id.desc()).limit(limit).offset(offset)).all()
     return [run_to_public(r, name) for r, name in rows], count
+
+
+def all_samples(session: Session, run: Run) -> list[SamplePublic]:
+    out: list[SamplePublic] = []
+    while True:
+        batch = samples_after(session, run, out[-1].seq if out else -1, 20000)
+        out.extend(batch)
+        if len(batch) < 20000:
+            return out
 
 
 def samples_after(session: Session, run: Run, after_seq: int, limit: int) -> list[SamplePublic]:

@@ -37,6 +37,11 @@ def compute_result(
             peak, why = cpu_peak(inventory, op, threads, info.get("isa"), info.get("clock_ghz"))
         if why:
             notes.add(why)
+        standard = {"threads", "repeat", "value", "unit", "verified", "op", "block_bytes", "type", "v", "t", "seconds",
+                    "work", "oversubscribed"}
+        extra_keys = sorted({k for r in reps for k, v in r.items()
+                             if k not in standard and isinstance(v, int | float) and not isinstance(v, bool)})
+        extra = {k: sum(float(r[k]) for r in reps if k in r) / sum(1 for r in reps if k in r) for k in extra_keys}
         reasons = []
         unverified = [r.get("repeat") for r in reps if not r.get("verified", False)]
         if unverified:
@@ -54,7 +59,7 @@ def compute_result(
             ResultRow(
                 op=op, threads=threads, block_bytes=block, unit=unit, n=s.n, mean=s.mean, stddev=s.stddev,
                 min=s.min, max=s.max, median=s.median, ci95_low=s.ci95_low, ci95_high=s.ci95_high, cv=s.cv,
-                values=values, outliers=s.outliers, peak=peak,
+                values=values, outliers=s.outliers, extra=extra, peak=peak,
                 efficiency=(s.mean / peak.value) if peak else None,
                 valid=not reasons, invalid_reason="; ".join(reasons) or None,
             )
