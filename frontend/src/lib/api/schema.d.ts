@@ -296,6 +296,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export Run */
+        get: operations["export_run_api_runs__run_id__export_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}/samples": {
         parameters: {
             query?: never;
@@ -589,6 +606,13 @@ export interface components {
             cv: number | null;
             /** Efficiency */
             efficiency: number | null;
+            /**
+             * Extra
+             * @default {}
+             */
+            extra: {
+                [key: string]: number;
+            };
             /** Invalid Reason */
             invalid_reason: string | null;
             /** Max */
@@ -1255,9 +1279,16 @@ export interface operations {
     read_runs_api_runs_get: {
         parameters: {
             query?: {
+                /** @description comma-separated run ids */
+                ids?: string | null;
                 host_id?: number | null;
                 experiment?: ("cpu" | "cpu_trace") | null;
                 status?: string | null;
+                provider?: string | null;
+                instance_type?: string | null;
+                region?: string | null;
+                created_after?: string | null;
+                created_before?: string | null;
                 limit?: number;
                 offset?: number;
             };
@@ -1372,6 +1403,40 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": unknown;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    export_run_api_runs__run_id__export_get: {
+        parameters: {
+            query?: {
+                format?: string;
+            };
+            header?: never;
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/csv": unknown;
                 };
             };
             /** @description Validation Error */
