@@ -31,3 +31,23 @@ def test_outliers_are_marked_not_dropped():
     values = [10.0, 10.1, 9.9, 10.0, 3.0]
     assert outliers(values) == [4]
     assert summarize(values).n == 5
+
+
+def test_trace_summary_marks_a_sustained_drop_as_throttling():
+    from app.results.service import trace_summary
+
+    values = [100.0] * 120 + [80.0] * 60
+    t = [float(i) for i in range(len(values))]
+    s = trace_summary(t, values)
+    assert (s.n, s.min, s.max) == (180, 80.0, 100.0)
+    assert s.throttle is not None and s.throttle.at_s == 120.0 - 15 + 1  # window median flips mid-window
+    assert abs(s.throttle.drop - 0.2) < 1e-9
+
+
+def test_trace_summary_ignores_short_dips():
+    from app.results.service import trace_summary
+
+    values = [100.0] * 200
+    values[100:110] = [50.0] * 10  # a 10-second dip is noise, not throttling
+    s = trace_summary([float(i) for i in range(200)], values)
+    assert s.throttle is None

@@ -59,10 +59,27 @@ class ResultRow(BaseModel):
     invalid_reason: str | None
 
 
+class Throttle(BaseModel):
+    at_s: float  # seconds since the first sample
+    baseline: float
+    level: float  # median of the sustained window that fell below the threshold
+    drop: float  # 1 - level / baseline
+
+
+class TraceSummary(BaseModel):
+    n: int
+    min: float
+    mean: float
+    max: float
+    stddev: float
+    throttle: Throttle | None
+
+
 class RunResult(BaseModel):
     unit: str
     rows: list[ResultRow]
     peak_note: str | None = None
+    trace: TraceSummary | None = None
 
 
 class RunPublic(BaseModel):

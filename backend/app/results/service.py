@@ -3,8 +3,13 @@ from collections import defaultdict
 from typing import Any
 
 from app.hosts.peaks import cpu_peak
-from app.jobs.schemas import ResultRow, RunResult
-from app.results.stats import summarize
+from app.jobs.schemas import ResultRow, RunResult, Throttle, TraceSummary
+from app.results.stats import median, summarize
+
+# A throttle is a sustained drop: the median of THROTTLE_WINDOW consecutive samples below
+# (1 - THROTTLE_DROP) x the median of the trace's opening window.
+THROTTLE_WINDOW = 30
+THROTTLE_DROP = 0.10
 
 # The CPU peak uses a clock measured once before the run; turbo can move a few percent during it.
 # A figure more than this above the peak is flagged invalid (never clipped).
@@ -65,3 +70,21 @@ def compute_result(
             )
         )
     return RunResult(unit=unit, rows=rows, peak_note="; ".join(sorted(notes)) or None)
+
+
+def trace_summary(times: list[float], values: list[float]) -> TraceSummary | None:
+    """min/mean/max of a per-second trace, and the first sustained drop (throttling), if any."""
+    if not values:
+        return None
+    s = summarize(values)
+    throttle = None
+    opening = max(THROTTLE_WINDOW, len(values) // 10)
+    if len(values) >= opening + THROTTLE_WINDOW:
+        baseline = median(values[:opening])
+        for i in range(opening, len(values) - THROTTLE_WINDOW + 1):
+            level = median(values[i:i + THROTTLE_WINDOW])
+            if level < (1 - THROTTLE_DROP) * baseline:
+                throttle = Throttle(at_s=times[i] - times[0], baseline=baseline, level=level,
+                                    drop=1 - level / baseline)
+                break
+    return TraceSummary(n=s.n, min=s.min, mean=s.mean, max=s.max, stddev=s.stddev, throttle=throttle)

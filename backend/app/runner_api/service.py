@@ -13,7 +13,7 @@ from app.core.errors import Conflict, NotFound
 from app.hosts.models import Host
 from app.jobs.models import TERMINAL, Run, Sample
 from app.jobs.service import deadline_s, finish_run, publish_run
-from app.results.service import compute_result
+from app.results.service import compute_result, trace_summary
 from app.runner_api.schemas import Assignment, RunFinish, SampleIn
 
 
@@ -126,6 +126,13 @@ def finish(session: Session, host: Host, run_id: int, body: RunFinish) -> None:
         run.result = compute_result(
             run.experiment, run.params, raw, run.kernel_info, run.inventory_snapshot or host.inventory
         ).model_dump(mode="json")
+    if run.experiment == "cpu_trace" and run.result is not None:
+        samples = session.execute(
+            select(Sample.t, Sample.value).where(Sample.run_id == run.id, Sample.attempt == run.attempt,
+                                                 Sample.warmup.is_(False)).order_by(Sample.seq)
+        ).all()
+        trace = trace_summary([t for t, _ in samples], [v for _, v in samples])
+        run.result = {**run.result, "trace": trace.model_dump(mode="json") if trace else None}
     status, reason = body.status, body.reason
     if status == "succeeded" and run.result and not all(row["valid"] for row in run.result["rows"]):
         reason = "; ".join(row["invalid_reason"] for row in run.result["rows"] if not row["valid"])

@@ -720,6 +720,7 @@ export interface components {
             peak_note?: string | null;
             /** Rows */
             rows: components["schemas"]["ResultRow"][];
+            trace?: components["schemas"]["TraceSummary"] | null;
             /** Unit */
             unit: string;
         };
@@ -834,6 +835,31 @@ export interface components {
             count: number;
             /** Data */
             data: components["schemas"]["SamplePublic"][];
+        };
+        /** Throttle */
+        Throttle: {
+            /** At S */
+            at_s: number;
+            /** Baseline */
+            baseline: number;
+            /** Drop */
+            drop: number;
+            /** Level */
+            level: number;
+        };
+        /** TraceSummary */
+        TraceSummary: {
+            /** Max */
+            max: number;
+            /** Mean */
+            mean: number;
+            /** Min */
+            min: number;
+            /** N */
+            n: number;
+            /** Stddev */
+            stddev: number;
+            throttle: components["schemas"]["Throttle"] | null;
         };
         /** ValidationError */
         ValidationError: {
