@@ -8,7 +8,9 @@
   against `iperf3 -u -b 0 -l 32768 -A 0,1`; the receiver's goodput on both sides (datagrams that
   arrived x size / time); sender rate and loss % are noted beside it. No -O here: iperf3 3.x
   miscounts UDP loss when it omits the first interval (it printed 164 % loss), and UDP has no
-  slow start to skip.
+  slow start to skip. Our receiver keeps a 4 MiB socket buffer by default and iperf3 its OS default
+  (~208 KiB), so `udp_32k_4mib_buffers` repeats the pairs with 4 MiB on both (ours --sockbuf_kib
+  4096, iperf3 -w 4M): the kernel's own speed with the buffers equal.
 - TCP round-trip latency, 64-byte ping-pong, p50, in three placements and modes: both ends on
   one vCPU (blocking), across vCPUs (blocking), across vCPUs busy-polling (our --poll busy, sockperf
   --nonblocked on both ends, which spins on recv). sockperf runs pinned with taskset like ours and
@@ -154,24 +156,10 @@ def run(pairs: int) -> BenchReport:
                        f"iperf3 -l {TCP_SIZE} -t {DURATION} -O 1 -A 0,1, receiver (sum_received)",
                        ours_tcp, iperf_tcp, pairs)
 
-            def ours_udp() -> float:
-                r = ours.net(["--op", "udp_stream", "--sizes", str(UDP_SIZE), "--streams", "1",
-                              "--client_cpu", "0", "--server_cpu", "1", "--duration_s", str(DURATION)])
-                udp_notes.append(f"ours: sender {r['sender_mbit_s']:.0f} Mbit/s, loss {r['loss_pct']:.2f} %")
-                return r["value"]
-
-            def iperf_udp() -> float:
-                end = iperf3_json(iperf3, srv.port, ["-u", "-b", "0", "-t", str(DURATION), "-l", str(UDP_SIZE),
-                                                     "-A", "0,1"])
-                rx = end["sum_received"]
-                udp_notes.append(f"iperf3: sender {end['sum_sent']['bits_per_second'] / 1e6:.0f} Mbit/s, "
-                                 f"loss {rx['lost_percent']:.2f} %")
-                return rx["bits_per_second"] / 1e6
-
-            interleave(report, "udp_32k", "Mbit/s",
-                       f"iperf3 -u -b 0 -l {UDP_SIZE} -t {DURATION} -A 0,1, receiver (sum_received)",
-                       ours_udp, iperf_udp, pairs)
-        report.notes.append("udp_32k per run, in order: " + "; ".join(udp_notes))
+            for metric, ours_buf, their_buf in (("udp_32k", [], []),
+                                                 ("udp_32k_4mib_buffers", ["--sockbuf_kib", "4096"], ["-w", "4M"])):
+                udp_pairs(report, ours, iperf3, srv.port, metric, ours_buf, their_buf, pairs, udp_notes)
+        report.notes.append("udp per run, in order: " + "; ".join(udp_notes))
 
     if sockperf and taskset:
         for name, ccpu, scpu, busy in PLACEMENTS:
@@ -182,6 +170,29 @@ def run(pairs: int) -> BenchReport:
                         "(1.0 = never waited for a CPU; a shared host shows lower)")
     report.notes.append(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     return report
+
+
+def udp_pairs(report: BenchReport, ours: Ours, iperf3: str, port: int, metric: str, ours_buf: list[str],
+              their_buf: list[str], pairs: int, notes: list[str]) -> None:
+    def ours_udp() -> float:
+        r = ours.net(["--op", "udp_stream", "--sizes", str(UDP_SIZE), "--streams", "1", "--client_cpu", "0",
+                      "--server_cpu", "1", "--duration_s", str(DURATION), *ours_buf])
+        notes.append(f"{metric} ours: sender {r['sender_mbit_s']:.0f} Mbit/s, loss {r['loss_pct']:.2f} %")
+        return r["value"]
+
+    def iperf_udp() -> float:
+        end = iperf3_json(iperf3, port, ["-u", "-b", "0", "-t", str(DURATION), "-l", str(UDP_SIZE), "-A", "0,1",
+                                         *their_buf])
+        rx = end["sum_received"]
+        notes.append(f"{metric} iperf3: sender {end['sum_sent']['bits_per_second'] / 1e6:.0f} Mbit/s, "
+                     f"loss {rx['lost_percent']:.2f} %")
+        return rx["bits_per_second"] / 1e6
+
+    ref = f"iperf3 -u -b 0 -l {UDP_SIZE} -t {DURATION} -A 0,1{' ' if their_buf else ''}{' '.join(their_buf)}, " \
+          "receiver (sum_received)"
+    if ours_buf:
+        ref += f"; ours {' '.join(ours_buf)}"
+    interleave(report, metric, "Mbit/s", ref, ours_udp, iperf_udp, pairs)
 
 
 def rtt_pairs(report: BenchReport, ours: Ours, sockperf: str, taskset: str, name: str, ccpu: int, scpu: int,

@@ -32,6 +32,7 @@
 #define RECV_LOWAT (256 * 1024) /* its SO_RCVLOWAT */
 #define UDP_HDR 16              /* seq, token */
 #define MAX_SESSIONS 256        /* concurrent server sessions */
+#define UDP_RCVBUF (4 << 20)   /* udp_stream receiver's SO_RCVBUF unless sockbuf_kib is given */
 #define GRACE_MS 20             /* UDP: quiet time that ends the drain after the END message */
 #define UDP_RR_TIMEOUT_NS 200000000LL /* a udp_rr reply later than this counts as lost */
 #define CTRL_TIMEOUT_MS 10000   /* hello/reply/report exchanges */
@@ -668,6 +669,13 @@ static void *session_main(void *arg)
         set_int(udp, SOL_SOCKET, SO_REUSEADDR, 1);
         set_int(udp, SOL_SOCKET, SO_REUSEPORT, 1);
         set_bufs(udp, h.sockbuf);
+        if (h.op == HB_NET_UDP_STREAM && h.sockbuf == 0) {
+            /* a queue deep enough to ride out the receiver's scheduling gaps: with the default
+             * (~208 KiB, six 32-KiB datagrams) a few µs off the CPU is loss */
+            int v = UDP_RCVBUF;
+            if (setsockopt(udp, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof v) != 0)
+                setsockopt(udp, SOL_SOCKET, SO_RCVBUF, &v, sizeof v);
+        }
         if (h.busy)
             set_busy_poll(udp);
         if (bind(udp, (struct sockaddr *)&local, srv->addr_len) ||
@@ -893,7 +901,7 @@ static const hb_param_def net_params[] = {
      "mask, round-robin."},
     {"sockbuf_kib", HB_P_INT, "0", 0, 1048576, NULL,
      "SO_SNDBUF and SO_RCVBUF of every data socket, both ends, in KiB; 0 keeps the OS default "
-     "(and TCP autotuning)."},
+     "(and TCP autotuning), except the udp_stream receiver, which takes 4096 KiB."},
     {"serve_s", HB_P_DOUBLE, "3600", 1, 604800, NULL,
      "serve: stop serving after this many seconds even without SIGTERM."},
     {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL},
@@ -1205,6 +1213,8 @@ static void net_facts(const hb_setup *s, hb_json *j)
                  : st->client_cpu >= 0 && st->server_cpu >= 0 ? "across vCPUs"
                  : st->server_cpu < 0 && st->ncpus > 1 ? "across vCPUs (auto)" : "auto");
     hb_json_kint(j, "sockbuf_bytes", st->sockbuf);
+    if (st->op == HB_NET_UDP_STREAM)
+        hb_json_kint(j, "udp_rcvbuf_bytes", st->sockbuf ? (long long)st->sockbuf : UDP_RCVBUF);
     if (rr) {
         hb_json_kstr(j, "poll", poll_names[st->busy]);
         hb_json_kbool(j, "so_busy_poll", st->busy && st->busy_poll_errno == 0);
