@@ -27,6 +27,8 @@ class Host(Base):
     labels: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     # Measured by the CPU kernel under load at the start of its latest run (GHz); feeds the CPU peak.
     measured_clock_ghz: Mapped[float | None]
+    # Peaks entered by a person: {"cpu_fp64": {"value": 123.0, "unit": "GFLOP/s", "note": "..."}}; they win.
+    peak_overrides: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict, server_default="{}")
 
 
 class RegistrationToken(Base):

@@ -36,3 +36,16 @@ class HostLabelsUpdate(BaseModel):
     provider: str | None = Field(None, max_length=64)
     instance_type: str | None = Field(None, max_length=64)
     region: str | None = Field(None, max_length=64)
+
+
+PeakKey = Literal["cpu_fp64", "cpu_fp32", "cpu_int32", "memory_bw", "disk_bw", "nic_bw", "gpu_fp32", "gpu_fp64",
+                  "gpu_bw"]
+PEAK_UNITS = {"cpu_fp64": "GFLOP/s", "cpu_fp32": "GFLOP/s", "cpu_int32": "GIOP/s", "memory_bw": "MB/s",
+              "disk_bw": "MB/s", "nic_bw": "Mbit/s", "gpu_fp32": "GFLOP/s", "gpu_fp64": "GFLOP/s", "gpu_bw": "GB/s"}
+
+
+class PeakOverride(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    value: float = Field(gt=0, le=1e12, description="the peak for the whole host, in the key's unit")
+    note: str | None = Field(None, max_length=500, description="where the figure comes from (a datasheet, ...)")

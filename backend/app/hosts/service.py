@@ -10,7 +10,7 @@ from app.core.errors import NotFound, Unauthorized
 from app.core.security import hash_token, new_token
 from app.hosts.models import Host, RegistrationToken
 from app.hosts.peaks import cpu_peak
-from app.hosts.schemas import HostPublic, Peak
+from app.hosts.schemas import PEAK_UNITS, HostPublic, Peak
 
 
 def is_online(host: Host) -> bool:
@@ -35,7 +35,21 @@ def host_peaks(host: Host) -> tuple[dict[str, Peak | None], dict[str, str]]:
         peaks[key] = peak
         if why:
             notes[key] = why
+    for key, o in (host.peak_overrides or {}).items():
+        peaks[key] = Peak(value=o["value"], unit=o["unit"], source="user",
+                          formula=f"entered by a person{': ' + o['note'] if o.get('note') else ''}")
+        notes.pop(key, None)
     return peaks, notes
+
+
+def set_peak_override(session: Session, host: Host, key: str, value: float | None, note: str | None) -> None:
+    overrides = dict(host.peak_overrides or {})
+    if value is None:
+        overrides.pop(key, None)
+    else:
+        overrides[key] = {"value": value, "unit": PEAK_UNITS[key], "note": note}
+    host.peak_overrides = overrides
+    session.commit()
 
 
 def to_public(host: Host) -> HostPublic:

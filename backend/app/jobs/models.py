@@ -51,6 +51,8 @@ class Run(Base):
     raw_results: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONType)
     # Statistics, peaks and validity computed once at finish.
     result: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    # Reference tools run by the runner after the kernel, with parameters matched to it (issue: reference tools).
+    references: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONType)
     # The host inventory as it was when the run started.
     inventory_snapshot: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
 

@@ -35,6 +35,17 @@ class CpuTraceJobCreate(_JobCreateBase):
 JobCreate = Annotated[CpuJobCreate | CpuTraceJobCreate, Field(discriminator="experiment")]
 
 
+class ReferenceFigure(BaseModel):
+    tool: str
+    status: Literal["ok", "unavailable", "failed"]
+    reason: str | None = None
+    metric: str | None = None
+    value: float | None = None
+    unit: str | None = None
+    ratio: float | None = None  # ours / theirs, on the row's mean
+    argv: list[str] = []
+
+
 class ResultRow(BaseModel):
     op: str | None
     threads: int
@@ -55,6 +66,7 @@ class ResultRow(BaseModel):
     extra: dict[str, float] = {}
     peak: Peak | None
     efficiency: float | None
+    references: list[ReferenceFigure] = []
     valid: bool
     invalid_reason: str | None
 

@@ -3,7 +3,8 @@ from collections import defaultdict
 from typing import Any
 
 from app.hosts.peaks import cpu_peak
-from app.jobs.schemas import ResultRow, RunResult, Throttle, TraceSummary
+from app.hosts.schemas import Peak
+from app.jobs.schemas import ReferenceFigure, ResultRow, RunResult, Throttle, TraceSummary
 from app.results.stats import median, summarize
 
 # A throttle is a sustained drop: the median of THROTTLE_WINDOW consecutive samples below
@@ -22,9 +23,52 @@ def unit_for(experiment: str, params: dict[str, Any]) -> str:
     return ""
 
 
+def _normalise_unit(u: str | None) -> str:
+    return (u or "").lower().replace("flops", "flop/s").replace(" ", "")
+
+
+def match_references(row_key: tuple[str | None, int, int | None], mean: float, unit: str,
+                     references: list[dict[str, Any]]) -> list[ReferenceFigure]:
+    """The reference figures run for this (op, threads, block): the first metric in the row's unit, and ours/theirs."""
+    op, threads, block = row_key
+    out = []
+    for ref in references:
+        m = ref.get("matches") or {}
+        if m.get("op") not in (None, op) or m.get("threads") not in (None, threads) \
+                or m.get("block_bytes") not in (None, block):
+            continue
+        fig = ReferenceFigure(tool=ref["tool"], status=ref["status"], reason=ref.get("reason"), argv=ref.get("argv") or [])
+        if ref["status"] == "ok":
+            metric = next((x for x in ref.get("metrics") or []
+                           if _normalise_unit(x.get("unit")) == _normalise_unit(unit)
+                           and isinstance(x.get("value"), int | float) and x.get("valid", True) is not False), None)
+            if metric is None:
+                fig.status, fig.reason = "failed", f"{ref['tool']} reported no figure in {unit}"
+            else:
+                fig.metric, fig.value, fig.unit = metric["name"], float(metric["value"]), metric.get("unit")
+                fig.ratio = mean / fig.value if fig.value else None
+        out.append(fig)
+    return out
+
+
+def overridden_peak(overrides: dict[str, Any], key: str, threads: int, inventory: dict[str, Any]) -> Peak | None:
+    o = overrides.get(key)
+    if not o:
+        return None
+    cpu = inventory.get("cpu") or {}
+    cores = (cpu.get("sockets") or 1) * (cpu.get("cores_per_socket") or 0) or None
+    if cores is None:
+        return Peak(value=o["value"], unit=o["unit"], formula="entered by a person for the whole host", source="user")
+    used = min(threads, cores)
+    return Peak(value=o["value"] * used / cores, unit=o["unit"],
+                formula=f"{o['value']:g} {o['unit']} entered by a person for {cores} cores × {used}/{cores}",
+                source="user")
+
+
 def compute_result(
     experiment: str, params: dict[str, Any], raw_results: list[dict[str, Any]],
     kernel_info: dict[str, Any] | None, inventory: dict[str, Any],
+    references: list[dict[str, Any]] | None = None, overrides: dict[str, Any] | None = None,
 ) -> RunResult:
     unit = unit_for(experiment, params)
     groups: dict[tuple[str | None, int, int | None], list[dict[str, Any]]] = defaultdict(list)
@@ -39,7 +83,9 @@ def compute_result(
         s = summarize(values)
         peak, why = (None, None)
         if experiment in ("cpu", "cpu_trace") and op:
-            peak, why = cpu_peak(inventory, op, threads, info.get("isa"), info.get("clock_ghz"))
+            peak = overridden_peak(overrides or {}, f"cpu_{op}", threads, inventory)
+            if peak is None:
+                peak, why = cpu_peak(inventory, op, threads, info.get("isa"), info.get("clock_ghz"))
         if why:
             notes.add(why)
         standard = {"threads", "repeat", "value", "unit", "verified", "op", "block_bytes", "type", "v", "t", "seconds",
@@ -65,6 +111,7 @@ def compute_result(
                 op=op, threads=threads, block_bytes=block, unit=unit, n=s.n, mean=s.mean, stddev=s.stddev,
                 min=s.min, max=s.max, median=s.median, ci95_low=s.ci95_low, ci95_high=s.ci95_high, cv=s.cv,
                 values=values, outliers=s.outliers, extra=extra, peak=peak,
+                references=match_references((op, threads, block), s.mean, unit, references or []),
                 efficiency=(s.mean / peak.value) if peak else None,
                 valid=not reasons, invalid_reason="; ".join(reasons) or None,
             )

@@ -94,8 +94,20 @@ class ResultIn(BaseModel):
     block_bytes: StrictInt | None = Field(None, ge=0)
 
 
+class ReferenceIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    tool: str = Field(max_length=32)
+    status: Literal["ok", "unavailable", "failed"]
+    reason: str | None = Field(None, max_length=2000)
+    argv: list[str] = Field(default_factory=list, max_length=200)
+    matches: dict[str, Any] = Field(default_factory=dict)
+    metrics: list[dict[str, Any]] = Field(default_factory=list, max_length=10000)
+
+
 class RunFinish(AttemptBody):
     status: Literal["succeeded", "failed", "untrusted"]
     reason: str | None = Field(None, max_length=2000)
     results: list[ResultIn] = Field(default_factory=list, max_length=100000)
+    references: list[ReferenceIn] = Field(default_factory=list, max_length=100)
     end: dict[str, Any] | None = None

@@ -122,9 +122,11 @@ def finish(session: Session, host: Host, run_id: int, body: RunFinish) -> None:
         return
     raw = [r.model_dump() for r in body.results]
     run.raw_results = raw
+    run.references = [r.model_dump() for r in body.references]
     if raw:
         run.result = compute_result(
-            run.experiment, run.params, raw, run.kernel_info, run.inventory_snapshot or host.inventory
+            run.experiment, run.params, raw, run.kernel_info, run.inventory_snapshot or host.inventory,
+            run.references, host.peak_overrides,
         ).model_dump(mode="json")
     if run.experiment == "cpu_trace" and run.result is not None:
         samples = session.execute(

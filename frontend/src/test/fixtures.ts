@@ -84,7 +84,7 @@ export function resultRow(over: Partial<ResultRow> = {}): ResultRow {
     op: 'fp64', threads: 1, block_bytes: null, unit: 'GFLOP/s', n: 3, mean: 52.345, stddev: 0.4567, min: 51.9, max: 52.8,
     median: 52.3, ci95_low: 51.2, ci95_high: 53.5, cv: 0.009, values: [51.9, 52.3, 52.8], outliers: [],
     peak: { value: 59.2, unit: 'GFLOP/s', formula: '1 core × 3.700 GHz × 16 FLOP/cycle', source: 'computed' },
-    extra: {}, efficiency: 0.8842, valid: true, invalid_reason: null,
+    extra: {}, references: [], efficiency: 0.8842, valid: true, invalid_reason: null,
     ...over,
   };
 }

@@ -89,6 +89,27 @@ export interface paths {
         patch: operations["update_labels_api_hosts__host_id__labels_patch"];
         trace?: never;
     };
+    "/api/hosts/{host_id}/peaks/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Override Peak
+         * @description A peak entered by a person (from a datasheet, say) replaces the computed one for later runs.
+         */
+        put: operations["override_peak_api_hosts__host_id__peaks__key__put"];
+        post?: never;
+        /** Clear Peak Override */
+        delete: operations["clear_peak_override_api_hosts__host_id__peaks__key__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/jobs": {
         parameters: {
             query?: never;
@@ -575,6 +596,66 @@ export interface components {
             /** Value */
             value: number;
         };
+        /** PeakOverride */
+        PeakOverride: {
+            /**
+             * Note
+             * @description where the figure comes from (a datasheet, ...)
+             */
+            note?: string | null;
+            /**
+             * Value
+             * @description the peak for the whole host, in the key's unit
+             */
+            value: number;
+        };
+        /** ReferenceFigure */
+        ReferenceFigure: {
+            /**
+             * Argv
+             * @default []
+             */
+            argv: string[];
+            /** Metric */
+            metric?: string | null;
+            /** Ratio */
+            ratio?: number | null;
+            /** Reason */
+            reason?: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "ok" | "unavailable" | "failed";
+            /** Tool */
+            tool: string;
+            /** Unit */
+            unit?: string | null;
+            /** Value */
+            value?: number | null;
+        };
+        /** ReferenceIn */
+        ReferenceIn: {
+            /** Argv */
+            argv?: string[];
+            /** Matches */
+            matches?: {
+                [key: string]: unknown;
+            };
+            /** Metrics */
+            metrics?: {
+                [key: string]: unknown;
+            }[];
+            /** Reason */
+            reason?: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "ok" | "unavailable" | "failed";
+            /** Tool */
+            tool: string;
+        };
         /** ResultIn */
         ResultIn: {
             /** Block Bytes */
@@ -630,6 +711,11 @@ export interface components {
             /** Outliers */
             outliers: number[];
             peak: components["schemas"]["Peak"] | null;
+            /**
+             * References
+             * @default []
+             */
+            references: components["schemas"]["ReferenceFigure"][];
             /** Stddev */
             stddev: number;
             /** Threads */
@@ -651,6 +737,8 @@ export interface components {
             } | null;
             /** Reason */
             reason?: string | null;
+            /** References */
+            references?: components["schemas"]["ReferenceIn"][];
             /** Results */
             results?: components["schemas"]["ResultIn"][];
             /**
@@ -988,6 +1076,74 @@ export interface operations {
                 "application/json": components["schemas"]["HostLabelsUpdate"];
             };
         };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostPublic"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    override_peak_api_hosts__host_id__peaks__key__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host_id: number;
+                key: "cpu_fp64" | "cpu_fp32" | "cpu_int32" | "memory_bw" | "disk_bw" | "nic_bw" | "gpu_fp32" | "gpu_fp64" | "gpu_bw";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PeakOverride"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostPublic"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    clear_peak_override_api_hosts__host_id__peaks__key__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host_id: number;
+                key: "cpu_fp64" | "cpu_fp32" | "cpu_int32" | "memory_bw" | "disk_bw" | "nic_bw" | "gpu_fp32" | "gpu_fp64" | "gpu_bw";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
         responses: {
             /** @description Successful Response */
             200: {
