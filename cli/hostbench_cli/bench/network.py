@@ -22,14 +22,16 @@ same placement in every pair. The iperf3 and sockperf servers are started by thi
 free loopback port and stopped at the end. Nothing is installed; a missing tool is reported as
 missing and its pairs are skipped.
 """
+import contextlib
 import json
 import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 
-from hostbench_cli.bench.common import HBK, BenchReport, ToolMissing, hbk_events, interleave, results
+from hostbench_cli.bench.common import HBK, BenchReport, ToolMissing, interleave, results
 from hostbench_cli.bench.common import run as run_cmd
 
 DURATION = 5       # seconds per measurement (after a 1-s warm-up on both sides)
@@ -93,12 +95,28 @@ class Server:
 
 
 class Ours:
+    """Runs a private copy of hbk, taken once: a rebuild of runner/kernels/build during the bench (other
+    work on the same tree) cannot remove the binary or mix two builds in one report."""
+
     def __init__(self) -> None:
         self.last: dict = {}
         self.min_cpu_share = 1.0
+        fd, self.exe = tempfile.mkstemp(prefix="hbk-bench-")
+        os.close(fd)
+        shutil.copyfile(HBK, self.exe)
+        os.chmod(self.exe, 0o755)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.unlink(self.exe)
 
     def net(self, args: list[str]) -> dict:
-        res = results(hbk_events("net", ["--repeats", "1", "--warmup_s", "1", *args], timeout=300))
+        out = run_cmd([self.exe, "net", "--repeats", "1", "--warmup_s", "1", *args], timeout=300)
+        events = [json.loads(line) for line in out.splitlines() if line.strip()]
+        end = events[-1] if events else {}
+        if end.get("type") != "end" or end.get("status") != "ok":
+            raise RuntimeError(f"hbk net {' '.join(args)} did not end ok: {end}")
+        res = results(events)
         if len(res) != 1 or not res[0]["verified"]:
             raise RuntimeError(f"hbk net {' '.join(args)}: no verified result: {res}")
         self.last = res[0]
@@ -132,6 +150,13 @@ def run(pairs: int) -> BenchReport:
         report.notes.append("fewer than two CPUs (0 and 1) in the affinity mask: the across-vCPU pairs "
                             "run where the OS puts them")
     ours = Ours()
+    try:
+        return pairs_of(report, ours, pairs)
+    finally:
+        ours.close()
+
+
+def pairs_of(report: BenchReport, ours: Ours, pairs: int) -> BenchReport:
     iperf3, sockperf, taskset = shutil.which("iperf3"), shutil.which("sockperf"), shutil.which("taskset")
     if iperf3 is None:
         report.missing.append("iperf3: the TCP and UDP throughput pairs were not run")

@@ -108,6 +108,12 @@ static void test_wire_messages_round_trip(void)
     h.size = HB_NET_UDP_MAX + 1;
     hb_net_hello_pack(&h, buf);
     CHECK(hb_net_hello_unpack(buf, &g) == -1, "UDP datagram above 65507 refused");
+    h.size = 1;
+    h.sockbuf = (64u << 20) + 1;
+    hb_net_hello_pack(&h, buf);
+    CHECK(hb_net_hello_unpack(buf, &g) == -1, "socket buffers above 64 MiB refused");
+    h.sockbuf = 0;
+    h.size = HB_NET_UDP_MAX + 1;
     h.op = HB_NET_TCP_STREAM;
     CHECK((hb_net_hello_pack(&h, buf), hb_net_hello_unpack(buf, &g)) == 0, "TCP may send more");
     h.size = 0;

@@ -199,7 +199,7 @@ int hb_net_hello_unpack(const uint8_t in[HB_NET_HELLO_LEN], hb_net_hello *h)
     h->sockbuf = hb_net_get32(in + 28);
     h->seed = hb_net_get64(in + 32);
     h->token = hb_net_get64(in + 40);
-    if (h->op >= HB_NET_OPS || h->busy > 1 || h->udp_port > 65535 || h->sockbuf > (1u << 30))
+    if (h->op >= HB_NET_OPS || h->busy > 1 || h->udp_port > 65535 || h->sockbuf > (64u << 20))
         return -1;
     uint32_t max = h->op == HB_NET_UDP_STREAM || h->op == HB_NET_UDP_RR ? HB_NET_UDP_MAX
                                                                          : HB_NET_TCP_MAX;
@@ -899,7 +899,7 @@ static const hb_param_def net_params[] = {
     {"client_cpu", HB_P_INT, "-1", -1, 4095, NULL,
      "CPU of every driving (client) thread. -1: stream i runs on the i-th CPU of the affinity "
      "mask, round-robin."},
-    {"sockbuf_kib", HB_P_INT, "0", 0, 1048576, NULL,
+    {"sockbuf_kib", HB_P_INT, "0", 0, 65536, NULL,
      "SO_SNDBUF and SO_RCVBUF of every data socket, both ends, in KiB; 0 keeps the OS default "
      "(and TCP autotuning), except the udp_stream receiver, which takes 4096 KiB."},
     {"serve_s", HB_P_DOUBLE, "3600", 1, 604800, NULL,
