@@ -15,7 +15,8 @@ import os
 import re
 import shutil
 
-from hostbench_cli.bench.common import HBK, BenchReport, ToolMissing, hbk_events, interleave, results, run
+from hostbench_cli.bench.common import HBK, BenchReport, ToolMissing, hbk_events, interleave, results
+from hostbench_cli.bench.common import run as run_tool
 
 THREADS = (1, 2)
 STREAM_BLOCK = 8 * 1024 * 1024  # the copy block op's block: 8 MiB
@@ -74,14 +75,14 @@ def run(pairs: int) -> BenchReport:
     if stream is None:
         report.missing.append("stream (STREAM built with OpenMP, on PATH): the plain-store pairs were not run")
     else:
-        first = parse_stream(run([stream], env=stream_env(1)))
+        first = parse_stream(run_tool([stream], env=stream_env(1)))
         array_size = first["array_size"]
         report.notes.append(f"stream: {stream}, array size {array_size} elements "
                             f"({array_size * 8 / 2**20:.0f} MiB per array), best of its repeats; "
                             f"OMP_PROC_BIND=true OMP_PLACES=cores")
         for t in THREADS:
             def theirs(kernel: str, t: int = t) -> float:
-                out = parse_stream(run([stream], env=stream_env(t)))
+                out = parse_stream(run_tool([stream], env=stream_env(t)))
                 if out["threads"] != t:
                     raise RuntimeError(f"stream ran {out['threads']} threads, asked for {t}")
                 return out[kernel]
@@ -114,7 +115,7 @@ def run(pairs: int) -> BenchReport:
                 interleave(report, f"{op}_t{t}", "MB/s", f"likwid-bench -t {test} -w S0:{size}:{t}",
                            lambda op=op, t=t: ours.value(["--op", op, "--array_size", str(n), "--threads", str(t),
                                                           *mean_of], best=False),
-                           lambda argv=argv: parse_likwid(run(argv)), pairs)
+                           lambda argv=argv: parse_likwid(run_tool(argv)), pairs)
     report.notes.append(f"lowest cpu_share of our runs: {ours.min_cpu_share:.2f} "
                         "(below ~0.9 the host was busy: other processes took our CPUs)")
     report.notes.append("ours: plain-store pairs best of 10 x 0.2 s (as STREAM reports its best); "

@@ -64,7 +64,8 @@ def run(build, check):
           f"blocks default and bounds: {props.get('blocks')}")
     check(props.get("sizes", {}).get("items", {}).get("minimum") == 4096 and
           props["sizes"]["items"]["maximum"] == 2**30, "sizes 4 KiB .. 1 GiB")
-    check(props.get("stores", {}).get("enum") == ["plain", "nt"], "stores enum")
+    check(props.get("stores", {}).get("enum") == ["auto", "plain", "nt"] and
+          props["stores"]["default"] == "auto", "stores enum, default auto")
     check(props.get("isa", {}).get("enum") == ["auto", "avx512", "avx2", "scalar"], "isa enum")
     check("10^6" in lines[0].get("parameters", {}).get("properties", {}).get("op", {})
           .get("description", ""), "op help says MB/s is 10^6 bytes/s")
@@ -134,8 +135,16 @@ def run(build, check):
         check(start.get("mb") == "MB/s = 10^6 bytes per second", f"{op}: MB/s stated")
     rc, lines, _ = call(*tiny("--op", "write", "--stores", "nt", "--blocks", "64", "--buffer_bytes",
                               "1048576", "--allow_cache", "true"))
-    check(rc == 0 and lines[0].get("stores") == "nt" and of(lines, "result")[0]["verified"],
-          "write --stores nt verifies")
+    check(rc == 0 and lines[0].get("stores") == "nt" and of(lines, "result")[0]["verified"] and
+          of(lines, "result")[0]["stores"] == "nt", "write --stores nt verifies")
+    # auto: non-temporal past the L3 for whole-line writes; plain for cache-sized or partial lines
+    rc, lines, _ = call(*tiny("--op", "rand_write", "--blocks", "8,64", "--buffer_bytes", "1048576",
+                              "--allow_cache", "true"))
+    check(rc == 0 and [r["stores"] for r in of(lines, "result")] == ["plain", "plain"],
+          "stores auto: plain in cache")
+    rc, lines, _ = call(*tiny("--op", "rand_write", "--blocks", "8,4096"))
+    check(rc == 0 and [r["stores"] for r in of(lines, "result")] == ["plain", "nt"],
+          "stores auto past the L3: plain for 8-byte random writes, nt for whole lines")
 
     for op in STREAM_OPS:
         threads = "1,2" if op == "stream_triad" else "2"

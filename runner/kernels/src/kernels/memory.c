@@ -51,7 +51,8 @@ static const char *const op_names[] = {
     "stream_copy", "stream_scale", "stream_add", "stream_triad",
     "stream_copy_nt", "stream_scale_nt", "stream_add_nt", "stream_triad_nt",
     "latency", NULL};
-static const char *const store_names[] = {"plain", "nt", NULL};
+static const char *const store_names[] = {"auto", "plain", "nt", NULL};
+enum { STORES_AUTO, STORES_PLAIN, STORES_NT };
 static const char *const isa_choices[] = {"auto", "avx512", "avx2", "scalar", NULL};
 #define ISA_NAME(isa) (isa_choices[(isa) + 1])
 
@@ -657,7 +658,9 @@ static void unmap_memory(mapping *m)
 /* ---- the kernel's state ---- */
 
 typedef struct mem_state {
-    int op, family, kind, nt, isa;
+    int op, family, kind, isa;
+    int nt;     /* STREAM-variant ops: the _nt ones */
+    int stores; /* block ops: STORES_AUTO, _PLAIN or _NT */
     int hugepages, allow_cache;
     long long buffer_bytes, array_size;
     int max_threads, nthreads, threads[HB_LIST_MAX]; /* the thread counts of the run */
@@ -674,6 +677,7 @@ typedef struct tstate {
     uint64_t seed, rng, values, chunk_no;
     /* block ops */
     uint64_t *src, *dst, nblocks, bw, pos, ops_per_chunk;
+    int nt; /* non-temporal stores */
     /* STREAM */
     double *a, *b, *c;
     size_t n, spos;
@@ -697,6 +701,19 @@ static uint64_t region_bytes(const mem_state *st, long long block, int threads)
     if (per < (uint64_t)block)
         per = (uint64_t)block;
     return align_up(per, (size_t)block);
+}
+
+/* Block ops: non-temporal stores? auto: when the working set is larger than the L3 (nothing to
+ * keep in cache) and the writes cover whole lines (a partial line written non-temporally makes
+ * the memory controller read it anyway): sequential ops, or random blocks of a line or more. */
+static int block_nt(const mem_state *st, long long block, int threads)
+{
+    if (st->op == OP_READ || st->op == OP_RAND_READ)
+        return 0;
+    if (st->stores != STORES_AUTO)
+        return st->stores == STORES_NT;
+    long long ws = (long long)region_bytes(st, block, threads) * threads;
+    return ws > st->c.l3_total && (st->op != OP_RAND_WRITE || block >= st->c.line);
 }
 
 static size_t stream_slice(const mem_state *st, int tid, int threads)
@@ -743,9 +760,12 @@ static const hb_param_def mem_params[] = {
      "Block ops: bytes of buffer over all threads (copy: of the source; the destination is as "
      "large). 0: 4x the L3 of the CPUs in use, so the data comes from DRAM. Smaller than that "
      "is refused unless allow_cache."},
-    {"stores", HB_P_ENUM, "plain", 0, 0, store_names,
-     "copy, write, rand_write: plain stores (the line is read before it is written, not "
-     "counted) or nt (non-temporal: straight to memory, no read)."},
+    {"stores", HB_P_ENUM, "auto", 0, 0, store_names,
+     "copy, write, rand_write: plain stores (each line is read into the cache before it is "
+     "written; that read is not counted), nt (non-temporal: written straight to memory, no "
+     "read), or auto: nt when the working set is larger than the L3 and the writes cover whole "
+     "lines (sequential ops, or random blocks of at least a line), as glibc's memcpy does for "
+     "large copies; plain otherwise. Results say which was used."},
     {"array_size", HB_P_INT, "0", 0, 134217728, NULL,
      "STREAM-variant ops: elements (8-byte doubles) per array, over all threads, as STREAM's "
      "STREAM_ARRAY_SIZE; each thread sweeps its own contiguous slice. 0: 4x the L3 of the CPUs "
@@ -797,7 +817,7 @@ static const char *mem_supported(const hb_params *p)
     int op = hb_param_choice(p, "op");
     if (op >= OP_S_COPY_NT && op <= OP_S_TRIAD_NT)
         return "non-temporal stores are built only for x86 in this version";
-    if (hb_param_choice(p, "stores") == 1)
+    if (hb_param_choice(p, "stores") == STORES_NT)
         return "--stores nt: non-temporal stores are built only for x86 in this version";
 #endif
     return NULL;
@@ -920,7 +940,8 @@ static hb_status mem_setup(const hb_params *p, hb_setup *s, hb_err *err)
     st->op = hb_param_choice(p, "op");
     st->family = family_of(st->op);
     st->kind = st->family == FAM_STREAM ? (st->op - OP_S_COPY) % 4 : 0;
-    st->nt = st->family == FAM_STREAM ? st->op >= OP_S_COPY_NT : hb_param_choice(p, "stores");
+    st->nt = st->family == FAM_STREAM && st->op >= OP_S_COPY_NT;
+    st->stores = hb_param_choice(p, "stores");
     st->isa = chosen_isa(p);
     st->hugepages = hb_param_bool(p, "hugepages");
     st->allow_cache = hb_param_bool(p, "allow_cache");
@@ -1010,8 +1031,13 @@ static void mem_facts(const hb_setup *s, hb_json *j)
     hb_json_kstr(j, "thp_mode", st->thp);
     if (st->family == FAM_BLOCK) {
         int writes = st->op == OP_COPY || st->op == OP_WRITE || st->op == OP_RAND_WRITE;
-        hb_json_kstr(j, "stores", writes ? store_names[st->nt] : NULL);
-        hb_json_kstr(j, "store_insn", writes ? k->insn[st->nt] : NULL);
+        hb_json_kstr(j, "stores", writes ? store_names[st->stores] : NULL);
+        hb_json_key(j, "store_insn");
+        hb_json_arr(j);
+        for (int nt = 0; writes && nt < 2; nt++)
+            if (st->stores == STORES_AUTO || st->stores == (nt ? STORES_NT : STORES_PLAIN))
+                hb_json_str(j, k->insn[nt]);
+        hb_json_arr_end(j);
         hb_json_kstr(j, "bytes_per_op", st->op == OP_COPY ? "2 x block (read + write)"
                                                           : "block");
         hb_json_kint(j, "buffer_bytes", st->buffer_bytes ? st->buffer_bytes
@@ -1029,8 +1055,11 @@ static void mem_facts(const hb_setup *s, hb_json *j)
         snprintf(label, sizeof label, "STREAM-variant %s, %s stores", kind_label[st->kind],
                  st->nt ? "non-temporal" : "plain");
         hb_json_kstr(j, "label", label);
-        hb_json_kstr(j, "stores", store_names[st->nt]);
-        hb_json_kstr(j, "store_insn", k->insn[st->nt]);
+        hb_json_kstr(j, "stores", st->nt ? "nt" : "plain");
+        hb_json_key(j, "store_insn");
+        hb_json_arr(j);
+        hb_json_str(j, k->insn[st->nt]);
+        hb_json_arr_end(j);
         hb_json_kint(j, "array_size", st->array_size);
         hb_json_kint(j, "array_bytes", st->array_size * 8);
         hb_json_kint(j, "bytes_per_element", kind_bytes[st->kind]);
@@ -1078,6 +1107,8 @@ static void mem_result_facts(const hb_setup *s, hb_worker *w, int nthreads, doub
         cpu_ns += w[i].cpu_ns;
     }
     level_fields(st, w[0].config, nthreads, j);
+    if (st->family == FAM_BLOCK && st->op != OP_READ && st->op != OP_RAND_READ)
+        hb_json_kstr(j, "stores", block_nt(st, w[0].config->block_bytes, nthreads) ? "nt" : "plain");
     if (st->family == FAM_LATENCY)
         hb_json_kint(j, "nodes", w[0].config->block_bytes / st->c.line);
     if (units == 0 || seconds <= 0 || st->family == FAM_STREAM)
@@ -1144,6 +1175,7 @@ static hb_status mem_thread_setup(hb_worker *w, hb_err *err)
         if (!m)
             return map_fail(err, gap + region);
         t->bw = (uint64_t)c->block_bytes / 8;
+        t->nt = block_nt(st, c->block_bytes, w->nthreads);
         t->nblocks = region / (uint64_t)c->block_bytes;
         t->ops_per_chunk = (uint64_t)c->block_bytes >= BLOCK_CHUNK_BYTES
                                ? 1 : BLOCK_CHUNK_BYTES / (uint64_t)c->block_bytes;
@@ -1226,8 +1258,8 @@ static uint64_t block_chunk(hb_worker *w, const mem_state *st, tstate *t)
     if (st->op == OP_RAND_WRITE) {
         uint64_t v = splitmix64(t->seed + ++t->values), ends[2];
         n = t->ops_per_chunk;
-        k->rand_write[st->nt](t->dst, t->nblocks, bw, n, &t->rng, v, ends);
-        if (st->nt)
+        k->rand_write[t->nt](t->dst, t->nblocks, bw, n, &t->rng, v, ends);
+        if (t->nt)
             nt_fence();
         if (corrupt)
             t->dst[ends[1] * bw + bw - 1] ^= 1;
@@ -1249,8 +1281,8 @@ static uint64_t block_chunk(hb_worker *w, const mem_state *st, tstate *t)
                     (unsigned long long)want);
     } else if (st->op == OP_WRITE) {
         uint64_t v = splitmix64(t->seed + ++t->values);
-        k->fill[st->nt](t->dst + w0, nw, v);
-        if (st->nt)
+        k->fill[t->nt](t->dst + w0, nw, v);
+        if (t->nt)
             nt_fence();
         if (corrupt)
             t->dst[mid] ^= 1;
@@ -1260,8 +1292,8 @@ static uint64_t block_chunk(hb_worker *w, const mem_state *st, tstate *t)
     } else { /* copy: poison the spots, copy, then each must hold its source word */
         t->dst[w0] = ~(w0 + t->seed);
         t->dst[last] = ~(last + t->seed);
-        k->copy[st->nt](t->dst + w0, t->src + w0, nw);
-        if (st->nt)
+        k->copy[t->nt](t->dst + w0, t->src + w0, nw);
+        if (t->nt)
             nt_fence();
         if (corrupt)
             t->dst[mid] ^= 1;
