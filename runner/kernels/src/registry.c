@@ -8,6 +8,7 @@ extern const hb_kernel hb_kernel_disk;
 extern const hb_kernel hb_kernel_memory;
 extern const hb_kernel hb_kernel_null;
 extern const hb_kernel hb_kernel_net;
+extern const hb_kernel hb_kernel_gpu;
 
 const hb_kernel *const hb_kernels[] = {
     &hb_kernel_cpu,
@@ -15,5 +16,6 @@ const hb_kernel *const hb_kernels[] = {
     &hb_kernel_memory,
     &hb_kernel_null,
     &hb_kernel_net,
+    &hb_kernel_gpu,
     NULL,
 };
