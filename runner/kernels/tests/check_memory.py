@@ -71,6 +71,11 @@ def run(build, check):
           .get("description", ""), "op help says MB/s is 10^6 bytes/s")
 
     # ---- refusals: exit 2 or 3, one error line, before any work ----
+    for name in ("blocks", "buffer_bytes", "array_size", "sizes"):  # the published bounds hold
+        bound = props.get(name, {}).get("items", props.get(name, {}))
+        op = {"blocks": "copy", "buffer_bytes": "copy", "array_size": "stream_copy"}.get(name, "latency")
+        refused(["--op", op, f"--{name}", str(int(bound.get("maximum", 0)) + 1)], "bad_param",
+                ["above the maximum"])
     refused(["--blocks", "12"], "bad_param", ["multiple of 8"])
     refused(["--op", "stream_triad", "--blocks", "64"], "bad_param", ["--blocks applies to"])
     refused(["--op", "read", "--stores", "nt"], "bad_param", ["--stores applies to"])

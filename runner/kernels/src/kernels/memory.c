@@ -756,7 +756,7 @@ static const hb_param_def mem_params[] = {
      "operation moves one block (blocks of whole vectors in vector registers, others in 8-byte "
      "words); each thread walks its own buffer of max(block, buffer_bytes / threads) bytes, "
      "sequentially or at random block indexes. Each op also reports ns_per_op."},
-    {"buffer_bytes", HB_P_INT, "0", 0, 68719476736.0, NULL,
+    {"buffer_bytes", HB_P_INT, "0", 0, 8589934592.0, NULL,
      "Block ops: bytes of buffer over all threads (copy: of the source; the destination is as "
      "large). 0: 4x the L3 of the CPUs in use, so the data comes from DRAM. Smaller than that "
      "is refused unless allow_cache."},
@@ -895,8 +895,8 @@ static hb_status check_params(const hb_params *p, mem_state *st, hb_err *err)
                 long long ws = (long long)region_bytes(st, blocks->i[i], threads) * threads;
                 if (ws < dram) {
                     char what[96];
-                    snprintf(what, sizeof what, "%s, block %lld at %d threads (the %s buffer)",
-                             op_names[st->op], blocks->i[i], threads,
+                    snprintf(what, sizeof what, "%s, block %lld at %d thread%s (the %s buffer)",
+                             op_names[st->op], blocks->i[i], threads, threads == 1 ? "" : "s",
                              st->op == OP_COPY ? "source" : "whole");
                     return too_small(err, st, what, (double)ws,
                                      "Use --buffer_bytes 0 (auto) or more");
