@@ -45,7 +45,7 @@ def run(build, check):
         return [x for x in lines if x.get("type") == t]
 
     def tiny(*args):
-        return ["--duration_s", "0.3", "--repeats", "1", "--warmup_s", "0", *args]
+        return ["--duration_s", "0.2", "--repeats", "1", "--warmup_s", "0", *args]
 
     def refused(args, code, words):
         rc, lines, raw = call(*args)
@@ -87,6 +87,15 @@ def run(build, check):
     refused(["--threads", "2"], "bad_param", ["threads"])
     refused(["--batch_ms", "0.5"], "bad_param", ["batch_ms"])
 
+    # ---- the host side on a CPU stand-in for the device (tests/gpu_mock.c): no GPU needed ----
+    mock = build_mock(build)
+    check(mock is not None, "the CPU stand-in for the device builds (tests/gpu_mock.c)")
+    if mock:
+        gpu_checks(call, of, tiny, check, mock, mock, "mock")
+        rc, lines, _ = call(*tiny("--op", "fp32_fma"), exe=mock, env={"HBK_MOCK_GPUS": "0"})
+        check(rc == 3 and len(lines) == 1 and lines[0].get("message", "").startswith("no CUDA device"),
+              f"mock without devices: unsupported, exit 3: {lines}")
+
     # ---- a run: on this host either the GPU checks, or unsupported with the reason ----
     rc, lines, raw = call(*tiny("--op", "fp32_fma"))
     if rc == 3:
@@ -99,50 +108,78 @@ def run(build, check):
               f"{msg}")
         print(f"gpu: GPU-only checks skipped: {msg}", flush=True)
     else:
-        gpu_checks(call, of, tiny, check, hbk_test, rc, lines, raw)
+        check(rc == 0, f"fp32_fma on the GPU: exit 0; got {rc} {raw[-400:]!r}")
+        gpu_checks(call, of, tiny, check, hbk, hbk_test, "gpu")
 
     sass_checks(build, cuda_obj, check)
 
 
-def gpu_checks(call, of, tiny, check, hbk_test, rc, lines, raw):
-    check(rc == 0, f"fp32_fma on the GPU: exit 0; got {rc} {raw[-400:]!r}")
+def build_mock(build):
+    """build/tests/hbk-gpumock: the test objects, src/kernels/gpu.c and tests/gpu_mock.c (no CUDA)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    src = os.path.join(here, "..", "src")
+    objs = [o for o in sorted(glob.glob(os.path.join(build, "tobj", "*.o")) +
+                              glob.glob(os.path.join(build, "tobj", "kernels", "*.o")))
+            if not o.endswith(os.path.join("kernels", "gpu.o"))]
+    out = os.path.join(build, "tests", "hbk-gpumock")
+    argv = [os.environ.get("CC", "cc"), "-std=c11", "-D_GNU_SOURCE", "-pthread", "-O2", "-DHBK_TEST_HOOKS",
+            "-I" + os.path.join(build, "gen"), "-I" + src, "-o", out, *objs,
+            os.path.join(src, "kernels", "gpu.c"), os.path.join(here, "gpu_mock.c"), "-lm"]
+    p = subprocess.run(argv, capture_output=True, text=True)
+    if p.returncode != 0:
+        print(p.stderr[-1500:], flush=True)
+        return None
+    return out
+
+
+def gpu_checks(call, of, tiny, check, exe, test_exe, what):
+    """Every op in one run: verified results, samples per interval, rates below the peak; the test
+    build's corruption caught in every op; a device index past the last refused."""
+    rc, lines, raw = call(*tiny("--op", ",".join(OPS), "--interval_s", "0.1", "--bytes", "16777216"), exe=exe)
+    check(rc == 0 and lines and lines[-1].get("status") == "ok",
+          f"{what}: every op, exit 0, end ok; got {rc} {raw[-400:]!r}")
     start = lines[0] if lines else {}
     for key in ("name", "compute_capability", "sm_count", "sm_clock_mhz", "mem_clock_mhz_reported",
-                "mem_bus_width_bits", "dram_gbs_theoretical", "lanes_per_sm", "peak_at_measured_clock"):
-        check(key in start, f"gpu start has {key}")
+                "mem_bus_width_bits", "dram_gbs_theoretical", "lanes_per_sm", "peak_at_measured_clock",
+                "code_used", "host_cpu"):
+        check(key in start, f"{what} start has {key}")
     check(start.get("sm_count", 0) > 0 and 100 < start.get("sm_clock_mhz", 0) < 5000,
-          f"sm_count and a plausible measured clock: {start.get('sm_count')} {start.get('sm_clock_mhz')}")
+          f"{what}: sm_count and a plausible measured clock: {start.get('sm_count')} {start.get('sm_clock_mhz')}")
+    check([c.get("op") for c in start.get("configs", [])] == OPS and
+          [c.get("unit") for c in start["configs"]] == ["GFLOP/s", "GFLOP/s", "GIOP/s", "GB/s", "GB/s", "GB/s"],
+          f"{what}: a config per op with its unit: {start.get('configs')}")
     peak = start.get("peak_at_measured_clock", {})
     limits = {"fp32_fma": peak.get("fp32_gflops"), "fp64_fma": peak.get("fp64_gflops"),
               "int32": peak.get("int32_giops"), "dram_bw": peak.get("dram_gbs")}
+    samples = of(lines, "sample")
+    check([s["seq"] for s in samples] == list(range(len(samples))), f"{what}: seq contiguous")
     for op in OPS:
-        extra = ["--bytes", "16777216"] if op in ("h2d", "d2h") else []
-        rc, lines, raw = call(*tiny("--op", op, "--interval_s", "0.1", *extra))
-        res = of(lines, "result")
+        res = [r for r in of(lines, "result") if r.get("op") == op]
         r = res[0] if res else {}
-        check(rc == 0 and len(res) == 1 and r.get("verified") is True and r.get("value", 0) > 0,
-              f"gpu {op}: one verified result, exit 0; got {rc} {raw[-400:]!r}")
-        samples = of(lines, "sample")
-        check(len(samples) >= 2 and [s["seq"] for s in samples] == list(range(len(samples))),
-              f"gpu {op}: samples per interval, seq contiguous: {len(samples)}")
-        check(r.get("batches", 0) >= 1 and r.get("checked", 0) > 0 and "plan" in r,
-              f"gpu {op}: batches, checked and plan in the result: {r}")
+        check(len(res) == 1 and r.get("verified") is True and r.get("value", 0) > 0,
+              f"{what} {op}: one verified result: {r}")
+        check(len([s for s in samples if s.get("op") == op]) >= 2, f"{what} {op}: samples per interval")
+        check(r.get("batches", 0) >= 2 and r.get("checked", 0) > 0 and "plan" in r and
+              0 < r.get("gpu_busy", 0) <= 1.2, f"{what} {op}: batches, checked, plan, gpu_busy: {r}")
         if limits.get(op):
-            check(r.get("value", 0) <= limits[op] * 1.05,
-                  f"gpu {op}: {r.get('value')} is not above the peak {limits[op]}")
-        rc, lines, raw = call(*tiny("--op", op, *extra), exe=hbk_test, env={"HBK_TEST_CORRUPT": "1"})
-        end = lines[-1] if lines else {}
-        check(rc == 4 and end.get("status") == "untrusted",
-              f"gpu {op}: a corrupted batch makes the run untrusted, exit 4; got {rc} {raw[-300:]!r}")
-    count = 1
-    while count < 16:
-        rc, lines, _ = call(*tiny("--op", "fp32_fma", "--device", str(count)))
+            check(r.get("value", 0) <= limits[op] * 1.05, f"{what} {op}: {r.get('value')} <= peak {limits[op]}")
+        if op in ("fp32_fma", "fp64_fma", "int32"):
+            check(100 < (r.get("sm_clock_mhz") or 0) < 5000, f"{what} {op}: clock over the repeat: {r}")
+        if op == "dram_bw":
+            check(r.get("bytes_read") == 2 * r.get("bytes_written", -1) > 0, f"{what}: 2 reads per write")
+    rc, lines, raw = call(*tiny("--op", ",".join(OPS), "--bytes", "16777216"), exe=test_exe,
+                          env={"HBK_TEST_CORRUPT": "1"})
+    res = {r.get("op"): r for r in of(lines, "result")}
+    check(rc == 4 and lines and lines[-1].get("status") == "untrusted" and
+          all(res.get(op, {}).get("verified") is False and res[op].get("reason") for op in OPS),
+          f"{what}: a corrupted batch makes every op's result unverified, exit 4: "
+          f"{ {op: res.get(op, {}).get('reason') for op in OPS} } {raw[-200:]!r}")
+    for count in range(1, 17):
+        rc, lines, _ = call(*tiny("--op", "fp32_fma", "--device", str(count)), exe=exe)
         if rc == 3:
+            check(len(lines) == 1 and "does not exist" in lines[0].get("message", ""),
+                  f"{what}: a device index past the last is unsupported: {lines}")
             break
-        count += 1
-    if count < 16:
-        check(len(lines) == 1 and "does not exist" in lines[0].get("message", ""),
-              f"a device index past the last is unsupported: {lines}")
 
 
 def find_tool(name, build):

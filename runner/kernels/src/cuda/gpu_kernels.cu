@@ -209,7 +209,7 @@ struct hbg_ctx {
     hbg_plan plan;
     uint32_t seed, coef;
     cudaStream_t stream;
-    cudaEvent_t start[2], stop[2];
+    cudaEvent_t start[2], stop[2], done[2]; /* done: after the slot's result copy */
     hbg_out *out_dev;      /* [2] */
     hbg_out *out_host;     /* [2], pinned */
     int corrupt[2];
@@ -291,6 +291,16 @@ int hbg_device_info(int dev, hbg_info *info, char *why, size_t n)
         if (*p == ',')
             p++;
     }
+    /* which of the fat binary's codes this device runs: SASS for its architecture, or PTX
+     * JIT-compiled by the driver; none (an older GPU) is refused here, before any work */
+    cudaFuncAttributes fa;
+    cudaError_t e = cudaFuncGetAttributes(&fa, fma_chains<float>);
+    if (e != cudaSuccess)
+        return whyf(why, n, "%s (compute capability %d.%d) cannot run this build's code (%s, "
+                    "and PTX for the newest): %s", info->name, info->cc_major, info->cc_minor,
+                    info->arch_list, cudaGetErrorString(e));
+    info->binary_version = fa.binaryVersion;
+    info->ptx_version = fa.ptxVersion;
     return 0;
 }
 
@@ -400,6 +410,8 @@ void hbg_close(hbg_ctx *c)
             cudaEventDestroy(c->start[i]);
         if (c->stop[i])
             cudaEventDestroy(c->stop[i]);
+        if (c->done[i])
+            cudaEventDestroy(c->done[i]);
     }
     if (c->stream)
         cudaStreamDestroy(c->stream);
@@ -451,6 +463,7 @@ hbg_ctx *hbg_open(int dev, int op, uint64_t bytes, double batch_ms, uint32_t see
     for (int i = 0; i < 2; i++) {
         OPEN_CK(cudaEventCreate(&c->start[i]));
         OPEN_CK(cudaEventCreate(&c->stop[i]));
+        OPEN_CK(cudaEventCreateWithFlags(&c->done[i], cudaEventDisableTiming));
     }
     OPEN_CK(cudaMalloc((void **)&c->out_dev, 3 * sizeof(hbg_out)));
     OPEN_CK(cudaMallocHost((void **)&c->out_host, 2 * sizeof(hbg_out)));
@@ -562,10 +575,12 @@ int hbg_submit(hbg_ctx *c, int slot, int corrupt, char *why, size_t n)
     } else {
         CK(cudaEventRecord(c->start[slot], c->stream));
         enqueue(c, p->launches, 0, corrupt);
+        CK(cudaEventRecord(c->stop[slot], c->stream));
         if (corrupt && c->op == HBG_H2D) /* damage one word of what was copied */
             CK(cudaMemsetAsync(c->a + p->bytes / 8, 0x5A, 4, c->stream));
-        CK(cudaEventRecord(c->stop[slot], c->stream));
     }
+    /* only this slot's work: the other slot's batch stays queued behind it */
+    CK(cudaEventRecord(c->done[slot], c->stream));
     CK(cudaGetLastError());
     return 0;
 }
@@ -575,9 +590,7 @@ int hbg_collect(hbg_ctx *c, int slot, hbg_batch *out, char *why, size_t n)
     const hbg_plan *p = &c->plan;
     float ms = 0;
     memset(out, 0, sizeof *out);
-    CK(cudaEventSynchronize(c->stop[slot]));
-    if (c->op == HBG_FP32_FMA || c->op == HBG_FP64_FMA || c->op == HBG_INT32)
-        CK(cudaStreamSynchronize(c->stream)); /* the result copy follows the stop event */
+    CK(cudaEventSynchronize(c->done[slot]));
     CK(cudaEventElapsedTime(&ms, c->start[slot], c->stop[slot]));
     out->gpu_ms = ms;
     out->units = p->units_per_launch * (uint64_t)p->launches;
@@ -591,7 +604,7 @@ int hbg_collect(hbg_ctx *c, int slot, hbg_batch *out, char *why, size_t n)
         out->ns = r->ns;
     }
     if (c->corrupt[slot] && c->op == HBG_D2H)
-        c->host[p->bytes / 8] ^= 0x10u; /* damage one word of what was copied */
+        c->host[p->bytes / 8] = ~hbg_copy_word(p->bytes / 8, c->seed); /* damage one word */
     return 0;
 }
 
@@ -658,13 +671,13 @@ int hbg_measure_clock(int dev, double *mhz_timer, double *mhz_event, char *why, 
     int rc = 0;
     /* ~200 ms of load first: the clocks leave their idle state */
     for (int k = 0; k < 4 && rc == 0; k++) {
-        hbg_batch b;
+        hbg_batch b = {};
         rc = hbg_submit(c, 0, 0, why, n);
         if (rc == 0)
             rc = hbg_collect(c, 0, &b, why, n);
     }
     for (int k = 0; k < 3 && rc == 0; k++) {
-        hbg_batch b;
+        hbg_batch b = {};
         rc = hbg_submit(c, 0, 0, why, n);
         if (rc == 0)
             rc = hbg_collect(c, 0, &b, why, n);

@@ -40,6 +40,7 @@ typedef struct hbg_info {
     int driver_version, runtime_version; /* 13000 = 13.0 */
     uint64_t total_mem, free_mem;
     char arch_list[64]; /* the architectures this binary carries code for: "sm_80 sm_90 ..." */
+    int binary_version, ptx_version; /* of the code this device runs: 90 = sm_90 */
 } hbg_info;
 
 /* Devices visible to the runtime, or -1 with why ("no CUDA driver: ...", "no CUDA device ..."). */

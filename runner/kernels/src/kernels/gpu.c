@@ -420,11 +420,11 @@ static void gpu_facts(const hb_setup *s, hb_json *j)
                  "trip: 512 FFMA / DFMA / IMAD and 3-5 loop instructions (SASS checked by "
                  "tests/check_gpu.py); a grid of one full wave (SMs x resident blocks x 256)");
     hb_json_kstr(j, "pcie_link", st->link.speed[0] ? st->link.speed : NULL);
-    hb_json_kint(j, "pcie_width", st->link.width);
+    knum_or_null(j, "pcie_width", st->link.width, st->link.width > 0);
     hb_json_kstr(j, "pcie_max_link", st->link.max_speed[0] ? st->link.max_speed : NULL);
-    hb_json_kint(j, "pcie_max_width", st->link.max_width);
-    hb_json_knum(j, "pcie_gbs_theoretical",
-                 hb_gpu_link_gbs(st->link.max_gts, st->link.max_width));
+    knum_or_null(j, "pcie_max_width", st->link.max_width, st->link.max_width > 0);
+    double pcie = hb_gpu_link_gbs(st->link.max_gts, st->link.max_width);
+    knum_or_null(j, "pcie_gbs_theoretical", pcie, pcie > 0);
     hb_json_kint(j, "numa_node", st->numa_node);
     hb_json_kint(j, "host_cpu", st->host_cpu);
     hb_json_kstr(j, "host_cpu_placement", st->placement);
@@ -434,6 +434,14 @@ static void gpu_facts(const hb_setup *s, hb_json *j)
     snprintf(ver, sizeof ver, "%d.%d", in->runtime_version / 1000, in->runtime_version % 1000 / 10);
     hb_json_kstr(j, "runtime_cuda_version", ver);
     hb_json_kstr(j, "code_for", in->arch_list);
+    char arch[16], used[96];
+    snprintf(arch, sizeof arch, "sm_%d", in->binary_version);
+    if (strstr(in->arch_list, arch))
+        snprintf(used, sizeof used, "%s SASS", arch);
+    else
+        snprintf(used, sizeof used, "compute_%d PTX, JIT-compiled by the driver for %s",
+                 in->ptx_version, arch);
+    hb_json_kstr(j, "code_used", used);
     hb_json_knum(j, "batch_ms", st->batch_ms);
     hb_json_kstr(j, "verify", "FMA ops: every batch, each chain = x0 + n*c exactly (m = 1), on "
                  "the device, and the grid's sum of values on the host; dram_bw: after each "
@@ -524,9 +532,13 @@ static void gpu_work(hb_worker *w)
     t->batches = t->checked = 0;
 
     /* two batches in flight: the device never waits for this thread. Test builds with
-     * HBK_TEST_CORRUPT=1 corrupt the second batch of every phase. */
-    for (int k = 0; k < 2 && !broken; k++) {
-        if (hbg_submit(t->ctx, k, st->corrupt && k == 1, why, sizeof why) == 0)
+     * HBK_TEST_CORRUPT=1 corrupt the second batch of every phase (the copies: every batch from
+     * the second on, since each copy rewrites what the one before it damaged). */
+    uint64_t submitted = 0;
+    const int copies = t->op == HBG_H2D || t->op == HBG_D2H;
+#define CORRUPT_THIS(n) (st->corrupt && ((n) == 1 || ((n) > 1 && copies)))
+    for (int k = 0; k < 2 && !broken; k++, submitted++) {
+        if (hbg_submit(t->ctx, k, CORRUPT_THIS(submitted), why, sizeof why) == 0)
             inflight[k] = 1;
         else
             broken = 1;
@@ -550,14 +562,16 @@ static void gpu_work(hb_worker *w)
         units += b.units;
         hb_publish(w, units);
         if (!hb_should_stop(w)) {
-            if (hbg_submit(t->ctx, s, 0, why, sizeof why) != 0) {
+            if (hbg_submit(t->ctx, s, CORRUPT_THIS(submitted), why, sizeof why) != 0) {
                 broken = 1;
                 break;
             }
+            submitted++;
             inflight[s] = 1;
         }
         s ^= 1;
     }
+#undef CORRUPT_THIS
     w->end_ns = hb_now_ns(); /* the checks below are outside the timed window */
     if (broken) {
         hb_fail(w, "CUDA error on device %d: %s", st->dev, why);
@@ -599,9 +613,9 @@ static void gpu_result_facts(const hb_setup *s, hb_worker *w, int nthreads, doub
     } else if (t->op == HBG_H2D || t->op == HBG_D2H) {
         hb_json_kint(j, "bytes_copied", (long long)per);
         hb_json_kstr(j, "pcie_link", t->link_after.speed[0] ? t->link_after.speed : NULL);
-        hb_json_kint(j, "pcie_width", t->link_after.width);
-        hb_json_knum(j, "pcie_gbs_theoretical",
-                     hb_gpu_link_gbs(t->link_after.gts, t->link_after.width));
+        knum_or_null(j, "pcie_width", t->link_after.width, t->link_after.width > 0);
+        double pcie = hb_gpu_link_gbs(t->link_after.gts, t->link_after.width);
+        knum_or_null(j, "pcie_gbs_theoretical", pcie, pcie > 0);
     }
     hb_json_key(j, "plan");
     hb_json_obj(j);
