@@ -49,11 +49,12 @@ def _workdir() -> Path:
     return Path(tempfile.mkdtemp(prefix=".bench-disk-", dir=ROOT))
 
 
-def ours(workdir: Path, op: str, block: int, depth: int, engine: str) -> tuple[dict, dict]:
+def ours(workdir: Path, op: str, block: int, depth: int, engine: str, file_size: int = FILE_SIZE,
+         duration_s: float = DURATION_S, warmup_s: float = WARMUP_S) -> tuple[dict, dict]:
     events = hbk_events("disk", [
         "--workdir", str(workdir), "--op", op, "--blocks", str(block), "--iodepth", str(depth),
-        "--direct", "true", "--engine", engine, "--file_size", str(FILE_SIZE), "--threads", "1",
-        "--repeats", "1", "--duration_s", str(DURATION_S), "--warmup_s", str(WARMUP_S)],
+        "--direct", "true", "--engine", engine, "--file_size", str(file_size), "--threads", "1",
+        "--repeats", "1", "--duration_s", str(duration_s), "--warmup_s", str(warmup_s)],
         timeout=300)
     res = results(events)
     if len(res) != 1 or not res[0].get("verified"):
@@ -98,22 +99,29 @@ def run(pairs: int) -> BenchReport:
     fio_file = workdir / "fio-bench.dat"
     try:
         # io_uring if this host allows it (the kernel says in its start event), else libaio
-        start, _ = ours(workdir, "rand_read", 4096, 2, "auto")
+        start, _ = ours(workdir, "rand_read", 4096, 2, "auto", file_size=64 << 20, duration_s=0.2, warmup_s=0)
         async_engine = start["engine"]
         report.notes.append(
             f"directory {start['workdir']} on {start['filesystem']} ({start.get('device') or 'no device'}), "
             f"logical block {start['logical_block_bytes']} B; file {FILE_SIZE >> 20} MiB each; "
             f"{WARMUP_S} s warm-up + {DURATION_S} s per measurement; depth > 1 uses {async_engine} "
-            f"in both tools; latency = fio lat (submit to completion, --lat_percentiles=1)")
+            f"in both tools; latency = fio lat (submit to completion, --lat_percentiles=1); "
+            f"order A B in even pairs, B A in odd ones")
         # fio lays its file out once; our kernel writes its own file at every start
         run_cmd([fio, "--name=layout", f"--filename={fio_file}", f"--size={FILE_SIZE}", "--rw=write", "--bs=1M",
                  "--direct=1", "--ioengine=psync", "--output-format=json"], timeout=300)
-        for _ in range(pairs):
+        for i in range(pairs):
             for name, op, rw, block, depth, metrics in CASES:
                 engine = _engine_for(depth, async_engine)
-                _, mine = ours(workdir, op, block, depth, engine)
                 argv = fio_argv(fio, fio_file, rw, block, depth, engine)
-                ref = theirs(argv, rw)
+                # A B in even pairs, B A in odd ones: what one run leaves behind (the host flushing
+                # a gigabyte of writes, a warm cache) falls on both tools alike
+                if i % 2 == 0:
+                    _, mine = ours(workdir, op, block, depth, engine)
+                    ref = theirs(argv, rw)
+                else:
+                    ref = theirs(argv, rw)
+                    _, mine = ours(workdir, op, block, depth, engine)
                 ref_text = (f"fio --rw={rw} --bs={block} --iodepth={depth} --direct=1 "
                             f"--ioengine={engine} --size=1G")
                 for suffix, our_key, fio_key, unit in metrics:

@@ -303,6 +303,11 @@ void hb_params_json(hb_json *j, const hb_params *p)
 
 static void bounds(hb_json *j, const hb_param_def *d)
 {
+    if (d->type == HB_P_INT || d->type == HB_P_INT_LIST) { /* exact: 64 GiB has 11 digits */
+        hb_json_kint(j, "minimum", (long long)d->min);
+        hb_json_kint(j, "maximum", (long long)d->max);
+        return;
+    }
     hb_json_knum(j, "minimum", d->min);
     hb_json_knum(j, "maximum", d->max);
 }

@@ -414,6 +414,7 @@ def test_null_kernel_runs():
 def test_net_kernel(): __import__("check_net").run(BUILD, check)  # tests/check_net.py
 def test_memory_kernel(): __import__("check_memory").run(BUILD, check)  # tests/check_memory.py
 def test_gpu_kernel(): __import__("check_gpu").run(BUILD, check)  # tests/check_gpu.py
+def test_disk_kernel(): __import__("check_disk").run(sys.modules[__name__])  # tests/check_disk.py
 
 
 def main():

@@ -221,6 +221,11 @@ static const hb_param_def disk_params[] = {
     {"iodepth", HB_P_INT, "1", 1, 256, NULL,
      "I/Os in flight per thread. 1: one at a time. More needs an asynchronous engine (io_uring, "
      "or Linux AIO which is only asynchronous with direct I/O)."},
+    {"submit_batch", HB_P_INT, "1", 1, 256, NULL,
+     "Most I/Os handed to the kernel per submitting system call (io_uring, libaio). 1: each I/O "
+     "goes out as soon as its slot is free, like fio's default. Larger batches save system "
+     "calls, but the block layer then holds the batch back (plugging) and the first I/O waits "
+     "for the last; on a single-queue virtual disk that costs throughput."},
     {"engine", HB_P_ENUM, "auto", 0, 0, engine_names,
      "How I/O is issued. auto: pread/pwrite at iodepth 1; io_uring when this kernel allows it, "
      "else libaio (Linux native AIO) for deeper queues. The start event says which ran and why."},
@@ -248,7 +253,7 @@ static const hb_param_def disk_params[] = {
 typedef struct disk_state {
     int fd;     /* buffered, read-write: pre-fill source, flushes, cache drops, reopening */
     int dfd;    /* O_DIRECT, or -1 */
-    int direct, depth, engine, fsync_writes, corrupt, placement;
+    int direct, depth, batch, engine, fsync_writes, corrupt, placement;
     long long file_bytes;
     int cpus[HB_MAX_CPUS], ncpus; /* the affinity mask, ascending */
     int irq_cpus[8], nirq_cpus, hw_queues;
@@ -276,7 +281,7 @@ typedef struct slot {
 
 typedef struct disk_thread {
     const disk_state *st;
-    int fd, op, depth, engine, dead;
+    int fd, op, depth, engine, dead, batch;
     size_t block;
     uint64_t rng;
     uint64_t region_start, region_len, pos, nblocks;
@@ -722,6 +727,7 @@ static hb_status disk_setup(const hb_params *p, hb_setup *s, hb_err *err)
     st->fd = st->dfd = -1;
     st->direct = hb_param_bool(p, "direct");
     st->depth = (int)hb_param_int(p, "iodepth");
+    st->batch = (int)hb_param_int(p, "submit_batch");
     st->fsync_writes = hb_param_bool(p, "fsync_writes");
     st->file_bytes = hb_param_int(p, "file_size");
     st->placement = hb_param_choice(p, "placement");
@@ -811,6 +817,11 @@ static hb_status disk_setup(const hb_params *p, hb_setup *s, hb_err *err)
     struct statvfs vs;
     if (fstatvfs(dirfd, &vs) == 0) {
         double total = (double)vs.f_blocks * vs.f_frsize, avail = (double)vs.f_bavail * vs.f_frsize;
+#ifdef HBK_TEST_HOOKS
+        const char *fake = getenv("HBK_TEST_FREE_BYTES"); /* tests: pretend the disk is this full */
+        if (fake && atof(fake) > 0)
+            avail = atof(fake);
+#endif
         double reserve = total / 20 > GiB ? total / 20 : (double)GiB;
         st->fs_free = (unsigned long long)avail;
         st->fs_reserve = (unsigned long long)reserve;
@@ -947,6 +958,7 @@ static void disk_facts(const hb_setup *s, hb_json *j)
     }
     hb_json_kbool(j, "direct", st->direct);
     hb_json_kint(j, "iodepth", st->depth);
+    hb_json_kint(j, "submit_batch", st->batch < st->depth ? st->batch : st->depth);
     hb_json_kstr(j, "placement", placement_names[st->placement]);
     hb_json_kstr(j, "placement_used",
                  st->placement == PLACE_UNPINNED ? "unpinned: any CPU of the affinity mask"
@@ -1035,6 +1047,7 @@ static hb_status thread_setup(hb_worker *w, hb_err *err)
     t->block = (size_t)st->blocks[w->config_index];
     t->depth = st->depth;
     t->engine = st->engine;
+    t->batch = st->batch < st->depth ? st->batch : st->depth;
     t->rng = st->pat->seed ^ (0xD1B54A32D192ED03ULL * (uint64_t)(w->tid + 1)) ^
              (uint64_t)w->config_index << 48;
     uint64_t fb = (uint64_t)st->file_bytes;
@@ -1095,7 +1108,13 @@ static hb_status thread_setup(hb_worker *w, hb_err *err)
             return hb_errorf(err, HB_INTERNAL, "io_uring_setup on thread %d: %s", w->tid,
                              strerror(-e));
         t->uring_ready = 1;
+#ifdef HB_DISK_NO_FIXED /* experiments */
+        if (0)
+#endif
         t->fixed_file = hb_uring_register_file(&t->ring, t->fd) == 0;
+#ifdef HB_DISK_NO_FIXED
+        if (0)
+#endif
         t->fixed_bufs = t->depth <= 256 && t->slot_bytes <= (size_t)GiB &&
                         hb_uring_register_buffers(&t->ring, t->mem, t->slot_bytes,
                                                   (unsigned)t->depth) == 0;
@@ -1205,7 +1224,7 @@ static int complete(hb_worker *w, disk_thread *t, slot *s, long long res)
     t->reads++;
     int full = t->block < 4096 || ++t->reads_seen % FULL_CHECK_EVERY == 0;
     if (st->corrupt && t->reads == 3)
-        s->buf[t->block - 1] ^= 0x5a; /* test builds: one read comes back wrong */
+        s->buf[0] ^= 0x5a; /* test builds: one read comes back wrong (a stamp byte) */
     long bad = hb_disk_check(s->buf, s->off, t->block, st->pat, full);
     t->full_checks += (uint64_t)full;
     s->phase = (size_t)(s->off & (HB_DISK_PATTERN - 1));
@@ -1244,41 +1263,58 @@ static void work_psync(hb_worker *w, disk_thread *t)
 static void work_uring(hb_worker *w, disk_thread *t)
 {
     uint64_t units = 0;
-    int inflight = 0, stopping = 0, batch[256];
+    int inflight = 0, stopping = 0, group[256];
     for (;;) {
         if (hb_should_stop(w) || t->dead)
             stopping = 1;
-        int queued = 0;
-        while (!stopping && inflight + queued < t->depth) {
-            int idx = t->free_idx[--t->nfree];
-            slot *s = &t->slots[idx];
-            s->off = next_io(t, &s->write);
-            if (s->write)
-                prep_write(t, s);
-            hb_sqe *e = hb_uring_get_sqe(&t->ring);
-            e->opcode = t->fixed_bufs ? (s->write ? HB_URING_OP_WRITE_FIXED : HB_URING_OP_READ_FIXED)
-                                      : (s->write ? HB_URING_OP_WRITE : HB_URING_OP_READ);
-            e->flags = t->fixed_file ? HB_URING_SQE_FIXED_FILE : 0;
-            e->fd = t->fixed_file ? 0 : t->fd;
-            e->addr = (uintptr_t)s->buf;
-            e->len = (uint32_t)t->block;
-            e->off = s->off;
-            if (t->fixed_bufs)
-                e->buf_index = (uint16_t)idx;
-            e->user_data = (uint64_t)idx;
-            batch[queued++] = idx;
+        int wait = 0;
+        /* refill: groups of up to submit_batch SQEs per system call; the call that fills the
+         * queue also waits for the first completion */
+        while (!stopping && inflight < t->depth) {
+            int n = 0;
+            while (n < t->batch && inflight + n < t->depth) {
+                int idx = t->free_idx[--t->nfree];
+                slot *s = &t->slots[idx];
+                s->off = next_io(t, &s->write);
+                if (s->write)
+                    prep_write(t, s);
+                hb_sqe *e = hb_uring_get_sqe(&t->ring);
+                e->opcode = t->fixed_bufs
+                                ? (s->write ? HB_URING_OP_WRITE_FIXED : HB_URING_OP_READ_FIXED)
+                                : (s->write ? HB_URING_OP_WRITE : HB_URING_OP_READ);
+                e->flags = t->fixed_file ? HB_URING_SQE_FIXED_FILE : 0;
+                e->fd = t->fixed_file ? 0 : t->fd;
+                e->addr = (uintptr_t)s->buf;
+                e->len = (uint32_t)t->block;
+                e->off = s->off;
+                if (t->fixed_bufs)
+                    e->buf_index = (uint16_t)idx;
+                e->user_data = (uint64_t)idx;
+                group[n++] = idx;
+            }
+            int64_t ts = hb_now_ns();
+            for (int i = 0; i < n; i++)
+                t->slots[group[i]].t0 = ts;
+            inflight += n;
+            wait = inflight == t->depth;
+            int ret = hb_uring_submit(&t->ring, (unsigned)wait);
+            if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
+                hb_fail(w, "io_uring_enter: %s", strerror(-ret));
+                t->dead = 1;
+                return; /* the ring is unusable; teardown closes it, cancelling the rest */
+            }
+            if (wait)
+                break;
         }
-        if (inflight + queued == 0)
+        if (inflight == 0)
             break;
-        int64_t ts = hb_now_ns();
-        for (int i = 0; i < queued; i++)
-            t->slots[batch[i]].t0 = ts;
-        inflight += queued;
-        int ret = hb_uring_submit(&t->ring, 1);
-        if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
-            hb_fail(w, "io_uring_enter: %s", strerror(-ret));
-            t->dead = 1;
-            break; /* the ring is unusable; teardown closes it, which cancels what is left */
+        if (!wait) {
+            int ret = hb_uring_submit(&t->ring, 1);
+            if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
+                hb_fail(w, "io_uring_enter: %s", strerror(-ret));
+                t->dead = 1;
+                return;
+            }
         }
         int64_t tc = hb_now_ns();
         hb_cqe *c;
