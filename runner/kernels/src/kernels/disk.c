@@ -1361,25 +1361,31 @@ static void work_aio(hb_worker *w, disk_thread *t)
         }
         if (inflight + t->npending == 0)
             break;
-        if (t->npending) {
+        /* groups of up to submit_batch iocbs per io_submit; what the kernel does not take now
+         * (EAGAIN) waits in pending for the next round */
+        while (t->npending) {
+            int g = t->npending < t->batch ? t->npending : t->batch;
             int64_t ts = hb_now_ns();
-            for (int i = fresh; i < t->npending; i++)
-                t->slots[t->pending[i]->aio_data].t0 = ts;
-            int n = hb_aio_submit(t->aio, t->npending, t->pending);
+            for (int i = fresh; i < g; i++) /* the first `fresh` waited since an EAGAIN: */
+                t->slots[t->pending[i]->aio_data].t0 = ts; /* they keep their earlier t0 */
+            int n = hb_aio_submit(t->aio, g, t->pending);
             if (n < 0 && n != -EAGAIN && n != -EINTR) {
                 hb_fail(w, "io_submit: %s", strerror(-n));
                 t->dead = 1;
                 for (int i = 0; i < t->npending; i++) /* never submitted: back to the pool */
                     t->free_idx[t->nfree++] = (int)t->pending[i]->aio_data;
                 t->npending = 0;
-                if (inflight == 0)
-                    break;
-            } else if (n > 0) {
-                inflight += n;
-                memmove(t->pending, t->pending + n, (size_t)(t->npending - n) * sizeof *t->pending);
-                t->npending -= n;
+                break;
             }
+            if (n <= 0)
+                break;
+            inflight += n;
+            memmove(t->pending, t->pending + n, (size_t)(t->npending - n) * sizeof *t->pending);
+            t->npending -= n;
+            fresh = fresh > n ? fresh - n : 0;
         }
+        if (t->dead && inflight == 0)
+            break;
         if (inflight == 0)
             continue;
         int n = hb_aio_getevents(t->aio, 1, t->depth, t->events);
