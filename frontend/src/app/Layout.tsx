@@ -26,7 +26,10 @@ export function Layout() {
                 <NavLink to={paths.newJob()}>New job</NavLink>
               </li>
               <li>
-                <NavLink to={paths.runs}>Runs</NavLink>
+                <NavLink to={paths.history()}>History</NavLink>
+              </li>
+              <li>
+                <NavLink to={paths.compare()}>Compare</NavLink>
               </li>
             </ul>
           </nav>

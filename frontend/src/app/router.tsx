@@ -1,12 +1,18 @@
-import { createBrowserRouter, type RouteObject } from 'react-router';
+import { Navigate, createBrowserRouter, useLocation, type RouteObject } from 'react-router';
 import { Layout } from './Layout';
+import { CompareRoute } from './routes/CompareRoute';
+import { HistoryRoute } from './routes/HistoryRoute';
 import { HostsRoute } from './routes/HostsRoute';
 import { NewJobRoute } from './routes/NewJobRoute';
 import { NotFoundRoute, RouteError } from './routes/NotFoundRoute';
 import { RunRoute } from './routes/RunRoute';
-import { RunsRoute } from './routes/RunsRoute';
 
-// Later pages (memory, disk, network, GPU results, compare, history, export) mount here.
+/** /runs was the first name of History; old links keep working, filters included. */
+function RunsRedirect() {
+  const { search } = useLocation();
+  return <Navigate to={`/history${search}`} replace />;
+}
+
 export const routes: RouteObject[] = [
   {
     element: <Layout />,
@@ -14,8 +20,10 @@ export const routes: RouteObject[] = [
     children: [
       { index: true, element: <HostsRoute /> },
       { path: 'jobs/new', element: <NewJobRoute /> },
-      { path: 'runs', element: <RunsRoute /> },
+      { path: 'history', element: <HistoryRoute /> },
+      { path: 'runs', element: <RunsRedirect /> },
       { path: 'runs/:id', element: <RunRoute /> },
+      { path: 'compare', element: <CompareRoute /> },
       { path: '*', element: <NotFoundRoute /> },
     ],
   },

@@ -1,4 +1,4 @@
-import type { RunStatus } from '../../../lib/api/types';
+import type { RunStatus } from '../lib/api/types';
 
 const tone: Record<RunStatus, string> = {
   queued: 'badge-muted',

@@ -74,3 +74,11 @@ export function humanize(name: string): string {
   const label = words.charAt(0).toUpperCase() + words.slice(1);
   return unitSuffix ? `${label} (${unitSuffix[1]})` : label;
 }
+
+/** "op=fp64 threads=1,2 repeats=3" — a run's parameters on one line. */
+export function paramSummary(params: unknown): string {
+  if (typeof params !== 'object' || params === null) return '';
+  return Object.entries(params as Record<string, unknown>)
+    .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`)
+    .join(' ');
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sample } from '../../../test/fixtures';
+import { sample } from '../test/fixtures';
 import { buildSeries } from './series';
 
 describe('buildSeries', () => {

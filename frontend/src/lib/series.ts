@@ -1,8 +1,10 @@
-// Samples → chart series. One series per (op, thread count), warm-up in its own dashed series.
+// Samples → chart series. One series per (op, block size, thread count), warm-up in its own dashed
+// series.
 // Gaps are drawn as gaps: a null point where a seq is missing or time jumps by more than
 // GAP_FACTOR × the sample interval (the chart runs with spanGaps: false).
-import type { Sample } from '../../../lib/api/types';
-import { GAP_FACTOR } from '../../../config/live';
+import type { Sample } from './api/types';
+import { GAP_FACTOR } from '../config/live';
+import { formatBlockSize } from './units';
 
 export interface Point {
   x: number;
@@ -14,6 +16,7 @@ export interface Series {
   label: string;
   threads: number;
   op: string | null;
+  block_bytes: number | null;
   warmup: boolean;
   points: Point[];
 }
@@ -26,7 +29,11 @@ interface Last {
 }
 
 function groupKey(s: Sample): string {
-  return `${s.op ?? ''}|${s.threads}|${s.warmup ? 'w' : 'm'}`;
+  return `${s.op ?? ''}|${s.block_bytes ?? ''}|${s.threads}|${s.warmup ? 'w' : 'm'}`;
+}
+
+function sameConfig(a: Sample, b: Sample): boolean {
+  return a.threads === b.threads && (a.op ?? '') === (b.op ?? '') && (a.block_bytes ?? null) === (b.block_bytes ?? null);
 }
 
 /** True when the step from a to b (same series, b after a) should break the line. */
@@ -45,6 +52,7 @@ export function seriesOrigin(samples: readonly Sample[]): number | null {
 export function buildSeries(samples: readonly Sample[], t0: number | null, gapFactor = GAP_FACTOR): Series[] {
   const origin = t0 ?? seriesOrigin(samples) ?? 0;
   const ops = new Set(samples.map((s) => s.op ?? ''));
+  const blocks = new Set(samples.map((s) => s.block_bytes ?? null));
   const byKey = new Map<string, Series>();
   const lastByKey = new Map<string, Last>();
 
@@ -61,12 +69,14 @@ export function buildSeries(samples: readonly Sample[], t0: number | null, gapFa
     let series = byKey.get(key);
     if (!series) {
       const opPrefix = ops.size > 1 && s.op ? `${s.op} ` : '';
+      const blockPrefix = blocks.size > 1 && s.block_bytes != null ? `${formatBlockSize(s.block_bytes)} ` : '';
       const threads = `${s.threads} thread${s.threads === 1 ? '' : 's'}`;
       series = {
         key,
-        label: `${opPrefix}${threads}${s.warmup ? ' (warm-up)' : ''}`,
+        label: `${opPrefix}${blockPrefix}${threads}${s.warmup ? ' (warm-up)' : ''}`,
         threads: s.threads,
         op: s.op ?? null,
+        block_bytes: s.block_bytes ?? null,
         warmup: s.warmup,
         points: [],
       };
@@ -76,7 +86,7 @@ export function buildSeries(samples: readonly Sample[], t0: number | null, gapFa
     // Carry the warm-up line into the first measured point so the two read as one phase change,
     // not as a gap in the data.
     const next = samples[i + 1];
-    if (s.warmup && next && !next.warmup && next.threads === s.threads && (next.op ?? '') === (s.op ?? '')) {
+    if (s.warmup && next && !next.warmup && sameConfig(s, next)) {
       const last = lastByKey.get(key) as Last;
       if (!isGap(last, next, gapFactor)) series.points.push({ x: next.t - origin, y: next.value });
     }

@@ -28,7 +28,7 @@ export function NewJobRoute() {
         initialExperiment={search.get('experiment') ?? undefined}
         onCreated={(job) => {
           const first = job.runs[0];
-          void navigate(first ? paths.run(first.id) : paths.runs);
+          void navigate(first ? paths.run(first.id) : paths.history());
         }}
       />
     );

@@ -4,22 +4,24 @@
 import { useEffect } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
+import { CopyLinkButton } from '../../components/CopyLinkButton';
 import { ErrorState, Loading } from '../../components/Status';
 import { PageHeader } from '../../components/PageHeader';
+import { RunStatusBadge } from '../../components/RunStatusBadge';
 import { paths } from '../../config/paths';
 import { ApiError, errorMessage } from '../../lib/api/errors';
 import { isActive } from '../../lib/api/types';
-import { formatDateTime } from '../../lib/format';
+import { formatDateTime, paramSummary } from '../../lib/format';
 import { useTheme } from '../../lib/theme';
+import { RunExportLinks } from '../../features/export/components/RunExportLinks';
 import { useRunSamples } from '../../features/live-run/hooks/use-run-samples';
 import { LiveRunChart } from '../../features/live-run/components/LiveRunChart';
+import { ResultsView } from '../../features/results/components/ResultsView';
+import { TraceView } from '../../features/results/components/TraceView';
 import { getRunQueryOptions } from '../../features/runs/api/get-run';
 import { useCancelRun } from '../../features/runs/api/cancel-run';
 import { KernelInfo } from '../../features/runs/components/KernelInfo';
-import { ResultsTable } from '../../features/runs/components/ResultsTable';
 import { RunProgress } from '../../features/runs/components/RunProgress';
-import { RunStatusBadge } from '../../features/runs/components/RunStatusBadge';
-import { paramSummary } from '../../features/runs/components/RunsTable';
 
 const connectionText = {
   connecting: 'connecting…',
@@ -57,7 +59,7 @@ export function RunRoute() {
           <PageHeader title={`Run #${id}`} />
           <ErrorState error={runQuery.error} title={notFound ? 'Run not found' : 'Could not load the run'} onRetry={() => void runQuery.refetch()} />
           <p>
-            <Link to={paths.runs}>All runs</Link>
+            <Link to={paths.history()}>All runs</Link>
           </p>
         </>
       );
@@ -66,6 +68,8 @@ export function RunRoute() {
   }
 
   const active = isActive(run.status);
+  const trace = run.experiment === 'cpu_trace' ? run.result?.trace : null;
+  const fileBase = `hostbench-run-${run.id}`;
   return (
     <>
       <PageHeader
@@ -83,7 +87,15 @@ export function RunRoute() {
           <button type="button" className="button button-danger" onClick={() => cancel.mutate()} disabled={cancel.isPending}>
             {cancel.isPending ? 'Cancelling…' : 'Cancel run'}
           </button>
-        ) : null}
+        ) : (
+          <>
+            <RunExportLinks runId={run.id} />
+            <Link className="button button-small" to={paths.compare([run.id], run.id)}>
+              Compare…
+            </Link>
+          </>
+        )}
+        <CopyLinkButton />
       </PageHeader>
 
       {cancel.isError ? <ErrorState error={cancel.error} title="Cancel failed" /> : null}
@@ -120,12 +132,16 @@ export function RunRoute() {
         <KernelInfo info={run.kernel_info} />
       </section>
 
-      <section className="card" aria-label="Live chart">
+      <section className="card" aria-label={trace ? 'Trace' : 'Live chart'}>
+        {trace && live.samples.length ? (
+          <TraceView trace={trace} samples={live.samples} t0={live.t0} unit={run.unit} theme={theme} fileName={`${fileBase}-trace.png`} />
+        ) : (
         <LiveRunChart
           samples={live.samples}
           t0={live.t0}
           unit={run.unit}
           theme={theme}
+          fileName={`${fileBase}-live.png`}
           emptyText={
             active
               ? run.status === 'running'
@@ -136,12 +152,13 @@ export function RunRoute() {
                 : 'Loading samples…'
           }
         />
+        )}
       </section>
 
       <section className="card" aria-labelledby="results-heading">
         <h2 id="results-heading">Results</h2>
         {run.result ? (
-          <ResultsTable result={run.result} />
+          <ResultsView result={run.result} theme={theme} fileBase={fileBase} charts={run.experiment !== 'cpu_trace'} />
         ) : active ? (
           <p className="muted">Results appear here when the run finishes.</p>
         ) : (

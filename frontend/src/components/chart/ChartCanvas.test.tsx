@@ -1,33 +1,12 @@
 import { render } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 
-// jsdom has no canvas; a spy Chart stands in so we can count constructions and updates.
-type Pt = { x: number; y: number | null };
-interface FakeChart {
-  data: { datasets: { label: string; data: Pt[] }[] };
-  options: Record<string, unknown>;
-  update: (mode?: string) => void;
-  destroy: () => void;
-}
-const spies = vi.hoisted(() => ({ instances: [] as unknown[], update: vi.fn(), destroy: vi.fn() }));
-vi.mock('chart.js', () => {
-  class Chart {
-    static register = vi.fn();
-    data: unknown;
-    options: unknown;
-    update = spies.update;
-    destroy = spies.destroy;
-    constructor(_canvas: unknown, config: { data: unknown; options: unknown }) {
-      spies.instances.push(this);
-      this.data = config.data;
-      this.options = config.options;
-    }
-  }
-  return { Chart, Decimation: {}, Legend: {}, LineController: {}, LineElement: {}, LinearScale: {}, PointElement: {}, Tooltip: {} };
-});
+vi.mock('chart.js', async () => (await import('../../test/chart-mock')).chartJsMock());
 
+import { chartSpies as spies, type FakeChart } from '../../test/chart-mock';
 import { ChartCanvas } from './ChartCanvas';
 
+type Pt = { x: number; y: number | null };
 const data = (points: Pt[], label = '1 thread') => ({ datasets: [{ label, data: points }] });
 const pts = (n: number): Pt[] => Array.from({ length: n }, (_, i) => ({ x: i, y: i }));
 

@@ -4,6 +4,8 @@
 // keeps its per-dataset state (and the decimation plugin its original data) across updates.
 import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { ChartData, ChartDataset, ChartOptions, ChartType, DefaultDataPoint } from 'chart.js';
+import { downloadUrl } from '../../lib/download';
+import { chartBackground, composePng } from './png';
 import { Chart } from './register';
 
 export interface ChartCanvasProps<T extends ChartType> {
@@ -14,6 +16,8 @@ export interface ChartCanvasProps<T extends ChartType> {
   label: string;
   className?: string;
   height?: number;
+  /** Offer a "PNG" button that saves the chart over the page's background, under this file name. */
+  png?: { fileName: string; title: string };
 }
 
 type AnyDataset = ChartDataset<ChartType, unknown[]>;
@@ -35,7 +39,7 @@ export function applyData(current: ChartData, next: ChartData): void {
   if (next.labels) current.labels = next.labels;
 }
 
-export function ChartCanvas<T extends ChartType>({ type, data, options, label, className, height = 320 }: ChartCanvasProps<T>) {
+export function ChartCanvas<T extends ChartType>({ type, data, options, label, className, height = 320, png }: ChartCanvasProps<T>) {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const chartRef = useRef<Chart<T> | null>(null);
   const latest = useRef({ data, options });
@@ -74,9 +78,25 @@ export function ChartCanvas<T extends ChartType>({ type, data, options, label, c
     chart.update('none');
   }, [options]);
 
+  const savePng = () => {
+    const canvas = canvasRef.current;
+    if (!canvas || !png) return;
+    const url = composePng(canvas, chartBackground(canvas));
+    if (url) downloadUrl(url, png.fileName);
+  };
+
   return (
-    <div className={className ?? 'chart-box'} style={{ height }}>
-      <canvas ref={canvasRef} role="img" aria-label={label} />
-    </div>
+    <>
+      <div className={className ?? 'chart-box'} style={{ height }}>
+        <canvas ref={canvasRef} role="img" aria-label={label} />
+      </div>
+      {png ? (
+        <div className="chart-actions">
+          <button type="button" className="button button-small" onClick={savePng} aria-label={`Download PNG of ${png.title}`}>
+            PNG
+          </button>
+        </div>
+      ) : null}
+    </>
   );
 }

@@ -15,6 +15,7 @@ type Body<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends
 export type Health = Ok<'/api/health', 'get', 200>;
 export type HostsPublic = Ok<'/api/hosts', 'get', 200>;
 export type HostPublic = HostsPublic['data'][number];
+export type HostLabelsUpdate = Body<'/api/hosts/{host_id}/labels', 'patch'>;
 export type ExperimentsPublic = Ok<'/api/experiments', 'get', 200>;
 export type Experiment = ExperimentsPublic['data'][number];
 export type JobCreate = Body<'/api/jobs', 'post'>;

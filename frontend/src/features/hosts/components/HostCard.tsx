@@ -1,9 +1,12 @@
+import { Fragment } from 'react';
 import { Link } from 'react-router';
 import { peakLabels } from '../../../config/experiments';
 import { paths } from '../../../config/paths';
 import type { HostPublic } from '../../../lib/api/types';
 import { formatBytes, formatDateTime, formatNumber, formatRelative, humanize } from '../../../lib/format';
-import { readCpu, readLabels, readMemoryBytes, readOs, readPeaks } from '../lib/inventory';
+import { formatBlockSize } from '../../../lib/units';
+import { readCaches, readCpu, readDevices, readLabels, readMemoryBytes, readOs, readPeaks, readPlatform } from '../lib/inventory';
+import { HostLabelsEditor } from './HostLabelsEditor';
 
 /** `now` is when the host list was fetched, so "last seen" ages with each refresh. */
 export function HostCard({ host, now }: { host: HostPublic; now: number }) {
@@ -12,6 +15,10 @@ export function HostCard({ host, now }: { host: HostPublic; now: number }) {
   const mem = readMemoryBytes(host.inventory);
   const labels = readLabels(host);
   const peaks = readPeaks(host);
+  const caches = readCaches(host.inventory);
+  const platform = readPlatform(host.inventory);
+  const disks = readDevices(host.inventory, 'disks');
+  const nics = readDevices(host.inventory, 'nics');
   const headingId = `host-${host.id}-name`;
   const dash = (v: number | null) => (v === null ? '—' : String(v));
 
@@ -26,8 +33,6 @@ export function HostCard({ host, now }: { host: HostPublic; now: number }) {
       <p className="muted small">
         {host.hostname}
         {labels.instanceType ? ` · ${labels.instanceType}` : ''}
-        {labels.provider ? ` · ${labels.provider}` : ''}
-        {labels.region ? ` · ${labels.region}` : ''}
         {' · last seen '}
         <time dateTime={host.last_seen_at ?? undefined} title={formatDateTime(host.last_seen_at)}>
           {formatRelative(host.last_seen_at, now)}
@@ -68,6 +73,36 @@ export function HostCard({ host, now }: { host: HostPublic; now: number }) {
           {os.distribution ? <span className="muted"> · {os.distribution}</span> : null}
         </dd>
       </dl>
+      <HostLabelsEditor host={host} />
+      <details className="inventory-details">
+        <summary>Caches and platform</summary>
+        <dl className="facts">
+          <dt>Caches</dt>
+          <dd>
+            {caches.length ? (
+              <ul className="chips" aria-label="Caches">
+                {caches.map((c) => (
+                  <li key={c.label} className="chip">
+                    {c.label} {formatBlockSize(c.bytes)}
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              <span className="muted">not reported</span>
+            )}
+          </dd>
+          {platform.map((f) => (
+            <Fragment key={f.label}>
+              <dt>{f.label}</dt>
+              <dd>{f.value}</dd>
+            </Fragment>
+          ))}
+          <dt>Disks</dt>
+          <dd>{disks.length ? disks.join('; ') : <span className="muted">not reported yet</span>}</dd>
+          <dt>NICs</dt>
+          <dd>{nics.length ? nics.join('; ') : <span className="muted">not reported yet</span>}</dd>
+        </dl>
+      </details>
       {peaks.length ? (
         <section aria-label="Theoretical peaks" className="peaks">
           <h3 className="small-heading">Theoretical peaks</h3>
@@ -94,6 +129,9 @@ export function HostCard({ host, now }: { host: HostPublic; now: number }) {
       <footer className="card-footer">
         <Link className="button" to={paths.newJob(host.id)}>
           New job on {host.name}
+        </Link>
+        <Link className="button button-ghost" to={paths.history({ host: host.id })}>
+          Runs on {host.name}
         </Link>
       </footer>
     </article>

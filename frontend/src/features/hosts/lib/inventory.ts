@@ -71,3 +71,70 @@ export function readPeaks(host: HostPublic): PeakView[] {
   const keys = [...new Set([...Object.keys(peaks), ...Object.keys(notes)])];
   return keys.map((key) => ({ key, peak: peaks[key] ?? null, note: str(notes[key]) }));
 }
+
+export interface Fact {
+  label: string;
+  value: string;
+}
+
+const CACHE_KEYS: [string, string][] = [
+  ['l1d_bytes', 'L1d'],
+  ['l1i_bytes', 'L1i'],
+  ['l2_bytes', 'L2'],
+  ['l3_bytes', 'L3'],
+];
+
+/** Per-core cache sizes as the runner reports them (bytes; shown in KiB/MiB by the caller). */
+export function readCaches(inventory: unknown): { label: string; bytes: number }[] {
+  const cpu = obj(obj(inventory).cpu);
+  return CACHE_KEYS.flatMap(([key, label]) => {
+    const bytes = num(cpu[key]);
+    return bytes !== null ? [{ label, bytes }] : [];
+  });
+}
+
+const yesNo = (v: unknown): string | null => (typeof v === 'boolean' ? (v ? 'yes' : 'no') : str(v));
+
+/** Virtualisation, frequency governor and turbo, runner version: what explains a surprising figure. */
+export function readPlatform(inventory: unknown): Fact[] {
+  const inv = obj(inventory);
+  const virt = obj(inv.virtualization);
+  const gov = obj(inv.governor);
+  const cpu = obj(inv.cpu);
+  const runner = obj(inv.runner);
+  const facts: [string, string | null][] = [
+    [
+      'Virtualisation',
+      virt.virtualized === false
+        ? 'bare metal'
+        : virt.virtualized === true
+          ? [str(virt.hypervisor) ?? 'virtualised', str(virt.product_name)].filter(Boolean).join(' · ')
+          : null,
+    ],
+    ['Container', str(virt.container)],
+    ['Governor', str(gov.governor)],
+    ['Frequency driver', str(gov.driver)],
+    ['Turbo / boost', yesNo(gov.boost)],
+    ['Vector width', num(cpu.vector_bits) !== null ? `${num(cpu.vector_bits)} bit` : null],
+    ['FMA', yesNo(cpu.fma)],
+    ['Architecture', str(obj(inv.os).arch)],
+    ['Runner', str(runner.version) ? `${str(runner.version)}${str(runner.python) ? ` (Python ${str(runner.python)})` : ''}` : null],
+  ];
+  return facts.filter((f): f is [string, string] => f[1] !== null).map(([label, value]) => ({ label, value }));
+}
+
+/** Disks or NICs when the inventory lists them: one line each, from whatever fields are present. */
+export function readDevices(inventory: unknown, key: 'disks' | 'nics'): string[] {
+  const list = obj(inventory)[key];
+  if (!Array.isArray(list)) return [];
+  return list.map((item) => {
+    const d = obj(item);
+    const name = str(d.name) ?? str(d.device) ?? str(d.path) ?? '?';
+    const parts = [str(d.model), str(d.driver), str(d.type) ?? str(d.kind)].filter(Boolean);
+    const size = num(d.size_bytes) ?? num(d.bytes);
+    const speed = num(d.speed_mbit_s) ?? num(d.speed_mbps);
+    return [name, ...parts, size !== null ? `${Math.round(size / 1024 ** 3)} GiB` : null, speed !== null ? `${speed} Mbit/s` : null]
+      .filter(Boolean)
+      .join(' · ');
+  });
+}

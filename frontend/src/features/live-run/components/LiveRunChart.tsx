@@ -1,15 +1,18 @@
 // Live throughput line: x = seconds since run start, y = value in the samples' unit, one line per
-// thread count, warm-up dashed grey, gaps as gaps. The sample count is exposed as text and as
+// thread count (and block size, op), warm-up dashed grey, gaps as gaps, a vertical marker at each
+// phase change (warm-up, repeat, thread count, block size). The sample count is exposed as text and as
 // data-points so people (and tests) can tell the chart is receiving data without seeing pixels.
 import { useId, useMemo } from 'react';
 import type { ChartData, ChartOptions } from 'chart.js';
 import { ChartCanvas } from '../../../components/chart/ChartCanvas';
-import { chartChrome, seriesPalette, warmupColor } from '../../../config/chart';
+import type { ChartMarker } from '../../../components/chart/plugins/markers';
+import { chartChrome, markerColors, seriesPalette, warmupColor } from '../../../config/chart';
 import { DECIMATION_SAMPLES } from '../../../config/live';
 import type { Sample } from '../../../lib/api/types';
 import { formatNumber } from '../../../lib/format';
 import type { Theme } from '../../../lib/theme';
-import { buildSeries } from '../lib/series';
+import { buildSeries, seriesOrigin } from '../../../lib/series';
+import { phaseMarkers } from '../lib/phases';
 
 export interface LiveRunChartProps {
   samples: Sample[];
@@ -19,18 +22,23 @@ export interface LiveRunChartProps {
   title?: string;
   /** Shown instead of the chart when there are no samples yet. */
   emptyText?: string;
+  /** File name for the PNG download. */
+  fileName?: string;
 }
 
-export function LiveRunChart({ samples, t0, unit, theme, title = 'Live throughput', emptyText }: LiveRunChartProps) {
+export function LiveRunChart({ samples, t0, unit, theme, title = 'Live throughput', emptyText, fileName = 'hostbench-live.png' }: LiveRunChartProps) {
   const captionId = useId();
   const series = useMemo(() => buildSeries(samples, t0), [samples, t0]);
+  // Markers change only at a phase boundary; keyed by content so options stay stable in between.
+  const markerKey = useMemo(() => JSON.stringify(phaseMarkers(samples, t0 ?? seriesOrigin(samples))), [samples, t0]);
+  const markers = useMemo(() => JSON.parse(markerKey) as ChartMarker[], [markerKey]);
   const shownUnit = samples[samples.length - 1]?.unit || unit;
 
   const data = useMemo<ChartData<'line', { x: number; y: number | null }[]>>(() => {
     const colourOf = new Map<string, string>();
     return {
       datasets: series.map((s) => {
-        const colourKey = `${s.op ?? ''}|${s.threads}`;
+        const colourKey = `${s.op ?? ''}|${s.block_bytes ?? ''}|${s.threads}`;
         if (!colourOf.has(colourKey)) colourOf.set(colourKey, seriesPalette[colourOf.size % seriesPalette.length] as string);
         const colour = s.warmup ? warmupColor : (colourOf.get(colourKey) as string);
         return {
@@ -77,6 +85,7 @@ export function LiveRunChart({ samples, t0, unit, theme, title = 'Live throughpu
       },
       plugins: {
         decimation: { enabled: true, algorithm: 'lttb', samples: DECIMATION_SAMPLES, threshold: DECIMATION_SAMPLES * 2 },
+        hbMarkers: { markers, colors: markerColors[theme] },
         legend: {
           labels: { color: text, filter: (item) => !item.text.endsWith('(warm-up)') },
         },
@@ -87,7 +96,7 @@ export function LiveRunChart({ samples, t0, unit, theme, title = 'Live throughpu
         },
       },
     };
-  }, [theme, shownUnit]);
+  }, [theme, shownUnit, markers]);
 
   const last = samples[samples.length - 1];
   const summary = last
@@ -95,20 +104,33 @@ export function LiveRunChart({ samples, t0, unit, theme, title = 'Live throughpu
     : '0 samples received';
 
   return (
-    <figure className="chart-figure" aria-labelledby={captionId} data-points={samples.length}>
+    <figure className="chart-figure" aria-labelledby={captionId} data-points={samples.length} data-markers={markers.length}>
       <figcaption id={captionId} className="chart-caption">
         <span className="chart-title">{title}</span>
         <span className="muted small">
-          {shownUnit} per second · dashed grey = warm-up (excluded from results) · breaks = missing samples
+          {shownUnit} per second · dashed grey = warm-up (excluded from results) · vertical lines = phase changes · breaks =
+          missing samples
         </span>
       </figcaption>
       {samples.length === 0 && emptyText ? (
         <p className="chart-empty">{emptyText}</p>
       ) : null}
-      <ChartCanvas type="line" data={data} options={options} label={`${title}: ${summary}`} />
+      <ChartCanvas type="line" data={data} options={options} label={`${title}: ${summary}`} png={{ fileName, title }} />
       <p className="visually-hidden" data-testid="sample-count">
         {summary}
       </p>
+      {markers.length ? (
+        <details className="phase-list small">
+          <summary>Phases ({markers.length})</summary>
+          <ol>
+            {markers.map((m) => (
+              <li key={`${m.x}-${m.label}`}>
+                {formatNumber(m.x, 4)} s: {m.label}
+              </li>
+            ))}
+          </ol>
+        </details>
+      ) : null}
     </figure>
   );
 }

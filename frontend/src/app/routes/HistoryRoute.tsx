@@ -1,0 +1,103 @@
+// History: every run, filtered on the server by host, labels, experiment, status and dates, one
+// page at a time. Filters and page live in the URL; ticked runs go to Compare.
+import { useMemo, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { CopyLinkButton } from '../../components/CopyLinkButton';
+import { PageHeader } from '../../components/PageHeader';
+import { Empty, ErrorState, Loading } from '../../components/Status';
+import { COMPARE_MAX_RUNS, paths } from '../../config/paths';
+import { errorMessage } from '../../lib/api/errors';
+import { HistoryFilters, type HostChoice } from '../../features/history/components/HistoryFilters';
+import { HistoryTable } from '../../features/history/components/HistoryTable';
+import { PAGE_SIZE, activeFilterCount, clearFilters, readFilters, toRunsQuery, writeFilters } from '../../features/history/lib/filters';
+import { useHosts } from '../../features/hosts/api/get-hosts';
+import { readLabels } from '../../features/hosts/lib/inventory';
+import { useExperiments } from '../../features/jobs/api/get-experiments';
+import { useRuns } from '../../features/runs/api/get-runs';
+
+export function HistoryRoute() {
+  const [search, setSearch] = useSearchParams();
+  const { filters, page } = readFilters(search);
+  const query = toRunsQuery(filters, page);
+  const runs = useRuns(query);
+  const hosts = useHosts();
+  const experiments = useExperiments();
+  const [selected, setSelected] = useState<number[]>([]);
+
+  const hostChoices = useMemo<HostChoice[]>(
+    () =>
+      (hosts.data?.data ?? []).map((h) => {
+        const l = readLabels(h);
+        return { id: h.id, name: h.name, labels: { provider: l.provider, instanceType: l.instanceType, region: l.region } };
+      }),
+    [hosts.data],
+  );
+  const hostsById = useMemo(() => new Map(hostChoices.map((h) => [h.id, h])), [hostChoices]);
+
+  const count = runs.data?.count ?? 0;
+  const first = page * PAGE_SIZE + 1;
+  const last = Math.min(count, (page + 1) * PAGE_SIZE);
+  const toggle = (id: number, on: boolean) => setSelected((s) => (on ? (s.includes(id) ? s : [...s, id]) : s.filter((x) => x !== id)));
+
+  return (
+    <>
+      <PageHeader title="History">
+        <CopyLinkButton />
+        {selected.length >= 2 ? (
+          <Link className="button button-primary" to={paths.compare(selected, selected[0])}>
+            Compare selected ({selected.length})
+          </Link>
+        ) : (
+          <button type="button" className="button" disabled title="Tick two or more runs">
+            Compare selected ({selected.length})
+          </button>
+        )}
+      </PageHeader>
+      <HistoryFilters
+        filters={filters}
+        hosts={hostChoices}
+        experiments={experiments.data?.data ?? []}
+        onChange={(patch) => setSearch(writeFilters(search, patch))}
+        onClear={() => setSearch(clearFilters(search))}
+      />
+      {hosts.isError ? <p className="muted small">Host names for the filter could not be loaded: {errorMessage(hosts.error)}</p> : null}
+      {runs.isPending ? (
+        <Loading label="Loading runs…" />
+      ) : runs.isError ? (
+        <ErrorState error={runs.error} title="Could not load runs" onRetry={() => void runs.refetch()} />
+      ) : runs.data.data.length === 0 ? (
+        <Empty>
+          <p>{activeFilterCount(filters) ? 'No run matches these filters.' : 'No runs yet.'}</p>
+          <p>
+            <Link to={paths.newJob()}>Start a job</Link>
+          </p>
+        </Empty>
+      ) : (
+        <>
+          <p className="muted small" aria-live="polite">
+            {count} run{count === 1 ? '' : 's'} match · tick up to {COMPARE_MAX_RUNS} to compare
+            {runs.isPlaceholderData ? ' · updating…' : ''}
+          </p>
+          <HistoryTable
+            runs={runs.data.data}
+            hostsById={hostsById}
+            selected={new Set(selected)}
+            onToggle={toggle}
+            selectionFull={selected.length >= COMPARE_MAX_RUNS}
+          />
+          <nav className="pager" aria-label="Pages">
+            <button type="button" className="button" disabled={page === 0} onClick={() => setSearch(writeFilters(search, { page: page - 1 }))}>
+              Previous
+            </button>
+            <span className="small">
+              {first}–{last} of {count}
+            </span>
+            <button type="button" className="button" disabled={last >= count} onClick={() => setSearch(writeFilters(search, { page: page + 1 }))}>
+              Next
+            </button>
+          </nav>
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,24 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api } from '../../../lib/api/client';
+import { unwrap } from '../../../lib/api/errors';
+import type { HostLabelsUpdate, HostPublic, HostsPublic } from '../../../lib/api/types';
+import { getHostsQueryOptions } from './get-hosts';
+
+/** PATCH /api/hosts/{id}/labels: sent keys replace, null clears, absent keys stay. */
+export function updateHostLabels(id: number, body: HostLabelsUpdate): Promise<HostPublic> {
+  return unwrap(api.PATCH('/api/hosts/{host_id}/labels', { params: { path: { host_id: id } }, body }));
+}
+
+export function useUpdateHostLabels(id: number) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: HostLabelsUpdate) => updateHostLabels(id, body),
+    onSuccess: (host) => {
+      qc.setQueryData(getHostsQueryOptions().queryKey, (old: HostsPublic | undefined) =>
+        old ? { ...old, data: old.data.map((h) => (h.id === host.id ? host : h)) } : old,
+      );
+      // History filters by the host's current labels.
+      void qc.invalidateQueries({ queryKey: ['runs', 'list'] });
+    },
+  });
+}

@@ -1,0 +1,45 @@
+// Phase markers for the live chart: a vertical line where the kernel's phase changes — warm-up,
+// each repeat, each thread count, block size or operation. Derived from the samples' own fields
+// (threads, repeat, warmup, op, block_bytes), placed at the start of the phase's first interval.
+import type { ChartMarker } from '../../../components/chart/plugins/markers';
+import type { Sample } from '../../../lib/api/types';
+import { formatBlockSize } from '../../../lib/units';
+
+function sameConfig(a: Sample, b: Sample): boolean {
+  return a.threads === b.threads && (a.op ?? '') === (b.op ?? '') && (a.block_bytes ?? null) === (b.block_bytes ?? null);
+}
+
+export function phaseMarkers(samples: readonly Sample[], origin: number | null): ChartMarker[] {
+  const first = samples[0];
+  if (!first) return [];
+  const t0 = origin ?? first.t - first.interval_s;
+  const ops = new Set(samples.map((s) => s.op ?? ''));
+  const blocks = new Set(samples.map((s) => s.block_bytes ?? null));
+  const out: ChartMarker[] = [];
+  let prev: Sample | null = null;
+  for (const s of samples) {
+    const configChanged = !prev || !sameConfig(prev, s);
+    const phaseChanged = configChanged || prev?.warmup !== s.warmup || prev?.repeat !== s.repeat;
+    if (phaseChanged) {
+      const parts: string[] = [];
+      if (configChanged) {
+        if (ops.size > 1 && s.op) parts.push(s.op);
+        if (blocks.size > 1 && s.block_bytes !== null && s.block_bytes !== undefined) parts.push(formatBlockSize(s.block_bytes));
+        parts.push(`${s.threads} thr`);
+      }
+      parts.push(s.warmup ? 'warm-up' : `repeat ${s.repeat}`);
+      out.push({
+        x: Math.max(0, s.t - s.interval_s - t0),
+        label: parts.join(' · '),
+        kind: configChanged ? 'config' : s.warmup ? 'warmup' : 'repeat',
+      });
+    }
+    prev = s;
+  }
+  return out;
+}
+
+/** Same markers → same array, so chart options stay stable while samples stream in. */
+export function sameMarkers(a: readonly ChartMarker[], b: readonly ChartMarker[]): boolean {
+  return a.length === b.length && a.every((m, i) => m.x === b[i]?.x && m.label === b[i]?.label && m.kind === b[i]?.kind);
+}

@@ -1,0 +1,125 @@
+// One operation's matrix as a table: a row per thread count, a column per block size (or one
+// column when the operation has none). Each cell: the backend's mean ± stddev with its unit, the
+// efficiency / validity / reference badges, the headline extras (IOPS, latency percentiles, loss),
+// min, max and CI on hover (title) and in a <details> that keyboard and screen-reader users open.
+// This table is also the text alternative of the bar charts beside it.
+import { Fragment } from 'react';
+import { EfficiencyBadge, ReferenceBadges, ValidityBadge } from '../../../components/ResultBadges';
+import type { ResultRow } from '../../../lib/api/types';
+import { decimalsFor, formatFixed, formatNumber } from '../../../lib/format';
+import { findCell, hasBlocks, opLabel, type OpMatrix } from '../../../lib/matrix';
+import { extraKeys, extraMeta, formatBlockSize, formatExtra } from '../../../lib/units';
+
+export function meanStddev(row: Pick<ResultRow, 'mean' | 'stddev'>): string {
+  const d = decimalsFor(row.mean);
+  return `${formatFixed(row.mean, d)} ± ${formatFixed(row.stddev, d)}`;
+}
+
+export function spreadTitle(row: ResultRow): string {
+  const ci = row.ci95_low !== null && row.ci95_high !== null ? `; 95 % CI ${formatNumber(row.ci95_low)} – ${formatNumber(row.ci95_high)}` : '';
+  return `min ${formatNumber(row.min)}, max ${formatNumber(row.max)}, median ${formatNumber(row.median)}${ci} ${row.unit} (n = ${row.n})`;
+}
+
+function CellDetails({ row }: { row: ResultRow }) {
+  const keys = extraKeys([row]);
+  const d = decimalsFor(row.mean);
+  return (
+    <details className="cell-details">
+      <summary>
+        details<span className="visually-hidden"> for {row.threads} threads{row.block_bytes !== null && row.block_bytes !== undefined ? `, ${formatBlockSize(row.block_bytes)}` : ''}</span>
+      </summary>
+      <dl className="facts facts-compact">
+        <dt>Min</dt>
+        <dd>{formatFixed(row.min, d)}</dd>
+        <dt>Max</dt>
+        <dd>{formatFixed(row.max, d)}</dd>
+        <dt>Median</dt>
+        <dd>{formatFixed(row.median, d)}</dd>
+        <dt>95 % CI</dt>
+        <dd>{row.ci95_low !== null && row.ci95_high !== null ? `${formatFixed(row.ci95_low, d)} – ${formatFixed(row.ci95_high, d)}` : '— (one repeat)'}</dd>
+        <dt>CV</dt>
+        <dd>{row.cv !== null ? `${formatNumber(row.cv * 100, 3)} %` : '—'}</dd>
+        <dt>Repeats</dt>
+        <dd>
+          {row.n}: {row.values.map((v) => formatFixed(v, d)).join(', ')}
+          {row.outliers.length ? <span className="muted"> (outliers: repeat {row.outliers.map((i) => i + 1).join(', ')})</span> : null}
+        </dd>
+        <dt>Peak</dt>
+        <dd>{row.peak ? `${formatNumber(row.peak.value)} ${row.peak.unit} = ${row.peak.formula} (${row.peak.source})` : 'unknown'}</dd>
+        {keys.map((k) => (
+          <Fragment key={k}>
+            <dt>{extraMeta(k).label}</dt>
+            <dd>{formatExtra(k, row.extra?.[k])}</dd>
+          </Fragment>
+        ))}
+      </dl>
+    </details>
+  );
+}
+
+export function MatrixCell({ row, peakNote }: { row: ResultRow | undefined; peakNote?: string | null }) {
+  if (!row) return <td className="num muted">not measured</td>;
+  const headline = extraKeys([row]).filter((k) => extraMeta(k).primary);
+  return (
+    <td className={`matrix-cell${row.valid ? '' : ' cell-invalid'}`}>
+      <span className="figure" title={spreadTitle(row)}>
+        <strong className="num">{meanStddev(row)}</strong> <span className="unit">{row.unit}</span>
+      </span>
+      <span className="badges">
+        <EfficiencyBadge row={row} peakNote={peakNote} />
+        <ValidityBadge row={row} showReason={false} />
+        <ReferenceBadges row={row} />
+      </span>
+      {headline.length ? (
+        <span className="extras small">
+          {headline.map((k) => (
+            <span key={k}>
+              {extraMeta(k).label} {formatExtra(k, row.extra?.[k])}
+            </span>
+          ))}
+        </span>
+      ) : null}
+      {!row.valid && row.invalid_reason ? <span className="invalid-reason">{row.invalid_reason}</span> : null}
+      <CellDetails row={row} />
+    </td>
+  );
+}
+
+export function MatrixTable({ matrix, peakNote }: { matrix: OpMatrix; peakNote?: string | null }) {
+  const blocks = hasBlocks(matrix);
+  return (
+    <div className="table-scroll">
+      <table className="table matrix-table">
+        <caption>
+          {opLabel(matrix.op)}: threads{blocks ? ' × block size' : ''} → mean ± stddev over repeats ({matrix.unit})
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Threads</th>
+            {blocks ? (
+              matrix.blocks.map((b) => (
+                <th scope="col" key={String(b)}>
+                  {formatBlockSize(b)}
+                </th>
+              ))
+            ) : (
+              <th scope="col">Mean ± stddev</th>
+            )}
+          </tr>
+        </thead>
+        <tbody>
+          {matrix.threads.map((t) => (
+            <tr key={t}>
+              <th scope="row" className="num">
+                {t}
+              </th>
+              {matrix.blocks.map((b) => (
+                <MatrixCell key={String(b)} row={findCell(matrix, b, t)} peakNote={peakNote} />
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,139 @@
+// CPU trace result: the per-second line (600 samples for a 10-minute trace), the backend's
+// min / mean / max as horizontal lines and figures, and a red marker where it detected throttling
+// (a sustained drop). 600 points draw without parsing, normalized, LTTB-decimated past 1 600.
+import { useId, useMemo } from 'react';
+import type { ChartData, ChartOptions } from 'chart.js';
+import { ChartCanvas } from '../../../components/chart/ChartCanvas';
+import { chartChrome, markerColors, seriesPalette, warmupColor } from '../../../config/chart';
+import { DECIMATION_SAMPLES } from '../../../config/live';
+import type { Sample } from '../../../lib/api/types';
+import { formatNumber } from '../../../lib/format';
+import { buildSeries, seriesOrigin } from '../../../lib/series';
+import type { Theme } from '../../../lib/theme';
+import { summaryLines, throttleText, traceMarkers, type TraceSummary } from '../lib/trace';
+
+export interface TraceViewProps {
+  trace: TraceSummary;
+  samples: Sample[];
+  t0: number | null;
+  unit: string;
+  theme: Theme;
+  fileName: string;
+}
+
+export function TraceView({ trace, samples, t0, unit, theme, fileName }: TraceViewProps) {
+  const captionId = useId();
+  const origin = t0 ?? seriesOrigin(samples);
+  const measured = useMemo(() => buildSeries(samples, origin).filter((s) => !s.warmup), [samples, origin]);
+  const markers = useMemo(() => traceMarkers(samples, origin, trace), [samples, origin, trace]);
+
+  const data = useMemo<ChartData<'line', { x: number; y: number | null }[]>>(() => {
+    const xs = measured.flatMap((s) => s.points.map((p) => p.x));
+    const x0 = xs.length ? Math.min(...xs) : 0;
+    const x1 = xs.length ? Math.max(...xs) : 1;
+    return {
+      datasets: [
+        ...measured.map((s, i) => {
+          const color = seriesPalette[i % seriesPalette.length] as string;
+          return {
+            label: measured.length > 1 ? s.label : `${unit} per second`,
+            data: s.points,
+            borderColor: color,
+            backgroundColor: color,
+            borderWidth: 1.5,
+            pointRadius: 0,
+            spanGaps: false,
+            tension: 0,
+          };
+        }),
+        ...summaryLines(trace, x0, x1).map((l) => ({
+          label: l.label,
+          data: l.points,
+          borderColor: warmupColor,
+          backgroundColor: warmupColor,
+          borderDash: l.dash,
+          borderWidth: 1,
+          pointRadius: 0,
+        })),
+      ],
+    };
+  }, [measured, trace, unit]);
+
+  const options = useMemo<ChartOptions<'line'>>(() => {
+    const { text, grid } = chartChrome[theme];
+    return {
+      animation: false,
+      parsing: false,
+      normalized: true,
+      responsive: true,
+      maintainAspectRatio: false,
+      spanGaps: false,
+      interaction: { mode: 'nearest', axis: 'x', intersect: false },
+      scales: {
+        x: { type: 'linear', min: 0, title: { display: true, text: 'seconds since run start', color: text }, ticks: { color: text }, grid: { color: grid } },
+        y: { type: 'linear', beginAtZero: true, title: { display: true, text: unit, color: text }, ticks: { color: text }, grid: { color: grid } },
+      },
+      plugins: {
+        decimation: { enabled: true, algorithm: 'lttb', samples: DECIMATION_SAMPLES, threshold: DECIMATION_SAMPLES * 2 },
+        hbMarkers: { markers, colors: markerColors[theme] },
+        legend: { labels: { color: text } },
+        tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label ?? ''}: ${formatNumber(ctx.parsed.y)} ${unit}` } },
+      },
+    };
+  }, [theme, unit, markers]);
+
+  const points = measured.reduce((n, s) => n + s.points.filter((p) => p.y !== null).length, 0);
+  const throttle = trace.throttle;
+  return (
+    <figure className="chart-figure trace-view" aria-labelledby={captionId} data-points={points} data-throttle={throttle ? 'yes' : 'no'}>
+      <figcaption id={captionId} className="chart-caption">
+        <span className="chart-title">CPU trace</span>
+        <span className="muted small">
+          {unit} per second · dashed = max / mean / min{throttle ? ' · red line = throttling' : ''}
+        </span>
+      </figcaption>
+      <dl className="facts facts-inline trace-stats" aria-label="Trace summary">
+        <div>
+          <dt>Samples</dt>
+          <dd>{trace.n}</dd>
+        </div>
+        <div>
+          <dt>Min</dt>
+          <dd>
+            {formatNumber(trace.min)} {unit}
+          </dd>
+        </div>
+        <div>
+          <dt>Mean</dt>
+          <dd>
+            {formatNumber(trace.mean)} {unit}
+          </dd>
+        </div>
+        <div>
+          <dt>Max</dt>
+          <dd>
+            {formatNumber(trace.max)} {unit}
+          </dd>
+        </div>
+        <div>
+          <dt>Stddev</dt>
+          <dd>
+            {formatNumber(trace.stddev)} {unit}
+          </dd>
+        </div>
+        <div>
+          <dt>Throttling</dt>
+          <dd className={throttle ? 'text-bad' : undefined}>{throttle ? throttleText(throttle, unit) : 'none detected'}</dd>
+        </div>
+      </dl>
+      <ChartCanvas
+        type="line"
+        data={data}
+        options={options}
+        height={340}
+        label={`CPU trace: ${points} samples, min ${formatNumber(trace.min)}, mean ${formatNumber(trace.mean)}, max ${formatNumber(trace.max)} ${unit}${throttle ? `; ${throttleText(throttle, unit)}` : ''}`}
+        png={{ fileName, title: 'CPU trace' }}
+      />
+    </figure>
+  );
+}
