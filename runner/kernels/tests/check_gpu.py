@@ -158,7 +158,7 @@ def gpu_checks(call, of, tiny, check, exe, test_exe, what):
         r = res[0] if res else {}
         check(len(res) == 1 and r.get("verified") is True and r.get("value", 0) > 0,
               f"{what} {op}: one verified result: {r}")
-        check(len([s for s in samples if s.get("op") == op]) >= 2, f"{what} {op}: samples per interval")
+        check(len([s for s in samples if s.get("op") == op]) >= 1, f"{what} {op}: samples while it runs")
         check(r.get("batches", 0) >= 2 and r.get("checked", 0) > 0 and "plan" in r and
               0 < r.get("gpu_busy", 0) <= 1.2, f"{what} {op}: batches, checked, plan, gpu_busy: {r}")
         if limits.get(op):
