@@ -64,9 +64,11 @@ def test_helpers():
 
 
 def test_memory():
-    assert memory.parse(memory.read(THIS)) == {"total_bytes": 24684092 * 1024}
-    assert memory.parse(memory.read(SMALL)) == {"total_bytes": 4 << 30}
-    assert memory.parse({"meminfo": "garbage"}) == {"total_bytes": None}
+    this = memory.parse(memory.read(THIS))
+    assert this["total_bytes"] == 24684092 * 1024
+    assert this["dimm_type"] is None and this["channels"] is None and this["dimms"] is None  # no SMBIOS here
+    assert memory.parse(memory.read(SMALL))["total_bytes"] == 4 << 30
+    assert memory.parse({"meminfo": "garbage"})["total_bytes"] is None
 
 
 def test_os():
@@ -82,7 +84,8 @@ def test_os():
 def test_virtualization():
     this = virt.parse(virt.read(THIS))
     assert this["virtualized"] is True and this["cpuid_hypervisor_flag"] is True
-    assert this["hypervisor"] is None  # no DMI in this VM: which hypervisor is unknown
+    assert this["sys_vendor"] is None  # no DMI in this VM; its kvm-clock clock source names KVM
+    assert this["hypervisor"] == "kvm"
     small = virt.parse(virt.read(SMALL))
     assert small["virtualized"] is False and small["sys_vendor"] == "Dell Inc."
     ec2 = virt.parse({"cpuinfo": "flags : fpu hypervisor", "sys_vendor": "Amazon EC2", "product_name": "c7a.large"})
@@ -113,14 +116,15 @@ def test_collect_on_a_fixture_tree_has_every_section(monkeypatch):
     patched = [c if c.name != "memory" else Collector("memory", c.read, broken) for c in COLLECTORS]
     monkeypatch.setattr(inventory, "COLLECTORS", patched)
     got = inventory.collect(SMALL, kernel_info=lambda: {"version": "1"})
-    assert set(got) == {"cpu", "memory", "os", "virtualization", "governor", "runner", "kernel"}
+    assert set(got) == {"cpu", "memory", "disks", "nics", "os", "virtualization", "governor", "runner", "kernel"}
     assert got["memory"] == {"error": "ValueError: boom"}
-    assert got["cpu"]["sockets"] == 2 and got["kernel"] == {"version": "1"}
+    assert got["cpu"]["sockets"] == 2 and got["kernel"] == {"version": "1", "cc": None, "cflags": None}
 
 
 def test_collect_on_a_missing_tree_never_raises(tmp_path):
     got = inventory.collect(tmp_path / "nothing")
-    assert got["memory"] == {"total_bytes": None} and got["kernel"] is None
+    assert got["memory"]["total_bytes"] is None and got["kernel"] is None
+    assert got["disks"] == {"devices": [], "work_dir": None} and got["nics"] == {"interfaces": []}
 
 
 def test_collect_live_host():

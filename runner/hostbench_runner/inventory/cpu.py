@@ -1,4 +1,7 @@
-"""CPU: /proc/cpuinfo and /sys/devices/system/cpu (topology, caches of cpu0, cpufreq max)."""
+"""CPU: /proc/cpuinfo and /sys/devices/system/cpu (topology, caches of cpu0, base and max clock).
+
+The clock under load is no file: the CPU kernel measures it and the backend takes it from there.
+"""
 
 from __future__ import annotations
 
@@ -53,6 +56,9 @@ def read(root: Path) -> dict[str, Any]:
         "topology": topology,
         "caches": caches,
         "max_freq_khz": read_value(root, f"{SYS_CPU}/cpu0/cpufreq/cpuinfo_max_freq"),
+        "amd_pstate_max_freq_khz": read_value(root, f"{SYS_CPU}/cpu0/cpufreq/amd_pstate_max_freq"),
+        "base_freq_khz": read_value(root, f"{SYS_CPU}/cpu0/cpufreq/base_frequency"),  # intel_pstate
+        "cppc_nominal_mhz": read_value(root, f"{SYS_CPU}/cpu0/acpi_cppc/nominal_freq"),
     }
 
 
@@ -105,6 +111,25 @@ def _int(text: str | None, base: int = 10) -> int | None:
         return int(text, base) if text is not None else None
     except ValueError:
         return None
+
+
+def _positive(value: int | None, per_mhz: int, source: str) -> tuple[float | None, str | None]:
+    if value is None or value <= 0:
+        return None, None
+    return value / per_mhz, source
+
+
+def base_clock(raw: dict[str, Any], model: str | None) -> tuple[float | None, str | None]:
+    """The nominal clock as the OS or the vendor's model string states it; None when neither does."""
+    mhz, source = _positive(_int(raw.get("base_freq_khz")), 1000, "cpufreq base_frequency")
+    if mhz is None:
+        mhz, source = _positive(_int(raw.get("cppc_nominal_mhz")), 1, "acpi_cppc nominal_freq")
+    if mhz is None and model:
+        # Intel prints its nominal clock in the brand string ("... CPU E5-2620 v4 @ 2.10GHz").
+        m = re.search(r"@\s*(\d+(?:\.\d+)?)\s*GHz\s*$", model)
+        if m:
+            mhz, source = round(float(m[1]) * 1000, 3), "model name"
+    return mhz, source
 
 
 def parse(raw: dict[str, Any]) -> dict[str, Any]:
@@ -161,7 +186,10 @@ def parse(raw: dict[str, Any]) -> dict[str, Any]:
         if key:
             caches[key] = size_bytes(cache.get("size"))
 
-    max_khz = _int(raw.get("max_freq_khz"))
+    max_mhz, max_source = _positive(_int(raw.get("max_freq_khz")), 1000, "cpufreq cpuinfo_max_freq")
+    if max_mhz is None:
+        max_mhz, max_source = _positive(_int(raw.get("amd_pstate_max_freq_khz")), 1000, "amd_pstate_max_freq")
+    base_mhz, base_source = base_clock(raw, model)
     mhz = merged.get("cpu mhz")
     try:
         cpuinfo_mhz = round(float(mhz), 3) if mhz else None
@@ -184,7 +212,10 @@ def parse(raw: dict[str, Any]) -> dict[str, Any]:
         "vector_bits": vector_bits,
         "fma": fma,
         "fma_units": None,  # not discoverable from flags; the kernel measures it
-        "max_mhz": max_khz / 1000 if max_khz else None,
+        "base_mhz": base_mhz,
+        "base_mhz_source": base_source,
+        "max_mhz": max_mhz,
+        "max_mhz_source": max_source,
         "cpuinfo_mhz": cpuinfo_mhz,  # the current clock as cpuinfo reported it, not a peak
         **caches,
     }

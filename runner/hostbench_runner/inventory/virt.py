@@ -1,4 +1,5 @@
-"""Virtualization: the CPUID hypervisor flag, DMI vendor/product, /sys/hypervisor, container hints."""
+"""Virtualization: the CPUID hypervisor flag, DMI vendor/product, /sys/hypervisor, the paravirtual
+clock sources a hypervisor provides (kvm-clock exists only under KVM), container hints."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ DMI_HYPERVISORS = [
     ("parallels", "parallels"), ("alibaba cloud", "alibaba"), ("digitalocean", "kvm"),
     ("hetzner", "kvm"), ("oraclecloud", "oracle"),
 ]
+# Clock sources only a hypervisor offers its guests.
+PARAVIRT_CLOCKS = [("kvm-clock", "kvm"), ("xen", "xen"), ("hyperv_clocksource_tsc_page", "hyperv"),
+                   ("hyperv_clocksource_msr", "hyperv")]
 
 
 def read(root: Path) -> dict[str, Any]:
@@ -23,6 +27,7 @@ def read(root: Path) -> dict[str, Any]:
         "sys_vendor": read_value(root, "sys/class/dmi/id/sys_vendor"),
         "product_name": read_value(root, "sys/class/dmi/id/product_name"),
         "hypervisor_type": read_value(root, "sys/hypervisor/type"),
+        "clocksources": read_value(root, "sys/devices/system/clocksource/clocksource0/available_clocksource"),
         "systemd_container": read_value(root, "run/systemd/container"),
         "dockerenv": (root / ".dockerenv").exists(),
     }
@@ -44,6 +49,9 @@ def parse(raw: dict[str, Any]) -> dict[str, Any]:
     hypervisor = next((name for needle, name in DMI_HYPERVISORS if needle in dmi_text), None)
     if hypervisor is None and raw.get("hypervisor_type"):
         hypervisor = raw["hypervisor_type"].lower()
+    clocks = set((raw.get("clocksources") or "").split())
+    if hypervisor is None:
+        hypervisor = next((name for clock, name in PARAVIRT_CLOCKS if clock in clocks), None)
 
     if cpuid_flag or hypervisor:
         virtualized: bool | None = True
