@@ -91,9 +91,9 @@ class Checks:
     def t_describe(self):
         rc, lines, _ = self.c.hbk("disk", "--describe")
         props = lines[0]["parameters"]["properties"] if rc == 0 and lines else {}
-        self.c.check(list(props)[:10] == ["op", "blocks", "direct", "iodepth", "submit_batch",
-                                          "engine", "file_size", "fsync_writes", "placement",
-                                          "workdir"], f"disk params in order: {list(props)}")
+        self.c.check(list(props)[:11] == ["op", "blocks", "direct", "iodepth", "submit_batch",
+                                          "engine", "file_size", "cold_cache", "fsync_writes",
+                                          "placement", "workdir"], f"disk params in order: {list(props)}")
         self.c.check(props.get("op", {}).get("items", {}).get("enum") ==
                      ["rw", "seq_read", "seq_write", "rand_read", "rand_write"] and
                      props["op"]["type"] == "array", "disk op is a list of the five ops")
@@ -162,11 +162,12 @@ class Checks:
         self.bad(rc, lines, "bad_param", "logical block size", "direct with a 100-B block")
 
     def t_fsync_and_placement(self):
-        rc, lines, raw = self.disk("--op", "seq_write", "--blocks", "65536", "--fsync_writes", "true",
-                                   "--placement", "unpinned")
+        rc, lines, raw = self.disk("--op", "seq_write,seq_read", "--blocks", "65536", "--fsync_writes",
+                                   "true", "--placement", "unpinned", "--cold_cache", "false")
         res = self.c.of_type(lines, "result")
-        self.c.check(rc == 0 and len(res) == 1 and res[0]["verified"] and
-                     lines[0].get("placement") == "unpinned", f"disk fsync_writes, unpinned: {raw[-200:]}")
+        self.c.check(rc == 0 and len(res) == 2 and all(r["verified"] for r in res) and
+                     lines[0].get("placement") == "unpinned" and lines[0].get("cold_cache") is False,
+                     f"disk fsync_writes, unpinned, warm cache: {raw[-200:]}")
 
     def t_refusals_teach(self):
         rc, lines, _ = self.c.hbk("disk", *self.args(), "--workdir", "x")

@@ -233,6 +233,12 @@ static const hb_param_def disk_params[] = {
      "Size of the test file in bytes (a multiple of 4096), 1 MiB to 64 GiB. It must fit in the "
      "free space of the work directory's filesystem minus a reserve of max(1 GiB, 5 %). Make it "
      "larger than RAM to defeat the page cache with buffered I/O."},
+    {"cold_cache", HB_P_BOOL, "true", 0, 1, NULL,
+     "Buffered I/O only. true: each thread drops the file's pages from the page cache every "
+     "time it has moved its share of the file (its slice, or file_size / threads for random "
+     "ops), so every pass goes to the device through readahead and the cache (fio does the same "
+     "at each loop over its file). false: only before each phase; later passes over a file "
+     "smaller than RAM then measure the page cache."},
     {"fsync_writes", HB_P_BOOL, "false", 0, 1, NULL,
      "true: every thread of a phase that writes ends with fdatasync(), inside the timed window, "
      "so buffered writes are counted only once they are on the device."},
@@ -253,7 +259,7 @@ static const hb_param_def disk_params[] = {
 typedef struct disk_state {
     int fd;     /* buffered, read-write: pre-fill source, flushes, cache drops, reopening */
     int dfd;    /* O_DIRECT, or -1 */
-    int direct, depth, batch, engine, fsync_writes, corrupt, placement;
+    int direct, depth, batch, engine, fsync_writes, corrupt, placement, cold_cache;
     long long file_bytes;
     int cpus[HB_MAX_CPUS], ncpus; /* the affinity mask, ascending */
     int irq_cpus[8], nirq_cpus, hw_queues;
@@ -285,6 +291,8 @@ typedef struct disk_thread {
     size_t block;
     uint64_t rng;
     uint64_t region_start, region_len, pos, nblocks;
+    uint64_t moved, pass_bytes; /* cold_cache: bytes since the last drop, and the share */
+    int cold;
     slot *slots;
     int *free_idx, nfree;
     unsigned char *mem;
@@ -729,6 +737,7 @@ static hb_status disk_setup(const hb_params *p, hb_setup *s, hb_err *err)
     st->depth = (int)hb_param_int(p, "iodepth");
     st->batch = (int)hb_param_int(p, "submit_batch");
     st->fsync_writes = hb_param_bool(p, "fsync_writes");
+    st->cold_cache = hb_param_bool(p, "cold_cache");
     st->file_bytes = hb_param_int(p, "file_size");
     st->placement = hb_param_choice(p, "placement");
     st->ncpus = hb_affinity_cpus(st->cpus, HB_MAX_CPUS);
@@ -1004,11 +1013,16 @@ static void disk_facts(const hb_setup *s, hb_json *j)
     hb_json_kstr(j, "cache", st->direct
                      ? "O_DIRECT: the page cache is bypassed; every phase starts after "
                        "fdatasync (the device's write cache flushed)"
-                     : "buffered: every phase starts after fdatasync and "
-                       "posix_fadvise(DONTNEED) of the whole file, so it starts cold, but "
-                       "readahead and the cache serve what the phase itself brought in; writes "
-                       "land in the page cache unless fsync_writes");
+                     : st->cold_cache
+                     ? "buffered: every phase starts after fdatasync and posix_fadvise(DONTNEED) "
+                       "of the whole file, and each thread drops its share again after every "
+                       "pass over it: reads come from the device through readahead; writes land "
+                       "in the page cache (written back at the drops) unless fsync_writes"
+                     : "buffered, warm: the file is dropped from the cache only before each "
+                       "phase; a second pass over a file smaller than free RAM is served by the "
+                       "page cache");
     hb_json_kbool(j, "fsync_writes", st->fsync_writes);
+    hb_json_kbool(j, "cold_cache", !st->direct && st->cold_cache);
     hb_json_kstr(j, "verify", "the file holds a pure function of the offset (each 512-B unit "
                  "starts with its offset XOR a per-run seed, the rest is 64 KiB of seeded random "
                  "bytes repeated); every read checks the offset stamps of its units, and every "
@@ -1054,6 +1068,9 @@ static hb_status thread_setup(hb_worker *w, hb_err *err)
     t->nblocks = fb / t->block;
     t->region_len = fb / (uint64_t)w->nthreads / t->block * t->block;
     t->region_start = (uint64_t)w->tid * t->region_len;
+    t->cold = !st->direct && st->cold_cache;
+    t->pass_bytes = t->op == OP_RAND_READ || t->op == OP_RAND_WRITE ? fb / (uint64_t)w->nthreads
+                                                                      : t->region_len;
 
     /* placement: the harness pinned us round-robin from the first CPU of the mask */
     if (st->placement == PLACE_UNPINNED && st->ncpus > 0) {
@@ -1173,6 +1190,14 @@ static inline uint64_t next_rand(disk_thread *t)
 static inline uint64_t next_io(disk_thread *t, int *write)
 {
     uint64_t off;
+    if (t->cold && (t->moved += t->block) > t->pass_bytes) { /* a pass done: start cold again */
+        t->moved = t->block;
+        if (t->op == OP_RAND_READ || t->op == OP_RAND_WRITE)
+            posix_fadvise(t->fd, 0, 0, POSIX_FADV_DONTNEED);
+        else
+            posix_fadvise(t->fd, (off_t)t->region_start, (off_t)t->region_len,
+                          POSIX_FADV_DONTNEED);
+    }
     switch (t->op) {
     case OP_RAND_READ:
     case OP_RAND_WRITE:
