@@ -375,6 +375,9 @@ static void emit_sample(run *r, group *g, int repeat, int64_t from, int64_t to, 
     hb_json_knum(&r->j, "value", rate(r, c, units, to - from));
     hb_json_kstr(&r->j, "unit", unit_of(r, c));
     config_fields(&r->j, c);
+    if (r->k->sample_facts)
+        r->k->sample_facts(&r->setup, g->config, g->nthreads, units, (double)(to - from) / NS,
+                           &r->j);
     hb_json_obj_end(&r->j);
     emit(&r->j);
 }

@@ -103,6 +103,10 @@ typedef struct hb_kernel {
      * harness then writes the end event (status ok, or untrusted when it returns HB_UNTRUSTED
      * with the reason in err). */
     hb_status (*serve)(hb_setup *s, hb_err *err);
+    /* Extra keys for a sample line of configuration `config`: `units` done by its nthreads
+     * workers in the sample's `seconds` (e.g. memory's cache level and time per op). Optional. */
+    void (*sample_facts)(const hb_setup *s, int config, int nthreads, uint64_t units,
+                         double seconds, hb_json *j);
 } hb_kernel;
 
 /* Why the run must stop (SIGTERM, SIGINT, the parent exited), or NULL. */

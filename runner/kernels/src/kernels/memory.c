@@ -1095,28 +1095,43 @@ static void mem_facts(const hb_setup *s, hb_json *j)
     hb_json_arr_end(j);
 }
 
-/* Every result: working_set_bytes, level and the time one thread spent per op (per load). */
+/* Keys of every sample and result line: working_set_bytes, level, the stores a block op used,
+ * and the time one thread spent per op (per load), over the wall clock and over its CPU time
+ * (cpu_ns < 0: not known, as in samples). */
+static void line_facts(const mem_state *st, const hb_config *c, int nthreads, uint64_t units,
+                       double seconds, int64_t cpu_ns, hb_json *j)
+{
+    level_fields(st, c, nthreads, j);
+    if (st->family == FAM_BLOCK && st->op != OP_READ && st->op != OP_RAND_READ)
+        hb_json_kstr(j, "stores", block_nt(st, c->block_bytes, nthreads) ? "nt" : "plain");
+    if (st->family == FAM_LATENCY)
+        hb_json_kint(j, "nodes", c->block_bytes / st->c.line);
+    if (units == 0 || seconds <= 0 || st->family == FAM_STREAM)
+        return;
+    int lat = st->family == FAM_LATENCY;
+    hb_json_knum(j, lat ? "ns_per_load" : "ns_per_op", seconds * nthreads / (double)units * 1e9);
+    /* the same over the threads' CPU time: on a shared host, the time the ops really took */
+    if (cpu_ns >= 0)
+        hb_json_knum(j, lat ? "ns_per_load_on_cpu" : "ns_per_op_on_cpu",
+                     (double)cpu_ns / (double)units);
+}
+
 static void mem_result_facts(const hb_setup *s, hb_worker *w, int nthreads, double seconds,
                              hb_json *j)
 {
-    const mem_state *st = s->state;
     uint64_t units = 0;
     int64_t cpu_ns = 0;
     for (int i = 0; i < nthreads; i++) {
         units += atomic_load_explicit(&w[i].units, memory_order_relaxed);
         cpu_ns += w[i].cpu_ns;
     }
-    level_fields(st, w[0].config, nthreads, j);
-    if (st->family == FAM_BLOCK && st->op != OP_READ && st->op != OP_RAND_READ)
-        hb_json_kstr(j, "stores", block_nt(st, w[0].config->block_bytes, nthreads) ? "nt" : "plain");
-    if (st->family == FAM_LATENCY)
-        hb_json_kint(j, "nodes", w[0].config->block_bytes / st->c.line);
-    if (units == 0 || seconds <= 0 || st->family == FAM_STREAM)
-        return;
-    int lat = st->family == FAM_LATENCY;
-    hb_json_knum(j, lat ? "ns_per_load" : "ns_per_op", seconds * nthreads / (double)units * 1e9);
-    /* the same over the threads' CPU time: on a shared host, the time the loads really took */
-    hb_json_knum(j, lat ? "ns_per_load_on_cpu" : "ns_per_op_on_cpu", (double)cpu_ns / (double)units);
+    line_facts(s->state, w[0].config, nthreads, units, seconds, cpu_ns, j);
+}
+
+static void mem_sample_facts(const hb_setup *s, int config, int nthreads, uint64_t units,
+                             double seconds, hb_json *j)
+{
+    line_facts(s->state, &s->configs[config], nthreads, units, seconds, -1, j);
 }
 
 /* ---- per-thread setup: map, first touch, build ---- */
@@ -1456,6 +1471,7 @@ const hb_kernel hb_kernel_memory = {
     .thread_teardown = mem_thread_teardown,
     .teardown = mem_teardown,
     .result_facts = mem_result_facts,
+    .sample_facts = mem_sample_facts,
 };
 
 /* ---- for tests/test_memory.c ---- */
