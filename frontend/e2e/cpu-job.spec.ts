@@ -3,7 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 
-const SCREENSHOT = fileURLToPath(new URL('../../docs/screenshots/cpu-run.png', import.meta.url));
+const shot = (name: string) => fileURLToPath(new URL(`../../docs/screenshots/${name}`, import.meta.url));
 
 // Measurement only, not product code: every sample's arrival in this browser minus its measurement
 // time `t` (the kernel's clock; the browser runs on the same host, so the clocks agree).
@@ -38,6 +38,7 @@ test('a tiny CPU job runs live and ends with a GFLOP/s result for 1 thread', asy
   await page.getByLabel(/^duration/i).fill('3');
   await page.getByLabel(/^warm-?up/i).fill('0');
   await expect(page.getByText(/Estimated duration/)).toContainText('3 s');
+  await page.screenshot({ path: shot('new-job.png'), fullPage: true });
   await page.getByRole('button', { name: 'Start run' }).click();
 
   await expect(page).toHaveURL(/\/runs\/\d+$/);
@@ -61,7 +62,17 @@ test('a tiny CPU job runs live and ends with a GFLOP/s result for 1 thread', asy
   await expect(oneThread).toHaveCount(1);
   await expect(oneThread).toContainText(/\d[\d,.]* ± \d[\d,.]*/);
   await expect(oneThread).toContainText('GFLOP/s');
+  // Efficiency and validity come from the backend and sit next to the figure.
+  await expect(oneThread).toContainText(/of peak|peak n\/a/);
+  await expect(oneThread).toContainText(/valid|invalid/);
+  await oneThread.getByText('details').click();
+  await expect(oneThread.getByRole('term').filter({ hasText: 'Min' })).toBeVisible();
+  await expect(page.getByRole('figure', { name: /FP64 FLOPS: throughput/ })).toHaveAttribute('data-bars', '1');
   await expect(page.getByRole('progressbar', { name: 'Progress' })).toBeVisible();
+  // One phase marker: 1 thread, repeat 1 (no warm-up).
+  await expect(chart).toHaveAttribute('data-markers', '1');
+  await expect(chart.getByText('Phases (1)')).toBeVisible();
 
-  await page.screenshot({ path: SCREENSHOT, fullPage: true });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: shot('cpu-run.png'), fullPage: true });
 });

@@ -1,5 +1,6 @@
 // Badges that sit next to every figure: efficiency against the theoretical peak, validity, and the
 // ratio to each reference tool. All three come from the backend's result row; nothing is recomputed.
+import { referenceToolLabels } from '../config/experiments';
 import type { ResultRow } from '../lib/api/types';
 import { formatNumber, formatPercent } from '../lib/format';
 
@@ -40,7 +41,7 @@ export function ReferenceBadges({ row }: { row: Row }) {
   return (
     <>
       {refs.map((r, i) => {
-        const name = r.tool.toUpperCase() === r.tool ? r.tool : r.tool.charAt(0).toUpperCase() + r.tool.slice(1);
+        const name = referenceToolLabels[r.tool] ?? r.tool;
         if (r.status === 'ok' && r.ratio !== null && r.ratio !== undefined) {
           const theirs = r.value !== null && r.value !== undefined ? `${formatNumber(r.value)} ${r.unit ?? ''}`.trim() : '—';
           return (

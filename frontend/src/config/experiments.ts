@@ -31,3 +31,18 @@ export const peakLabels: Record<string, string> = {
   fp64_gflops: 'FP64',
   fp32_gflops: 'FP32',
 };
+
+/** Reference tools as their authors write them (the API gives the runner's lower-case key). */
+export const referenceToolLabels: Record<string, string> = {
+  hpl: 'HPL',
+  hpcc: 'HPCC',
+  linpack: 'LINPACK',
+  stream: 'STREAM',
+  fio: 'fio',
+  iozone: 'IOzone',
+  iperf3: 'iperf3',
+  iperf2: 'iperf2',
+  ping: 'ping',
+  sockperf: 'sockperf',
+  likwid: 'likwid-bench',
+};

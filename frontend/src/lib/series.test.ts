@@ -47,3 +47,14 @@ describe('buildSeries', () => {
     expect(s?.points[0]?.x).toBe(1);
   });
 });
+
+describe('buildSeries with block sizes', () => {
+  it('keeps one series per block size and names it', () => {
+    const series = buildSeries(
+      [sample(0, { op: 'seq_read', block_bytes: 8, unit: 'MB/s' }), sample(1, { op: 'seq_read', block_bytes: 8192, unit: 'MB/s' })],
+      1000,
+    );
+    expect(series.map((s) => s.label)).toEqual(['8 B 1 thread', '8 KiB 1 thread']);
+    expect(series.map((s) => s.block_bytes)).toEqual([8, 8192]);
+  });
+});

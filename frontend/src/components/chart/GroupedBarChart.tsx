@@ -60,6 +60,8 @@ export function GroupedBarChart({ title, subtitle, categories, series, unit, the
           borderColor: s.values.map((_, j) => (s.invalid?.[j] ? invalidColor : color)),
           borderWidth: s.values.map((_, j) => (s.invalid?.[j] ? 2 : 1)),
           maxBarThickness: 56,
+          // Few bars would otherwise sit far apart across the whole width.
+          categoryPercentage: Math.min(0.8, Math.max(0.3, 0.12 * series.length * categories.length)),
         };
       }),
     }),

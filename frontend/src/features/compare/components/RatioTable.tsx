@@ -50,7 +50,7 @@ export function RatioTable({ table, runLabels }: { table: Table; runLabels: stri
                     <span className="ratio" data-ratio={ratio ?? ''}>
                       {i === table.baselineIndex ? '1× (baseline)' : formatRatio(ratio)}
                     </span>
-                    <span className="block num small" title={`min ${formatNumber(row.min)}, max ${formatNumber(row.max)} ${row.unit}`}>
+                    <span className="block small tabular" title={`min ${formatNumber(row.min)}, max ${formatNumber(row.max)} ${row.unit}`}>
                       {formatFixed(row.mean, d)} ± {formatFixed(row.stddev, d)} {row.unit}
                     </span>
                     <span className="badges">

@@ -4,6 +4,7 @@
 import type { ChartMarker } from '../../../components/chart/plugins/markers';
 import type { RunResult, Sample } from '../../../lib/api/types';
 import { formatNumber, formatPercent } from '../../../lib/format';
+import { seriesOrigin } from '../../../lib/series';
 
 export type TraceSummary = NonNullable<RunResult['trace']>;
 export type Throttle = NonNullable<TraceSummary['throttle']>;
@@ -13,7 +14,7 @@ export function throttleX(samples: readonly Sample[], origin: number | null, thr
   if (!throttle) return null;
   const first = samples.find((s) => !s.warmup);
   if (!first) return null;
-  const t0 = origin ?? first.t - first.interval_s;
+  const t0 = origin ?? seriesOrigin(samples) ?? 0;
   return first.t - t0 + throttle.at_s;
 }
 

@@ -1,0 +1,47 @@
+// Instance labels edited in place on the hosts page, kept by the server, and usable as a filter.
+import { fileURLToPath } from 'node:url';
+import { expect, test } from '@playwright/test';
+import { startRun } from './helpers';
+
+const SCREENSHOT = fileURLToPath(new URL('../../docs/screenshots/hosts.png', import.meta.url));
+
+test('instance labels are edited inline and filter History', async ({ page, request }) => {
+  await startRun(request, 'cpu', { op: 'fp64', threads: [1], repeats: 1, duration_s: 0.5, warmup_s: 0 });
+  await page.goto('/');
+  const card = page.getByRole('article').first();
+  await expect(card).toBeVisible();
+  const name = (await card.getByRole('heading', { level: 2 }).textContent())?.trim() ?? '';
+
+  await card.getByRole('button', { name: `Edit labels of ${name}` }).click();
+  const form = card.getByRole('form', { name: `Instance labels of ${name}` });
+  await expect(form.getByLabel('Provider')).toBeFocused();
+  await form.getByLabel('Provider').fill('e2e-cloud');
+  await form.getByLabel('Instance type').fill('tiny.e2e');
+  await form.getByLabel('Region').fill('lab-1');
+  await form.getByRole('button', { name: 'Save labels' }).click();
+
+  const labels = card.getByRole('region', { name: `Instance labels of ${name}` });
+  await expect(labels).toContainText('e2e-cloud');
+  await expect(labels).toContainText('tiny.e2e');
+  await expect(labels).toContainText('lab-1');
+  await page.reload();
+  await expect(card.getByRole('region', { name: `Instance labels of ${name}` })).toContainText('tiny.e2e');
+
+  await card.getByText('Caches and platform').click();
+  await expect(card.getByText('Caches', { exact: true })).toBeVisible();
+  await page.screenshot({ path: SCREENSHOT, fullPage: true });
+
+  // Escape leaves the form without saving.
+  await card.getByRole('button', { name: `Edit labels of ${name}` }).click();
+  await form.getByLabel('Region').fill('nowhere');
+  await form.getByLabel('Region').press('Escape');
+  await expect(card.getByRole('region', { name: `Instance labels of ${name}` })).toContainText('lab-1');
+
+  await page.goto('/history?instance_type=no-such-type');
+  await expect(page.getByLabel('Instance type')).toHaveValue('no-such-type');
+  await expect(page.getByText('No run matches these filters.')).toBeVisible();
+  await page.getByLabel('Instance type').fill('tiny.e2e');
+  await page.getByLabel('Instance type').press('Enter');
+  await expect(page).toHaveURL(/instance_type=tiny\.e2e/);
+  await expect(page.getByText('No run matches these filters.')).toHaveCount(0);
+});

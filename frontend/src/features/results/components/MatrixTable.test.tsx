@@ -1,0 +1,92 @@
+import { render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { resultRow } from '../../../test/fixtures';
+import { groupMatrix } from '../../../lib/matrix';
+import { MatrixTable } from './MatrixTable';
+
+const KiB = 1024;
+const MiB = 1024 ** 2;
+const table = (rows: Parameters<typeof groupMatrix>[0], peakNote?: string) => render(<MatrixTable matrix={groupMatrix(rows)[0]!} peakNote={peakNote} />);
+
+describe('MatrixTable (CPU: threads only)', () => {
+  it('shows the backend mean ± stddev with its unit, efficiency and validity next to it', () => {
+    table([resultRow(), resultRow({ threads: 2, mean: 104.1, stddev: 1.25, min: 102.9, max: 105.3, efficiency: 0.879 })]);
+    const t = screen.getByRole('table', { name: 'FP64 FLOPS: threads → mean ± stddev over repeats (GFLOP/s)' });
+    const row1 = within(t).getByRole('row', { name: /^1 / });
+    expect(row1).toHaveTextContent('52.35 ± 0.46 GFLOP/s');
+    expect(row1).toHaveTextContent('88.4 % of peak');
+    expect(within(row1).getByText('valid')).toBeInTheDocument();
+    expect(within(row1).getByText('88.4 % of peak')).toHaveAttribute('title', expect.stringContaining('1 core × 3.700 GHz × 16 FLOP/cycle'));
+    const row2 = within(t).getByRole('row', { name: /^2 / });
+    expect(row2).toHaveTextContent('104.1 ± 1.3');
+    expect(row2).toHaveTextContent('87.9 % of peak');
+  });
+
+  it('gives min, max and CI on hover (title) and in details', async () => {
+    table([resultRow()]);
+    const row = screen.getByRole('row', { name: /^1 / });
+    expect(within(row).getByText('52.35 ± 0.46').parentElement).toHaveAttribute('title', 'min 51.9, max 52.8, median 52.3; 95 % CI 51.2 – 53.5 GFLOP/s (n = 3)');
+    const summary = within(row).getByText('details');
+    await userEvent.click(summary);
+    const details = summary.closest('details') as HTMLDetailsElement;
+    expect(details.open).toBe(true);
+    expect(details).toHaveTextContent('Min51.90');
+    expect(details).toHaveTextContent('Max52.80');
+    expect(details).toHaveTextContent('95 % CI51.20 – 53.50');
+    expect(details).toHaveTextContent('Repeats3: 51.90, 52.30, 52.80');
+  });
+
+  it('flags an invalid figure with the backend reason instead of celebrating it', () => {
+    table([resultRow({ mean: 80, efficiency: 1.35, valid: false, invalid_reason: 'repeat 1: 80 GFLOP/s is above the theoretical peak' })]);
+    const row = screen.getByRole('row', { name: /^1 / });
+    expect(within(row).getByText('invalid')).toBeInTheDocument();
+    expect(row).toHaveTextContent('above the theoretical peak');
+    expect(row).toHaveTextContent('135 % of peak');
+    expect(row.querySelector('td')).toHaveClass('cell-invalid');
+  });
+
+  it('says why efficiency is missing, and shows the reference tool ratio', () => {
+    table(
+      [
+        resultRow({
+          op: 'int32', unit: 'GIOP/s', peak: null, efficiency: null,
+          references: [
+            { tool: 'hpl', status: 'ok', value: 50, unit: 'GFLOP/s', ratio: 1.04, metric: 'Gflops', argv: [] },
+            { tool: 'stream', status: 'unavailable', reason: 'not installed', argv: [] },
+          ],
+        }),
+      ],
+      'CPU clock unknown',
+    );
+    const row = screen.getByRole('row', { name: /^1 / });
+    expect(within(row).getByText('peak n/a')).toHaveAttribute('title', 'CPU clock unknown');
+    expect(within(row).getByText('1.04× HPL')).toHaveAttribute('title', 'HPL Gflops: 50 GFLOP/s; ours / theirs = 1.04');
+    expect(within(row).getByText('STREAM n/a')).toHaveAttribute('title', 'not installed');
+  });
+});
+
+describe('MatrixTable (memory / disk: threads × block size)', () => {
+  const rows = [8, 8 * KiB, 8 * MiB, 80 * MiB].flatMap((b, i) => [
+    resultRow({ op: 'rand_read', unit: 'MB/s', block_bytes: b, threads: 1, mean: 100 * (i + 1), stddev: 1, peak: null, efficiency: null, extra: { iops: 1000 + i, lat_p99_us: 12.5, cpu_share: 0.99 } }),
+  ]);
+
+  it('has a column per block size, named exactly in binary units', () => {
+    table([...rows, resultRow({ op: 'rand_read', unit: 'MB/s', block_bytes: 8, threads: 4, mean: 350, stddev: 3 })]);
+    const t = screen.getByRole('table', { name: /rand_read: threads × block size → mean ± stddev over repeats \(MB\/s\)/ });
+    expect(within(t).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Threads', '8 B', '8 KiB', '8 MiB', '80 MiB']);
+    const four = within(t).getByRole('row', { name: /^4 / });
+    expect(within(four).getAllByText('not measured')).toHaveLength(3);
+  });
+
+  it('shows the headline extras with their units in the cell, and every extra in the details', () => {
+    table(rows);
+    const row = screen.getByRole('row', { name: /^1 / });
+    const first = within(row).getAllByRole('cell')[0] as HTMLElement;
+    expect(first).toHaveTextContent('100.0 ± 1.0 MB/s');
+    expect(first).toHaveTextContent('IOPS1,000 IOPS');
+    expect(first).toHaveTextContent('p99 latency12.5 µs');
+    expect(first.querySelector('.extras')).not.toHaveTextContent('CPU share');
+    expect(first.querySelector('details')).toHaveTextContent('CPU share0.99');
+  });
+});

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { resultRow } from '../../../test/fixtures';
+import { groupMatrix } from '../../../lib/matrix';
+import { latencyBars, throughputBars } from './chart-data';
+
+const KiB = 1024;
+
+describe('throughputBars', () => {
+  it('CPU: one bar per thread count, mean with a ± stddev whisker, invalid flagged', () => {
+    const [m] = groupMatrix([resultRow({ threads: 1, mean: 50, stddev: 2 }), resultRow({ threads: 2, mean: 98, stddev: 0, valid: false, invalid_reason: 'x' })]);
+    const bars = throughputBars(m!);
+    expect(bars).toMatchObject({ categories: ['1 thread', '2 threads'], xTitle: 'threads', unit: 'GFLOP/s' });
+    expect(bars.series).toHaveLength(1);
+    expect(bars.series[0]).toMatchObject({ values: [50, 98], errors: [{ low: 48, high: 52 }, null], invalid: [false, true] });
+    expect(bars.series[0]?.notes?.[1]).toContain('invalid: x');
+  });
+
+  it('memory: grouped by block size, one series per thread count, holes where a cell is missing', () => {
+    const rows = [
+      resultRow({ op: 'copy', unit: 'MB/s', block_bytes: 8, threads: 1, mean: 100, stddev: 1 }),
+      resultRow({ op: 'copy', unit: 'MB/s', block_bytes: 8 * KiB, threads: 1, mean: 900, stddev: 10 }),
+      resultRow({ op: 'copy', unit: 'MB/s', block_bytes: 8 * KiB, threads: 4, mean: 3000, stddev: 30 }),
+    ];
+    const bars = throughputBars(groupMatrix(rows)[0]!);
+    expect(bars.categories).toEqual(['8 B', '8 KiB']);
+    expect(bars.xTitle).toBe('block size');
+    expect(bars.series.map((s) => s.label)).toEqual(['1 thread', '4 threads']);
+    expect(bars.series[1]?.values).toEqual([null, 3000]);
+    expect(bars.series[1]?.errors).toEqual([null, { low: 2970, high: 3030 }]);
+  });
+});
+
+describe('latencyBars', () => {
+  it('draws the latency extras in percentile order, in their unit', () => {
+    const rows = [
+      resultRow({ op: 'rand_read', unit: 'MB/s', block_bytes: 4 * KiB, threads: 1, extra: { lat_p99_us: 90, iops: 5000, lat_p50_us: 40, lat_avg_us: 45 } }),
+      resultRow({ op: 'rand_read', unit: 'MB/s', block_bytes: 4 * KiB, threads: 2, extra: { lat_p99_us: 120, lat_p50_us: 60, lat_avg_us: 65 } }),
+    ];
+    const bars = latencyBars(groupMatrix(rows)[0]!);
+    expect(bars?.unit).toBe('µs');
+    expect(bars?.categories).toEqual(['4 KiB · 1 thr', '4 KiB · 2 thr']);
+    expect(bars?.series.map((s) => s.label)).toEqual(['Avg latency', 'p50 latency', 'p99 latency']);
+    expect(bars?.series[2]?.values).toEqual([90, 120]);
+  });
+
+  it('is null when the rows carry no latency', () => {
+    expect(latencyBars(groupMatrix([resultRow({ extra: { cpu_share: 1 } })])[0]!)).toBeNull();
+  });
+});

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { extraKeys, extraMeta, formatBlockSize, formatExtra, lowerIsBetter, withUnit } from './units';
+
+describe('formatBlockSize', () => {
+  it('shows the API bytes in exact binary units (KiB, not KB)', () => {
+    expect(formatBlockSize(8)).toBe('8 B');
+    expect(formatBlockSize(8 * 1024)).toBe('8 KiB');
+    expect(formatBlockSize(8 * 1024 ** 2)).toBe('8 MiB');
+    expect(formatBlockSize(80 * 1024 ** 2)).toBe('80 MiB');
+    expect(formatBlockSize(1024 ** 3)).toBe('1 GiB');
+    expect(formatBlockSize(1536)).toBe('1,536 B');
+    expect(formatBlockSize(1)).toBe('1 B');
+  });
+
+  it('never rounds a decimal size into a binary unit', () => {
+    expect(formatBlockSize(8000)).toBe('8,000 B');
+    expect(formatBlockSize(8_000_000)).toBe('8,000,000 B');
+    expect(formatBlockSize(3 * 1024 * 1000)).toBe('3,000 KiB');
+  });
+
+  it('shows a missing size as —', () => {
+    expect(formatBlockSize(null)).toBe('—');
+    expect(formatBlockSize(undefined)).toBe('—');
+  });
+});
+
+describe('extra figures', () => {
+  it('reads the unit from the key suffix and names the figure', () => {
+    expect(extraMeta('lat_p99_us')).toMatchObject({ label: 'p99 latency', unit: 'µs', latency: true, primary: true });
+    expect(extraMeta('lat_avg_ms')).toMatchObject({ label: 'Avg latency', unit: 'ms', latency: true });
+    expect(extraMeta('latency_ns')).toMatchObject({ label: 'Latency', unit: 'ns', latency: true });
+    expect(extraMeta('loss_percent')).toMatchObject({ label: 'Loss', unit: '%', latency: false, primary: true });
+    expect(extraMeta('iops')).toMatchObject({ label: 'IOPS', unit: '', primary: true });
+    expect(extraMeta('cpu_share')).toMatchObject({ label: 'CPU share', unit: '', primary: false });
+    expect(extraMeta('sender_bytes')).toMatchObject({ unit: 'B', latency: false });
+  });
+
+  it('formats each with its unit', () => {
+    expect(formatExtra('lat_p50_us', 12.345)).toBe('12.35 µs');
+    expect(formatExtra('loss_percent', 0.25)).toBe('0.25 %');
+    expect(formatExtra('iops', 12345.6)).toBe('12,350 IOPS');
+    expect(formatExtra('receiver_bytes', 8 * 1024 ** 2)).toBe('8 MiB');
+    expect(formatExtra('preemptions', 4080)).toBe('4,080');
+    expect(formatExtra('lat_p50_us', null)).toBe('—');
+  });
+
+  it('lists the keys of all rows, headline figures first', () => {
+    expect(extraKeys([{ extra: { cpu_share: 1, lat_p99_us: 2 } }, { extra: { iops: 3 } }, { extra: null }])).toEqual(['iops', 'lat_p99_us', 'cpu_share']);
+  });
+});
+
+describe('unit helpers', () => {
+  it('knows latencies are better lower', () => {
+    expect(lowerIsBetter('ns')).toBe(true);
+    expect(lowerIsBetter('µs')).toBe(true);
+    expect(lowerIsBetter('GFLOP/s')).toBe(false);
+    expect(lowerIsBetter('MB/s')).toBe(false);
+  });
+
+  it('joins a figure and its unit', () => {
+    expect(withUnit(52.345, 'GFLOP/s')).toBe('52.35 GFLOP/s');
+    expect(withUnit(null, 'GFLOP/s')).toBe('—');
+  });
+});
