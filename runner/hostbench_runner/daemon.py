@@ -1,12 +1,14 @@
 """The runner daemon: one explicit state machine in one loop.
 
     idle ──► claiming ──► running ──► finishing ──► idle
-      ▲          │ 204/error             ▲
-      └──────────┘          refused ─────┘ (bad params, no kernel: straight to finishing)
+      ▲          │ 204/error      │          ▲  │
+      └──────────┘    refused ────┼──────────┘  └─► referencing ──► finishing
+                                  (bad params, no kernel)   (the kernel succeeded and params.reference)
 
 Signal handlers only set flags; the loop notices them. Around the loop run three small threads:
 the heartbeat (every 5 s, idle or busy), the uploader (spool → server) and, while a run is on,
-its lease keeper (every 5 s; a 409 or 30 s without renewal stops the kernel).
+its lease keeper (every 5 s; a 409 or 30 s without renewal stops the kernel). The lease is held
+until the finish is spooled, through the reference tools (reference.py) if any run.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import enum
 import logging
 import math
+import os
 import queue
 import shutil
 import signal
@@ -25,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import credential, inventory
+from . import credential, inventory, reference
 from .api import ApiClient, Backoff
 from .config import Settings
 from .errors import ConfigError, KernelUnavailable, ParamError, ProtocolError, Rejected, Retryable, Stale, Unauthorized
@@ -47,6 +50,7 @@ class State(enum.Enum):
     IDLE = "idle"
     CLAIMING = "claiming"
     RUNNING = "running"
+    REFERENCING = "referencing"
     FINISHING = "finishing"
 
 
@@ -184,10 +188,24 @@ class Run:
     protocol_error: str | None = None
     work_dir: Path | None = None
     exited_at: float | None = None
+    kernel_params: dict[str, Any] | None = None
+    wants_reference: bool = False
+    verdict: tuple[str, str | None] | None = None  # the kernel's, once it is over
+    references: reference.ReferencePhase | None = None
 
 
 def _cap(text: str) -> str:
     return text if len(text) <= MAX_REASON else text[: MAX_REASON - 3] + "..."
+
+
+def _mem_bytes(inv: dict[str, Any] | None) -> int | None:
+    total = ((inv or {}).get("memory") or {}).get("total_bytes")
+    if isinstance(total, int) and total > 0:
+        return total
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):
+        return None
 
 
 class Daemon:
@@ -245,7 +263,7 @@ class Daemon:
             d.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.clean_work_dir()
         self.catalog.load(kernels_needed())
-        self.inventory = inventory.collect("/", kernel_info=self.catalog.build_info)
+        self.inventory = inventory.collect("/", kernel_info=self.catalog.build_info, work_dir=self.s.work_dir)
         cred = credential.obtain(
             self.s.credential_path, self.api, self.s.registration_token, self.s.name, self.s.labels,
             self.inventory, self.shutdown, Backoff(self.s.backoff_base_s, self.s.backoff_cap_s),
@@ -327,6 +345,8 @@ class Daemon:
             run.kernel.kill()
             run.kernel.wait(self.s.kill_grace_s)
             run.kernel.close()
+        if run.references is not None:
+            run.references.close()
         try:
             run.spool.set_finish({
                 "attempt": run.attempt, "status": "failed",
@@ -345,6 +365,8 @@ class Daemon:
             self._step_claiming()
         elif self.state is State.RUNNING:
             self._step_running()
+        elif self.state is State.REFERENCING:
+            self._step_referencing()
         elif self.state is State.FINISHING:
             self._step_finishing()
         if self.state is not before:
@@ -438,6 +460,8 @@ class Daemon:
                 raise ParamError(f"deadline_s must be a positive number, got {deadline_s!r}")
             kernel_params = exp.kernel_params(assignment.get("params"), self.catalog.schema(exp.kernel))
             argv = exp.argv(self.s.kernel_bin, kernel_params)
+            run.kernel_params = kernel_params
+            run.wants_reference = exp.wants_reference(assignment["params"])
         except ParamError as exc:
             log.error("run=%s refused: invalid params: %s", run_id, exc)
             run.outcome = ("failed", _cap(f"invalid params: {exc}"))
@@ -583,11 +607,7 @@ class Daemon:
             return "failed", with_stderr(f"kernel output ended without an end event ({describe_exit(rc)})")
         return "succeeded", None
 
-    def _step_finishing(self) -> None:
-        run = self.run
-        assert run is not None
-        if run.lease is not None:
-            run.lease.stop()
+    def _conclude_kernel(self, run: Run) -> None:
         if run.kernel is not None:
             deadline = time.monotonic() + 0.5
             while not run.kernel.eof and time.monotonic() < deadline:
@@ -595,30 +615,88 @@ class Daemon:
                     self._handle_line(run, line)
             if run.kernel.returncode is None:
                 run.kernel.wait(self.s.kill_grace_s)
-        status, reason = self._verdict(run)
+        run.verdict = self._verdict(run)
         if run.kernel is not None:
             run.kernel.close()
+
+    def _step_finishing(self) -> None:
+        run = self.run
+        assert run is not None
+        if run.verdict is None:
+            self._conclude_kernel(run)
+            if self._begin_references(run):
+                return
+        assert run.verdict is not None
+        status, reason = run.verdict
+        if run.lease is not None:
+            run.lease.stop()
         if run.skip_finish:
             run.spool.set_no_finish(run.skip_finish)
             log.warning("run=%s attempt=%s ended without finish: %s", run.run_id, run.attempt, run.skip_finish)
         else:
-            run.spool.set_finish({
+            body: dict[str, Any] = {
                 "attempt": run.attempt, "status": status, "reason": reason,
                 "results": run.stream.results, "end": run.stream.end,
-            })
+            }
+            if run.wants_reference:
+                body["references"] = run.references.report() if run.references is not None else []
+            run.spool.set_finish(body)
             log.info("run=%s attempt=%s finished: %s%s", run.run_id, run.attempt, status,
                      f" ({reason})" if reason else "")
         self.uploader.kick()
+        if run.references is not None:
+            run.references.close()
         if run.work_dir is not None:
             shutil.rmtree(run.work_dir, ignore_errors=True)
         self.run = None
         self.state = State.IDLE
+
+    # --- reference tools (after a kernel that succeeded) ------------------------------------
+
+    def _begin_references(self, run: Run) -> bool:
+        """Plan the reference runs; True when there is one to run (state REFERENCING)."""
+        if not run.wants_reference or run.skip_finish or run.verdict != ("succeeded", None):
+            return False
+        if run.work_dir is None or run.kernel_params is None or not isinstance(run.experiment, str):
+            return False
+        ctx = reference.Context(
+            experiment=run.experiment, params=run.kernel_params, start=run.stream.start,
+            results=run.stream.results, inventory=self.inventory,
+            cpus=len(os.sched_getaffinity(0)), mem_bytes=_mem_bytes(self.inventory),
+            is_root=os.geteuid() == 0,
+        )
+        plans, broken = reference.plan(ctx)
+        run.references = reference.ReferencePhase(plans, run.work_dir / "references", run.deadline_at,
+                                                  broken=broken)
+        if run.references.done:
+            return False
+        log.info("run=%s: %d reference run(s): %s", run.run_id, len(plans),
+                 ", ".join(f"{p.tool}@{p.matches.get('threads')}" for p in plans))
+        self.state = State.REFERENCING
+        return True
+
+    def _step_referencing(self) -> None:
+        run = self.run
+        assert run is not None and run.references is not None
+        why = self._stop_reason(run)
+        if why is not None:
+            status, reason = why
+            if status is None:  # the server decided the run: no finish
+                run.skip_finish = run.skip_finish or reason
+            log.warning("run=%s: stopping the reference tools: %s", run.run_id, reason)
+            run.references.abort(reason)  # the kernel's results stand; the tools left are marked failed
+        else:
+            run.references.step(0.2)
+        if run.references.done:
+            self.state = State.FINISHING
 
     # --- endings ---------------------------------------------------------------------------
 
     def _abort_for_revocation(self) -> None:
         run = self.run
         if run is not None:
+            if run.references is not None and not run.references.done:
+                run.references.abort("runner credential revoked")
             if run.kernel is not None and run.kernel.returncode is None:
                 run.kernel.kill()
                 run.kernel.wait(self.s.kill_grace_s)

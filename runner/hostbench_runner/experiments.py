@@ -18,6 +18,10 @@ from typing import Any
 from .errors import ParamError
 from .params import validate
 
+# Parameters the runner itself acts on, for every experiment; never passed to a kernel.
+# reference: after the kernel succeeded, run the matched reference tools too (reference.py).
+RUNNER_PARAMS: dict[str, dict[str, Any]] = {"reference": {"type": "boolean"}}
+
 
 @dataclass(frozen=True)
 class Param:
@@ -57,7 +61,13 @@ class Experiment:
                 sub = copy.deepcopy(sub["items"])
             sub.pop("default", None)
             out[p.name] = sub
+        out.update(copy.deepcopy(RUNNER_PARAMS))
         return {"type": "object", "additionalProperties": False, "properties": out}
+
+    @staticmethod
+    def wants_reference(params: Mapping[str, Any]) -> bool:
+        """Only after kernel_params() accepted params (the flag is then a bool or absent)."""
+        return params.get("reference") is True
 
     def kernel_params(self, params: Mapping[str, Any], kernel_schema: Mapping[str, Any]) -> dict[str, Any]:
         """Validate API params, then return the complete kernel parameters (validated too)."""

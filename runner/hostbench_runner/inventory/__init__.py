@@ -23,7 +23,7 @@ log = logging.getLogger("hostbench.inventory")
 @dataclass(frozen=True)
 class Collector:
     name: str
-    read: Callable[[Path], Any]  # thin: file contents under a root ("/" on a live host)
+    read: Callable[..., Any]  # thin: file contents under a root ("/" on a live host)
     parse: Callable[[Any], dict[str, Any]]  # pure
     wants_work_dir: bool = False  # read(root, work_dir)
 
@@ -52,7 +52,7 @@ def kernel_build(info: Any) -> dict[str, Any] | None:
     """`hbk --version` ({"v", "version", "build": {"cc", "cflags"}}) as the inventory shows it."""
     if not isinstance(info, dict):
         return None
-    build = info.get("build") if isinstance(info.get("build"), dict) else {}
+    build: dict[str, Any] = info["build"] if isinstance(info.get("build"), dict) else {}
 
     def text(value: Any) -> str | None:
         return value[:500] if isinstance(value, str) and value else None

@@ -17,14 +17,15 @@ ARPHRD_LOOPBACK = 772
 
 
 def read(root: Path) -> dict[str, Any]:
-    nics = {}
+    nics: dict[str, dict[str, Any]] = {}
     for name in list_dir(root, SYS_NET):
         base = f"{SYS_NET}/{name}"
-        nics[name] = {
+        nic: dict[str, Any] = {
             key: read_value(root, f"{base}/{key}") for key in ("speed", "mtu", "operstate", "type", "duplex")
         }
-        nics[name]["has_device"] = exists(root, f"{base}/device")
-        nics[name]["driver"] = read_link(root, f"{base}/device/driver")
+        nic["has_device"] = exists(root, f"{base}/device")
+        nic["driver"] = read_link(root, f"{base}/device/driver")
+        nics[name] = nic
     return {"nics": nics}
 
 
