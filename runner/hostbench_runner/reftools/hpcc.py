@@ -9,7 +9,9 @@ as `variant`. hpcc's GB (STREAM, PTRANS, ping-pong/ring bandwidth) is 10^9 bytes
 Refused: no complete summary section (truncated run); `Success=0` (hpcc's own verdict that one of its
 verification checks failed: the summary does not say which figure is affected, so none is trusted;
 `hostbench parse hpl` still reads the HPL rows one by one and flags the failed ones); a missing or
-non-positive core figure (HPL_Tflops, StarDGEMM_Gflops, StarSTREAM_Triad).
+non-positive core figure (HPL_Tflops, StarDGEMM_Gflops, StarSTREAM_Triad). Another figure that is
+exactly -1 is hpcc's "not run" (its initial value; e.g. the ping-pong and ring figures of a run with
+one MPI process) and is left out; any other negative figure is refused.
 """
 
 from __future__ import annotations
@@ -107,6 +109,8 @@ def parse(text: str) -> tuple[str, list[Metric]]:
         value = to_float(values[key], key)
         if value <= 0 and key in _CORE:
             raise ParseError(f"hpcc {key}={values[key]}: not a measured figure")
+        if value == -1 and key not in _CORE:
+            continue  # hpcc's "not run" (its initial value): with one process there is no ping-pong or ring
         if value < 0:
             raise ParseError(f"hpcc {key}={values[key]}: negative")
         metrics.append(metric(name, value, unit, variant=variant, key=key, processes=procs))
