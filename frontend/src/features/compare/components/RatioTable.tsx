@@ -24,7 +24,12 @@ export function RatioTable({ table, runLabels }: { table: Table; runLabels: stri
             {table.runs.map((r, i) => (
               <th scope="col" key={r.id}>
                 {runLabels[i]}
-                {i === table.baselineIndex ? <span className="badge badge-info">baseline</span> : null}
+                {i === table.baselineIndex ? (
+                  <>
+                    {' '}
+                    <span className="badge badge-info">baseline</span>
+                  </>
+                ) : null}
               </th>
             ))}
           </tr>

@@ -65,7 +65,7 @@ export function RunPicker({ selection, runsById, loadingSelection, recent, recen
                 <li key={id}>
                   <label className="check">
                     <input type="radio" name="baseline" checked={selection.baseline === id} onChange={() => onChange({ ...selection, baseline: id })} />
-                    <strong>#{id}</strong>
+                    <strong>#{id}</strong>{' '}
                     {run ? (
                       <span>
                         {run.host_name} · {run.experiment} <RunStatusBadge status={run.status} />

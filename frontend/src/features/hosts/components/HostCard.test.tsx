@@ -28,4 +28,23 @@ describe('HostCard', () => {
     expect(card).toHaveTextContent('CPU inventory failed on the host: OSError: /proc/cpuinfo');
     expect(card).toHaveTextContent('— × — × —');
   });
+
+  it('shows caches in exact binary units and the platform facts when reported', () => {
+    const inventory = {
+      ...host.inventory,
+      cpu: { ...(host.inventory.cpu as object), l1d_bytes: 48 * 1024, l1i_bytes: 32 * 1024, l2_bytes: 2 * 1024 ** 2, l3_bytes: 105 * 1024 ** 2, vector_bits: 512, fma: true },
+      virtualization: { virtualized: true, hypervisor: 'kvm', product_name: 'c7i.large', container: null },
+      governor: { governor: 'performance', driver: 'intel_pstate', boost: true },
+      disks: [{ name: 'nvme0n1', model: 'Amazon EBS', size_bytes: 100 * 1024 ** 3 }],
+    };
+    renderWithProviders(<HostCard host={{ ...host, inventory }} now={Date.now()} />);
+    const card = screen.getByRole('article', { name: 'bench-a' });
+    expect(within(card).getByRole('list', { name: 'Caches' })).toHaveTextContent('L1d 48 KiBL1i 32 KiBL2 2 MiBL3 105 MiB');
+    expect(card).toHaveTextContent('Virtualisationkvm · c7i.large');
+    expect(card).toHaveTextContent('Governorperformance');
+    expect(card).toHaveTextContent('Turbo / boostyes');
+    expect(card).toHaveTextContent('Disksnvme0n1 · Amazon EBS · 100 GiB');
+    expect(card).toHaveTextContent('NICsnot reported yet');
+    expect(within(card).getByRole('link', { name: 'Runs on bench-a' })).toHaveAttribute('href', '/history?host=1');
+  });
 });

@@ -1,0 +1,27 @@
+import { render, screen, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { resultRow, run } from '../../../test/fixtures';
+import { ratioTable } from '../lib/compare';
+import { RatioTable, formatRatio } from './RatioTable';
+
+describe('RatioTable', () => {
+  it('shows each run against the baseline with the figures, units and badges behind the ratio', () => {
+    const a = run({ id: 1, result: { unit: 'GFLOP/s', rows: [resultRow({ mean: 50, stddev: 0.5 })] } });
+    const b = run({ id: 2, result: { unit: 'GFLOP/s', rows: [resultRow({ mean: 60, stddev: 0.6, valid: false, invalid_reason: 'bad' })] } });
+    render(<RatioTable table={ratioTable([a, b], 2)} runLabels={['#1 bench-a', '#2 bench-a']} />);
+    const table = screen.getByRole('table', { name: /Ratio to baseline run #2/ });
+    expect(within(table).getByRole('columnheader', { name: /#2 bench-a baseline/ })).toBeInTheDocument();
+    const row = within(table).getByRole('row', { name: /FP64 FLOPS · 1 thread/ });
+    const [first, second] = within(row).getAllByRole('cell');
+    expect(first).toHaveTextContent('0.833×');
+    expect(first).toHaveTextContent('50.00 ± 0.50 GFLOP/s');
+    expect(second).toHaveTextContent('1× (baseline)');
+    expect(second).toHaveTextContent('invalid');
+    expect(second).toHaveClass('cell-invalid');
+  });
+
+  it('formats ratios and their absence', () => {
+    expect(formatRatio(1.2345)).toBe('1.23×');
+    expect(formatRatio(null)).toBe('—');
+  });
+});

@@ -1,0 +1,35 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { resultRow, run } from '../../../test/fixtures';
+import { renderWithProviders } from '../../../test/render';
+import { HistoryTable, headline } from './HistoryTable';
+
+const hostsById = new Map([[1, { id: 1, name: 'bench-a', labels: { provider: 'aws', instanceType: 'c7i.large', region: null } }]]);
+
+describe('HistoryTable', () => {
+  it('lists runs with host labels, a headline result and a checkbox to compare', async () => {
+    const onToggle = vi.fn();
+    const runs = [run({ id: 9, status: 'succeeded', result: { unit: 'GFLOP/s', rows: [resultRow({ mean: 40 }), resultRow({ threads: 2, mean: 80 })] } }), run({ id: 8 })];
+    renderWithProviders(<HistoryTable runs={runs} hostsById={hostsById} selected={new Set([8])} onToggle={onToggle} selectionFull={false} />);
+    const row = screen.getByRole('row', { name: /#9/ });
+    expect(row).toHaveTextContent('aws · c7i.large');
+    expect(row).toHaveTextContent('best 80 GFLOP/s');
+    expect(within(row).getByRole('link', { name: '#9' })).toHaveAttribute('href', '/runs/9');
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Select run #9 to compare' }));
+    expect(onToggle).toHaveBeenCalledWith(9, true);
+    expect(screen.getByRole('checkbox', { name: 'Select run #8 to compare' })).toBeChecked();
+  });
+
+  it('disables unticked boxes when the comparison is full', () => {
+    renderWithProviders(<HistoryTable runs={[run({ id: 9 }), run({ id: 8 })]} hostsById={hostsById} selected={new Set([8])} onToggle={vi.fn()} selectionFull />);
+    expect(screen.getByRole('checkbox', { name: 'Select run #9 to compare' })).toBeDisabled();
+    expect(screen.getByRole('checkbox', { name: 'Select run #8 to compare' })).toBeEnabled();
+  });
+
+  it('sums a trace run up by its mean and flags invalid rows', () => {
+    expect(headline(run({ result: { unit: 'GFLOP/s', rows: [], trace: { n: 5, min: 1, mean: 2, max: 3, stddev: 0.5, throttle: null } } }))).toBe('mean 2 GFLOP/s');
+    expect(headline(run({ result: { unit: 'GFLOP/s', rows: [resultRow({ valid: false })] } }))).toBe('best 52.35 GFLOP/s (invalid rows)');
+    expect(headline(run())).toBe('—');
+  });
+});
