@@ -28,6 +28,12 @@ export const peakLabels: Record<string, string> = {
   cpu_fp64: 'FP64',
   cpu_fp32: 'FP32',
   cpu_int32: 'INT32',
+  memory_bw: 'Memory bandwidth',
+  disk_bw: 'Disk bandwidth',
+  nic_bw: 'NIC bandwidth',
+  gpu_fp32: 'GPU FP32',
+  gpu_fp64: 'GPU FP64',
+  gpu_bw: 'GPU memory bandwidth',
   fp64_gflops: 'FP64',
   fp32_gflops: 'FP32',
 };

@@ -3,6 +3,7 @@ import { api } from '../../../lib/api/client';
 import { unwrap } from '../../../lib/api/errors';
 import type { HostLabelsUpdate, HostPublic, HostsPublic } from '../../../lib/api/types';
 import { getHostsQueryOptions } from './get-hosts';
+import { replaceHost } from '../lib/hosts-cache';
 
 /** PATCH /api/hosts/{id}/labels: sent keys replace, null clears, absent keys stay. */
 export function updateHostLabels(id: number, body: HostLabelsUpdate): Promise<HostPublic> {
@@ -14,9 +15,7 @@ export function useUpdateHostLabels(id: number) {
   return useMutation({
     mutationFn: (body: HostLabelsUpdate) => updateHostLabels(id, body),
     onSuccess: (host) => {
-      qc.setQueryData(getHostsQueryOptions().queryKey, (old: HostsPublic | undefined) =>
-        old ? { ...old, data: old.data.map((h) => (h.id === host.id ? host : h)) } : old,
-      );
+      qc.setQueryData(getHostsQueryOptions().queryKey, (old: HostsPublic | undefined) => replaceHost(old, host));
       // History filters by the host's current labels.
       void qc.invalidateQueries({ queryKey: ['runs', 'list'] });
     },

@@ -1,12 +1,12 @@
 import { Fragment } from 'react';
 import { Link } from 'react-router';
-import { peakLabels } from '../../../config/experiments';
 import { paths } from '../../../config/paths';
 import type { HostPublic } from '../../../lib/api/types';
-import { formatBytes, formatDateTime, formatNumber, formatRelative, humanize } from '../../../lib/format';
+import { formatBytes, formatDateTime, formatNumber, formatRelative } from '../../../lib/format';
 import { formatBlockSize } from '../../../lib/units';
-import { readCaches, readCpu, readDevices, readLabels, readMemoryBytes, readOs, readPeaks, readPlatform } from '../lib/inventory';
+import { readCaches, readCpu, readDevices, readLabels, readMemoryBytes, readOs, readPlatform } from '../lib/inventory';
 import { HostLabelsEditor } from './HostLabelsEditor';
+import { PeaksSection } from './PeaksSection';
 
 /** `now` is when the host list was fetched, so "last seen" ages with each refresh. */
 export function HostCard({ host, now }: { host: HostPublic; now: number }) {
@@ -14,7 +14,6 @@ export function HostCard({ host, now }: { host: HostPublic; now: number }) {
   const os = readOs(host.inventory);
   const mem = readMemoryBytes(host.inventory);
   const labels = readLabels(host);
-  const peaks = readPeaks(host);
   const caches = readCaches(host.inventory);
   const platform = readPlatform(host.inventory);
   const disks = readDevices(host.inventory, 'disks');
@@ -103,29 +102,7 @@ export function HostCard({ host, now }: { host: HostPublic; now: number }) {
           <dd>{nics.length ? nics.join('; ') : <span className="muted">not reported yet</span>}</dd>
         </dl>
       </details>
-      {peaks.length ? (
-        <section aria-label="Theoretical peaks" className="peaks">
-          <h3 className="small-heading">Theoretical peaks</h3>
-          <ul>
-            {peaks.map(({ key, peak, note }) => (
-              <li key={key}>
-                <span className="peak-name">{peakLabels[key] ?? humanize(key)}</span>{' '}
-                {peak ? (
-                  <>
-                    <strong>
-                      {formatNumber(peak.value)} {peak.unit}
-                    </strong>
-                    <span className="muted small formula"> = {peak.formula}</span>
-                    <span className="muted small"> ({peak.source})</span>
-                  </>
-                ) : (
-                  <span className="muted small">unknown{note ? `: ${note}` : ''}</span>
-                )}
-              </li>
-            ))}
-          </ul>
-        </section>
-      ) : null}
+      <PeaksSection host={host} />
       <footer className="card-footer">
         <Link className="button" to={paths.newJob(host.id)}>
           New job on {host.name}

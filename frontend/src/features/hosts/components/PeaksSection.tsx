@@ -1,0 +1,144 @@
+// Theoretical peaks as the backend computed them (formula and source shown), and the peaks a person
+// enters from a datasheet where the host cannot tell (memory channels, NIC speed) or the computed
+// one is wrong. Efficiency of later runs uses these; nothing is computed here.
+import { useId, useState, type FormEvent } from 'react';
+import { peakLabels } from '../../../config/experiments';
+import { ApiError, errorMessage } from '../../../lib/api/errors';
+import type { HostPublic, PeakKey } from '../../../lib/api/types';
+import { formatNumber, humanize } from '../../../lib/format';
+import { useClearPeakOverride } from '../api/clear-peak-override';
+import { useSetPeakOverride } from '../api/set-peak-override';
+import { readPeaks } from '../lib/inventory';
+import { PEAK_KEYS, isPeakKey } from '../lib/peaks';
+
+const label = (key: string) => peakLabels[key] ?? humanize(key);
+
+function PeakForm({ host, peakKey, initial, onDone }: { host: HostPublic; peakKey: PeakKey; initial: number | null; onDone: () => void }) {
+  const id = useId();
+  const [value, setValue] = useState(initial !== null ? String(initial) : '');
+  const [note, setNote] = useState('');
+  const [touched, setTouched] = useState(false);
+  const save = useSetPeakOverride(host.id);
+  const n = Number(value);
+  const clientError = value.trim() === '' ? 'Enter the peak' : !Number.isFinite(n) || n <= 0 ? 'A positive number' : n > 1e12 ? 'At most 10¹²' : null;
+  const serverError = save.error instanceof ApiError && save.error.issues.length ? save.error.issues.map((i) => i.msg).join('; ') : save.isError ? errorMessage(save.error) : null;
+  const shown = (touched ? clientError : null) ?? serverError;
+  const unit = PEAK_KEYS[peakKey].unit;
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    setTouched(true);
+    if (clientError) return;
+    save.mutate({ key: peakKey, body: { value: n, note: note.trim() || null } }, { onSuccess: onDone });
+  };
+  return (
+    <form className="peak-form" aria-label={`${label(peakKey)} peak of ${host.name}`} onSubmit={onSubmit} onKeyDown={(e) => e.key === 'Escape' && onDone()} noValidate>
+      <div className={`field${shown ? ' field-invalid' : ''}`}>
+        <label htmlFor={`${id}-value`}>
+          {label(peakKey)} peak ({unit})
+        </label>
+        <input
+          id={`${id}-value`}
+          type="number"
+          inputMode="decimal"
+          min={0}
+          step="any"
+          value={value}
+          autoFocus
+          aria-invalid={shown ? true : undefined}
+          aria-describedby={shown ? `${id}-error` : undefined}
+          onChange={(e) => setValue(e.target.value)}
+          onBlur={() => setTouched(true)}
+        />
+        {shown ? (
+          <p id={`${id}-error`} className="field-error">
+            {shown}
+          </p>
+        ) : null}
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-note`}>Source (optional)</label>
+        <input id={`${id}-note`} type="text" maxLength={500} value={note} placeholder="e.g. datasheet, 8 × DDR5-4800" onChange={(e) => setNote(e.target.value)} />
+      </div>
+      <div className="form-actions">
+        <button type="submit" className="button button-primary button-small" disabled={save.isPending}>
+          {save.isPending ? 'Saving…' : 'Save peak'}
+        </button>
+        <button type="button" className="button button-ghost button-small" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function PeaksSection({ host }: { host: HostPublic }) {
+  const peaks = readPeaks(host);
+  const [editing, setEditing] = useState<PeakKey | null>(null);
+  const clear = useClearPeakOverride(host.id);
+  // Keys the host lists nothing for (memory, disk, NIC, GPU until their collectors land).
+  const addable = (Object.keys(PEAK_KEYS) as PeakKey[]).filter((k) => !peaks.some((p) => p.key === k));
+  const addingNew = editing !== null && addable.includes(editing);
+
+  return (
+    <section aria-label="Theoretical peaks" className="peaks">
+      <h3 className="small-heading">Theoretical peaks</h3>
+      {peaks.length ? (
+        <ul>
+          {peaks.map(({ key, peak, note }) => (
+            <li key={key}>
+              <span className="peak-name">{label(key)}</span>{' '}
+              {peak ? (
+                <>
+                  <strong>
+                    {formatNumber(peak.value)} {peak.unit}
+                  </strong>
+                  <span className="muted small formula"> = {peak.formula}</span>
+                  <span className="muted small"> ({peak.source})</span>
+                </>
+              ) : (
+                <span className="muted small">unknown{note ? `: ${note}` : ''}</span>
+              )}
+              {isPeakKey(key) && editing !== key ? (
+                <span className="peak-actions">
+                  <button type="button" className="button button-ghost button-small" onClick={() => setEditing(key)} aria-label={`Enter ${label(key)} peak of ${host.name}`}>
+                    Enter
+                  </button>
+                  {peak?.source === 'user' ? (
+                    <button type="button" className="button button-ghost button-small" onClick={() => clear.mutate(key)} disabled={clear.isPending} aria-label={`Use the computed ${label(key)} peak of ${host.name}`}>
+                      Use computed
+                    </button>
+                  ) : null}
+                </span>
+              ) : null}
+              {editing === key && isPeakKey(key) ? <PeakForm host={host} peakKey={key} initial={peak?.value ?? null} onDone={() => setEditing(null)} /> : null}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="muted small">No peak known yet.</p>
+      )}
+      {clear.isError ? <p className="field-error">Could not reset the peak: {errorMessage(clear.error)}</p> : null}
+      {addable.length && !addingNew ? (
+        <div className="field field-inline small">
+          <label htmlFor={`peak-add-${host.id}`}>Enter another peak</label>
+          <select
+            id={`peak-add-${host.id}`}
+            value=""
+            onChange={(e) => {
+              if (isPeakKey(e.target.value)) setEditing(e.target.value);
+            }}
+          >
+            <option value="">choose…</option>
+            {addable.map((k) => (
+              <option key={k} value={k}>
+                {label(k)} ({PEAK_KEYS[k].unit})
+              </option>
+            ))}
+          </select>
+        </div>
+      ) : null}
+      {addingNew ? <PeakForm host={host} peakKey={editing} initial={null} onDone={() => setEditing(null)} /> : null}
+    </section>
+  );
+}
