@@ -354,9 +354,10 @@ def _tail(path: Path, chars: int = STDERR_TAIL) -> str:
 class _Tool:
     """One reference process: argv list, own process group, dies with the runner, output to files."""
 
-    def __init__(self, argv: list[str], cwd: Path, env: Mapping[str, str]):
+    def __init__(self, argv: list[str], cwd: Path, env: Mapping[str, str], output: str | None = None):
         self.cwd = cwd
         self.stdout_path, self.stderr_path = cwd / ".stdout", cwd / ".stderr"
+        self.outputs = [self.stdout_path, self.stderr_path] + ([cwd / output] if output else [])
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(  # noqa: S603 - argv list of a resolved tool, never a shell
                 argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
@@ -391,7 +392,7 @@ class _Tool:
 
     def output_bytes(self) -> int:
         total = 0
-        for path in (self.stdout_path, self.stderr_path):
+        for path in self.outputs:
             try:
                 total += path.stat().st_size
             except OSError:
@@ -435,6 +436,8 @@ class ReferencePhase:
 
     def step(self, wait_s: float = 0.2) -> None:
         """Start the next tool, or wait up to wait_s for the running one."""
+        if self.done:
+            return
         if self._tool is None:
             self._start_next()
             return
@@ -499,7 +502,7 @@ class ReferencePhase:
             cwd.mkdir(parents=True, mode=0o700)
             for name, text in plan.files.items():
                 (cwd / name).write_text(text)
-            self._tool = _Tool(argv, cwd, plan.env)
+            self._tool = _Tool(argv, cwd, plan.env, plan.output)
         except (OSError, subprocess.SubprocessError) as exc:
             self.entries.append(entry(plan.tool, "failed", f"cannot start {argv[0]}: {exc}", argv, plan.matches))
             shutil.rmtree(cwd, ignore_errors=True)
