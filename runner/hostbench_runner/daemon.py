@@ -1,9 +1,9 @@
 """The runner daemon: one explicit state machine in one loop.
 
     idle ──► claiming ──► running ──► finishing ──► idle
-      ▲          │ 204/error      │          ▲  │
-      └──────────┘    refused ────┼──────────┘  └─► referencing ──► finishing
-                                  (bad params, no kernel)   (the kernel succeeded and params.reference)
+      ▲          │ 204/error             ▲   │ ▲
+      └──────────┘          refused ─────┘   ▼ │  the kernel succeeded and params.reference:
+                (bad params, no kernel)   referencing  the reference tools, one at a time
 
 Signal handlers only set flags; the loop notices them. Around the loop run three small threads:
 the heartbeat (every 5 s, idle or busy), the uploader (spool → server) and, while a run is on,

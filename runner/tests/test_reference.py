@@ -10,9 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
-from runner_fakes import CPU_PARAMS, FIXTURES, assignment, kernel_calls, pids_alive, run_once
+from runner_fakes import CPU_PARAMS, FIXTURES, assignment, daemon_for, kernel_calls, pids_alive, run_once
 
 from hostbench_runner import reference, reference_likwid
+from hostbench_runner.daemon import State
 from hostbench_runner.errors import ParamError
 from hostbench_runner.experiments import EXPERIMENTS
 from hostbench_runner.reference import Context, Plan, ReferencePhase
@@ -439,3 +440,23 @@ def test_hpcc_with_one_process_parses():
     assert (hpl["name"], hpl["value"], hpl["n"], hpl["processes"]) == ("hpl_gflops", 11.9232, 3840, 1)
     assert not any(m["name"].startswith(("pingpong", "ring")) for m in got)
     assert all(m["value"] >= 0 for m in got)
+
+
+def test_shutdown_during_references_finishes_with_the_kernels_result(server, settings_for, fake_kernel, tools,
+                                                                    monkeypatch):
+    bindir = tools(hpcc="hang", mpirun="ok", likwid_bench="ok")
+    monkeypatch.setenv("PATH", str(bindir))
+    with daemon_for(settings_for(server.url, fake_kernel("ok"))) as d:
+        d._begin(assignment(run_id=70, params={**CPU_PARAMS, "threads": [1], "reference": True}))
+        limit = time.monotonic() + 15
+        while not any(c["tool"] == "hpcc" for c in calls(bindir)) and time.monotonic() < limit:
+            d.step()
+        assert d.state is State.REFERENCING
+        d.shutdown.set()
+        while d.state is not State.IDLE:
+            d.step()
+        assert d.uploader.wait_idle(5)
+    finish = server.finishes[0][1]
+    assert finish["status"] == "succeeded" and len(finish["results"]) == 1
+    assert [r["reason"] for r in finish["references"]] == ["hpcc stopped: runner stopped", "not run: runner stopped"]
+    assert pids_alive([c["pid"] for c in calls(bindir)]) == []
