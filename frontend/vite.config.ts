@@ -18,5 +18,7 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}'],
     css: false,
     restoreMocks: true,
+    // user-event tests type key by key; on a loaded CI machine 5 s is not a bound on correctness.
+    testTimeout: 20_000,
   },
 });

@@ -5,7 +5,7 @@ import { startRun } from './helpers';
 
 const SCREENSHOT = fileURLToPath(new URL('../../docs/screenshots/hosts.png', import.meta.url));
 
-test('instance labels are edited inline and filter History', async ({ page, request }) => {
+test('instance labels and a peak are edited inline; labels filter History', async ({ page, request }) => {
   await startRun(request, 'cpu', { op: 'fp64', threads: [1], repeats: 1, duration_s: 0.5, warmup_s: 0 });
   await page.goto('/');
   const card = page.getByRole('article').first();
@@ -26,6 +26,13 @@ test('instance labels are edited inline and filter History', async ({ page, requ
   await expect(labels).toContainText('lab-1');
   await page.reload();
   await expect(card.getByRole('region', { name: `Instance labels of ${name}` })).toContainText('tiny.e2e');
+
+  // A peak the host cannot discover, entered from a datasheet.
+  await card.getByLabel('Enter another peak').selectOption('memory_bw');
+  await card.getByLabel('Memory bandwidth peak (MB/s)').fill('102400');
+  await card.getByLabel('Source (optional)').fill('e2e datasheet');
+  await card.getByRole('button', { name: 'Save peak' }).click();
+  await expect(card.getByRole('region', { name: 'Theoretical peaks' })).toContainText('Memory bandwidth 102,400 MB/s = entered by a person: e2e datasheet (user)');
 
   await card.getByText('Caches and platform').click();
   await expect(card.getByText('Caches', { exact: true })).toBeVisible();
