@@ -6,8 +6,9 @@ measured time, in a directory on this host's disk. Throughput cases compare MB/s
 latency cases compare percentiles of the whole I/O time (fio's `lat`, from submission to completion,
 with --lat_percentiles=1): a ratio of 1 is equal, within 0.9..1.1 is "within 10 %".
 
-The directory: $HOSTBENCH_BENCH_DIR, else a fresh one under the repository (a tmpfs /tmp would measure
-memory, and it cannot do O_DIRECT). Both tools' files are removed at the end.
+The directory: a fresh one under $HOSTBENCH_BENCH_DIR, else under .hostbench/bench/ in the repository
+(a tmpfs /tmp would measure memory, and it may refuse O_DIRECT); the start event names the filesystem
+and device. Both tools' files are removed at the end.
 """
 import json
 import os
@@ -15,7 +16,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from hostbench_cli import ROOT
+from hostbench_cli import STATE
 from hostbench_cli.bench.common import HBK, BenchReport, Pair, hbk_events, results, run as run_cmd, tool
 
 FILE_SIZE = 1 << 30  # 1 GiB: modest, the disk is shared
@@ -42,11 +43,9 @@ CASES = [
 
 
 def _workdir() -> Path:
-    base = os.environ.get("HOSTBENCH_BENCH_DIR")
-    if base:
-        Path(base).mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix="bench-disk-", dir=base))
-    return Path(tempfile.mkdtemp(prefix=".bench-disk-", dir=ROOT))
+    base = Path(os.environ.get("HOSTBENCH_BENCH_DIR") or STATE / "bench")
+    base.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix="disk-", dir=base))
 
 
 def ours(workdir: Path, op: str, block: int, depth: int, engine: str, file_size: int = FILE_SIZE,
@@ -70,7 +69,11 @@ def fio_argv(fio: str, path: Path, rw: str, block: int, depth: int, engine: str)
             "--output-format=json"]
 
 
-def theirs(argv: list[str], rw: str) -> dict:
+def theirs(argv: list[str], rw: str, path: Path) -> dict:
+    # a fresh file, as our kernel has at every start: fio lays it out (writes it whole) before it
+    # measures, so both tools measure right after writing FILE_SIZE bytes (a host that caches its
+    # guests' disks may still be flushing them) and on a newly allocated file
+    path.unlink(missing_ok=True)
     doc = json.loads(run_cmd(argv, timeout=300))
     job = doc["jobs"][0]
     side = job["write" if "write" in rw else "read"]
@@ -106,10 +109,7 @@ def run(pairs: int) -> BenchReport:
             f"logical block {start['logical_block_bytes']} B; file {FILE_SIZE >> 20} MiB each; "
             f"{WARMUP_S} s warm-up + {DURATION_S} s per measurement; depth > 1 uses {async_engine} "
             f"in both tools; latency = fio lat (submit to completion, --lat_percentiles=1); "
-            f"order A B in even pairs, B A in odd ones")
-        # fio lays its file out once; our kernel writes its own file at every start
-        run_cmd([fio, "--name=layout", f"--filename={fio_file}", f"--size={FILE_SIZE}", "--rw=write", "--bs=1M",
-                 "--direct=1", "--ioengine=psync", "--output-format=json"], timeout=300)
+            f"order A B in even pairs, B A in odd ones; each run of either tool writes a fresh file first")
         for i in range(pairs):
             for name, op, rw, block, depth, metrics in CASES:
                 engine = _engine_for(depth, async_engine)
@@ -118,9 +118,9 @@ def run(pairs: int) -> BenchReport:
                 # a gigabyte of writes, a warm cache) falls on both tools alike
                 if i % 2 == 0:
                     _, mine = ours(workdir, op, block, depth, engine)
-                    ref = theirs(argv, rw)
+                    ref = theirs(argv, rw, fio_file)
                 else:
-                    ref = theirs(argv, rw)
+                    ref = theirs(argv, rw, fio_file)
                     _, mine = ours(workdir, op, block, depth, engine)
                 ref_text = (f"fio --rw={rw} --bs={block} --iodepth={depth} --direct=1 "
                             f"--ioengine={engine} --size=1G")
