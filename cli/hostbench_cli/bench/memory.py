@@ -3,7 +3,7 @@
 - STREAM (a `stream` binary on PATH, OpenMP, run with OMP_NUM_THREADS and bound threads): its Copy
   and Triad against our `copy` block op (8 MiB blocks over a buffer as large as one STREAM array) and
   our STREAM-variant `stream_copy` / `stream_triad` (plain stores) with STREAM's array size. STREAM
-  reports the best of its 9 timed sweeps, so ours is the best 0.2-s sample of a 4-s phase. STREAM's
+  reports the best of its 9 timed sweeps, so ours is the best 0.2-s sample of a 3-s phase. STREAM's
   Copy, compiled at -O2/-O3, is a glibc memcpy (non-temporal stores at this size), so our `copy` runs
   with `stores auto`, which is non-temporal here too.
 - likwid-bench `copy_mem_avx512` / `stream_mem_avx512` (non-temporal stores; the same 2 and 3 arrays
@@ -64,8 +64,8 @@ def cpu_share_of_child(argv: list[str], threads: int, env: dict | None = None) -
 
 
 def ours(args: list[str], best: bool) -> tuple[float, float]:
-    """hbk memory: (MB/s, cpu_share). best: the best 0.2-s sample of a 4-s phase; else its mean."""
-    timing = (["--repeats", "1", "--duration_s", "4", "--interval_s", "0.2"] if best else
+    """hbk memory: (MB/s, cpu_share). best: the best 0.2-s sample of a 3-s phase; else its mean."""
+    timing = (["--repeats", "1", "--duration_s", "3", "--interval_s", "0.2"] if best else
               ["--repeats", "1", "--duration_s", "2", "--no_sampler", "true"])
     events = hbk_events("memory", [*args, *timing, "--warmup_s", "0.5"], timeout=900)
     res = results(events)
@@ -160,7 +160,7 @@ def run(pairs: int) -> BenchReport:
                                  lambda op=op, t=t: ours(["--op", op, "--array_size", str(n), "--threads", str(t)],
                                                          best=False),
                                  lambda argv=argv, t=t: likwid_value(argv, t), pairs)
-    report.notes.append("ours: STREAM pairs the best 0.2-s sample of a 4-s phase (STREAM reports the best of its "
+    report.notes.append("ours: STREAM pairs the best 0.2-s sample of a 3-s phase (STREAM reports the best of its "
                         "9 sweeps); likwid pairs the mean of a 2-s phase (likwid-bench reports its mean)")
     report.notes.append(f"a pair counts when both sides got >= {QUIET} of their CPUs (cpu_share; the reference's "
                         "from its CPU time over wall time x threads); disturbed pairs are measured again")
