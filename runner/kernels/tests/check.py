@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 HBK = os.path.join(BUILD, "hbk")
@@ -255,30 +256,32 @@ def start_fields_ok(start, what):
 
 
 def test_every_op_and_isa_verifies():
-    for op in ("fp64", "fp32", "int32"):
-        for isa in ("avx512", "avx2", "sse2", "scalar"):
-            what = f"cpu --op {op} --isa {isa}"
-            rc, lines, raw = hbk("cpu", *quick("--op", op, "--isa", isa))
-            if rc == 3:  # this CPU lacks it: the refusal must say why, before any start
-                check(len(lines) == 1 and lines[0].get("code") == "unsupported"
-                      and isa in lines[0].get("message", ""), f"{what}: unsupported {raw!r}")
-                continue
-            types = [x.get("type") for x in lines]
-            check(rc == 0 and types[0] == "start" and types[-1] == "end", f"{what}: {rc} {types}")
-            start, results, end = lines[0], of_type(lines, "result"), lines[-1]
-            start_fields_ok(start, what)
-            for key in ("isa", "isa_available", "vector_bits", "lanes", "fma", "accumulators",
-                        "mix", "clock_ghz", "cpus_online", "affinity_cpus"):
-                check(key in start, f"{what}: start has {key}")
-            check(start.get("isa") == isa and isa in start.get("isa_available", []),
-                  f"{what}: isa chosen")
-            check(start.get("unit") == ("GIOP/s" if op == "int32" else "GFLOP/s"), f"{what}: unit")
-            check(("int_ops_per_unit" if op == "int32" else "flops_per_instruction") in start,
-                  f"{what}: work-per-unit fact")
-            check(0.1 < (start.get("clock_ghz") or 0) < 10, f"{what}: plausible clock")
-            check(len(results) == 1 and results[0]["verified"] is True and
-                  results[0]["value"] > 0 and results[0]["op"] == op, f"{what}: verified result")
-            check(end.get("status") == "ok" and end.get("reason") is None, f"{what}: end ok")
+    combos = [(op, isa) for op in ("fp64", "fp32", "int32")
+              for isa in ("avx512", "avx2", "sse2", "scalar")]
+    with ThreadPoolExecutor(max_workers=2) as pool:  # two at a time: most of a run is its clock
+        runs = list(pool.map(lambda c: hbk("cpu", *quick("--op", c[0], "--isa", c[1])), combos))
+    for (op, isa), (rc, lines, raw) in zip(combos, runs):
+        what = f"cpu --op {op} --isa {isa}"
+        if rc == 3:  # this CPU lacks it: the refusal must say why, before any start
+            check(len(lines) == 1 and lines[0].get("code") == "unsupported"
+                  and isa in lines[0].get("message", ""), f"{what}: unsupported {raw!r}")
+            continue
+        types = [x.get("type") for x in lines]
+        check(rc == 0 and types[0] == "start" and types[-1] == "end", f"{what}: {rc} {types}")
+        start, results, end = lines[0], of_type(lines, "result"), lines[-1]
+        start_fields_ok(start, what)
+        for key in ("isa", "isa_available", "vector_bits", "lanes", "fma", "accumulators",
+                    "mix", "clock_ghz", "cpus_online", "affinity_cpus"):
+            check(key in start, f"{what}: start has {key}")
+        check(start.get("isa") == isa and isa in start.get("isa_available", []),
+              f"{what}: isa chosen")
+        check(start.get("unit") == ("GIOP/s" if op == "int32" else "GFLOP/s"), f"{what}: unit")
+        check(("int_ops_per_unit" if op == "int32" else "flops_per_instruction") in start,
+              f"{what}: work-per-unit fact")
+        check(0.1 < (start.get("clock_ghz") or 0) < 10, f"{what}: plausible clock")
+        check(len(results) == 1 and results[0]["verified"] is True and
+              results[0]["value"] > 0 and results[0]["op"] == op, f"{what}: verified result")
+        check(end.get("status") == "ok" and end.get("reason") is None, f"{what}: end ok")
 
 
 def test_auto_picks_an_available_isa():
