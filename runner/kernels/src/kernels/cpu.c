@@ -5,6 +5,7 @@
  * the closed form x0 + n*c exactly (integers below 2^24 stay exact in fp32) before it counts. */
 #include "cpu.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -425,8 +426,9 @@ static void cpu_facts(const hb_setup *s, hb_json *j)
         hb_json_knum(j, "int_ops_per_unit", s->configs[0].work_per_unit);
     }
     hb_json_kint(j, "chunk_units", CHUNK);
-    hb_json_knum(j, "clock_ghz", st->clock_ghz);
-    hb_json_knum(j, "clock_ghz_all_cpus", st->clock_ghz_all);
+    /* 0: the measuring thread could not start; say unknown rather than 0 GHz */
+    hb_json_knum(j, "clock_ghz", st->clock_ghz > 0 ? st->clock_ghz : NAN);
+    hb_json_knum(j, "clock_ghz_all_cpus", st->clock_ghz_all > 0 ? st->clock_ghz_all : NAN);
     hb_json_kstr(j, "clock_method", "dependent register-register 64-bit adds (1 cycle each) "
                  "per second of the pinned thread's CPU time (CLOCK_THREAD_CPUTIME_ID), best "
                  "of 5 runs of >= 50 ms after a 50 ms warm-up; clock_ghz_all_cpus: the same on "
