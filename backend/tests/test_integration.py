@@ -115,3 +115,35 @@ def test_runner_that_goes_silent_fails_its_run(stack):
         os.killpg(runner.pid, signal.SIGCONT)
     assert run["status"] == "failed"
     assert run["status_reason"].startswith("runner went silent")
+
+
+@pytest.mark.parametrize(("experiment", "params", "unit"), [
+    ("memory", {"op": "read", "blocks": [8192], "threads": [1], "repeats": 1, "duration_s": 0.5, "warmup_s": 0}, "MB/s"),
+    ("memory", {"op": "latency", "sizes": [4096, 1048576], "threads": [1], "repeats": 1, "duration_s": 0.5,
+                "warmup_s": 0}, "Mload/s"),
+    ("disk", {"ops": ["seq_read"], "blocks": [4096], "file_size": 16777216, "threads": [1], "repeats": 1,
+              "duration_s": 0.5, "warmup_s": 0}, "MB/s"),
+    ("network", {"op": "tcp_stream", "sizes": [1024], "streams": [1], "repeats": 1, "duration_s": 0.5,
+                 "warmup_s": 0}, "Mbit/s"),
+])
+def test_every_kernel_runs_through_the_job_flow(stack, experiment, params, unit):
+    url = stack.url
+    body = {"host_ids": [_host_id(url)], "experiment": experiment, "params": params}
+    r = httpx.post(f"{url}/api/jobs", json=body, timeout=10)
+    assert r.status_code == 201, r.text
+    run = _wait_status(url, r.json()["runs"][0]["id"], {"succeeded", "failed", "untrusted"}, timeout=120)
+    assert run["status"] == "succeeded", run["status_reason"]
+    rows = run["result"]["rows"]
+    assert rows and all(row["unit"] == unit and row["mean"] > 0 and row["valid"] for row in rows)
+
+
+def test_gpu_job_on_a_host_without_a_gpu_fails_with_the_reason(stack):
+    url = stack.url
+    body = {"host_ids": [_host_id(url)], "experiment": "gpu", "params": {"ops": ["fp32_fma"], "repeats": 1,
+                                                                         "duration_s": 0.5, "warmup_s": 0}}
+    run_id = httpx.post(f"{url}/api/jobs", json=body, timeout=10).json()["runs"][0]["id"]
+    run = _wait_status(url, run_id, {"succeeded", "failed", "untrusted"}, timeout=60)
+    if run["status"] == "succeeded":
+        pytest.skip("this host has a usable CUDA GPU")  # the unsupported path is what this test is about
+    assert run["status"] == "failed"
+    assert "unsupported" in run["status_reason"] or "CUDA" in run["status_reason"], run["status_reason"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,7 +43,9 @@ class Experiment:
     params: tuple[Param, ...]  # what the user may set
     fixed: Mapping[str, Any] = field(default_factory=dict)  # kernel params the experiment pins
     defaults: Mapping[str, Any] = field(default_factory=dict)  # overrides of kernel defaults
-    argv_order: tuple[str, ...] = ()  # kernel params in argv order; every one is always passed
+    argv_order: tuple[str, ...] = ()  # kernel params in argv order; every one is passed unless `omit` drops it
+    # Kernel params that do not apply to this job's other params (memory: `sizes` only for the latency op).
+    omit: Callable[[Mapping[str, Any]], frozenset[str]] | None = None
 
     def api_schema(self, kernel_schema: Mapping[str, Any]) -> dict[str, Any]:
         """The JSON Schema of this experiment's API params, derived from the kernel's schema."""
@@ -76,7 +78,10 @@ class Experiment:
         validate(params, self.api_schema(kernel_schema))
         props = kernel_schema.get("properties", {})
         out: dict[str, Any] = {}
+        dropped = self.omit(params) if self.omit else frozenset()
         for name in self.argv_order:
+            if name in dropped:
+                continue
             if name in self.fixed:
                 out[name] = self.fixed[name]
                 continue
@@ -95,7 +100,8 @@ class Experiment:
     def argv(self, kernel_bin: Path | str, kernel_params: Mapping[str, Any]) -> list[str]:
         argv = [str(kernel_bin), self.kernel]
         for name in self.argv_order:
-            argv += [f"--{name}", format_arg(name, kernel_params[name])]
+            if name in kernel_params:
+                argv += [f"--{name}", format_arg(name, kernel_params[name])]
         return argv
 
 
@@ -113,6 +119,40 @@ EXPERIMENTS: dict[str, Experiment] = {
         fixed={"repeats": 1, "warmup_s": 0},
         defaults={"duration_s": 600},
         argv_order=("op", "threads", "repeats", "duration_s", "warmup_s"),
+    ),
+    # The kernel's working directory is the run's own directory under the runner's work dir; `workdir` is
+    # never a job parameter (a path from a request), the disk kernel's default "." is that directory.
+    "memory": Experiment(
+        kind="memory",
+        kernel="memory",
+        params=(Param("op"), Param("blocks"), Param("sizes"), Param("threads"), Param("repeats"),
+                Param("duration_s"), Param("warmup_s")),
+        argv_order=("op", "blocks", "sizes", "threads", "repeats", "duration_s", "warmup_s"),
+        omit=lambda p: frozenset({"blocks"} if p.get("op") == "latency" else
+                                 {"blocks", "sizes"} if str(p.get("op", "")).startswith("stream_") else {"sizes"}),
+    ),
+    "disk": Experiment(
+        kind="disk",
+        kernel="disk",
+        params=(Param("ops", kernel_name="op"), Param("blocks"), Param("direct"), Param("iodepth"),
+                Param("file_size"), Param("threads"), Param("repeats"), Param("duration_s"), Param("warmup_s")),
+        argv_order=("op", "blocks", "direct", "iodepth", "file_size", "threads", "repeats", "duration_s",
+                    "warmup_s"),
+    ),
+    "network": Experiment(
+        kind="network",
+        kernel="net",
+        params=(Param("op"), Param("sizes"), Param("streams"), Param("poll"), Param("repeats"),
+                Param("duration_s"), Param("warmup_s")),
+        fixed={"role": "loopback"},
+        argv_order=("role", "op", "sizes", "streams", "poll", "repeats", "duration_s", "warmup_s"),
+    ),
+    "gpu": Experiment(
+        kind="gpu",
+        kernel="gpu",
+        params=(Param("ops", kernel_name="op"), Param("device"), Param("bytes"), Param("repeats"),
+                Param("duration_s"), Param("warmup_s")),
+        argv_order=("op", "device", "bytes", "repeats", "duration_s", "warmup_s"),
     ),
 }
 

@@ -318,9 +318,10 @@ class Reference:
 REFERENCES: dict[str, tuple[Reference, ...]] = {
     "cpu": (Reference("hpcc", hpcc_hpl), Reference("likwid-bench", likwid_peakflops)),
     "cpu_trace": (),  # a 10-minute trace has no reference tool
-    # Used once their experiments exist in experiments.py; the builders are tested already.
     "memory": (Reference("stream", stream),),
     "disk": (Reference("fio", fio),),
+    "network": (),  # iperf3 / sockperf builders: not yet
+    "gpu": (),  # vendor peaks are computed from device attributes, there is no tool to run
 }
 
 

@@ -18,6 +18,8 @@ def test_fixture_schema_matches_the_real_kernel_for_the_parameters_we_pass():
     real = KernelCatalog(DEFAULT_KERNEL_BIN).schema("cpu")["properties"]
     ours = DESCRIBE["parameters"]["properties"]
     for exp in EXPERIMENTS.values():
+        if exp.kernel != "cpu":
+            continue
         for name in exp.argv_order:
             for key in ("type", "minimum", "maximum", "enum", "items", "minItems", "uniqueItems"):
                 assert real[name].get(key) == ours[name].get(key), (name, key)

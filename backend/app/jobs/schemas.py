@@ -3,7 +3,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
-from app.experiments.registry import CpuParams, CpuTraceParams
+from app.experiments.registry import CpuParams, CpuTraceParams, DiskParams, GpuParams, MemoryParams, NetworkParams
 from app.hosts.schemas import Peak
 
 HostIds = Annotated[list[Annotated[StrictInt, Field(ge=1)]], Field(min_length=1, max_length=16)]
@@ -32,7 +32,29 @@ class CpuTraceJobCreate(_JobCreateBase):
     params: CpuTraceParams = Field(default_factory=CpuTraceParams)  # type: ignore[arg-type]
 
 
-JobCreate = Annotated[CpuJobCreate | CpuTraceJobCreate, Field(discriminator="experiment")]
+class MemoryJobCreate(_JobCreateBase):
+    experiment: Literal["memory"]
+    params: MemoryParams = Field(default_factory=MemoryParams)  # type: ignore[arg-type]
+
+
+class DiskJobCreate(_JobCreateBase):
+    experiment: Literal["disk"]
+    params: DiskParams = Field(default_factory=DiskParams)  # type: ignore[arg-type]
+
+
+class NetworkJobCreate(_JobCreateBase):
+    experiment: Literal["network"]
+    params: NetworkParams = Field(default_factory=NetworkParams)  # type: ignore[arg-type]
+
+
+class GpuJobCreate(_JobCreateBase):
+    experiment: Literal["gpu"]
+    params: GpuParams = Field(default_factory=GpuParams)  # type: ignore[arg-type]
+
+
+AnyJobCreate = (CpuJobCreate | CpuTraceJobCreate | MemoryJobCreate | DiskJobCreate | NetworkJobCreate
+                | GpuJobCreate)
+JobCreate = Annotated[AnyJobCreate, Field(discriminator="experiment")]
 
 
 class ReferenceFigure(BaseModel):

@@ -5,12 +5,11 @@ from app.core import broker
 from app.core.config import get_settings
 from app.core.db import utcnow
 from app.core.errors import NotFound, TooMany, Unprocessable
-from app.experiments.registry import EXPERIMENTS
+from app.experiments.registry import EXPERIMENTS, reference_allowance
 from app.hosts.models import Host
 from app.jobs.models import ACTIVE, TERMINAL, Job, Run, Sample
 from app.jobs.schemas import (
-    CpuJobCreate,
-    CpuTraceJobCreate,
+    AnyJobCreate,
     JobPublic,
     RunFilter,
     RunPublic,
@@ -50,7 +49,7 @@ def publish_run(session: Session, run: Run) -> None:
     broker.publish(broker.run_channel(run.id), {"type": "run", "run": body})
 
 
-def create_job(session: Session, body: CpuJobCreate | CpuTraceJobCreate) -> Job:
+def create_job(session: Session, body: AnyJobCreate) -> Job:
     hosts = {h.id: h for h in session.scalars(select(Host).where(Host.id.in_(body.host_ids)))}
     for i, host_id in enumerate(body.host_ids):
         host = hosts.get(host_id)
@@ -66,7 +65,8 @@ def create_job(session: Session, body: CpuJobCreate | CpuTraceJobCreate) -> Job:
     session.flush()
     for host_id in body.host_ids:
         session.add(Run(job_id=job.id, host_id=host_id, experiment=body.experiment, params=params,
-                        expected_duration_s=exp.expected_duration(body.params)))
+                        expected_duration_s=exp.expected_duration(body.params)
+                        + reference_allowance(body.experiment, body.params)))
     session.commit()  # PostgreSQL first; only then ring the doorbell
     return job
 

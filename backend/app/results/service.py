@@ -18,9 +18,31 @@ PEAK_TOLERANCE = 0.03
 
 
 def unit_for(experiment: str, params: dict[str, Any]) -> str:
+    """The unit a run's live samples and results are in, before any arrive (results carry their own)."""
     if experiment in ("cpu", "cpu_trace"):
         return "GIOP/s" if params.get("op") == "int32" else "GFLOP/s"
-    return ""
+    if experiment == "memory":
+        return "Mload/s" if params.get("op") == "latency" else "MB/s"
+    if experiment == "network":
+        return "RT/s" if str(params.get("op", "")).endswith("_rr") else "Mbit/s"
+    return {"disk": "MB/s", "gpu": "mixed"}.get(experiment, "")
+
+
+def _flatten(r: dict[str, Any]) -> dict[str, float]:
+    """Numeric per-repeat figures, one nested level flattened: latency_us.p50 -> latency_p50_us."""
+    out: dict[str, float] = {}
+    for k, v in r.items():
+        if isinstance(v, bool):
+            continue
+        if isinstance(v, int | float):
+            out[k] = float(v)
+        elif isinstance(v, dict):
+            base, unit = (k[: -len(sfx)], sfx) if (sfx := next((x for x in ("_us", "_ms", "_ns") if k.endswith(x)), "")) \
+                else (k, "")
+            for sub, x in v.items():
+                if isinstance(x, int | float) and not isinstance(x, bool):
+                    out[f"{base}_{sub}{unit}"] = float(x)
+    return out
 
 
 def _normalise_unit(u: str | None) -> str:
@@ -90,9 +112,10 @@ def compute_result(
             notes.add(why)
         standard = {"threads", "repeat", "value", "unit", "verified", "op", "block_bytes", "type", "v", "t", "seconds",
                     "work", "oversubscribed"}
-        extra_keys = sorted({k for r in reps for k, v in r.items()
-                             if k not in standard and isinstance(v, int | float) and not isinstance(v, bool)})
-        extra = {k: sum(float(r[k]) for r in reps if k in r) / sum(1 for r in reps if k in r) for k in extra_keys}
+        flat = [{k: v for k, v in _flatten(r).items() if k not in standard} for r in reps]
+        extra_keys = sorted({k for f in flat for k in f})
+        extra = {k: sum(f[k] for f in flat if k in f) / sum(1 for f in flat if k in f) for k in extra_keys}
+        row_unit = str(reps[0].get("unit") or unit)
         reasons = []
         unverified = [r.get("repeat") for r in reps if not r.get("verified", False)]
         if unverified:
@@ -103,15 +126,15 @@ def compute_result(
             if above:
                 i, v = above[0]
                 reasons.append(
-                    f"repeat {i}: {v:.2f} {unit} is above the theoretical peak {peak.value:.2f} {peak.unit} "
+                    f"repeat {i}: {v:.2f} {row_unit} is above the theoretical peak {peak.value:.2f} {peak.unit} "
                     f"(+{PEAK_TOLERANCE:.0%} clock tolerance); the peak or the measurement is wrong"
                 )
         rows.append(
             ResultRow(
-                op=op, threads=threads, block_bytes=block, unit=unit, n=s.n, mean=s.mean, stddev=s.stddev,
+                op=op, threads=threads, block_bytes=block, unit=row_unit, n=s.n, mean=s.mean, stddev=s.stddev,
                 min=s.min, max=s.max, median=s.median, ci95_low=s.ci95_low, ci95_high=s.ci95_high, cv=s.cv,
                 values=values, outliers=s.outliers, extra=extra, peak=peak,
-                references=match_references((op, threads, block), s.mean, unit, references or []),
+                references=match_references((op, threads, block), s.mean, row_unit, references or []),
                 efficiency=(s.mean / peak.value) if peak else None,
                 valid=not reasons, invalid_reason="; ".join(reasons) or None,
             )

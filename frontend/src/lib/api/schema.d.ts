@@ -404,6 +404,12 @@ export interface components {
              */
             op: "fp64" | "fp32" | "int32";
             /**
+             * Reference
+             * @description Also run HPL (hpcc) and likwid-bench peakflops afterwards
+             * @default false
+             */
+            reference: boolean;
+            /**
              * Repeats
              * @description Measured repeats per thread count
              * @default 3
@@ -460,6 +466,96 @@ export interface components {
              */
             threads: number;
         };
+        /** DiskJobCreate */
+        DiskJobCreate: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            experiment: "disk";
+            /** Host Ids */
+            host_ids: number[];
+            params?: components["schemas"]["DiskParams"];
+        };
+        /** DiskParams */
+        DiskParams: {
+            /**
+             * Blocks
+             * @description Block sizes, bytes
+             * @default [
+             *       8,
+             *       8192,
+             *       8388608,
+             *       83886080
+             *     ]
+             */
+            blocks: number[];
+            /**
+             * Direct
+             * @description O_DIRECT (bypass the page cache); blocks must be multiples of the device's logical block size
+             * @default false
+             */
+            direct: boolean;
+            /**
+             * Duration S
+             * @description Length of one repeat, seconds
+             * @default 3
+             */
+            duration_s: number;
+            /**
+             * File Size
+             * @description Test file size, bytes
+             * @default 1073741824
+             */
+            file_size: number;
+            /**
+             * Iodepth
+             * @description Outstanding I/Os per thread
+             * @default 1
+             */
+            iodepth: number;
+            /**
+             * Ops
+             * @description Operations: sequential/random read/write, 50/50 mixed
+             * @default [
+             *       "seq_read",
+             *       "seq_write",
+             *       "rand_read",
+             *       "rand_write",
+             *       "rw"
+             *     ]
+             */
+            ops: ("rw" | "seq_read" | "seq_write" | "rand_read" | "rand_write")[];
+            /**
+             * Reference
+             * @description Also run the matched reference tool on the host afterwards
+             * @default false
+             */
+            reference: boolean;
+            /**
+             * Repeats
+             * @description Measured repeats per configuration
+             * @default 3
+             */
+            repeats: number;
+            /**
+             * Threads
+             * @description Thread counts, one after another
+             * @default [
+             *       1,
+             *       2,
+             *       4,
+             *       8
+             *     ]
+             */
+            threads: number[];
+            /**
+             * Warmup S
+             * @description Warm-up before each configuration, excluded, seconds
+             * @default 1
+             */
+            warmup_s: number;
+        };
         /** ExperimentPublic */
         ExperimentPublic: {
             /** Description */
@@ -479,6 +575,69 @@ export interface components {
         ExperimentsPublic: {
             /** Data */
             data: components["schemas"]["ExperimentPublic"][];
+        };
+        /** GpuJobCreate */
+        GpuJobCreate: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            experiment: "gpu";
+            /** Host Ids */
+            host_ids: number[];
+            params?: components["schemas"]["GpuParams"];
+        };
+        /** GpuParams */
+        GpuParams: {
+            /**
+             * Bytes
+             * @description Buffer size for bandwidth ops, bytes (0 = automatic)
+             * @default 0
+             */
+            bytes: number;
+            /**
+             * Device
+             * @description CUDA device index
+             * @default 0
+             */
+            device: number;
+            /**
+             * Duration S
+             * @description Length of one repeat, seconds
+             * @default 3
+             */
+            duration_s: number;
+            /**
+             * Ops
+             * @description FMA FLOPS, integer ops, device memory and PCIe copies
+             * @default [
+             *       "fp32_fma",
+             *       "fp64_fma",
+             *       "int32",
+             *       "dram_bw",
+             *       "h2d",
+             *       "d2h"
+             *     ]
+             */
+            ops: ("fp32_fma" | "fp64_fma" | "int32" | "dram_bw" | "h2d" | "d2h")[];
+            /**
+             * Reference
+             * @description Also run the matched reference tool on the host afterwards
+             * @default false
+             */
+            reference: boolean;
+            /**
+             * Repeats
+             * @description Measured repeats per configuration
+             * @default 3
+             */
+            repeats: number;
+            /**
+             * Warmup S
+             * @description Warm-up before each configuration, excluded, seconds
+             * @default 1
+             */
+            warmup_s: number;
         };
         /** HTTPValidationError */
         HTTPValidationError: {
@@ -581,6 +740,156 @@ export interface components {
         LeaseAck: {
             /** Lease Expires At */
             lease_expires_at: number;
+        };
+        /** MemoryJobCreate */
+        MemoryJobCreate: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            experiment: "memory";
+            /** Host Ids */
+            host_ids: number[];
+            params?: components["schemas"]["MemoryParams"];
+        };
+        /** MemoryParams */
+        MemoryParams: {
+            /**
+             * Blocks
+             * @description Block sizes, bytes (block ops)
+             * @default [
+             *       8,
+             *       8192,
+             *       8388608,
+             *       83886080
+             *     ]
+             */
+            blocks: number[];
+            /**
+             * Duration S
+             * @description Length of one repeat, seconds
+             * @default 3
+             */
+            duration_s: number;
+            /**
+             * Op
+             * @description Block op, STREAM-variant kernel (plain or non-temporal stores), or dependent-load latency
+             * @default copy
+             * @enum {string}
+             */
+            op: "copy" | "read" | "write" | "rand_read" | "rand_write" | "stream_copy" | "stream_scale" | "stream_add" | "stream_triad" | "stream_copy_nt" | "stream_scale_nt" | "stream_add_nt" | "stream_triad_nt" | "latency";
+            /**
+             * Reference
+             * @description Also run the matched reference tool on the host afterwards
+             * @default false
+             */
+            reference: boolean;
+            /**
+             * Repeats
+             * @description Measured repeats per configuration
+             * @default 3
+             */
+            repeats: number;
+            /**
+             * Sizes
+             * @description Working-set sizes, bytes (latency op)
+             * @default [
+             *       4096,
+             *       65536,
+             *       1048576,
+             *       16777216,
+             *       268435456,
+             *       1073741824
+             *     ]
+             */
+            sizes: number[];
+            /**
+             * Threads
+             * @description Thread counts, one after another
+             * @default [
+             *       1,
+             *       2,
+             *       4,
+             *       8
+             *     ]
+             */
+            threads: number[];
+            /**
+             * Warmup S
+             * @description Warm-up before each configuration, excluded, seconds
+             * @default 1
+             */
+            warmup_s: number;
+        };
+        /** NetworkJobCreate */
+        NetworkJobCreate: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            experiment: "network";
+            /** Host Ids */
+            host_ids: number[];
+            params?: components["schemas"]["NetworkParams"];
+        };
+        /** NetworkParams */
+        NetworkParams: {
+            /**
+             * Duration S
+             * @description Length of one repeat, seconds
+             * @default 3
+             */
+            duration_s: number;
+            /**
+             * Op
+             * @description Throughput (stream) or round-trip latency (rr), over loopback
+             * @default tcp_stream
+             * @enum {string}
+             */
+            op: "tcp_stream" | "udp_stream" | "tcp_rr" | "udp_rr";
+            /**
+             * Poll
+             * @description Round trips: blocking receive or busy poll
+             * @default blocking
+             * @enum {string}
+             */
+            poll: "blocking" | "busy";
+            /**
+             * Reference
+             * @description Also run the matched reference tool on the host afterwards
+             * @default false
+             */
+            reference: boolean;
+            /**
+             * Repeats
+             * @description Measured repeats per configuration
+             * @default 3
+             */
+            repeats: number;
+            /**
+             * Sizes
+             * @description Message sizes, bytes (UDP ≤ 65507)
+             * @default [
+             *       1,
+             *       1024,
+             *       65536
+             *     ]
+             */
+            sizes: number[];
+            /**
+             * Streams
+             * @description Parallel streams (threads), one count after another
+             * @default [
+             *       1
+             *     ]
+             */
+            streams: number[];
+            /**
+             * Warmup S
+             * @description Warm-up before each configuration, excluded, seconds
+             * @default 1
+             */
+            warmup_s: number;
         };
         /** Peak */
         Peak: {
@@ -1174,7 +1483,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CpuJobCreate"] | components["schemas"]["CpuTraceJobCreate"];
+                "application/json": components["schemas"]["CpuJobCreate"] | components["schemas"]["CpuTraceJobCreate"] | components["schemas"]["MemoryJobCreate"] | components["schemas"]["DiskJobCreate"] | components["schemas"]["NetworkJobCreate"] | components["schemas"]["GpuJobCreate"];
             };
         };
         responses: {
@@ -1464,7 +1773,7 @@ export interface operations {
                 /** @description comma-separated run ids */
                 ids?: string | null;
                 host_id?: number | null;
-                experiment?: ("cpu" | "cpu_trace") | null;
+                experiment?: ("cpu" | "cpu_trace" | "memory" | "disk" | "network" | "gpu") | null;
                 status?: string | null;
                 provider?: string | null;
                 instance_type?: string | null;

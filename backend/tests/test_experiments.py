@@ -1,0 +1,62 @@
+"""The API's parameter bounds agree with each kernel's own --describe (the runner checks them again)."""
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from app.experiments.registry import EXPERIMENTS
+
+ROOT = Path(__file__).resolve().parents[2]
+HBK = ROOT / "runner" / "kernels" / "build" / "hbk"
+# experiment → (kernel, {api param: kernel param})
+KERNELS = {"cpu": ("cpu", {}), "memory": ("memory", {}), "disk": ("disk", {"ops": "op"}),
+           "network": ("net", {}), "gpu": ("gpu", {"ops": "op"})}
+
+
+def _describe(kernel: str) -> dict:
+    out = subprocess.run([str(HBK), kernel, "--describe"], capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["parameters"]["properties"]
+
+
+def _bounds(schema: dict) -> tuple:
+    items = schema.get("items", schema)
+    if "anyOf" in items:  # pydantic's float | int
+        items = {k: v for alt in items["anyOf"] for k, v in alt.items()}
+    return items.get("minimum"), items.get("maximum"), tuple(sorted(items.get("enum", [])))
+
+
+@pytest.mark.parametrize("kind", sorted(KERNELS))
+def test_api_bounds_match_the_kernel(kind):
+    kernel, rename = KERNELS[kind]
+    theirs = _describe(kernel)
+    ours = EXPERIMENTS[kind].params_model.model_json_schema()
+    defs = ours.get("$defs", {})
+    for name, prop in ours["properties"].items():
+        if name == "reference":
+            continue
+        k = theirs[rename.get(name, name)]
+        if "$ref" in prop:
+            prop = defs[prop["$ref"].split("/")[-1]]
+        if "items" in prop and "$ref" in prop["items"]:
+            prop = {**prop, "items": defs[prop["items"]["$ref"].split("/")[-1]]}
+        lo, hi, enum = _bounds(prop)
+        klo, khi, kenum = _bounds(k)
+        if enum:
+            assert set(enum) <= set(kenum), (kind, name)
+            continue
+        assert klo is None or (lo is not None and lo >= klo), (kind, name, lo, klo)
+        assert khi is None or (hi is not None and hi <= khi), (kind, name, hi, khi)
+
+
+def test_every_experiment_has_a_parameter_schema_for_the_form(client):
+    kinds = {e["kind"] for e in client.get("/api/experiments").json()["data"]}
+    assert kinds == {"cpu", "cpu_trace", "memory", "disk", "network", "gpu"}
+
+
+def test_direct_io_refuses_unaligned_blocks_with_a_reason(client, runner):
+    host_id, _ = runner
+    r = client.post("/api/jobs", json={"host_ids": [host_id], "experiment": "disk",
+                                       "params": {"direct": True, "blocks": [8, 4096]}})
+    assert r.status_code == 422
+    assert "multiples of the device's logical block size" in r.json()["detail"][0]["msg"]
