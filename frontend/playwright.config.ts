@@ -1,6 +1,13 @@
 // End-to-end tests run in Debian's Chromium (never a downloaded browser) against a running
 // hostbench at HOSTBENCH_URL; the caller starts the real backend and a runner.
+import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
+
+// `./hostbench test` gives each run its own state folder: results and report go there, so two runs
+// in one checkout (two people, or CI beside a developer) never delete each other's traces.
+const state = process.env.HOSTBENCH_TEST_STATE;
+const outputDir = state ? join(state, 'playwright-results') : 'test-results';
+const reportDir = state ? join(state, 'playwright-report') : 'playwright-report';
 
 export default defineConfig({
   testDir: './e2e',
@@ -9,8 +16,8 @@ export default defineConfig({
   fullyParallel: false,
   workers: 1,
   retries: 0,
-  reporter: process.env.CI ? [['list']] : [['list'], ['html', { open: 'never' }]],
-  outputDir: 'test-results',
+  reporter: process.env.CI ? [['list']] : [['list'], ['html', { open: 'never', outputFolder: reportDir }]],
+  outputDir,
   use: {
     baseURL: process.env.HOSTBENCH_URL ?? 'http://127.0.0.1:8000',
     headless: true,

@@ -75,4 +75,11 @@ test('a tiny CPU job runs live and ends with a GFLOP/s result for 1 thread', asy
 
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: shot('cpu-run.png'), fullPage: true });
+
+  // Phone width: charts and tables shrink into the page (wide tables scroll inside their box).
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect
+    .poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), { message: 'no page-level horizontal scroll' })
+    .toBeLessThanOrEqual(1);
+  await page.screenshot({ path: shot('cpu-run-phone.png'), fullPage: true });
 });

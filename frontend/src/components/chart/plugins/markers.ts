@@ -13,7 +13,10 @@ export interface ChartMarker {
 
 export interface MarkersOptions {
   markers?: ChartMarker[];
+  /** Line colours per kind (repeat lines are faint on purpose). */
   colors?: Partial<Record<MarkerKind, string>>;
+  /** Label text colour (alerts keep their own colour); readable in both themes. */
+  labelColor?: string;
   font?: string;
 }
 
@@ -110,7 +113,7 @@ export const markersPlugin: Plugin<ChartType, MarkersOptions> = {
       ctx.lineTo(p.px, chartArea.bottom);
       ctx.stroke();
       if (p.labelX !== null) {
-        ctx.fillStyle = color;
+        ctx.fillStyle = p.marker.kind === 'alert' ? color : (opts.labelColor ?? '#52525b');
         ctx.fillText(p.marker.label, p.labelX, chartArea.top + 2 + p.row * 13);
       }
     }

@@ -85,7 +85,7 @@ export function LiveRunChart({ samples, t0, unit, theme, title = 'Live throughpu
       },
       plugins: {
         decimation: { enabled: true, algorithm: 'lttb', samples: DECIMATION_SAMPLES, threshold: DECIMATION_SAMPLES * 2 },
-        hbMarkers: { markers, colors: markerColors[theme] },
+        hbMarkers: { markers, colors: markerColors[theme], labelColor: text },
         legend: {
           labels: { color: text, filter: (item) => !item.text.endsWith('(warm-up)') },
         },

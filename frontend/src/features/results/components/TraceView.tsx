@@ -75,7 +75,7 @@ export function TraceView({ trace, samples, t0, unit, theme, fileName }: TraceVi
       },
       plugins: {
         decimation: { enabled: true, algorithm: 'lttb', samples: DECIMATION_SAMPLES, threshold: DECIMATION_SAMPLES * 2 },
-        hbMarkers: { markers, colors: markerColors[theme] },
+        hbMarkers: { markers, colors: markerColors[theme], labelColor: text },
         legend: { labels: { color: text } },
         tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label ?? ''}: ${formatNumber(ctx.parsed.y)} ${unit}` } },
       },
