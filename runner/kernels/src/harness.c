@@ -1,6 +1,7 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,6 +39,12 @@ const hb_param_def hb_run_params[] = {
      "warmup:true and it gives no result. 0 skips it."},
     {"interval_s", HB_P_DOUBLE, "1", 0.1, 60, NULL,
      "Sampling interval, seconds: one sample line per interval of every phase."},
+    {"stable_cv", HB_P_DOUBLE, "0", 0, 0.5, NULL,
+     "Repeat until stable: after `repeats` phases, keep repeating until the coefficient of "
+     "variation of the phases' rates is at most this (e.g. 0.035), or `max_repeats` is reached. "
+     "0 = exactly `repeats` phases."},
+    {"max_repeats", HB_P_INT, "10", 1, 1000, NULL,
+     "Upper bound on measured phases per thread count when stable_cv > 0."},
     {"no_sampler", HB_P_BOOL, "false", 0, 1, NULL,
      "Run without the sampler (no sample lines), to show what sampling costs."},
     {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL},
@@ -279,7 +286,9 @@ typedef struct run {
     hb_setup setup;
     int cpus[HB_MAX_CPUS];
     int ncpus;
-    int repeats, sampler;
+    int repeats, max_repeats, sampler;
+    double stable_cv;
+    double last_rate; /* the rate of the last measured phase */
     int64_t duration_ns, warmup_ns, interval_ns;
     long long seq, results;
     int untrusted;
@@ -495,7 +504,8 @@ static void run_phase(run *r, group *g, int repeat)
     event(&r->j, "result");
     hb_json_kint(&r->j, "threads", g->nthreads);
     hb_json_kint(&r->j, "repeat", repeat);
-    hb_json_knum(&r->j, "value", rate(r, c, units, t1 - t0));
+    r->last_rate = rate(r, c, units, t1 - t0);
+    hb_json_knum(&r->j, "value", r->last_rate);
     hb_json_kstr(&r->j, "unit", unit_of(r, c));
     hb_json_kint(&r->j, "work", (long long)units);
     hb_json_key(&r->j, "seconds");
@@ -566,10 +576,20 @@ static hb_status run_group(run *r, int config, int nthreads, hb_err *err)
         *err = g.err;
         st = g.err.code;
     }
-    for (int ph = r->warmup_ns > 0 ? 0 : 1; st == HB_OK && ph <= r->repeats; ph++) {
+    /* Welford's running mean and variance of the phases' rates, for repeat-until-stable. */
+    double mean = 0, m2 = 0;
+    for (int ph = r->warmup_ns > 0 ? 0 : 1; st == HB_OK; ph++) {
+        if (ph > r->repeats && !(r->stable_cv > 0 && ph <= r->max_repeats &&
+                                 !(mean > 0 && sqrt(m2 / (ph - 2)) / mean <= r->stable_cv)))
+            break;
         run_phase(r, &g, ph);
         if (r->interrupted)
             break;
+        if (ph > 0) {
+            double d = r->last_rate - mean;
+            mean += d / ph;
+            m2 += d * (r->last_rate - mean);
+        }
     }
     g.quit = 1;
     barrier_wait(&g.go);
@@ -637,6 +657,11 @@ static hb_status run_all(run *r, hb_err *err)
 
     hb_kernel_tables(r->k, tables);
     r->repeats = (int)hb_param_int(p, "repeats");
+    r->stable_cv = hb_param_double(p, "stable_cv");
+    r->max_repeats = (int)hb_param_int(p, "max_repeats");
+    if (r->stable_cv > 0 && r->max_repeats < r->repeats)
+        return hb_errorf(err, HB_BAD_PARAM, "max_repeats %d is below repeats %d: repeat-until-stable "
+                         "runs at least `repeats` phases", r->max_repeats, r->repeats);
     r->duration_ns = (int64_t)(hb_param_double(p, "duration_s") * NS + 0.5);
     r->warmup_ns = (int64_t)(hb_param_double(p, "warmup_s") * NS + 0.5);
     r->interval_ns = (int64_t)(hb_param_double(p, "interval_s") * NS + 0.5);

@@ -164,7 +164,7 @@ def test_describe_is_json_schema():
                 check(t == "boolean" and isinstance(prop["default"], bool), f"{kernel}.{name} type")
     cpu = describe("cpu")["parameters"]["properties"]
     check(list(cpu) == ["op", "isa", "threads", "repeats", "duration_s", "warmup_s",
-                        "interval_s", "no_sampler"], f"cpu parameters: {list(cpu)}")
+                        "interval_s", "stable_cv", "max_repeats", "no_sampler"], f"cpu parameters: {list(cpu)}")
     check(cpu["op"]["enum"] == ["fp64", "fp32", "int32"], "cpu op enum")
     check(cpu["isa"]["enum"] == ["auto", "avx512", "avx2", "sse2", "scalar"], "cpu isa enum")
     check(cpu["threads"]["default"] == [1, 2, 4, 8] and cpu["threads"]["items"]["maximum"] == 256,
@@ -415,6 +415,7 @@ def test_null_kernel_runs():
 
 
 def test_net_kernel(): __import__("check_net").run(BUILD, check)  # tests/check_net.py
+def test_repeat_until_stable(): __import__("check_stable").run(BUILD, check)  # tests/check_stable.py
 def test_memory_kernel(): __import__("check_memory").run(BUILD, check)  # tests/check_memory.py
 def test_gpu_kernel(): __import__("check_gpu").run(BUILD, check)  # tests/check_gpu.py
 def test_disk_kernel(): __import__("check_disk").run(sys.modules[__name__])  # tests/check_disk.py

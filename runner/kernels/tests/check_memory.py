@@ -16,7 +16,7 @@ from collections import Counter
 BLOCK_OPS = ("copy", "read", "write", "rand_read", "rand_write")
 STREAM_OPS = tuple(f"stream_{k}{nt}" for nt in ("", "_nt") for k in ("copy", "scale", "add", "triad"))
 PARAMS = ["op", "blocks", "buffer_bytes", "stores", "array_size", "sizes", "allow_cache", "hugepages",
-          "isa", "threads", "repeats", "duration_s", "warmup_s", "interval_s", "no_sampler"]
+          "isa", "threads", "repeats", "duration_s", "warmup_s", "interval_s", "stable_cv", "max_repeats", "no_sampler"]
 
 
 def run(build, check):
