@@ -7,20 +7,72 @@ function num(v: unknown, fallback = 0): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : fallback;
 }
 
-/** Estimated wall time before submit; the backend's expected_duration_s is authoritative after. */
+const count = (v: unknown): number => (Array.isArray(v) ? v.length : 0);
+/** One configuration: its warm-up, then its repeats. */
+const phase = (p: Params) => num(p.warmup_s) + num(p.repeats) * num(p.duration_s);
+
+/** Estimated wall time before submit (as the backend's registry computes it; its expected_duration_s
+ * is authoritative once the job exists). */
 export const durationEstimators: Record<string, (p: Params) => number> = {
-  cpu: (p) => (Array.isArray(p.threads) ? p.threads.length : 0) * (num(p.warmup_s) + num(p.repeats) * num(p.duration_s)),
+  cpu: (p) => count(p.threads) * phase(p),
   cpu_trace: (p) => num(p.duration_s),
+  memory: (p) => {
+    const op = String(p.op ?? '');
+    const configs = op === 'latency' ? count(p.sizes) : op.startsWith('stream_') ? 1 : count(p.blocks);
+    return configs * count(p.threads) * phase(p);
+  },
+  disk: (p) => count(p.ops) * count(p.blocks) * count(p.threads) * phase(p),
+  network: (p) => count(p.sizes) * count(p.streams) * phase(p),
+  gpu: (p) => count(p.ops) * phase(p),
 };
 
-/** Display labels for enum values (the schema carries only the raw values). */
+/** Operations of every experiment, as people name them (the API gives the kernel's key). */
+export const opLabels: Record<string, string> = {
+  fp64: 'FP64 FLOPS',
+  fp32: 'FP32 FLOPS',
+  int32: 'Integer ops (INT32)',
+  copy: 'Copy (read + write)',
+  read: 'Sequential read',
+  write: 'Sequential write',
+  seq_read: 'Sequential read',
+  seq_write: 'Sequential write',
+  rand_read: 'Random read',
+  rand_write: 'Random write',
+  rw: 'Mixed read/write 50/50',
+  stream_copy: 'STREAM Copy',
+  stream_scale: 'STREAM Scale',
+  stream_add: 'STREAM Add',
+  stream_triad: 'STREAM Triad',
+  stream_copy_nt: 'STREAM Copy (non-temporal)',
+  stream_scale_nt: 'STREAM Scale (non-temporal)',
+  stream_add_nt: 'STREAM Add (non-temporal)',
+  stream_triad_nt: 'STREAM Triad (non-temporal)',
+  latency: 'Load latency',
+  tcp_stream: 'TCP throughput',
+  udp_stream: 'UDP throughput',
+  tcp_rr: 'TCP round trips',
+  udp_rr: 'UDP round trips',
+  fp32_fma: 'GPU FP32 FMA',
+  fp64_fma: 'GPU FP64 FMA',
+  dram_bw: 'GPU memory bandwidth',
+  h2d: 'Host → device copy',
+  d2h: 'Device → host copy',
+};
+
+/** Display labels for enum values, by parameter name (the schema carries only the raw values). */
 export const enumLabels: Record<string, Record<string, string>> = {
-  op: { fp64: 'FP64 FLOPS', fp32: 'FP32 FLOPS', int32: 'Integer ops (INT32)' },
+  op: opLabels,
+  ops: opLabels,
+  poll: { blocking: 'Blocking receive', busy: 'Busy poll' },
 };
 
 /** Field labels where a humanised parameter name would read badly. */
 export const fieldLabels: Record<string, string> = {
   warmup_s: 'Warm-up (s)',
+  iodepth: 'I/O depth',
+  blocks: 'Block sizes',
+  file_size: 'File size',
+  direct: 'Direct I/O (O_DIRECT)',
 };
 
 /** Names of peaks in HostPublic.peaks, for display. Unknown keys are shown humanised. */

@@ -34,7 +34,7 @@ describe('groupMatrix', () => {
 describe('cell labels', () => {
   it('names a cell by op, block size and threads, and keys it uniquely', () => {
     expect(cellLabel({ op: 'fp64', threads: 1 })).toBe('FP64 FLOPS · 1 thread');
-    expect(cellLabel({ op: 'seq_read', block_bytes: 8 * KiB, threads: 4 })).toBe('seq_read · 8 KiB · 4 threads');
+    expect(cellLabel({ op: 'seq_read', block_bytes: 8 * KiB, threads: 4 })).toBe('Sequential read · 8 KiB · 4 threads');
     expect(cellLabel({ op: 'seq_read', block_bytes: 8, threads: 4 }, { op: false })).toBe('8 B · 4 threads');
     expect(cellKey({ op: 'fp64', threads: 2 })).not.toBe(cellKey({ op: 'fp64', block_bytes: 2, threads: 2 }));
   });

@@ -1,5 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { extraKeys, extraMeta, formatBlockSize, formatExtra, lowerIsBetter, withUnit } from './units';
+import { bytesInput, extraKeys, extraMeta, formatBlockSize, formatExtra, lowerIsBetter, parseByteSize, withUnit } from './units';
+
+describe('byte sizes in forms', () => {
+  it('parses KiB as 1024 and KB as 1000, and refuses an ambiguous K', () => {
+    expect(parseByteSize('8 KiB')).toEqual({ value: 8192 });
+    expect(parseByteSize('8KB')).toEqual({ value: 8000 });
+    expect(parseByteSize('8 kB')).toEqual({ value: 8000 });
+    expect(parseByteSize('1.5 MiB')).toEqual({ value: 1572864 });
+    expect(parseByteSize('80 MiB')).toEqual({ value: 83886080 });
+    expect(parseByteSize('64')).toEqual({ value: 64 });
+    expect(parseByteSize('8 K')).toMatchObject({ error: expect.stringContaining('1024-based') });
+    expect(parseByteSize('0.5 B')).toMatchObject({ error: expect.stringContaining('whole number') });
+    expect(parseByteSize('lots')).toMatchObject({ error: expect.any(String) });
+  });
+
+  it('writes sizes back exactly, without digit grouping', () => {
+    expect(bytesInput(83886080)).toBe('80 MiB');
+    expect(bytesInput(1_000_000)).toBe('1000000 B');
+  });
+});
 
 describe('formatBlockSize', () => {
   it('shows the API bytes in exact binary units (KiB, not KB)', () => {
@@ -33,6 +52,17 @@ describe('extra figures', () => {
     expect(extraMeta('iops')).toMatchObject({ label: 'IOPS', unit: '', primary: true });
     expect(extraMeta('cpu_share')).toMatchObject({ label: 'CPU share', unit: '', primary: false });
     expect(extraMeta('sender_bytes')).toMatchObject({ unit: 'B', latency: false });
+  });
+
+  it('reads the kernels\' other spellings: unit prefixes, flattened nested figures, counts', () => {
+    expect(extraMeta('ns_per_load')).toMatchObject({ label: 'Time per load', unit: 'ns', latency: true, primary: true });
+    expect(extraMeta('ns_per_op')).toMatchObject({ label: 'Time per op', unit: 'ns', latency: false, primary: false });
+    expect(extraMeta('latency_p99_us')).toMatchObject({ label: 'p99 latency', unit: 'µs', latency: true });
+    expect(extraMeta('lat_samples')).toMatchObject({ label: 'Latency samples', unit: '', latency: false, primary: false });
+    expect(extraMeta('bytes_read')).toMatchObject({ label: 'Bytes read', unit: 'B' });
+    expect(extraMeta('sm_clock_mhz')).toMatchObject({ label: 'SM clock', unit: 'MHz' });
+    expect(extraMeta('launch_ms')).toMatchObject({ unit: 'ms', latency: false });
+    expect(extraMeta('loss_pct')).toMatchObject({ label: 'Loss', unit: '%', primary: true });
   });
 
   it('formats each with its unit', () => {

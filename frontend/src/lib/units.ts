@@ -19,6 +19,32 @@ export function formatBlockSize(bytes: number | null | undefined): string {
   return `${new Intl.NumberFormat(LOCALE).format(v)} ${BINARY[i]}`;
 }
 
+/** A byte count as a form writes it: exact, no digit grouping ("8 KiB", "80 MiB", "1000000 B"). */
+export function bytesInput(bytes: number): string {
+  return formatBlockSize(bytes).replace(/,/g, '');
+}
+
+const SIZE_UNITS: Record<string, number> = {
+  B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4, KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12,
+};
+
+/**
+ * "8 KiB" → 8192, "8 KB" → 8000, "8192" → 8192. Binary and decimal prefixes are both accepted but
+ * never confused; a bare "K"/"M"/"G" is refused because it could mean either.
+ */
+export function parseByteSize(text: string): { value: number } | { error: string } {
+  const m = /^(\d+(?:\.\d+)?)\s*([A-Za-z]*)$/.exec(text.trim());
+  if (!m) return { error: `"${text.trim()}" is not a size` };
+  const unit = m[2] as string;
+  const scale = unit === '' ? 1 : (SIZE_UNITS[unit] ?? SIZE_UNITS[unit.replace(/^k/, 'K')]);
+  if (scale === undefined) {
+    return { error: `"${unit}": write B, KiB, MiB or GiB (1024-based), or KB, MB, GB (1000-based)` };
+  }
+  const value = Number(m[1]) * scale;
+  if (!Number.isInteger(value)) return { error: `${text.trim()} is not a whole number of bytes` };
+  return { value };
+}
+
 export interface ExtraMeta {
   key: string;
   /** Human label without the unit: "p99 latency", "IOPS", "UDP loss". */
@@ -42,23 +68,42 @@ const SUFFIX_UNITS: [RegExp, string, 'time' | 'other' | 'bytes'][] = [
   [/_mb_s$/, 'MB/s', 'other'],
   [/_gb_s$/, 'GB/s', 'other'],
   [/_ghz$/, 'GHz', 'other'],
+  [/_mhz$/, 'MHz', 'other'],
 ];
 
 const WORDS: Record<string, string> = {
   iops: 'IOPS',
-  lat: 'latency',
   avg: 'avg',
   cpu: 'CPU',
+  gpu: 'GPU',
+  sm: 'SM',
+  pcie: 'PCIe',
   udp: 'UDP',
   tcp: 'TCP',
   rt: 'RT',
   mbit: 'Mbit',
 };
 
-/** Keys shown in the cell, not only in the details. */
-const PRIMARY = /^(iops|lat_|latency_|loss|rtt|jitter)/;
+/** Latency figures: drawn on the latency chart and shown in the cell. */
+const LATENCY_KEY = /^(lat|latency|rtt)_|^(ns|us|ms)_per_load$/;
+/** Other figures shown in the cell, not only in its details. */
+const PRIMARY = /^(iops|loss|jitter)/;
+
+const capitalise = (label: string) => (/^p\d/.test(label) ? label : label.charAt(0).toUpperCase() + label.slice(1));
 
 export function extraMeta(key: string): ExtraMeta {
+  // "ns_per_load": a time per unit of work (memory latency), unit in the prefix.
+  const per = /^(ns|us|ms)_per_(.+)$/.exec(key);
+  if (per) {
+    const unit = per[1] === 'us' ? 'µs' : (per[1] as string);
+    const label = capitalise(`time per ${(per[2] as string).split('_').map((w) => WORDS[w] ?? w).join(' ')}`);
+    const latency = LATENCY_KEY.test(key);
+    return { key, label, unit, latency, primary: latency };
+  }
+  // "bytes_read": a byte count, unit in the prefix.
+  if (/^bytes_/.test(key)) {
+    return { key, label: capitalise(`bytes ${key.slice(6).replace(/_/g, ' ')}`), unit: 'B', latency: false, primary: false };
+  }
   let unit = '';
   let base = key;
   let kind: 'time' | 'other' | 'bytes' | null = null;
@@ -72,16 +117,17 @@ export function extraMeta(key: string): ExtraMeta {
   }
   const words = base.split('_').filter(Boolean);
   let label: string;
-  if (words[0] === 'lat' || words[0] === 'latency') {
+  if ((words[0] === 'lat' || words[0] === 'latency') && kind === 'time') {
     // lat_p99 → "p99 latency"; latency → "latency"
     const rest = words.slice(1).join(' ');
     label = rest ? `${rest} latency` : 'latency';
+  } else if (words[0] === 'lat') {
+    label = ['latency', ...words.slice(1)].join(' ');
   } else {
     label = words.map((w) => WORDS[w] ?? w).join(' ');
   }
-  // "p99 latency" keeps its lower-case percentile; other labels start with a capital.
-  if (!/^p\d/.test(label)) label = label.charAt(0).toUpperCase() + label.slice(1);
-  return { key, label: label || key, unit, latency: kind === 'time', primary: PRIMARY.test(key) };
+  const latency = kind === 'time' && LATENCY_KEY.test(key);
+  return { key, label: capitalise(label || key), unit, latency, primary: latency || PRIMARY.test(key) };
 }
 
 /** "12.3 µs", "0.5 %", "1,234 IOPS", "8 MiB" for byte counts. */

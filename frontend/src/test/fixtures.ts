@@ -58,6 +58,32 @@ export const cpuTraceExperiment: Experiment = {
   },
 };
 
+export const diskExperiment: Experiment = {
+  kind: 'disk',
+  title: 'Disk',
+  description: 'Sequential/random read/write and mixed I/O over block sizes.',
+  unit_hint: 'MB/s',
+  parameters: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      repeats: { default: 3, maximum: 100, minimum: 1, type: 'integer', description: 'Measured repeats per configuration' },
+      duration_s: { anyOf: [{ type: 'number' }, { type: 'integer' }], default: 3, maximum: 3600, minimum: 0.2 },
+      warmup_s: { anyOf: [{ type: 'number' }, { type: 'integer' }], default: 1, maximum: 600, minimum: 0 },
+      ops: {
+        default: ['seq_read', 'seq_write', 'rand_read', 'rand_write', 'rw'], description: 'Operations: sequential/random read/write, 50/50 mixed',
+        items: { enum: ['rw', 'seq_read', 'seq_write', 'rand_read', 'rand_write'], type: 'string' }, maxItems: 5, minItems: 1, type: 'array',
+      },
+      blocks: {
+        default: [8, 8192, 8388608, 83886080], description: 'Block sizes, bytes', items: { maximum: 83886080, minimum: 1, type: 'integer' },
+        maxItems: 64, minItems: 1, type: 'array',
+      },
+      direct: { default: false, type: 'boolean', description: 'O_DIRECT (bypass the page cache)' },
+      threads: { default: [1, 2, 4, 8], items: { maximum: 256, minimum: 1, type: 'integer' }, maxItems: 64, minItems: 1, type: 'array' },
+    },
+  },
+};
+
 export const host: HostPublic = {
   id: 1,
   name: 'bench-a',

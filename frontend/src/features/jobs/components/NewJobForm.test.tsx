@@ -1,7 +1,7 @@
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cpuExperiment, cpuTraceExperiment, run } from '../../../test/fixtures';
+import { cpuExperiment, cpuTraceExperiment, diskExperiment, run } from '../../../test/fixtures';
 import { jsonResponse, renderWithProviders } from '../../../test/render';
 import { NewJobForm } from './NewJobForm';
 
@@ -11,7 +11,7 @@ function setup(fetchImpl?: (req: Request) => Promise<Response>) {
   const fetchMock = vi.fn(fetchImpl ?? (async () => jsonResponse({ id: 1, created_at: '', experiment: 'cpu', runs: [run()] }, 201)));
   vi.stubGlobal('fetch', fetchMock);
   const onCreated = vi.fn();
-  renderWithProviders(<NewJobForm hosts={hosts} experiments={[cpuExperiment, cpuTraceExperiment]} onCreated={onCreated} />);
+  renderWithProviders(<NewJobForm hosts={hosts} experiments={[cpuExperiment, cpuTraceExperiment, diskExperiment]} onCreated={onCreated} />);
   return { fetchMock, onCreated, user: userEvent.setup() };
 }
 
@@ -107,6 +107,40 @@ describe('NewJobForm (generated from the experiment schema)', () => {
     await user.click(screen.getByLabelText(/bench-a/));
     await user.click(screen.getByRole('button', { name: 'Start run' }));
     expect(screen.getByText('Pick at least one host')).toBeInTheDocument();
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it('disk: operations as checkboxes, block sizes in binary units, and a typed request', async () => {
+    const { user, fetchMock } = setup();
+    await user.selectOptions(screen.getByLabelText('Experiment'), 'disk');
+    const ops = screen.getByRole('group', { name: 'Ops' });
+    expect(within(ops).getAllByRole('checkbox', { checked: true })).toHaveLength(5);
+    await user.click(within(ops).getByRole('checkbox', { name: 'Mixed read/write 50/50' }));
+    await user.click(within(ops).getByRole('checkbox', { name: 'Sequential write' }));
+    await user.click(within(ops).getByRole('checkbox', { name: 'Random write' }));
+    await user.click(within(ops).getByRole('checkbox', { name: 'Random read' }));
+    const blocks = screen.getByLabelText('Block sizes');
+    expect(blocks).toHaveValue('8 B, 8 KiB, 8 MiB, 80 MiB');
+    await user.clear(blocks);
+    await user.type(blocks, '4 KiB, 1 MiB');
+    await user.clear(screen.getByLabelText('Threads'));
+    await user.type(screen.getByLabelText('Threads'), '1');
+    // 1 op × 2 blocks × 1 thread count × (1 s warm-up + 3 × 3 s)
+    expect(screen.getByText(/Estimated duration/)).toHaveTextContent('20 s');
+    await user.click(screen.getByRole('button', { name: 'Start run' }));
+    await waitFor(() => expect(fetchMock).toHaveBeenCalled());
+    expect(await (fetchMock.mock.calls[0]?.[0] as Request).json()).toMatchObject({
+      experiment: 'disk',
+      params: { ops: ['seq_read'], blocks: [4096, 1048576], threads: [1], direct: false },
+    });
+  });
+
+  it('disk: refuses an empty operation list in place', async () => {
+    const { user, fetchMock } = setup();
+    await user.selectOptions(screen.getByLabelText('Experiment'), 'disk');
+    for (const box of within(screen.getByRole('group', { name: 'Ops' })).getAllByRole('checkbox')) await user.click(box);
+    await user.click(screen.getByRole('button', { name: 'Start run' }));
+    expect(screen.getByRole('group', { name: 'Ops' })).toHaveAccessibleDescription(/Required/);
     expect(fetchMock).not.toHaveBeenCalled();
   });
 });

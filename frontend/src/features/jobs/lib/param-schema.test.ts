@@ -62,3 +62,56 @@ describe('parseField / validateParams', () => {
     expect(parseField(field('threads'), ',')).toEqual({ ok: false, error: 'Give at least 1 value' });
   });
 });
+
+// As the backend publishes DiskParams / MemoryParams (pydantic JSON Schema).
+const diskSchema = {
+  type: 'object',
+  properties: {
+    ops: {
+      default: ['seq_read', 'rand_read'], description: 'Operations', minItems: 1, maxItems: 5, title: 'Ops', type: 'array',
+      items: { enum: ['rw', 'seq_read', 'seq_write', 'rand_read', 'rand_write'], type: 'string' },
+    },
+    blocks: {
+      default: [8, 8192, 8388608, 83886080], description: 'Block sizes, bytes', minItems: 1, maxItems: 64, title: 'Blocks', type: 'array',
+      items: { maximum: 1073741824, minimum: 8, multipleOf: 8, type: 'integer' },
+    },
+    file_size: { default: 1073741824, description: 'Test file size, bytes', maximum: 68719476736, minimum: 1048576, title: 'File Size', type: 'integer' },
+    iodepth: { default: 1, maximum: 256, minimum: 1, type: 'integer', description: 'Outstanding I/Os per thread' },
+  },
+};
+
+describe('lists of operations and sizes in bytes', () => {
+  const disk = fieldsFromSchema(diskSchema);
+  const f = (name: string) => disk.find((x) => x.name === name) as FieldSpec;
+
+  it('maps an array of enums to a pick-list with labels, and byte fields by their description', () => {
+    expect(disk.map((x) => [x.name, x.kind, x.bytes])).toEqual([
+      ['ops', 'enum-list', false],
+      ['blocks', 'integer-list', true],
+      ['file_size', 'integer', true],
+      ['iodepth', 'integer', false],
+    ]);
+    expect(f('ops').options.map((o) => o.label)).toEqual(['Mixed read/write 50/50', 'Sequential read', 'Sequential write', 'Random read', 'Random write']);
+    expect(f('blocks')).toMatchObject({ min: 8, max: 1073741824, multipleOf: 8 });
+  });
+
+  it('pre-fills sizes in exact binary units and operations as a list', () => {
+    expect(initialValues(disk)).toEqual({ ops: 'seq_read, rand_read', blocks: '8 B, 8 KiB, 8 MiB, 80 MiB', file_size: '1 GiB', iodepth: '1' });
+  });
+
+  it('parses sizes written with units, KiB and KB never confused', () => {
+    expect(parseField(f('blocks'), '8 B, 8 KiB, 8MiB, 80 MiB')).toEqual({ ok: true, value: [8, 8192, 8388608, 83886080] });
+    expect(parseField(f('blocks'), '8 KB')).toEqual({ ok: true, value: [8000] });
+    expect(parseField(f('blocks'), '8192')).toEqual({ ok: true, value: [8192] });
+    expect(parseField(f('blocks'), '8 K')).toMatchObject({ ok: false, error: expect.stringContaining('KiB') });
+    expect(parseField(f('blocks'), '12')).toEqual({ ok: false, error: '12 B is not a multiple of 8 B' });
+    expect(parseField(f('blocks'), '2 GiB')).toEqual({ ok: false, error: '2 GiB is out of range: allowed 8 B – 1 GiB' });
+    expect(parseField(f('file_size'), '4 GiB')).toEqual({ ok: true, value: 4294967296 });
+  });
+
+  it('parses a pick-list in the schema order and enforces its item count', () => {
+    expect(parseField(f('ops'), 'rand_read, seq_read')).toEqual({ ok: true, value: ['seq_read', 'rand_read'] });
+    expect(parseField(f('ops'), 'nope')).toMatchObject({ ok: false });
+    expect(parseField(f('ops'), '')).toEqual({ ok: false, error: 'Required' });
+  });
+});

@@ -3,6 +3,7 @@
 // against the same bounds. The form never hard-codes an experiment's parameters.
 import { enumLabels, fieldLabels } from '../../../config/experiments';
 import { humanize } from '../../../lib/format';
+import { bytesInput, formatBlockSize, parseByteSize } from '../../../lib/units';
 
 export interface JsonSchema {
   type?: string | string[];
@@ -13,6 +14,7 @@ export interface JsonSchema {
   maximum?: number;
   exclusiveMinimum?: number;
   exclusiveMaximum?: number;
+  multipleOf?: number;
   minItems?: number;
   maxItems?: number;
   uniqueItems?: boolean;
@@ -28,7 +30,7 @@ export interface JsonSchema {
   definitions?: Record<string, JsonSchema>;
 }
 
-export type FieldKind = 'enum' | 'integer' | 'number' | 'integer-list' | 'number-list' | 'boolean' | 'string';
+export type FieldKind = 'enum' | 'enum-list' | 'integer' | 'number' | 'integer-list' | 'number-list' | 'boolean' | 'string';
 
 export interface FieldOption {
   value: string | number;
@@ -46,6 +48,10 @@ export interface FieldSpec {
   max: number | null;
   exclusiveMin: number | null;
   exclusiveMax: number | null;
+  /** Each value must be a multiple of this (e.g. 8-byte blocks). */
+  multipleOf: number | null;
+  /** A size in bytes (the schema's description says so): typed as "8 KiB", shown exactly. */
+  bytes: boolean;
   minItems: number | null;
   maxItems: number | null;
   unique: boolean;
@@ -100,11 +106,13 @@ function labelFor(name: string, s: JsonSchema): string {
   return humanize(name);
 }
 
-function kindOf(s: JsonSchema): FieldKind {
+function kindOf(s: JsonSchema, root: JsonSchema): FieldKind {
   if (s.enum) return 'enum';
   const t = typesOf(s);
   if (t.includes('array')) {
-    const it = typesOf(s.items ?? {});
+    const items = normalize(s.items ?? {}, root);
+    if (items.enum) return 'enum-list';
+    const it = typesOf(items);
     return it.includes('number') ? 'number-list' : 'integer-list';
   }
   if (t.includes('integer')) return 'integer';
@@ -120,8 +128,9 @@ export function fieldsFromSchema(schema: unknown): FieldSpec[] {
   const required = new Set(root.required ?? []);
   return Object.entries(props).map(([name, raw]) => {
     const s = normalize(raw, root);
-    const kind = kindOf(s);
+    const kind = kindOf(s, root);
     const bounds = kind.endsWith('-list') ? normalize(s.items ?? {}, root) : s;
+    const numeric = kind === 'integer' || kind === 'integer-list';
     return {
       name,
       kind,
@@ -132,10 +141,12 @@ export function fieldsFromSchema(schema: unknown): FieldSpec[] {
       max: bounds.maximum ?? null,
       exclusiveMin: bounds.exclusiveMinimum ?? null,
       exclusiveMax: bounds.exclusiveMaximum ?? null,
+      multipleOf: bounds.multipleOf ?? null,
+      bytes: numeric && /\bbytes\b/i.test(s.description ?? ''),
       minItems: s.minItems ?? null,
       maxItems: s.maxItems ?? null,
       unique: s.uniqueItems ?? false,
-      options: (s.enum ?? []).map((v) => ({
+      options: (s.enum ?? bounds.enum ?? []).map((v) => ({
         value: typeof v === 'number' ? v : String(v),
         label: enumLabels[name]?.[String(v)] ?? String(v),
       })),
@@ -150,7 +161,8 @@ export function initialValues(fields: FieldSpec[]): RawValues {
   for (const f of fields) {
     const d = f.default;
     if (f.kind === 'boolean') out[f.name] = d === true;
-    else if (Array.isArray(d)) out[f.name] = d.join(', ');
+    else if (Array.isArray(d)) out[f.name] = d.map((v) => (f.bytes && typeof v === 'number' ? bytesInput(v) : String(v))).join(', ');
+    else if (f.bytes && typeof d === 'number' && d > 0) out[f.name] = bytesInput(d);
     else if (d !== undefined && d !== null) out[f.name] = String(d);
     else if (f.kind === 'enum') out[f.name] = String(f.options[0]?.value ?? '');
     else out[f.name] = '';
@@ -158,10 +170,11 @@ export function initialValues(fields: FieldSpec[]): RawValues {
   return out;
 }
 
-/** "1 – 256", "≥ 0", "≤ 600": the bounds as a person reads them. */
+/** "1 – 256", "≥ 0", "≤ 600", "8 B – 1 GiB": the bounds as a person reads them. */
 export function describeBounds(f: FieldSpec): string | null {
-  const lo = f.min ?? f.exclusiveMin;
-  const hi = f.max ?? f.exclusiveMax;
+  const show = (v: number | null) => (v === null ? null : f.bytes ? formatBlockSize(v) : v);
+  const lo = show(f.min ?? f.exclusiveMin);
+  const hi = show(f.max ?? f.exclusiveMax);
   if (lo !== null && hi !== null) return `${lo} – ${hi}`;
   if (lo !== null) return f.exclusiveMin !== null ? `> ${lo}` : `≥ ${lo}`;
   if (hi !== null) return f.exclusiveMax !== null ? `< ${hi}` : `≤ ${hi}`;
@@ -175,11 +188,21 @@ function checkBounds(f: FieldSpec, n: number): string | null {
     (f.max !== null && n > f.max) ||
     (f.exclusiveMin !== null && n <= f.exclusiveMin) ||
     (f.exclusiveMax !== null && n >= f.exclusiveMax);
-  return outside ? `${n} is out of range: allowed ${range}` : null;
+  if (outside) return `${f.bytes ? formatBlockSize(n) : n} is out of range: allowed ${range}`;
+  if (f.multipleOf !== null && f.multipleOf > 0 && n % f.multipleOf !== 0) {
+    return `${f.bytes ? formatBlockSize(n) : n} is not a multiple of ${f.bytes ? formatBlockSize(f.multipleOf) : f.multipleOf}`;
+  }
+  return null;
 }
 
 function parseNumber(f: FieldSpec, text: string, integer: boolean): { value: number } | { error: string } {
   const t = text.trim();
+  if (f.bytes) {
+    const r = parseByteSize(t);
+    if ('error' in r) return r;
+    const bad = checkBounds(f, r.value);
+    return bad ? { error: bad } : r;
+  }
   if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(t)) {
     return { error: integer ? `"${t}" is not a whole number` : `"${t}" is not a number` };
   }
@@ -207,9 +230,18 @@ export function parseField(f: FieldSpec, raw: RawValue | undefined): ParseResult
       const r = parseNumber(f, text, f.kind === 'integer');
       return 'error' in r ? { ok: false, error: r.error } : { ok: true, value: r.value };
     }
+    case 'enum-list': {
+      const parts = text.split(/[\s,;]+/).filter(Boolean);
+      const unknown = parts.find((p) => !f.options.some((o) => String(o.value) === p));
+      if (unknown !== undefined) return { ok: false, error: `"${unknown}" is not one of ${f.options.map((o) => o.value).join(', ')}` };
+      if (f.minItems !== null && parts.length < f.minItems) return { ok: false, error: `Pick at least ${f.minItems}` };
+      if (f.maxItems !== null && parts.length > f.maxItems) return { ok: false, error: `Pick at most ${f.maxItems}` };
+      return { ok: true, value: f.options.filter((o) => parts.includes(String(o.value))).map((o) => o.value) };
+    }
     case 'integer-list':
     case 'number-list': {
-      const parts = text.split(/[\s,;]+/).filter(Boolean);
+      // Byte sizes may be written "8 KiB": split on commas/semicolons only, so the unit stays attached.
+      const parts = (f.bytes ? text.split(/[,;]+/) : text.split(/[\s,;]+/)).map((p) => p.trim()).filter(Boolean);
       const values: number[] = [];
       for (const p of parts) {
         const r = parseNumber(f, p, f.kind === 'integer-list');

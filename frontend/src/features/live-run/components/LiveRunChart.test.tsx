@@ -33,3 +33,13 @@ describe('LiveRunChart phase markers', () => {
     expect(markersOf().map((m) => m.label)).toEqual(['1 thr · repeat 1', 'repeat 2']);
   });
 });
+
+describe('LiveRunChart units', () => {
+  it('names each line\'s unit when ops report different units (GPU)', () => {
+    const samples = [sample(0, { op: 'fp32_fma', unit: 'GFLOP/s' }), sample(1, { op: 'dram_bw', unit: 'GB/s' })];
+    render(<LiveRunChart samples={samples} t0={1000} unit="mixed" theme="light" />);
+    const chart = chartSpies.instances[0]!;
+    expect(chart.data.datasets.map((d) => d.label)).toEqual(['fp32_fma 1 thread (GFLOP/s)', 'dram_bw 1 thread (GB/s)']);
+    expect((chart.options.scales as { y: { title: { text: string } } }).y.title.text).toBe('value (unit per line)');
+  });
+});

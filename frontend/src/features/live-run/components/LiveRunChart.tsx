@@ -32,7 +32,14 @@ export function LiveRunChart({ samples, t0, unit, theme, title = 'Live throughpu
   // Markers change only at a phase boundary; keyed by content so options stay stable in between.
   const markerKey = useMemo(() => JSON.stringify(phaseMarkers(samples, t0 ?? seriesOrigin(samples))), [samples, t0]);
   const markers = useMemo(() => JSON.parse(markerKey) as ChartMarker[], [markerKey]);
-  const shownUnit = samples[samples.length - 1]?.unit || unit;
+  // GPU runs mix units across ops (GFLOP/s, GB/s): then each line names its unit.
+  const unitByOp = useMemo(() => {
+    const m = new Map<string, string>();
+    for (const x of samples) if (!m.has(x.op ?? '')) m.set(x.op ?? '', x.unit);
+    return m;
+  }, [samples]);
+  const mixed = new Set(unitByOp.values()).size > 1;
+  const shownUnit = mixed ? 'value (unit per line)' : samples[samples.length - 1]?.unit || unit;
 
   const data = useMemo<ChartData<'line', { x: number; y: number | null }[]>>(() => {
     const colourOf = new Map<string, string>();
@@ -42,7 +49,7 @@ export function LiveRunChart({ samples, t0, unit, theme, title = 'Live throughpu
         if (!colourOf.has(colourKey)) colourOf.set(colourKey, seriesPalette[colourOf.size % seriesPalette.length] as string);
         const colour = s.warmup ? warmupColor : (colourOf.get(colourKey) as string);
         return {
-          label: s.label,
+          label: mixed ? `${s.label} (${unitByOp.get(s.op ?? '') ?? ''})` : s.label,
           data: s.points,
           borderColor: colour,
           backgroundColor: colour,
@@ -55,7 +62,7 @@ export function LiveRunChart({ samples, t0, unit, theme, title = 'Live throughpu
         };
       }),
     };
-  }, [series]);
+  }, [series, mixed, unitByOp]);
 
   const options = useMemo<ChartOptions<'line'>>(() => {
     const { text, grid } = chartChrome[theme];
@@ -91,12 +98,12 @@ export function LiveRunChart({ samples, t0, unit, theme, title = 'Live throughpu
         },
         tooltip: {
           callbacks: {
-            label: (ctx) => `${ctx.dataset.label ?? ''}: ${formatNumber(ctx.parsed.y)} ${shownUnit}`,
+            label: (ctx) => `${ctx.dataset.label ?? ''}: ${formatNumber(ctx.parsed.y)}${mixed ? '' : ` ${shownUnit}`}`,
           },
         },
       },
     };
-  }, [theme, shownUnit, markers]);
+  }, [theme, shownUnit, markers, mixed]);
 
   const last = samples[samples.length - 1];
   const summary = last

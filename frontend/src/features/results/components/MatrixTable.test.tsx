@@ -73,7 +73,7 @@ describe('MatrixTable (memory / disk: threads × block size)', () => {
 
   it('has a column per block size, named exactly in binary units', () => {
     table([...rows, resultRow({ op: 'rand_read', unit: 'MB/s', block_bytes: 8, threads: 4, mean: 350, stddev: 3 })]);
-    const t = screen.getByRole('table', { name: /rand_read: threads × block size → mean ± stddev over repeats \(MB\/s\)/ });
+    const t = screen.getByRole('table', { name: /Random read: threads × block size → mean ± stddev over repeats \(MB\/s\)/ });
     expect(within(t).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Threads', '8 B', '8 KiB', '8 MiB', '80 MiB']);
     const four = within(t).getByRole('row', { name: /^4 / });
     expect(within(four).getAllByText('not measured')).toHaveLength(3);
