@@ -51,3 +51,15 @@ def test_trace_summary_ignores_short_dips():
     values[100:110] = [50.0] * 10  # a 10-second dip is noise, not throttling
     s = trace_summary([float(i) for i in range(200)], values)
     assert s.throttle is None
+
+
+def test_repeat_until_stable_records_what_ended_the_repeats():
+    from app.results.service import compute_result
+
+    def rows(values, target):
+        res = [{"threads": 1, "repeat": i + 1, "value": v, "unit": "GFLOP/s", "verified": True} for i, v in enumerate(values)]
+        return compute_result("cpu", {"op": "fp64", "stable_cv": target}, res, {}, {}).rows[0].stopped_by
+
+    assert rows([100.0, 101.0, 100.5], 0.035) == "stable"
+    assert rows([100.0, 60.0, 140.0], 0.035) == "max_repeats"
+    assert rows([100.0, 60.0, 140.0], 0) is None

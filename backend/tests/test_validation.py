@@ -85,7 +85,7 @@ def test_create_job_queues_one_run_per_host(client, session, runner):
     run = r.json()["runs"][0]
     assert run["status"] == "queued"
     assert run["params"] == {"op": "fp64", "threads": [1, 2, 4, 8], "repeats": 3, "duration_s": 5.0, "warmup_s": 1.0,
-                             "reference": False}
+                             "stable_cv": 0.0, "max_repeats": 10, "reference": False}
     assert run["expected_duration_s"] == 4 * (1 + 3 * 5)
     assert get_redis().llen("celery") == 1  # the doorbell, rung after the commit
 

@@ -79,6 +79,8 @@ class Experiment:
         props = kernel_schema.get("properties", {})
         out: dict[str, Any] = {}
         dropped = self.omit(params) if self.omit else frozenset()
+        if not params.get("stable_cv"):  # fixed repeats: the kernel's defaults, argv stays short
+            dropped |= frozenset(STABLE_ARGV)
         for name in self.argv_order:
             if name in dropped:
                 continue
@@ -105,12 +107,16 @@ class Experiment:
         return argv
 
 
+# Repeat until stable (harness params of every kernel).
+STABLE = (Param("stable_cv"), Param("max_repeats"))
+STABLE_ARGV = ("stable_cv", "max_repeats")
+
 EXPERIMENTS: dict[str, Experiment] = {
     "cpu": Experiment(
         kind="cpu",
         kernel="cpu",
-        params=(Param("op"), Param("threads"), Param("repeats"), Param("duration_s"), Param("warmup_s")),
-        argv_order=("op", "threads", "repeats", "duration_s", "warmup_s"),
+        params=(Param("op"), Param("threads"), Param("repeats"), Param("duration_s"), Param("warmup_s"), *STABLE),
+        argv_order=("op", "threads", "repeats", "duration_s", "warmup_s", "stable_cv", "max_repeats"),
     ),
     "cpu_trace": Experiment(
         kind="cpu_trace",
@@ -126,8 +132,8 @@ EXPERIMENTS: dict[str, Experiment] = {
         kind="memory",
         kernel="memory",
         params=(Param("op"), Param("blocks"), Param("sizes"), Param("threads"), Param("repeats"),
-                Param("duration_s"), Param("warmup_s")),
-        argv_order=("op", "blocks", "sizes", "threads", "repeats", "duration_s", "warmup_s"),
+                Param("duration_s"), Param("warmup_s"), *STABLE),
+        argv_order=("op", "blocks", "sizes", "threads", "repeats", "duration_s", "warmup_s", *STABLE_ARGV),
         omit=lambda p: frozenset({"blocks"} if p.get("op") == "latency" else
                                  {"blocks", "sizes"} if str(p.get("op", "")).startswith("stream_") else {"sizes"}),
     ),
@@ -135,24 +141,25 @@ EXPERIMENTS: dict[str, Experiment] = {
         kind="disk",
         kernel="disk",
         params=(Param("ops", kernel_name="op"), Param("blocks"), Param("direct"), Param("iodepth"),
-                Param("file_size"), Param("threads"), Param("repeats"), Param("duration_s"), Param("warmup_s")),
+                Param("file_size"), Param("threads"), Param("repeats"), Param("duration_s"), Param("warmup_s"),
+                *STABLE),
         argv_order=("op", "blocks", "direct", "iodepth", "file_size", "threads", "repeats", "duration_s",
-                    "warmup_s"),
+                    "warmup_s", *STABLE_ARGV),
     ),
     "network": Experiment(
         kind="network",
         kernel="net",
         params=(Param("op"), Param("sizes"), Param("streams"), Param("poll"), Param("repeats"),
-                Param("duration_s"), Param("warmup_s")),
+                Param("duration_s"), Param("warmup_s"), *STABLE),
         fixed={"role": "loopback"},
-        argv_order=("role", "op", "sizes", "streams", "poll", "repeats", "duration_s", "warmup_s"),
+        argv_order=("role", "op", "sizes", "streams", "poll", "repeats", "duration_s", "warmup_s", *STABLE_ARGV),
     ),
     "gpu": Experiment(
         kind="gpu",
         kernel="gpu",
         params=(Param("ops", kernel_name="op"), Param("device"), Param("bytes"), Param("repeats"),
-                Param("duration_s"), Param("warmup_s")),
-        argv_order=("op", "device", "bytes", "repeats", "duration_s", "warmup_s"),
+                Param("duration_s"), Param("warmup_s"), *STABLE),
+        argv_order=("op", "device", "bytes", "repeats", "duration_s", "warmup_s", *STABLE_ARGV),
     ),
 }
 

@@ -30,6 +30,9 @@ class CpuParams(BaseModel):
     repeats: StrictInt = Field(3, ge=1, le=100, description="Measured repeats per thread count")
     duration_s: Seconds = Field(5, ge=0.2, le=3600, description="Length of one repeat, seconds")
     warmup_s: Seconds = Field(1, ge=0, le=600, description="Warm-up before each thread count, excluded, seconds")
+    stable_cv: Seconds = Field(0, ge=0, le=0.5, description="Repeat until stable: keep repeating until the coefficient "
+                               "of variation is at most this (e.g. 0.035); 0 = exactly `repeats`")
+    max_repeats: StrictInt = Field(10, ge=1, le=1000, description="Cap on repeats when repeating until stable")
     reference: StrictBool = Field(False, description="Also run HPL (hpcc) and likwid-bench peakflops afterwards")
 
     @field_validator("threads")
@@ -72,6 +75,9 @@ class _Repeated(BaseModel):
     repeats: StrictInt = Field(3, ge=1, le=100, description="Measured repeats per configuration")
     duration_s: Seconds = Field(3, ge=0.2, le=3600, description="Length of one repeat, seconds")
     warmup_s: Seconds = Field(1, ge=0, le=600, description="Warm-up before each configuration, excluded, seconds")
+    stable_cv: Seconds = Field(0, ge=0, le=0.5, description="Repeat until stable: keep repeating until the coefficient "
+                               "of variation is at most this (e.g. 0.035); 0 = exactly `repeats`")
+    max_repeats: StrictInt = Field(10, ge=1, le=1000, description="Cap on repeats when repeating until stable")
     reference: StrictBool = Field(False, description="Also run the matched reference tool on the host afterwards")
 
 
@@ -142,7 +148,8 @@ class Experiment:
 
 
 def _phases(configs: int, counts: int, p: _Repeated | CpuParams) -> float:
-    return configs * counts * (p.warmup_s + p.repeats * p.duration_s)
+    repeats = max(p.repeats, p.max_repeats) if p.stable_cv > 0 else p.repeats  # the worst case
+    return configs * counts * (p.warmup_s + repeats * p.duration_s)
 
 
 def _cpu_duration(p: CpuParams) -> float:

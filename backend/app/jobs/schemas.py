@@ -89,6 +89,8 @@ class ResultRow(BaseModel):
     peak: Peak | None
     efficiency: float | None
     references: list[ReferenceFigure] = []
+    # Repeat-until-stable: "stable" when the CV met the target, "max_repeats" when the cap ended it.
+    stopped_by: Literal["stable", "max_repeats"] | None = None
     valid: bool
     invalid_reason: str | None
 

@@ -87,6 +87,13 @@ def overridden_peak(overrides: dict[str, Any], key: str, threads: int, inventory
                 source="user")
 
 
+def _stopped_by(params: dict[str, Any], cv: float | None) -> str | None:
+    target = params.get("stable_cv") or 0
+    if target <= 0:
+        return None
+    return "stable" if cv is not None and cv <= target else "max_repeats"
+
+
 def compute_result(
     experiment: str, params: dict[str, Any], raw_results: list[dict[str, Any]],
     kernel_info: dict[str, Any] | None, inventory: dict[str, Any],
@@ -135,6 +142,7 @@ def compute_result(
                 min=s.min, max=s.max, median=s.median, ci95_low=s.ci95_low, ci95_high=s.ci95_high, cv=s.cv,
                 values=values, outliers=s.outliers, extra=extra, peak=peak,
                 references=match_references((op, threads, block), s.mean, row_unit, references or []),
+                stopped_by=_stopped_by(params, s.cv),
                 efficiency=(s.mean / peak.value) if peak else None,
                 valid=not reasons, invalid_reason="; ".join(reasons) or None,
             )

@@ -397,6 +397,12 @@ export interface components {
              */
             duration_s: number;
             /**
+             * Max Repeats
+             * @description Cap on repeats when repeating until stable
+             * @default 10
+             */
+            max_repeats: number;
+            /**
              * Op
              * @description fp64 / fp32: fused multiply-add FLOPS; int32: vector integer adds
              * @default fp64
@@ -415,6 +421,12 @@ export interface components {
              * @default 3
              */
             repeats: number;
+            /**
+             * Stable Cv
+             * @description Repeat until stable: keep repeating until the coefficient of variation is at most this (e.g. 0.035); 0 = exactly `repeats`
+             * @default 0
+             */
+            stable_cv: number;
             /**
              * Threads
              * @description Thread counts to run, one after another
@@ -515,6 +527,12 @@ export interface components {
              */
             iodepth: number;
             /**
+             * Max Repeats
+             * @description Cap on repeats when repeating until stable
+             * @default 10
+             */
+            max_repeats: number;
+            /**
              * Ops
              * @description Operations: sequential/random read/write, 50/50 mixed
              * @default [
@@ -538,6 +556,12 @@ export interface components {
              * @default 3
              */
             repeats: number;
+            /**
+             * Stable Cv
+             * @description Repeat until stable: keep repeating until the coefficient of variation is at most this (e.g. 0.035); 0 = exactly `repeats`
+             * @default 0
+             */
+            stable_cv: number;
             /**
              * Threads
              * @description Thread counts, one after another
@@ -608,6 +632,12 @@ export interface components {
              */
             duration_s: number;
             /**
+             * Max Repeats
+             * @description Cap on repeats when repeating until stable
+             * @default 10
+             */
+            max_repeats: number;
+            /**
              * Ops
              * @description FMA FLOPS, integer ops, device memory and PCIe copies
              * @default [
@@ -632,6 +662,12 @@ export interface components {
              * @default 3
              */
             repeats: number;
+            /**
+             * Stable Cv
+             * @description Repeat until stable: keep repeating until the coefficient of variation is at most this (e.g. 0.035); 0 = exactly `repeats`
+             * @default 0
+             */
+            stable_cv: number;
             /**
              * Warmup S
              * @description Warm-up before each configuration, excluded, seconds
@@ -772,6 +808,12 @@ export interface components {
              */
             duration_s: number;
             /**
+             * Max Repeats
+             * @description Cap on repeats when repeating until stable
+             * @default 10
+             */
+            max_repeats: number;
+            /**
              * Op
              * @description Block op, STREAM-variant kernel (plain or non-temporal stores), or dependent-load latency
              * @default copy
@@ -803,6 +845,12 @@ export interface components {
              *     ]
              */
             sizes: number[];
+            /**
+             * Stable Cv
+             * @description Repeat until stable: keep repeating until the coefficient of variation is at most this (e.g. 0.035); 0 = exactly `repeats`
+             * @default 0
+             */
+            stable_cv: number;
             /**
              * Threads
              * @description Thread counts, one after another
@@ -841,6 +889,12 @@ export interface components {
              */
             duration_s: number;
             /**
+             * Max Repeats
+             * @description Cap on repeats when repeating until stable
+             * @default 10
+             */
+            max_repeats: number;
+            /**
              * Op
              * @description Throughput (stream) or round-trip latency (rr), over loopback
              * @default tcp_stream
@@ -876,6 +930,12 @@ export interface components {
              *     ]
              */
             sizes: number[];
+            /**
+             * Stable Cv
+             * @description Repeat until stable: keep repeating until the coefficient of variation is at most this (e.g. 0.035); 0 = exactly `repeats`
+             * @default 0
+             */
+            stable_cv: number;
             /**
              * Streams
              * @description Parallel streams (threads), one count after another
@@ -1027,6 +1087,8 @@ export interface components {
             references: components["schemas"]["ReferenceFigure"][];
             /** Stddev */
             stddev: number;
+            /** Stopped By */
+            stopped_by?: ("stable" | "max_repeats") | null;
             /** Threads */
             threads: number;
             /** Unit */
