@@ -30,7 +30,7 @@ test.describe.serial('compare and export', () => {
     const ratios = page.getByRole('table', { name: new RegExp(`Ratio to baseline run #${b}`) });
     await expect(ratios).toBeVisible();
     const oneThread = ratios.getByRole('row').filter({ has: page.getByRole('rowheader', { name: /1 thread/ }) });
-    await expect(oneThread).toContainText('1× (baseline)');
+    await expect(oneThread).toContainText('1.00× (baseline)');
     await expect(oneThread).toContainText(/\d\.\d+×/);
     await expect(oneThread).toContainText('GFLOP/s');
     await expect(page.getByRole('figure', { name: /Side by side \(GFLOP\/s\)/ })).toHaveAttribute('data-bars', '2');

@@ -71,6 +71,7 @@ export const fieldLabels: Record<string, string> = {
   warmup_s: 'Warm-up (s)',
   iodepth: 'I/O depth',
   blocks: 'Block sizes',
+  stable_cv: 'Repeat until CV ≤ (0 = off)',
   file_size: 'File size',
   direct: 'Direct I/O (O_DIRECT)',
 };

@@ -42,7 +42,7 @@ describe('CompareRoute', () => {
     const table = await screen.findByRole('table', { name: /Ratio to baseline run #2/ });
     const row = within(table).getByRole('row', { name: /FP64 FLOPS · 1 thread/ });
     expect(row).toHaveTextContent('0.833×');
-    expect(row).toHaveTextContent('1× (baseline)');
+    expect(row).toHaveTextContent('1.00× (baseline)');
     expect(screen.getByRole('figure', { name: /Side by side \(GFLOP\/s\)/ })).toHaveAttribute('data-bars', '2');
     expect(screen.getByRole('radio', { name: /#2/ })).toBeChecked();
     expect(screen.queryByRole('figure', { name: /Traces overlaid/ })).not.toBeInTheDocument();

@@ -6,6 +6,7 @@ import { stddevBar } from '../../../components/chart/plugins/error-bars';
 import { formatNumber, formatPercent } from '../../../lib/format';
 import type { Theme } from '../../../lib/theme';
 import { unitsOf, type RatioTable } from '../lib/compare';
+import { formatRatio } from './RatioTable';
 
 export function compareSeries(table: RatioTable, unit: string, runLabels: string[]): { categories: string[]; series: BarSeries[] } {
   const lines = table.lines.filter((l) => l.unit === unit);
@@ -21,7 +22,7 @@ export function compareSeries(table: RatioTable, unit: string, runLabels: string
         notes: cells.map((c) =>
           c?.row
             ? [
-                `ratio to baseline ${c.ratio === null ? '—' : `${formatNumber(c.ratio, 3)}×`}`,
+                `ratio to baseline ${formatRatio(c.ratio)}`,
                 `min ${formatNumber(c.row.min)} · max ${formatNumber(c.row.max)} · n ${c.row.n}`,
                 ...(c.row.efficiency !== null ? [`${formatPercent(c.row.efficiency)} of peak`] : []),
               ]

@@ -15,13 +15,15 @@ describe('RatioTable', () => {
     const [first, second] = within(row).getAllByRole('cell');
     expect(first).toHaveTextContent('0.833×');
     expect(first).toHaveTextContent('50.00 ± 0.50 GFLOP/s');
-    expect(second).toHaveTextContent('1× (baseline)');
+    expect(second).toHaveTextContent('1.00× (baseline)');
     expect(second).toHaveTextContent('invalid');
     expect(second).toHaveClass('cell-invalid');
   });
 
   it('formats ratios and their absence', () => {
     expect(formatRatio(1.2345)).toBe('1.23×');
+    expect(formatRatio(0.9996)).toBe('1.00×');
+    expect(formatRatio(12.34)).toBe('12.3×');
     expect(formatRatio(null)).toBe('—');
   });
 });

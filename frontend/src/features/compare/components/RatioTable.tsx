@@ -4,8 +4,11 @@ import { EfficiencyBadge, ValidityBadge } from '../../../components/ResultBadges
 import { decimalsFor, formatFixed, formatNumber } from '../../../lib/format';
 import type { RatioTable as Table } from '../lib/compare';
 
+const RATIO = new Intl.NumberFormat('en-US', { minimumSignificantDigits: 3, maximumSignificantDigits: 3 });
+
+/** Always three significant digits, so 0.9996 reads "1.00×", never a bare "1×". */
 export function formatRatio(ratio: number | null): string {
-  return ratio === null || !Number.isFinite(ratio) ? '—' : `${formatNumber(ratio, 3)}×`;
+  return ratio === null || !Number.isFinite(ratio) ? '—' : `${RATIO.format(ratio)}×`;
 }
 
 export function RatioTable({ table, runLabels }: { table: Table; runLabels: string[] }) {
@@ -53,7 +56,7 @@ export function RatioTable({ table, runLabels }: { table: Table; runLabels: stri
                 return (
                   <td key={runId} className={row.valid ? undefined : 'cell-invalid'}>
                     <span className="ratio" data-ratio={ratio ?? ''}>
-                      {i === table.baselineIndex ? '1× (baseline)' : formatRatio(ratio)}
+                      {i === table.baselineIndex ? `${formatRatio(1)} (baseline)` : formatRatio(ratio)}
                     </span>
                     <span className="block small tabular" title={`min ${formatNumber(row.min)}, max ${formatNumber(row.max)} ${row.unit}`}>
                       {formatFixed(row.mean, d)} ± {formatFixed(row.stddev, d)} {row.unit}

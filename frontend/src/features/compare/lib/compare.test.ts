@@ -46,7 +46,7 @@ describe('ratioTable', () => {
   it('marks latency cells as lower-is-better and never divides by a zero baseline', () => {
     const lat = (id: number, mean: number) => run({ id, result: { unit: 'ns', rows: [resultRow({ op: 'latency', unit: 'ns', block_bytes: 8192, mean })] } });
     const t = ratioTable([lat(1, 0), lat(2, 80)], 1);
-    expect(t.lines[0]).toMatchObject({ label: 'latency · 8 KiB · 1 thread', lowerIsBetter: true });
+    expect(t.lines[0]).toMatchObject({ label: 'Load latency · 8 KiB · 1 thread', lowerIsBetter: true });
     expect(t.lines[0]?.byRun.map((x) => x.ratio)).toEqual([null, null]);
   });
 
