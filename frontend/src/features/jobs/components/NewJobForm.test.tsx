@@ -143,4 +143,27 @@ describe('NewJobForm (generated from the experiment schema)', () => {
     expect(screen.getByRole('group', { name: 'Ops' })).toHaveAccessibleDescription(/Required/);
     expect(fetchMock).not.toHaveBeenCalled();
   });
+
+  it('estimates a range when repeating until stable', async () => {
+    const withStable = {
+      ...cpuExperiment,
+      parameters: {
+        ...(cpuExperiment.parameters as object),
+        properties: {
+          ...((cpuExperiment.parameters as { properties: object }).properties),
+          stable_cv: { default: 0, maximum: 0.5, minimum: 0, type: 'number', description: 'Repeat until stable' },
+          max_repeats: { default: 10, maximum: 1000, minimum: 1, type: 'integer' },
+        },
+      },
+    };
+    vi.stubGlobal('fetch', vi.fn());
+    const user = userEvent.setup();
+    renderWithProviders(<NewJobForm hosts={hosts} experiments={[withStable]} onCreated={vi.fn()} />);
+    // 4 thread counts × (1 s + 3 × 5 s)
+    expect(screen.getByText(/Estimated duration/)).toHaveTextContent('Estimated duration: 1 min 4 s');
+    await user.clear(screen.getByLabelText('Repeat until CV ≤ (0 = off)'));
+    await user.type(screen.getByLabelText('Repeat until CV ≤ (0 = off)'), '0.03');
+    // up to 4 × (1 s + 10 × 5 s)
+    expect(screen.getByText(/Estimated duration/)).toHaveTextContent('Estimated duration: 1 min 4 s – 3 min 24 s (repeating until stable)');
+  });
 });

@@ -54,7 +54,13 @@ export function NewJobForm({ hosts, experiments, initialHostIds, initialExperime
   const hostsShownError = (submitted ? hostError : null) ?? server.fields.host_ids ?? null;
   const experimentError = server.fields.experiment ?? null;
 
-  const estimate = Object.keys(clientErrors).length === 0 ? durationEstimators[kind]?.(params) : undefined;
+  const estimator = durationEstimators[kind];
+  const estimate = Object.keys(clientErrors).length === 0 ? estimator?.(params) : undefined;
+  // Repeat until stable: as few as `repeats`, as many as `max_repeats`.
+  const upTo =
+    estimate !== undefined && Number(params.stable_cv) > 0 && Number(params.max_repeats) > Number(params.repeats)
+      ? estimator?.({ ...params, repeats: params.max_repeats })
+      : undefined;
 
   const clearServer = (name: string) =>
     setServer((s) => {
@@ -163,7 +169,11 @@ export function NewJobForm({ hosts, experiments, initialHostIds, initialExperime
 
       <p className="estimate" aria-live="polite">
         Estimated duration:{' '}
-        <strong>{estimate !== undefined ? formatDuration(estimate) : '—'}</strong>
+        <strong>
+          {estimate !== undefined ? formatDuration(estimate) : '—'}
+          {upTo !== undefined ? ` – ${formatDuration(upTo)}` : ''}
+        </strong>
+        {upTo !== undefined ? ' (repeating until stable)' : ''}
         {estimate !== undefined && hostIds.length > 1 ? ' per host' : ''}
       </p>
 

@@ -89,4 +89,14 @@ describe('MatrixTable (memory / disk: threads × block size)', () => {
     expect(first.querySelector('.extras')).not.toHaveTextContent('CPU share');
     expect(first.querySelector('details')).toHaveTextContent('CPU share0.99');
   });
+
+  it('says when repeat-until-stable hit its cap, and when it met the target', async () => {
+    table([resultRow({ stopped_by: 'max_repeats' }), resultRow({ threads: 2, stopped_by: 'stable' })]);
+    const capped = screen.getByRole('row', { name: /^1 / });
+    expect(within(capped).getByText('not stable')).toBeInTheDocument();
+    expect(capped.querySelector('details')).toHaveTextContent('stopped at the repeat cap before the CV target was met');
+    const stable = screen.getByRole('row', { name: /^2 / });
+    expect(within(stable).queryByText('not stable')).not.toBeInTheDocument();
+    expect(stable.querySelector('details')).toHaveTextContent('stopped when the CV target was met');
+  });
 });

@@ -43,6 +43,8 @@ function CellDetails({ row }: { row: ResultRow }) {
         <dd>
           {row.n}: {row.values.map((v) => formatFixed(v, d)).join(', ')}
           {row.outliers.length ? <span className="muted"> (outliers: repeat {row.outliers.map((i) => i + 1).join(', ')})</span> : null}
+          {row.stopped_by === 'stable' ? <span className="muted"> (stopped when the CV target was met)</span> : null}
+          {row.stopped_by === 'max_repeats' ? <span className="text-bad"> (stopped at the repeat cap before the CV target was met)</span> : null}
         </dd>
         <dt>Peak</dt>
         <dd>{row.peak ? `${formatNumber(row.peak.value)} ${row.peak.unit} = ${row.peak.formula} (${row.peak.source})` : 'unknown'}</dd>
@@ -68,6 +70,11 @@ export function MatrixCell({ row, peakNote }: { row: ResultRow | undefined; peak
       <span className="badges">
         <EfficiencyBadge row={row} peakNote={peakNote} />
         <ValidityBadge row={row} showReason={false} />
+        {row.stopped_by === 'max_repeats' ? (
+          <span className="badge badge-warn" title="Repeat until stable hit max_repeats before the CV target: the spread is larger than asked for">
+            not stable
+          </span>
+        ) : null}
         <ReferenceBadges row={row} />
       </span>
       {headline.length ? (
