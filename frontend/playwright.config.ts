@@ -11,7 +11,7 @@ const reportDir = state ? join(state, 'playwright-report') : 'playwright-report'
 
 export default defineConfig({
   testDir: './e2e',
-  timeout: 180_000,
+  timeout: 300_000,
   expect: { timeout: 15_000 },
   fullyParallel: false,
   workers: 1,
