@@ -15,6 +15,7 @@ from app.hosts.router import router as hosts_router
 from app.hosts.service import runners_online
 from app.jobs.router import router as jobs_router
 from app.live.router import router as live_router
+from app.reference.router import router as reference_router
 from app.runner_api.router import router as runner_router
 
 
@@ -49,7 +50,7 @@ def create_app() -> FastAPI:
     app = FastAPI(title="hostbench", version=get_settings().hostbench_version)
     install_error_handlers(app)
     app.add_api_route("/api/health", health, methods=["GET"], response_model=Health, tags=["health"])
-    for r in (hosts_router, jobs_router, live_router, runner_router):
+    for r in (hosts_router, jobs_router, live_router, runner_router, reference_router):
         app.include_router(r)
     _mount_frontend(app)
     return app

@@ -127,6 +127,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/reference/parse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Parse Reference Output */
+        post: operations["parse_reference_output_api_reference_parse_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runner/heartbeat": {
         parameters: {
             query?: never;
@@ -951,6 +968,17 @@ export interface components {
              */
             warmup_s: number;
         };
+        /** ParsedOutput */
+        ParsedOutput: {
+            /** Format */
+            format: string;
+            /** Metrics */
+            metrics: {
+                [key: string]: unknown;
+            }[];
+            /** Tool */
+            tool: string;
+        };
         /** Peak */
         Peak: {
             /** Formula */
@@ -1556,6 +1584,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JobPublic"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    parse_reference_output_api_reference_parse_post: {
+        parameters: {
+            query: {
+                /** @description the tool that produced the output */
+                tool: "stream" | "hpl" | "hpcc" | "fio" | "iozone" | "iperf3" | "iperf2" | "ping" | "sockperf";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParsedOutput"];
                 };
             };
             /** @description Validation Error */
