@@ -65,14 +65,17 @@ def fio_argv(fio: str, path: Path, rw: str, block: int, depth: int, engine: str)
     return [fio, "--name=hostbench", f"--filename={path}", f"--size={FILE_SIZE}", "--direct=1",
             f"--ioengine={engine}", f"--rw={rw}", f"--bs={block}", f"--iodepth={depth}", "--numjobs=1",
             "--time_based", f"--runtime={DURATION_S}", f"--ramp_time={WARMUP_S}", "--norandommap",
-            "--randrepeat=0", "--invalidate=1", "--lat_percentiles=1", "--percentile_list=50:99:99.9",
+            "--randrepeat=0", "--invalidate=1", "--overwrite=1", "--lat_percentiles=1",
+            "--percentile_list=50:99:99.9",
             "--output-format=json"]
 
 
 def theirs(argv: list[str], rw: str, path: Path) -> dict:
     # a fresh file, as our kernel has at every start: fio lays it out (writes it whole) before it
     # measures, so both tools measure right after writing FILE_SIZE bytes (a host that caches its
-    # guests' disks may still be flushing them) and on a newly allocated file
+    # guests' disks may still be flushing them) and on a newly allocated file. --overwrite=1: without
+    # it a write-only job only fallocates, and its writes land in unwritten extents that the
+    # filesystem must convert at every completion (slower, and not what our kernel measures)
     path.unlink(missing_ok=True)
     doc = json.loads(run_cmd(argv, timeout=300))
     job = doc["jobs"][0]
@@ -109,7 +112,8 @@ def run(pairs: int) -> BenchReport:
             f"logical block {start['logical_block_bytes']} B; file {FILE_SIZE >> 20} MiB each; "
             f"{WARMUP_S} s warm-up + {DURATION_S} s per measurement; depth > 1 uses {async_engine} "
             f"in both tools; latency = fio lat (submit to completion, --lat_percentiles=1); "
-            f"order A B in even pairs, B A in odd ones; each run of either tool writes a fresh file first")
+            f"order A B in even pairs, B A in odd ones; each run of either tool writes a fresh file first "
+            f"(fio --overwrite=1)")
         for i in range(pairs):
             for name, op, rw, block, depth, metrics in CASES:
                 engine = _engine_for(depth, async_engine)

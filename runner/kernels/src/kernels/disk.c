@@ -503,6 +503,15 @@ out:
     free(a);
 }
 
+/* Where the interrupt CPU sits in the affinity mask, or -1 (not found, or not ours to use). */
+static int irq_slot(const disk_state *st)
+{
+    for (int k = 0; st->nirq_cpus > 0 && k < st->ncpus; k++)
+        if (st->cpus[k] == st->irq_cpus[0])
+            return k;
+    return -1;
+}
+
 /* statx(STATX_DIOALIGN) (Linux 6.1+): the alignment O_DIRECT needs on this very file.
  * 1: found; 0: the kernel does not say; -1: the filesystem does not support O_DIRECT. */
 static int dio_align(int fd, int *offset_align, int *mem_align)
@@ -971,9 +980,12 @@ static void disk_facts(const hb_setup *s, hb_json *j)
     hb_json_kstr(j, "placement", placement_names[st->placement]);
     hb_json_kstr(j, "placement_used",
                  st->placement == PLACE_UNPINNED ? "unpinned: any CPU of the affinity mask"
-                 : st->placement == PLACE_AUTO && st->nirq_cpus > 0
+                 : st->placement == PLACE_AUTO && irq_slot(st) >= 0
                      ? "first thread on the CPU that takes the completion interrupts, the others "
                        "round-robin from there"
+                 : st->placement == PLACE_AUTO && st->nirq_cpus > 0
+                     ? "spread: the CPU that takes the completion interrupts is outside the "
+                       "affinity mask"
                  : st->placement == PLACE_AUTO && st->hw_queues > 1
                      ? "spread: the device has a queue per CPU group, each with its own interrupt"
                  : st->placement == PLACE_AUTO
@@ -1036,6 +1048,7 @@ static void disk_facts(const hb_setup *s, hb_json *j)
 
 /* ---- per thread ---- */
 
+
 static void disk_thread_teardown(hb_worker *w);
 static hb_status thread_setup(hb_worker *w, hb_err *err);
 
@@ -1080,11 +1093,9 @@ static hb_status thread_setup(hb_worker *w, hb_err *err)
             CPU_SET(st->cpus[i], &set);
         sched_setaffinity(0, sizeof set, &set);
         w->cpu = -1;
-    } else if (st->placement == PLACE_AUTO && st->nirq_cpus > 0 && st->ncpus > 0) {
-        int k = 0;
-        while (k < st->ncpus && st->cpus[k] != st->irq_cpus[0])
-            k++;
-        if (k < st->ncpus) {
+    } else if (st->placement == PLACE_AUTO) {
+        int k = irq_slot(st);
+        if (k >= 0) {
             cpu_set_t set;
             CPU_ZERO(&set);
             w->cpu = st->cpus[(k + w->tid) % st->ncpus];
