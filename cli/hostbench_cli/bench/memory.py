@@ -4,8 +4,9 @@
   and Triad against our `copy` block op (8 MiB blocks over a buffer as large as one STREAM array) and
   our STREAM-variant `stream_copy` / `stream_triad` (plain stores) with STREAM's array size. STREAM
   reports the best of its 9 timed sweeps, so ours is the best 0.2-s sample of a 3-s phase. STREAM's
-  Copy, compiled at -O2/-O3, is a glibc memcpy (non-temporal stores at this size), so our `copy` runs
-  with `stores auto`, which is non-temporal here too.
+  Copy, compiled at -O2/-O3, is a call to glibc's memcpy (which picks rep movsb or non-temporal
+  stores by size); our `copy` runs with `stores auto` (non-temporal past the L3), `stream_copy` is
+  the plain-store loop.
 - likwid-bench `copy_mem_avx512` / `stream_mem_avx512` (non-temporal stores; the same 2 and 3 arrays
   and byte counts as STREAM's Copy and Triad) against our `stream_copy_nt` / `stream_triad_nt`, same
   total bytes and threads. likwid reports the mean over its run, so ours is the mean of a 2-s phase.
@@ -120,9 +121,10 @@ def run(pairs: int) -> BenchReport:
         array_size = parse_stream(run_tool([stream], env=stream_env(1)))["array_size"]
         report.notes.append(f"stream: {stream}, array size {array_size} elements "
                             f"({array_size * 8 / 2**20:.0f} MiB per array), OMP_PROC_BIND=true OMP_PLACES=cores")
-        report.notes.append("gcc -O2/-O3 compiles STREAM's Copy loop into a glibc memcpy call, which uses "
-                            "non-temporal stores at this size: our copy runs with stores auto (nt here); "
-                            "stream_copy (plain stores) pays the write-allocate read that memcpy avoids")
+        report.notes.append("gcc -O2/-O3 compiles STREAM's Copy loop into a glibc memcpy call (rep movsb, or "
+                            "non-temporal stores past glibc.cpu.x86_non_temporal_threshold: glibc's choice); "
+                            "our copy runs with stores auto (non-temporal past the L3), stream_copy is the "
+                            "plain-store loop")
         for t in THREADS:
             def theirs(kernel: str, t: int = t) -> tuple[float, float]:
                 out, share = cpu_share_of_child([stream], t, env=stream_env(t))
