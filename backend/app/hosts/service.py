@@ -35,6 +35,13 @@ def host_peaks(host: Host) -> tuple[dict[str, Peak | None], dict[str, str]]:
         peaks[key] = peak
         if why:
             notes[key] = why
+    mem = host.inventory.get("memory") or {}
+    if mem.get("channels") and mem.get("speed_mts"):
+        peaks["memory_bw"] = Peak(value=mem["channels"] * mem["speed_mts"] * 8.0, unit="MB/s", source="computed",
+                                  formula=f"{mem['channels']} channels × {mem['speed_mts']} MT/s × 8 bytes")
+    else:
+        peaks["memory_bw"] = None
+        notes["memory_bw"] = "DIMM channels and speed not exposed by this host's firmware; enter the peak by hand"
     for key, o in (host.peak_overrides or {}).items():
         peaks[key] = Peak(value=o["value"], unit=o["unit"], source="user",
                           formula=f"entered by a person{': ' + o['note'] if o.get('note') else ''}")

@@ -5,6 +5,7 @@ from typing import Any
 from app.hosts.peaks import cpu_peak
 from app.hosts.schemas import Peak
 from app.jobs.schemas import ReferenceFigure, ResultRow, RunResult, Throttle, TraceSummary
+from app.results.limits import below_floor, other_peak
 from app.results.stats import median, summarize
 
 # A throttle is a sustained drop: the median of THROTTLE_WINDOW consecutive samples below
@@ -43,6 +44,10 @@ def _flatten(r: dict[str, Any]) -> dict[str, float]:
                 if isinstance(x, int | float) and not isinstance(x, bool):
                     out[f"{base}_{sub}{unit}"] = float(x)
     return out
+
+
+STANDARD = {"threads", "repeat", "value", "unit", "verified", "op", "block_bytes", "type", "v", "t", "seconds", "work",
+            "oversubscribed"}
 
 
 def _normalise_unit(u: str | None) -> str:
@@ -111,19 +116,21 @@ def compute_result(
         values = [float(r["value"]) for r in sorted(reps, key=lambda r: r.get("repeat", 0))]
         s = summarize(values)
         peak, why = (None, None)
+        flat = [{k: v for k, v in _flatten(r).items() if k not in STANDARD} for r in reps]
+        extra_keys = sorted({k for f in flat for k in f})
+        extra = {k: sum(f[k] for f in flat if k in f) / sum(1 for f in flat if k in f) for k in extra_keys}
+        row_unit = str(reps[0].get("unit") or unit)
         if experiment in ("cpu", "cpu_trace") and op:
             peak = overridden_peak(overrides or {}, f"cpu_{op}", threads, inventory)
             if peak is None:
                 peak, why = cpu_peak(inventory, op, threads, info.get("isa"), info.get("clock_ghz"))
+        else:
+            peak, why = other_peak(experiment, op, row_unit, inventory, info, overrides or {})
         if why:
             notes.add(why)
-        standard = {"threads", "repeat", "value", "unit", "verified", "op", "block_bytes", "type", "v", "t", "seconds",
-                    "work", "oversubscribed"}
-        flat = [{k: v for k, v in _flatten(r).items() if k not in standard} for r in reps]
-        extra_keys = sorted({k for f in flat for k in f})
-        extra = {k: sum(f[k] for f in flat if k in f) / sum(1 for f in flat if k in f) for k in extra_keys}
-        row_unit = str(reps[0].get("unit") or unit)
         reasons = []
+        if (floor := below_floor(experiment, extra, params)) is not None:
+            reasons.append(floor)
         unverified = [r.get("repeat") for r in reps if not r.get("verified", False)]
         if unverified:
             reasons.append(f"verification failed in repeat(s) {unverified}: the kernel's result did not match its closed form")

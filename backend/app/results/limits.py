@@ -1,0 +1,69 @@
+"""Peaks for non-CPU rows and the physical floors below which a latency cannot be real.
+A fact we cannot establish stays unknown (None, with the reason); it is never guessed."""
+from typing import Any
+
+from app.hosts.schemas import Peak
+
+# Below these, a latency is not a measurement but a bug (a skipped operation, a clock error, a cache hit
+# counted as a device access). Each says why.
+FLOORS: dict[tuple[str, str], tuple[float, str]] = {
+    ("memory", "ns_per_load"): (0.5, "a load-to-use latency under 0.5 ns would need an 8 GHz core with "
+                                     "a 4-cycle L1"),
+    ("network", "latency_p50_us"): (1.0, "a socket round trip is at least four system calls: under 1 µs "
+                                         "is not possible"),
+    ("disk", "lat_p50_us"): (2.0, "a direct I/O through the kernel's block layer to a device takes "
+                                  "more than 2 µs"),
+}
+
+GPU_PEAK_KEYS = {"fp32_fma": ("fp32_gflops", "gpu_fp32"), "fp64_fma": ("fp64_gflops", "gpu_fp64"),
+                 "int32": ("int32_giops", None), "dram_bw": ("dram_gbs", "gpu_bw")}
+
+
+def _override(overrides: dict[str, Any], key: str | None) -> Peak | None:
+    o = overrides.get(key) if key else None
+    if not o:
+        return None
+    return Peak(value=o["value"], unit=o["unit"], source="user",
+                formula=f"entered by a person{': ' + o['note'] if o.get('note') else ''}")
+
+
+def other_peak(experiment: str, op: str | None, unit: str, inventory: dict[str, Any],
+               kernel_info: dict[str, Any], overrides: dict[str, Any]) -> tuple[Peak | None, str | None]:
+    """The host-wide peak for a memory, disk, network or GPU row in `unit`, or (None, why)."""
+    if experiment == "memory":
+        if unit != "MB/s":
+            return None, None  # latency rows have a floor, not a peak
+        if (p := _override(overrides, "memory_bw")) is not None:
+            return p, None
+        mem = inventory.get("memory") or {}
+        channels, mts = mem.get("channels"), mem.get("speed_mts")
+        if channels and mts:
+            return Peak(value=channels * mts * 8.0, unit="MB/s", source="computed",
+                        formula=f"{channels} channels × {mts} MT/s × 8 bytes"), None
+        return None, ("memory peak unknown: this host's firmware does not expose DIMM channels and speed; "
+                      "enter it with PUT /api/hosts/{id}/peaks/memory_bw")
+    if experiment == "disk":
+        if (p := _override(overrides, "disk_bw")) is not None and unit == "MB/s":
+            return p, None
+        return None, "disks report no throughput specification; enter it with PUT /api/hosts/{id}/peaks/disk_bw"
+    if experiment == "network":
+        return None, "loopback has no link speed: it measures the kernel's network stack, not a NIC"
+    if experiment == "gpu" and op in GPU_PEAK_KEYS:
+        figure, key = GPU_PEAK_KEYS[op]
+        if (p := _override(overrides, key)) is not None:
+            return p, None
+        value = (kernel_info.get("peak_at_measured_clock") or {}).get(figure)
+        if isinstance(value, int | float) and value > 0:
+            return Peak(value=float(value), unit=unit, source="reported",
+                        formula=str(kernel_info.get("peak_formula") or "from the device's attributes")), None
+        return None, f"GPU peak for {op} unknown on this device"
+    return None, None
+
+
+def below_floor(experiment: str, extra: dict[str, float], params: dict[str, Any]) -> str | None:
+    for (exp, key), (floor, why) in FLOORS.items():
+        if exp == "disk" and not params.get("direct"):
+            continue  # a buffered read may be served by the page cache in well under a microsecond
+        if exp == experiment and key in extra and extra[key] < floor:
+            return f"{key} = {extra[key]:.3g} is below the physical floor {floor:g}: {why}"
+    return None
