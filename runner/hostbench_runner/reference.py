@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import reference_likwid
+from . import reference_likwid, reference_net
 from .kernel import _child_setup, describe_exit, kernel_env
 from .reftools import Metric, ParseError, parse_text
 
@@ -39,6 +39,8 @@ MAX_REFERENCES = 100  # the API takes at most 100 per finish
 MIN_TIME_S = 3.0  # a tool given less time than this is not started
 FINISH_MARGIN_S = 2.0  # left before the run's deadline for the finish itself
 KILL_GRACE_S = 3.0
+SERVER_READY_S = 5.0  # a reference tool's own server must listen within this
+PORT = "{port}"  # in a plan's argv and server_argv: the free loopback port chosen when it starts
 STDERR_TAIL = 600
 
 
@@ -59,6 +61,11 @@ class Plan:
     output: str | None = None  # a file the tool writes in its directory; None = its stdout
     timeout_s: float = 120.0
     primary: str | None = None  # the metric that matches our kernel's figure: listed first
+    # A server of the tool's own (iperf3 -s, sockperf sr), started in the same directory before argv on a
+    # free loopback port (PORT in either argv), awaited until it listens (tcp) or is bound (udp), and
+    # stopped after the client (SIGTERM, SIGKILL after the grace). Empty: no server.
+    server_argv: tuple[str, ...] = ()
+    server_proto: str = "tcp"
 
 
 @dataclass
@@ -306,6 +313,131 @@ def _secs(value: float) -> str:
     return f"{int(value)}" if float(value).is_integer() else f"{int(round(value * 1000))}ms"
 
 
+# --- network: iperf3 (throughput) and sockperf (ping-pong) on loopback --------------------------------
+
+UDP_MAX = 65507  # the largest UDP payload over IPv4
+SOCKPERF_MIN = 14  # sockperf's smallest message (its own header)
+NET_MARGIN_S = 30.0  # beyond the tool's own duration
+
+
+def net_cpus(affinity: Sequence[int] | None = None) -> tuple[int, int] | None:
+    """Where our loopback kernel puts one stream: the client on the first CPU of the affinity mask, the
+    server on the next one (net.c server_pin_for). None on a single CPU: nothing to pin apart."""
+    cpus = sorted(affinity if affinity is not None else os.sched_getaffinity(0))
+    return (cpus[0], cpus[1]) if len(cpus) >= 2 else None
+
+
+def _whole_s(value: float, least: int = 1) -> int:
+    # iperf3 3.x and sockperf take whole seconds
+    return max(least, math.ceil(float(value)))
+
+
+def iperf3(ctx: Context, affinity: Sequence[int] | None = None) -> list[Plan]:
+    """iperf3 per (size, streams) of a *_stream run: a one-off server of its own on a free loopback port,
+    the client with -l size -P streams, JSON; the receiver's sum in Mbit/s is the figure, as ours. One
+    stream runs pinned like our kernel's (client, server on two CPUs: -A c,s); several streams are left
+    to the OS (iperf3 before 3.16 drives them all from one thread)."""
+    op = _op(ctx)
+    if op not in ("tcp_stream", "udp_stream"):
+        return []
+    udp = op == "udp_stream"
+    duration = _whole_s(ctx.params.get("duration_s") or 5)
+    warmup = _whole_s(ctx.params.get("warmup_s") or 0, least=0)
+    pin = net_cpus(affinity)
+    plans = []
+    for size in _list(ctx.params.get("sizes")):
+        if udp and int(size) > UDP_MAX:
+            continue
+        for streams in _list(ctx.params.get("streams") or 1):
+            argv = ["iperf3", "-c", "127.0.0.1", "-p", PORT, "-J", "-t", str(duration), "-l", str(size),
+                    "-P", str(streams)]
+            if udp:
+                argv += ["-u", "-b", "0"]  # no -O for UDP: iperf3 3.x counts omitted datagrams as lost
+            elif warmup:
+                argv += ["-O", str(warmup)]
+            if pin and int(streams) == 1:
+                argv += ["-A", f"{pin[0]},{pin[1]}"]
+            plans.append(Plan(
+                tool="iperf3", argv=tuple(argv), parser=reference_net.parse_iperf3, primary="received_mbps",
+                matches={"op": op, "threads": streams, "block_bytes": size},
+                server_argv=("iperf3", "-s", "-1", "-p", PORT, "-B", "127.0.0.1"), server_proto="tcp",
+                timeout_s=duration + warmup + NET_MARGIN_S,
+            ))
+    return plans
+
+
+def sockperf(ctx: Context, affinity: Sequence[int] | None = None) -> list[Plan]:
+    """sockperf ping-pong per size of a *_rr run with one stream (sockperf pp drives one connection; our
+    rows with several streams have no counterpart): its own server (sr), --full-rtt so the figures are
+    whole round trips as ours, --nonblocked on both ends under poll=busy, client and server pinned with
+    taskset like our kernel's. Our RT/s is matched by round_trips_per_s = 1e6 / the average round trip."""
+    op = _op(ctx)
+    if op not in ("tcp_rr", "udp_rr"):
+        return []
+    if 1 not in [int(s) for s in _list(ctx.params.get("streams") or 1)]:
+        return []
+    proto = ["--tcp"] if op == "tcp_rr" else []  # sockperf's default is UDP
+    busy = ["--nonblocked"] if ctx.params.get("poll") == "busy" else []
+    # sockperf discards its first 400 ms and last 50 ms itself: -t covers our warm-up and measured time
+    duration = _whole_s(float(ctx.params.get("duration_s") or 3) + float(ctx.params.get("warmup_s") or 0))
+    pin = net_cpus(affinity)
+    client_pin = ("taskset", "-c", str(pin[0])) if pin else ()
+    server_pin = ("taskset", "-c", str(pin[1])) if pin else ()
+    plans = []
+    for size in _list(ctx.params.get("sizes")):
+        if not SOCKPERF_MIN <= int(size) <= UDP_MAX:
+            continue
+        argv = (*client_pin, "sockperf", "pp", *proto, "-i", "127.0.0.1", "-p", PORT, "-m", str(size),
+                "-t", str(duration), "--full-rtt", *busy)
+        plans.append(Plan(
+            tool="sockperf", argv=argv, needs=("sockperf",) if pin else (), parser=reference_net.parse_sockperf_rr,
+            primary="round_trips_per_s", matches={"op": op, "threads": 1, "block_bytes": size},
+            server_argv=(*server_pin, "sockperf", "sr", *proto, "-i", "127.0.0.1", "-p", PORT, *busy),
+            server_proto="tcp" if proto else "udp", timeout_s=duration + NET_MARGIN_S,
+        ))
+    return plans
+
+
+# --- disk: IOzone (single process) --------------------------------------------------------------------
+
+# our op -> (iozone tests to run, the iozone figure that matches): a read needs the file written first
+IOZONE_OPS = {"seq_write": (("0",), "write"), "seq_read": (("0", "1"), "read"),
+              "rand_read": (("0", "2"), "random_read"), "rand_write": (("0", "2"), "random_write")}
+IOZONE_FILE = "iozone.tmp"
+IOZONE_MAX_RECORD = 16 << 20  # iozone's largest record (16 MiB)
+IOZONE_TIMEOUT_S = 300.0
+
+
+def iozone(ctx: Context) -> list[Plan]:
+    """IOzone per (op, block) of a disk run with one thread: one process (no -t), record = our block
+    (4 KiB..16 MiB, whole KiB), file = our file size, -I for direct I/O, -e to count the flush in the
+    write figures. IOzone is not time-based: it goes through the file once per test."""
+    threads = [int(t) for t in _list(ctx.params.get("threads") or 1)]
+    if 1 not in threads:
+        return []
+    file_kib = int(ctx.params.get("file_size") or 1 << 30) // 1024
+    direct = bool(ctx.params.get("direct"))
+    plans = []
+    for op in _list(ctx.params.get("op")):
+        if op not in IOZONE_OPS:
+            continue
+        tests, figure = IOZONE_OPS[op]
+        for block in _list(ctx.params.get("blocks")):
+            block = int(block)
+            if block < 4096 or block > IOZONE_MAX_RECORD or block % 1024 or block // 1024 > file_kib:
+                continue
+            argv = ["iozone"]
+            for t in tests:
+                argv += ["-i", t]
+            argv += ["-r", f"{block // 1024}k", "-s", f"{file_kib}k", "-f", IOZONE_FILE, "-e"]
+            if direct:
+                argv.append("-I")
+            plans.append(Plan(tool="iozone", argv=tuple(argv), parser=reference_net.parse_iozone_mb,
+                              primary=f"{figure}_mb_s", matches={"op": op, "threads": 1, "block_bytes": block},
+                              timeout_s=IOZONE_TIMEOUT_S))
+    return plans
+
+
 # --- the table -------------------------------------------------------------------------------------------
 
 
@@ -319,8 +451,8 @@ REFERENCES: dict[str, tuple[Reference, ...]] = {
     "cpu": (Reference("hpcc", hpcc_hpl), Reference("likwid-bench", likwid_peakflops)),
     "cpu_trace": (),  # a 10-minute trace has no reference tool
     "memory": (Reference("stream", stream),),
-    "disk": (Reference("fio", fio),),
-    "network": (),  # iperf3 / sockperf builders: not yet
+    "disk": (Reference("fio", fio), Reference("iozone", iozone)),
+    "network": (Reference("iperf3", iperf3), Reference("sockperf", sockperf)),
     "gpu": (),  # vendor peaks are computed from device attributes, there is no tool to run
 }
 
@@ -355,9 +487,10 @@ def _tail(path: Path, chars: int = STDERR_TAIL) -> str:
 class _Tool:
     """One reference process: argv list, own process group, dies with the runner, output to files."""
 
-    def __init__(self, argv: list[str], cwd: Path, env: Mapping[str, str], output: str | None = None):
+    def __init__(self, argv: list[str], cwd: Path, env: Mapping[str, str], output: str | None = None,
+                 prefix: str = ""):
         self.cwd = cwd
-        self.stdout_path, self.stderr_path = cwd / ".stdout", cwd / ".stderr"
+        self.stdout_path, self.stderr_path = cwd / f"{prefix}.stdout", cwd / f"{prefix}.stderr"
         self.outputs = [self.stdout_path, self.stderr_path] + ([cwd / output] if output else [])
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(  # noqa: S603 - argv list of a resolved tool, never a shell
@@ -420,6 +553,7 @@ class ReferencePhase:
         self.entries: list[dict[str, Any]] = []
         self.broken = list(broken or [])  # builders that failed; reported after the plans
         self._tool: _Tool | None = None
+        self._server: _Tool | None = None  # the running plan's own server, if it has one
         self._plan: Plan | None = None
         self._argv: list[str] = []
         self._timeout_s = 0.0
@@ -473,6 +607,7 @@ class ReferencePhase:
         if self._tool is not None:
             self._tool.close()
             self._tool = None
+        self._stop_server()
         shutil.rmtree(self.base_dir, ignore_errors=True)
 
     # --- one plan ----------------------------------------------------------------------------------
@@ -481,7 +616,8 @@ class ReferencePhase:
         plan = self.plans[len(self.entries)]
         argv = list(plan.argv)
         resolved: dict[str, str] = {}
-        for name in (*plan.needs, argv[0]):  # the tool itself first: "hpcc is not installed" before mpirun
+        names = (*plan.needs, argv[0], *plan.server_argv[:1])
+        for name in names:  # the tool itself first: "hpcc is not installed" before mpirun
             exe = shutil.which(name, path=self.path if self.path is not None else os.environ.get("PATH"))
             if exe is None:
                 why = f"{name} is not installed on this host"
@@ -491,6 +627,7 @@ class ReferencePhase:
                 return
             resolved[name] = exe
         argv = [resolved.get(a, a) for a in argv]
+        server_argv = [resolved.get(a, a) for a in plan.server_argv]
         left = self.deadline_at - time.monotonic() - FINISH_MARGIN_S
         if left < MIN_TIME_S:
             self.entries.append(entry(plan.tool, "failed",
@@ -503,9 +640,20 @@ class ReferencePhase:
             cwd.mkdir(parents=True, mode=0o700)
             for name, text in plan.files.items():
                 (cwd / name).write_text(text)
+            if server_argv:
+                port = str(reference_net.free_port(plan.server_proto))
+                argv = [a.replace(PORT, port) for a in argv]
+                server_argv = [a.replace(PORT, port) for a in server_argv]
+                why = self._start_server(server_argv, cwd, plan, int(port))
+                if why is not None:
+                    self.entries.append(entry(plan.tool, "failed", why[:2000], argv, plan.matches))
+                    self._stop_server()
+                    shutil.rmtree(cwd, ignore_errors=True)
+                    return
             self._tool = _Tool(argv, cwd, plan.env, plan.output)
         except (OSError, subprocess.SubprocessError) as exc:
             self.entries.append(entry(plan.tool, "failed", f"cannot start {argv[0]}: {exc}", argv, plan.matches))
+            self._stop_server()
             shutil.rmtree(cwd, ignore_errors=True)
             return
         self._plan, self._argv = plan, argv
@@ -514,10 +662,41 @@ class ReferencePhase:
         log.info("reference %s started pid=%d timeout=%.0fs: %s", plan.tool, self._tool.proc.pid,
                  self._timeout_s, " ".join(argv))
 
+    def _start_server(self, server_argv: list[str], cwd: Path, plan: Plan, port: int) -> str | None:
+        """Start the plan's server and wait until it listens on the port; None, or why it did not."""
+        server = self._server = _Tool(server_argv, cwd, plan.env, prefix=".server")
+        log.info("reference %s server started pid=%d: %s", plan.tool, server.proc.pid, " ".join(server_argv))
+        limit = time.monotonic() + SERVER_READY_S
+        while True:
+            rc = server.poll(0.02)
+            if rc is not None:
+                said = _tail(server.stderr_path) or _tail(server.stdout_path)
+                return (f"{plan.tool} server exited before listening ({describe_exit(rc)})"
+                        + (f"; output: {said}" if said else ""))
+            ready = reference_net.port_ready(port, plan.server_proto)
+            if ready is None:  # no /proc/net to look at: give it a moment
+                time.sleep(0.5)
+                return None
+            if ready:
+                return None
+            if time.monotonic() > limit:
+                return f"{plan.tool} server did not listen on 127.0.0.1:{port} within {SERVER_READY_S:.0f} s"
+
+    def _stop_server(self) -> None:
+        server, self._server = self._server, None
+        if server is None:
+            return
+        server.stop()
+        limit = time.monotonic() + KILL_GRACE_S + 1
+        while server.poll(0.05) is None and time.monotonic() < limit:
+            pass
+        server.close()
+
     def _conclude(self, rc: int) -> None:
         tool, plan, argv = self._tool, self._plan, self._argv
         assert tool is not None and plan is not None
         tool.close()
+        self._stop_server()
         self._tool = self._plan = None
         try:
             self.entries.append(self._verdict(tool, plan, argv, rc))
