@@ -51,7 +51,7 @@ def test_api_bounds_match_the_kernel(kind):
 
 def test_every_experiment_has_a_parameter_schema_for_the_form(client):
     kinds = {e["kind"] for e in client.get("/api/experiments").json()["data"]}
-    assert kinds == {"cpu", "cpu_trace", "memory", "disk", "network", "gpu"}
+    assert kinds == {"cpu", "cpu_trace", "memory", "disk", "network", "network_pair", "gpu"}
 
 
 def test_direct_io_refuses_unaligned_blocks_with_a_reason(client, runner):

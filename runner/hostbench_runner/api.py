@@ -170,6 +170,9 @@ class ApiClient:
             "POST", f"/api/runner/runs/{run_id}/lease", json={"attempt": attempt}, timeout_s=timeout_s
         )
 
+    def listening(self, run_id: Any, attempt: int, port: int) -> Any:
+        return self.request("POST", f"/api/runner/runs/{run_id}/listening", json={"attempt": attempt, "port": port})
+
     def samples(self, run_id: Any, body: dict[str, Any]) -> dict[str, Any]:
         return self.request("POST", f"/api/runner/runs/{run_id}/samples", json=body)
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from . import credential, inventory, reference
-from .api import ApiClient, Backoff
+from .api import ApiClient, Backoff, call_with_retry
 from .config import Settings
 from .errors import ConfigError, KernelUnavailable, ParamError, ProtocolError, Rejected, Retryable, Stale, Unauthorized
 from .experiments import EXPERIMENTS, kernels_needed
@@ -151,6 +151,41 @@ class LeaseKeeper:
                 return
 
 
+class Listening:
+    """Reports a serving kernel's port (POST .../listening) from its own thread, through the one client and its
+    retry policy, so the loop keeps reading the kernel. A 409 or a refusal stops the serve run."""
+
+    def __init__(self, api: ApiClient, run_id: Any, attempt: int, port: int, backoff: Backoff,
+                 give_up_after_s: float, revoked: threading.Event):
+        self._api, self.run_id, self.attempt, self.port = api, run_id, attempt, port
+        self._backoff, self._give_up_after_s, self._revoked = backoff, give_up_after_s, revoked
+        self.stop = threading.Event()
+        self.stale: str | None = None  # the server refused this attempt: stop, no finish
+        self.failed: str | None = None  # could not be reported: fail the run
+        self.done = threading.Event()
+        threading.Thread(target=self._run, name=f"listening-{run_id}", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            call_with_retry(lambda: self._api.listening(self.run_id, self.attempt, self.port), self._backoff,
+                            self.stop, f"report port {self.port} of run={self.run_id}", self._give_up_after_s)
+            log.info("run=%s: reported listening port %d", self.run_id, self.port)
+        except Stale as exc:
+            self.stale = f"listening refused (409): {exc}"
+        except Unauthorized as exc:
+            log.error("listening refused: %s", exc)
+            self._revoked.set()
+        except Rejected as exc:
+            self.failed = f"the server refused the listening port: {exc}"
+        except Retryable as exc:
+            if not self.stop.is_set():
+                self.failed = f"could not report the listening port: {exc}"
+        except Exception as exc:  # never die silently
+            self.failed = f"could not report the listening port: {type(exc).__name__}: {exc}"
+        finally:
+            self.done.set()
+
+
 class _Claim:
     """One long poll of GET /api/runner/work in a daemon thread, so signals stay prompt."""
 
@@ -192,6 +227,7 @@ class Run:
     wants_reference: bool = False
     verdict: tuple[str, str | None] | None = None  # the kernel's, once it is over
     references: reference.ReferencePhase | None = None
+    listening: Listening | None = None  # a serving kernel's port, being reported to the server
 
 
 def _cap(text: str) -> str:
@@ -341,6 +377,8 @@ class Daemon:
             return
         if run.lease is not None:
             run.lease.stop()
+        if run.listening is not None:
+            run.listening.stop.set()
         if run.kernel is not None:
             run.kernel.kill()
             run.kernel.wait(self.s.kill_grace_s)
@@ -458,7 +496,8 @@ class Daemon:
                 raise ParamError(f"unknown experiment {experiment!r} (this runner runs: {', '.join(EXPERIMENTS)})")
             if not deadline_ok:
                 raise ParamError(f"deadline_s must be a positive number, got {deadline_s!r}")
-            kernel_params = exp.kernel_params(assignment.get("params"), self.catalog.schema(exp.kernel))
+            kernel_params = exp.kernel_params(assignment.get("params"), self.catalog.schema(exp.kernel),
+                                              deadline_s=float(deadline_s))
             argv = exp.argv(self.s.kernel_bin, kernel_params)
             run.kernel_params = kernel_params
             run.wants_reference = exp.wants_reference(assignment["params"])
@@ -506,6 +545,11 @@ class Daemon:
                 return ("failed", run.lease.rejected)
             if run.lease.lost.is_set():
                 return ("failed", f"lease lost: server unreachable for {self.s.lease_lost_after_s:g} s")
+        if run.listening is not None:
+            if run.listening.stale:
+                return (None, run.listening.stale)
+            if run.listening.failed:
+                return ("failed", run.listening.failed)
         if time.monotonic() >= run.deadline_at:
             return ("failed", f"deadline exceeded ({run.deadline_s:g} s)")
         return None
@@ -571,6 +615,14 @@ class Daemon:
                 log.info("run=%s kernel start: kernel=%s unit=%s", run.run_id, event.get("kernel"), event.get("unit"))
             elif kind == "result":
                 run.spool.append_result(event)
+            elif kind == "listening" and run.listening is None:
+                log.info("run=%s kernel listening on %s port %d", run.run_id, event.get("bind"), event["port"])
+                run.listening = Listening(self.api, run.run_id, run.attempt, event["port"],
+                                          Backoff(self.s.backoff_base_s, self.s.backoff_cap_s),
+                                          self.s.lease_lost_after_s, self.revoked)
+            elif kind == "served":
+                log.info("run=%s server stopped: %s; sessions=%s refused=%s bytes=%s", run.run_id,
+                         event["stopped"], event["sessions"], event["refused"], event["bytes_received"])
         except OSError as exc:  # disk full: a sample we cannot keep must not be measured on
             log.error("run=%s: cannot write the spool: %s", run.run_id, exc)
             if run.kernel is not None and not run.kernel.stopping:
@@ -630,6 +682,8 @@ class Daemon:
         status, reason = run.verdict
         if run.lease is not None:
             run.lease.stop()
+        if run.listening is not None:
+            run.listening.stop.set()
         if run.skip_finish:
             run.spool.set_no_finish(run.skip_finish)
             log.warning("run=%s attempt=%s ended without finish: %s", run.run_id, run.attempt, run.skip_finish)

@@ -9,6 +9,8 @@ kernel schema itself before the argv is built.
 from __future__ import annotations
 
 import copy
+import ipaddress
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -46,6 +48,12 @@ class Experiment:
     argv_order: tuple[str, ...] = ()  # kernel params in argv order; every one is passed unless `omit` drops it
     # Kernel params that do not apply to this job's other params (memory: `sizes` only for the latency op).
     omit: Callable[[Mapping[str, Any]], frozenset[str]] | None = None
+    # A kernel param the runner fills from the assignment's deadline_s (serve: --serve_s), never from params.
+    deadline_param: str | None = None
+    # Params the server adds for itself (network_drive: server_run_id); accepted, never passed to the kernel.
+    server_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # A last check of the validated params, beyond the kernel's schema (network_drive: peer is an IP literal).
+    check: Callable[[Mapping[str, Any]], None] | None = None
 
     def api_schema(self, kernel_schema: Mapping[str, Any]) -> dict[str, Any]:
         """The JSON Schema of this experiment's API params, derived from the kernel's schema."""
@@ -64,6 +72,7 @@ class Experiment:
             sub.pop("default", None)
             out[p.name] = sub
         out.update(copy.deepcopy(RUNNER_PARAMS))
+        out.update(copy.deepcopy(dict(self.server_params)))
         return {"type": "object", "additionalProperties": False, "properties": out}
 
     @staticmethod
@@ -71,11 +80,14 @@ class Experiment:
         """Only after kernel_params() accepted params (the flag is then a bool or absent)."""
         return params.get("reference") is True
 
-    def kernel_params(self, params: Mapping[str, Any], kernel_schema: Mapping[str, Any]) -> dict[str, Any]:
+    def kernel_params(self, params: Mapping[str, Any], kernel_schema: Mapping[str, Any],
+                      deadline_s: float | None = None) -> dict[str, Any]:
         """Validate API params, then return the complete kernel parameters (validated too)."""
         if not isinstance(params, dict):
             raise ParamError(f"params: expected object, got {type(params).__name__}")
         validate(params, self.api_schema(kernel_schema))
+        if self.check is not None:
+            self.check(params)
         props = kernel_schema.get("properties", {})
         out: dict[str, Any] = {}
         dropped = self.omit(params) if self.omit else frozenset()
@@ -86,6 +98,14 @@ class Experiment:
                 continue
             if name in self.fixed:
                 out[name] = self.fixed[name]
+                continue
+            if name == self.deadline_param:
+                if deadline_s is None or not math.isfinite(deadline_s) or deadline_s <= 0:
+                    raise ParamError(f"{name}: needs the run's deadline_s")
+                top = props.get(name, {}).get("maximum")
+                out[name] = max(1, math.ceil(deadline_s))
+                if isinstance(top, (int, float)):
+                    out[name] = min(out[name], int(top))
                 continue
             p = next((q for q in self.params if q.target == name), None)
             if p is not None and p.name in params:
@@ -105,6 +125,17 @@ class Experiment:
             if name in kernel_params:
                 argv += [f"--{name}", format_arg(name, kernel_params[name])]
         return argv
+
+
+def _check_drive(params: Mapping[str, Any]) -> None:
+    """The peer is the serving host's address as the server recorded it: an IP literal, never a name."""
+    peer, port = params.get("peer"), params.get("port")
+    try:
+        ipaddress.ip_address(peer if isinstance(peer, str) else "")
+    except ValueError:
+        raise ParamError(f"peer: {peer!r} is not an IPv4 or IPv6 address literal") from None
+    if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
+        raise ParamError(f"port: {port!r} is not a port (1..65535)")
 
 
 # Repeat until stable (harness params of every kernel).
@@ -153,6 +184,27 @@ EXPERIMENTS: dict[str, Experiment] = {
                 Param("duration_s"), Param("warmup_s"), *STABLE),
         fixed={"role": "loopback"},
         argv_order=("role", "op", "sizes", "streams", "poll", "repeats", "duration_s", "warmup_s", *STABLE_ARGV),
+    ),
+    # Two-host network jobs: the server side serves on a free port of every address until its deadline (the
+    # server stops it earlier: its lease gets 409 once the driving run ended); the client drives to it.
+    "network_serve": Experiment(
+        kind="network_serve",
+        kernel="net",
+        params=(Param("op"),),
+        fixed={"role": "serve", "bind": "0.0.0.0", "port": 0},  # noqa: S104 - the driver is another host
+        deadline_param="serve_s",
+        argv_order=("role", "bind", "port", "op", "serve_s"),
+    ),
+    "network_drive": Experiment(
+        kind="network_drive",
+        kernel="net",
+        params=(Param("peer"), Param("port"), Param("op"), Param("sizes"), Param("streams"), Param("poll"),
+                Param("repeats"), Param("duration_s"), Param("warmup_s"), *STABLE),
+        fixed={"role": "drive"},
+        server_params={"server_run_id": {"type": "integer", "minimum": 1}},
+        check=_check_drive,
+        argv_order=("role", "peer", "port", "op", "sizes", "streams", "poll", "repeats", "duration_s", "warmup_s",
+                    *STABLE_ARGV),
     ),
     "gpu": Experiment(
         kind="gpu",

@@ -32,6 +32,12 @@ _REQUIRED: dict[str, dict[str, str]] = {
     "result": {"threads": _INT, "repeat": _INT, "value": _NUM, "unit": _STR, "verified": _BOOL},
     "end": {"status": _STR},
     "error": {"code": _STR, "message": _STR},
+    # net --role serve only: the port it bound (right after start), and what it served (just before end).
+    "listening": {"port": _INT, "proto": _STR, "bind": _STR, "t": _NUM},
+    "served": {
+        "sessions": _INT, "refused": _INT, "bytes_received": _INT, "checked_bytes": _INT,
+        "verify_failures": _INT, "stopped": _STR, "t": _NUM,
+    },
 }
 END_STATUSES = {"ok", "untrusted"}
 ERROR_CODES = {"bad_param", "unsupported", "verify_failed", "internal"}
@@ -89,6 +95,10 @@ def parse_line(raw: bytes | str) -> dict[str, Any]:
             raise ProtocolError(f"{kind}.{name} must be {want}, got {event[name]!r}"[:200])
     if kind == "sample" and event["seq"] < 0:
         raise ProtocolError("sample.seq must be >= 0")
+    if kind == "listening" and not 1 <= event["port"] <= 65535:
+        raise ProtocolError(f"listening.port {event['port']} is not a port (1..65535)")
+    if kind == "served" and any(event[k] < 0 for k in _REQUIRED["served"] if _REQUIRED["served"][k] == _INT):
+        raise ProtocolError("served counts must be >= 0")
     if kind == "end" and event["status"] not in END_STATUSES:
         raise ProtocolError(f"end.status {event['status']!r} is not ok/untrusted")
     return event
@@ -101,13 +111,16 @@ def sample_for_api(event: dict[str, Any]) -> dict[str, Any]:
 
 
 class Stream:
-    """Order of one kernel process's events: [start] (sample|result)* (end|error), or error alone."""
+    """Order of one kernel process's events: [start] (sample|result)* (end|error), or error alone; a serving
+    kernel: start listening served end (listening once, before served; served once, last before end)."""
 
     def __init__(self, max_samples: int | None = None):
         self.start: dict[str, Any] | None = None
         self.end: dict[str, Any] | None = None
         self.error: dict[str, Any] | None = None
         self.results: list[dict[str, Any]] = []
+        self.listening: dict[str, Any] | None = None
+        self.served: dict[str, Any] | None = None
         self.next_seq = 0
         self.lines = 0
         self.max_samples = max_samples
@@ -139,6 +152,8 @@ class Stream:
             return
         if self.start is None:
             raise ProtocolError(f"{kind} event before start")
+        if self.served is not None and kind != "end":
+            raise ProtocolError(f"{kind} event after served (only end may follow)")
         if kind == "sample":
             if event["seq"] != self.next_seq:
                 raise ProtocolError(f"sample seq {event['seq']} where {self.next_seq} was expected")
@@ -149,5 +164,15 @@ class Stream:
             if len(self.results) >= MAX_RESULTS:
                 raise ProtocolError(f"more than {MAX_RESULTS} result events")
             self.results.append(event)
+        elif kind == "listening":
+            if self.listening is not None:
+                raise ProtocolError("second listening event")
+            if self.served is not None:
+                raise ProtocolError("listening event after served")
+            self.listening = event
+        elif kind == "served":
+            if self.served is not None:
+                raise ProtocolError("second served event")
+            self.served = event
         elif kind == "end":
             self.end = event

@@ -450,6 +450,8 @@ class Reference:
 REFERENCES: dict[str, tuple[Reference, ...]] = {
     "cpu": (Reference("hpcc", hpcc_hpl), Reference("likwid-bench", likwid_peakflops)),
     "cpu_trace": (),  # a 10-minute trace has no reference tool
+    "network_serve": (),  # two-host jobs: the server measures nothing; the job takes no reference
+    "network_drive": (),
     "memory": (Reference("stream", stream),),
     "disk": (Reference("fio", fio), Reference("iozone", iozone)),
     "network": (Reference("iperf3", iperf3), Reference("sockperf", sockperf)),

@@ -128,6 +128,19 @@ class NetworkParams(_Repeated):
     _d1 = field_validator("sizes", "streams")(classmethod(lambda cls, v: _distinct(v)))
 
 
+class NetworkPairParams(NetworkParams):
+    op: NetOp = Field("tcp_stream", description="Throughput (stream) or round-trip latency (rr), from the client host "
+                                                "(host_ids[1]) to the server host (host_ids[0])")
+    reference: StrictBool = Field(False, description="Not available for two-host jobs (always false)")
+
+    @field_validator("reference")
+    @classmethod
+    def _no_reference(cls, v: bool) -> bool:
+        if v:
+            raise ValueError("two-host network jobs have no reference tool run; reference must be false")
+        return v
+
+
 class GpuParams(_Repeated):
     ops: list[GpuOp] = Field(default=["fp32_fma", "fp64_fma", "int32", "dram_bw", "h2d", "d2h"], min_length=1,
                              max_length=6, description="FMA FLOPS, integer ops, device memory and PCIe copies")
@@ -183,6 +196,9 @@ EXPERIMENTS: dict[str, Experiment] = {
                    lambda p: _phases(len(p.ops) * len(p.blocks), len(p.threads), p)),
         Experiment("network", "Network (loopback)", "TCP/UDP throughput and round-trip latency over loopback on one "
                    "host.", "Mbit/s", NetworkParams, lambda p: _phases(len(p.sizes), len(p.streams), p)),
+        Experiment("network_pair", "Network (two hosts)", "TCP/UDP throughput and round-trip latency between two "
+                   "hosts: host_ids[0] serves on a port it chooses, host_ids[1] drives.", "Mbit/s",
+                   NetworkPairParams, lambda p: _phases(len(p.sizes), len(p.streams), p)),
         Experiment("gpu", "GPU (CUDA)", "FP32/FP64 FMA FLOPS, integer ops, device memory bandwidth, host-device "
                    "copies.", "GFLOP/s", GpuParams, lambda p: _phases(len(p.ops), 1, p)),
         Experiment(
@@ -196,7 +212,11 @@ EXPERIMENTS: dict[str, Experiment] = {
     )
 }
 
-ExperimentKind = Literal["cpu", "cpu_trace", "memory", "disk", "network", "gpu"]
+ExperimentKind = Literal["cpu", "cpu_trace", "memory", "disk", "network", "network_pair", "gpu"]
+# What a run of a job is, where it differs from its job's experiment (network_pair: one serve, one drive run).
+RunExperimentKind = Literal["cpu", "cpu_trace", "memory", "disk", "network", "gpu", "network_serve", "network_drive"]
+# A serving kernel outlives its driver's expected duration by this much before its runner's deadline stops it.
+SERVE_SLACK_S = 600.0
 
 
 def reference_allowance(kind: str, params: BaseModel) -> float:

@@ -29,6 +29,9 @@ class Host(Base):
     measured_clock_ghz: Mapped[float | None]
     # Peaks entered by a person: {"cpu_fp64": {"value": 123.0, "unit": "GFLOP/s", "note": "..."}}; they win.
     peak_overrides: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict, server_default="{}")
+    # The source IP of the runner's latest call (request.client.host); a two-host network job's driver
+    # connects to the serving host at this address. Never taken from a request body.
+    address: Mapped[str | None] = mapped_column(String(45))
 
 
 class RegistrationToken(Base):

@@ -1,3 +1,4 @@
+import ipaddress
 from datetime import timedelta
 from typing import Any
 
@@ -119,6 +120,22 @@ def authenticate_runner(session: Session, token: str | None) -> Host:
     if host is None or host.revoked_at is not None:
         raise Unauthorized("runner credential unknown or revoked")
     return host
+
+
+def note_address(session: Session, host: Host, address: str | None) -> None:
+    """Record the source IP of a runner's call (what a two-host job's driver connects to); only an IP literal."""
+    if not address:
+        return
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    address = str(ip)
+    if host.address != address:
+        host.address = address
+        session.commit()
 
 
 def revoke(session: Session, host: Host) -> None:

@@ -12,7 +12,7 @@ from app.core.config import get_settings
 from app.core.db import utcnow
 from app.hosts.models import Host
 from app.jobs.models import Run
-from app.jobs.service import finish_run, publish_run
+from app.jobs.service import finish_run, publish_run, serve_ready, serve_run_of
 
 log = logging.getLogger("hostbench.dispatch")
 
@@ -26,9 +26,7 @@ def dispatch_host(session: Session, host_id: int) -> int | None:
     busy = session.scalar(
         select(Run.id).where(Run.host_id == host_id, Run.status.in_(("dispatched", "running"))).limit(1)
     )
-    run = None if busy else session.scalar(
-        select(Run).where(Run.host_id == host_id, Run.status == "queued").order_by(Run.id).limit(1)
-    )
+    run = None if busy else _next_ready(session, host_id)
     if run is None:
         session.rollback()
         return None
@@ -39,6 +37,17 @@ def dispatch_host(session: Session, host_id: int) -> int | None:
     broker.publish(broker.host_work_channel(host_id), {"run_id": run.id})
     log.info("dispatched run %s to host %s", run.id, host_id)
     return run.id
+
+
+def _next_ready(session: Session, host_id: int) -> Run | None:
+    """The oldest queued run of the host that can start now: a two-host drive run waits (skipped, not blocking
+    the host) until its serve run reported the port; the reconciler and the listening doorbell re-check."""
+    for run in session.scalars(
+        select(Run).where(Run.host_id == host_id, Run.status == "queued").order_by(Run.id).limit(100)
+    ):
+        if run.experiment != "network_drive" or serve_ready(serve_run_of(session, run)):
+            return run
+    return None
 
 
 def reconcile(session: Session) -> dict[str, int]:

@@ -55,6 +55,8 @@ class Run(Base):
     references: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONType)
     # The host inventory as it was when the run started.
     inventory_snapshot: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    # network_serve runs: the port the serving kernel bound, reported by its runner (POST .../listening).
+    listen_port: Mapped[int | None] = mapped_column(Integer)
 
     job: Mapped[Job] = relationship(back_populates="runs", lazy="raise")
     host: Mapped[Host] = relationship(lazy="raise")

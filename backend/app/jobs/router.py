@@ -4,7 +4,7 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Query, Response
 
 from app.core.deps import SessionDep
-from app.experiments.registry import EXPERIMENTS, ExperimentKind
+from app.experiments.registry import EXPERIMENTS, RunExperimentKind
 from app.jobs import export, service
 from app.jobs.schemas import (
     ExperimentPublic,
@@ -50,7 +50,7 @@ def read_runs(
     session: SessionDep,
     ids: Annotated[str | None, Query(pattern=r"^\d{1,12}(,\d{1,12}){0,49}$", description="comma-separated run ids")] = None,
     host_id: int | None = None,
-    experiment: ExperimentKind | None = None,
+    experiment: RunExperimentKind | None = None,
     status: RunStatus = None,
     provider: Label = None,
     instance_type: Label = None,

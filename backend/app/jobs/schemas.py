@@ -3,7 +3,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
-from app.experiments.registry import CpuParams, CpuTraceParams, DiskParams, GpuParams, MemoryParams, NetworkParams
+from app.experiments.registry import (
+    CpuParams,
+    CpuTraceParams,
+    DiskParams,
+    GpuParams,
+    MemoryParams,
+    NetworkPairParams,
+    NetworkParams,
+)
 from app.hosts.schemas import Peak
 
 HostIds = Annotated[list[Annotated[StrictInt, Field(ge=1)]], Field(min_length=1, max_length=16)]
@@ -47,13 +55,21 @@ class NetworkJobCreate(_JobCreateBase):
     params: NetworkParams = Field(default_factory=NetworkParams)  # type: ignore[arg-type]
 
 
+class NetworkPairJobCreate(_JobCreateBase):
+    """host_ids = [server host, client host]: the first serves on a port it chooses, the second drives."""
+
+    host_ids: Annotated[list[Annotated[StrictInt, Field(ge=1)]], Field(min_length=2, max_length=2)]
+    experiment: Literal["network_pair"]
+    params: NetworkPairParams = Field(default_factory=NetworkPairParams)  # type: ignore[arg-type]
+
+
 class GpuJobCreate(_JobCreateBase):
     experiment: Literal["gpu"]
     params: GpuParams = Field(default_factory=GpuParams)  # type: ignore[arg-type]
 
 
 AnyJobCreate = (CpuJobCreate | CpuTraceJobCreate | MemoryJobCreate | DiskJobCreate | NetworkJobCreate
-                | GpuJobCreate)
+                | NetworkPairJobCreate | GpuJobCreate)
 JobCreate = Annotated[AnyJobCreate, Field(discriminator="experiment")]
 
 

@@ -46,6 +46,10 @@ def other_peak(experiment: str, op: str | None, unit: str, inventory: dict[str, 
         if (p := _override(overrides, "disk_bw")) is not None and unit == "MB/s":
             return p, None
         return None, "disks report no throughput specification; enter it with PUT /api/hosts/{id}/peaks/disk_bw"
+    if experiment == "network_drive":
+        if (p := _override(overrides, "nic_bw")) is not None and unit == "Mbit/s":
+            return p, None
+        return None, "link speed unknown: enter the NIC's speed with PUT /api/hosts/{id}/peaks/nic_bw"
     if experiment == "network":
         return None, "loopback has no link speed: it measures the kernel's network stack, not a NIC"
     if experiment == "gpu" and op in GPU_PEAK_KEYS:
@@ -61,6 +65,8 @@ def other_peak(experiment: str, op: str | None, unit: str, inventory: dict[str, 
 
 
 def below_floor(experiment: str, extra: dict[str, float], params: dict[str, Any]) -> str | None:
+    if experiment == "network_drive":
+        experiment = "network"
     for (exp, key), (floor, why) in FLOORS.items():
         if exp == "disk" and not params.get("direct"):
             continue  # a buffered read may be served by the page cache in well under a microsecond

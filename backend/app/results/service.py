@@ -24,7 +24,7 @@ def unit_for(experiment: str, params: dict[str, Any]) -> str:
         return "GIOP/s" if params.get("op") == "int32" else "GFLOP/s"
     if experiment == "memory":
         return "Mload/s" if params.get("op") == "latency" else "MB/s"
-    if experiment == "network":
+    if experiment in ("network", "network_drive", "network_serve"):
         return "RT/s" if str(params.get("op", "")).endswith("_rr") else "Mbit/s"
     return {"disk": "MB/s", "gpu": "mixed"}.get(experiment, "")
 

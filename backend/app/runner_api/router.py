@@ -2,7 +2,7 @@ import asyncio
 import time
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Query, Response
+from fastapi import APIRouter, Header, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.core import broker
@@ -18,6 +18,7 @@ from app.runner_api.schemas import (
     Heartbeat,
     HeartbeatAck,
     LeaseAck,
+    Listening,
     RunFinish,
     RunnerRegister,
     RunnerRegistered,
@@ -48,15 +49,17 @@ def _runner_id(token: str | None) -> int:
         return authenticate_runner(session, token).id
 
 
-def _claim_once(token: str | None) -> Assignment | None:
+def _claim_once(token: str | None, address: str | None) -> Assignment | None:
     with get_sessionmaker()() as session:
         host = authenticate_runner(session, token)
+        hosts.note_address(session, host, address)
         service.touch(session, host)
         return service.claim(session, host)
 
 
 @router.get("/runner/work", response_model=Assignment, responses={204: {"description": "no work"}})
 async def work(
+    request: Request,
     wait_s: Annotated[float, Query(ge=0, le=30)] = 20,
     authorization: Annotated[str | None, Header()] = None,
 ) -> Assignment | Response:
@@ -71,7 +74,7 @@ async def work(
         except Exception:  # noqa: BLE001 - no Redis: fall back to polling PostgreSQL
             pubsub = None
         while True:
-            assignment = await run_in_threadpool(_claim_once, token)
+            assignment = await run_in_threadpool(_claim_once, token, request.client.host if request.client else None)
             if assignment is not None:
                 return assignment
             left = deadline - time.monotonic()
@@ -101,6 +104,15 @@ def start(run_id: int, body: RunStart, runner: RunnerDep, session: SessionDep) -
 @router.post("/runner/runs/{run_id}/lease", response_model=LeaseAck)
 def lease(run_id: int, body: AttemptBody, runner: RunnerDep, session: SessionDep) -> LeaseAck:
     return LeaseAck(lease_expires_at=service.renew_lease(session, runner, run_id, body.attempt))
+
+
+@router.post("/runner/runs/{run_id}/listening")
+def listening(run_id: int, body: Listening, runner: RunnerDep, session: SessionDep) -> dict[str, bool]:
+    """A serve run's kernel bound its port: store it, then ring the doorbell of the driving host."""
+    drive_host = service.listening(session, runner, run_id, body.attempt, body.port)
+    if drive_host is not None:
+        ring(drive_host)
+    return {"ok": True}
 
 
 @router.post("/runner/runs/{run_id}/samples", response_model=SamplesAck)

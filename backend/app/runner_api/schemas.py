@@ -54,6 +54,10 @@ class RunStart(AttemptBody):
     kernel_info: dict[str, Any] = Field(default_factory=dict)
 
 
+class Listening(AttemptBody):
+    port: StrictInt = Field(ge=1, le=65535)
+
+
 class LeaseAck(BaseModel):
     lease_expires_at: float
 

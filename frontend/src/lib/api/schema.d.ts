@@ -195,6 +195,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runner/runs/{run_id}/listening": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Listening
+         * @description A serve run's kernel bound its port: store it, then ring the doorbell of the driving host.
+         */
+        post: operations["listening_api_runner_runs__run_id__listening_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runner/runs/{run_id}/samples": {
         parameters: {
             query?: never;
@@ -794,6 +814,13 @@ export interface components {
             /** Lease Expires At */
             lease_expires_at: number;
         };
+        /** Listening */
+        Listening: {
+            /** Attempt */
+            attempt: number;
+            /** Port */
+            port: number;
+        };
         /** MemoryJobCreate */
         MemoryJobCreate: {
             /**
@@ -896,6 +923,91 @@ export interface components {
             /** Host Ids */
             host_ids: number[];
             params?: components["schemas"]["NetworkParams"];
+        };
+        /**
+         * NetworkPairJobCreate
+         * @description host_ids = [server host, client host]: the first serves on a port it chooses, the second drives.
+         */
+        NetworkPairJobCreate: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            experiment: "network_pair";
+            /** Host Ids */
+            host_ids: number[];
+            params?: components["schemas"]["NetworkPairParams"];
+        };
+        /** NetworkPairParams */
+        NetworkPairParams: {
+            /**
+             * Duration S
+             * @description Length of one repeat, seconds
+             * @default 3
+             */
+            duration_s: number;
+            /**
+             * Max Repeats
+             * @description Cap on repeats when repeating until stable
+             * @default 10
+             */
+            max_repeats: number;
+            /**
+             * Op
+             * @description Throughput (stream) or round-trip latency (rr), from the client host (host_ids[1]) to the server host (host_ids[0])
+             * @default tcp_stream
+             * @enum {string}
+             */
+            op: "tcp_stream" | "udp_stream" | "tcp_rr" | "udp_rr";
+            /**
+             * Poll
+             * @description Round trips: blocking receive or busy poll
+             * @default blocking
+             * @enum {string}
+             */
+            poll: "blocking" | "busy";
+            /**
+             * Reference
+             * @description Not available for two-host jobs (always false)
+             * @default false
+             */
+            reference: boolean;
+            /**
+             * Repeats
+             * @description Measured repeats per configuration
+             * @default 3
+             */
+            repeats: number;
+            /**
+             * Sizes
+             * @description Message sizes, bytes (UDP ≤ 65507)
+             * @default [
+             *       1,
+             *       1024,
+             *       65536
+             *     ]
+             */
+            sizes: number[];
+            /**
+             * Stable Cv
+             * @description Repeat until stable: keep repeating until the coefficient of variation is at most this (e.g. 0.035); 0 = exactly `repeats`
+             * @default 0
+             */
+            stable_cv: number;
+            /**
+             * Streams
+             * @description Parallel streams (threads), one count after another
+             * @default [
+             *       1
+             *     ]
+             */
+            streams: number[];
+            /**
+             * Warmup S
+             * @description Warm-up before each configuration, excluded, seconds
+             * @default 1
+             */
+            warmup_s: number;
         };
         /** NetworkParams */
         NetworkParams: {
@@ -1573,7 +1685,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CpuJobCreate"] | components["schemas"]["CpuTraceJobCreate"] | components["schemas"]["MemoryJobCreate"] | components["schemas"]["DiskJobCreate"] | components["schemas"]["NetworkJobCreate"] | components["schemas"]["GpuJobCreate"];
+                "application/json": components["schemas"]["CpuJobCreate"] | components["schemas"]["CpuTraceJobCreate"] | components["schemas"]["MemoryJobCreate"] | components["schemas"]["DiskJobCreate"] | components["schemas"]["NetworkJobCreate"] | components["schemas"]["NetworkPairJobCreate"] | components["schemas"]["GpuJobCreate"];
             };
         };
         responses: {
@@ -1744,6 +1856,45 @@ export interface operations {
             };
         };
     };
+    listening_api_runner_runs__run_id__listening_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Listening"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: boolean;
+                    };
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     samples_api_runner_runs__run_id__samples_post: {
         parameters: {
             query?: never;
@@ -1899,7 +2050,7 @@ export interface operations {
                 /** @description comma-separated run ids */
                 ids?: string | null;
                 host_id?: number | null;
-                experiment?: ("cpu" | "cpu_trace" | "memory" | "disk" | "network" | "gpu") | null;
+                experiment?: ("cpu" | "cpu_trace" | "memory" | "disk" | "network" | "gpu" | "network_serve" | "network_drive") | null;
                 status?: string | null;
                 provider?: string | null;
                 instance_type?: string | null;
