@@ -23,6 +23,8 @@ export const durationEstimators: Record<string, (p: Params) => number> = {
   },
   disk: (p) => count(p.ops) * count(p.blocks) * count(p.threads) * phase(p),
   network: (p) => count(p.sizes) * count(p.streams) * phase(p),
+  // Two hosts: the first serves, the second drives; the server runs for the drive's whole duration.
+  network_pair: (p) => count(p.sizes) * count(p.streams) * phase(p),
   gpu: (p) => count(p.ops) * phase(p),
 };
 
