@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 from hostbench_cli import STATE
@@ -22,11 +23,11 @@ from hostbench_cli.bench.common import HBK, BenchReport, Pair, hbk_events, resul
 FILE_SIZE = 1 << 30  # 1 GiB: modest, the disk is shared
 DURATION_S = 5
 WARMUP_S = 1
+SETTLE_S = 10  # after each tool's sequential writes: let the host drain what it cached
 
 # name, our op, fio rw, block, depth, metrics: (metric suffix, our result key, fio key, unit)
 CASES = [
     ("seq_read_1M_qd16", "seq_read", "read", 1 << 20, 16, [("MB/s", "value", "bw", "MB/s")]),
-    ("seq_write_1M_qd16", "seq_write", "write", 1 << 20, 16, [("MB/s", "value", "bw", "MB/s")]),
     ("rand_read_4k_qd1", "rand_read", "randread", 4096, 1,
      [("iops", "iops", "iops", "IOPS"), ("lat_p50", "lat_p50_us", "p50", "us"),
       ("lat_p99", "lat_p99_us", "p99", "us"), ("lat_p99.9", "lat_p999_us", "p99.9", "us")]),
@@ -39,6 +40,8 @@ CASES = [
     ("rand_write_4k_qd32", "rand_write", "randwrite", 4096, 32,
      [("iops", "iops", "iops", "IOPS"), ("lat_p50", "lat_p50_us", "p50", "us"),
       ("lat_p99", "lat_p99_us", "p99", "us")]),
+    # last, and followed by a pause: many GB of sequential writes leave the host flushing for a while
+    ("seq_write_1M_qd16", "seq_write", "write", 1 << 20, 16, [("MB/s", "value", "bw", "MB/s")]),
 ]
 
 
@@ -113,19 +116,26 @@ def run(pairs: int) -> BenchReport:
             f"{WARMUP_S} s warm-up + {DURATION_S} s per measurement; depth > 1 uses {async_engine} "
             f"in both tools; latency = fio lat (submit to completion, --lat_percentiles=1); "
             f"order A B in even pairs, B A in odd ones; each run of either tool writes a fresh file first "
-            f"(fio --overwrite=1)")
+            f"(fio --overwrite=1); {SETTLE_S} s pause after each sequential-write run")
         for i in range(pairs):
             for name, op, rw, block, depth, metrics in CASES:
                 engine = _engine_for(depth, async_engine)
                 argv = fio_argv(fio, fio_file, rw, block, depth, engine)
+                got: dict[str, dict] = {}
+
+                def run_ours() -> None:
+                    got["ours"] = ours(workdir, op, block, depth, engine)[1]
+
+                def run_theirs() -> None:
+                    got["theirs"] = theirs(argv, rw, fio_file)
+
                 # A B in even pairs, B A in odd ones: what one run leaves behind (the host flushing
                 # a gigabyte of writes, a warm cache) falls on both tools alike
-                if i % 2 == 0:
-                    _, mine = ours(workdir, op, block, depth, engine)
-                    ref = theirs(argv, rw, fio_file)
-                else:
-                    ref = theirs(argv, rw, fio_file)
-                    _, mine = ours(workdir, op, block, depth, engine)
+                for step in ((run_ours, run_theirs) if i % 2 == 0 else (run_theirs, run_ours)):
+                    step()
+                    if op == "seq_write":
+                        time.sleep(SETTLE_S)
+                mine, ref = got["ours"], got["theirs"]
                 ref_text = (f"fio --rw={rw} --bs={block} --iodepth={depth} --direct=1 "
                             f"--ioengine={engine} --size=1G")
                 for suffix, our_key, fio_key, unit in metrics:
