@@ -23,7 +23,7 @@ from hostbench_cli.bench.common import HBK, BenchReport, Pair, hbk_events, resul
 FILE_SIZE = 1 << 30  # 1 GiB: modest, the disk is shared
 DURATION_S = 5
 WARMUP_S = 1
-SETTLE_S = 10  # after each tool's sequential writes: let the host drain what it cached
+SETTLE_S = 20  # after each tool's sequential writes: let the host drain what it cached
 
 # name, our op, fio rw, block, depth, metrics: (metric suffix, our result key, fio key, unit)
 CASES = [
