@@ -1163,13 +1163,7 @@ static hb_status thread_setup(hb_worker *w, hb_err *err)
             return hb_errorf(err, HB_INTERNAL, "io_uring_setup on thread %d: %s", w->tid,
                              strerror(-e));
         t->uring_ready = 1;
-#ifdef HB_DISK_NO_FIXED /* experiments */
-        if (0)
-#endif
         t->fixed_file = hb_uring_register_file(&t->ring, t->fd) == 0;
-#ifdef HB_DISK_NO_FIXED
-        if (0)
-#endif
         t->fixed_bufs = t->depth <= 256 && t->slot_bytes <= (size_t)GiB &&
                         hb_uring_register_buffers(&t->ring, t->mem, t->slot_bytes,
                                                   (unsigned)t->depth) == 0;

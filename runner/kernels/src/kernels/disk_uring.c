@@ -86,11 +86,7 @@ int hb_uring_init(hb_uring *r, unsigned entries)
     int fd = -1;
     memset(r, 0, sizeof *r);
     r->fd = -1;
-    size_t t0 = 0;
-#ifdef HB_URING_FIRST_TRY /* experiments: start further down the list */
-    t0 = HB_URING_FIRST_TRY;
-#endif
-    for (size_t t = t0; t < sizeof tries / sizeof tries[0]; t++) {
+    for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
         memset(&p, 0, sizeof p);
         p.flags = tries[t];
         fd = sys_ret(syscall(SYS_io_uring_setup, entries, &p));
