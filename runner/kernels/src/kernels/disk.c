@@ -223,10 +223,11 @@ static const hb_param_def disk_params[] = {
      "I/Os in flight per thread. 1: one at a time. More needs an asynchronous engine (io_uring, "
      "or Linux AIO which is only asynchronous with direct I/O)."},
     {"submit_batch", HB_P_INT, "1", 1, 256, NULL,
-     "Most I/Os handed to the kernel per submitting system call (io_uring, libaio). 1: each I/O "
-     "goes out as soon as its slot is free, like fio's default. Larger batches save system "
-     "calls, but the block layer then holds the batch back (plugging) and the first I/O waits "
-     "for the last; on a single-queue virtual disk that costs throughput."},
+     "Most completions reaped, and I/Os handed to the kernel, per group (io_uring, libaio). 1: "
+     "each completion is taken and its slot resubmitted at once, like fio's default "
+     "(iodepth_batch_submit = iodepth_batch_complete_max = 1), so the queue stays at iodepth and "
+     "the average latency is iodepth / IOPS. Larger batches save system calls, but the block "
+     "layer then holds the batch back (plugging) and the first I/O waits for the last."},
     {"engine", HB_P_ENUM, "auto", 0, 0, engine_names,
      "How I/O is issued. auto: pread/pwrite at iodepth 1; io_uring when this kernel allows it, "
      "else libaio (Linux native AIO) for deeper queues. The start event says which ran and why."},
@@ -1056,7 +1057,8 @@ static void disk_facts(const hb_setup *s, hb_json *j)
                  "16th read (every read of less than 4 KiB) every byte; writes store the same "
                  "content, so the file never changes");
     hb_json_kstr(j, "latency", "per I/O: from just before the system call that submits it to "
-                 "the return of the call that reaps it (what fio calls lat, not clat); "
+                 "the moment it is reaped (what fio calls lat, not clat); completions are reaped "
+                 "submit_batch at a time, each slot resubmitted before the next group is taken; "
                  "per-thread log-linear histograms, 128 buckets per power of two, merged per "
                  "repeat");
 }
@@ -1319,14 +1321,16 @@ static void work_psync(hb_worker *w, disk_thread *t)
 
 static void work_uring(hb_worker *w, disk_thread *t)
 {
+    /* fio's default order: reap up to submit_batch completions (each timestamped as it is taken
+     * from the completion ring), then hand their slots straight back to the kernel in one call.
+     * Reaping a whole burst at one timestamp and then resubmitting it slot by slot would book the
+     * resubmission time as idle instead of as latency: the queue would hold fewer than iodepth
+     * I/Os on average and the latencies would not add up to iodepth / IOPS (Little's law). */
     uint64_t units = 0;
     int inflight = 0, stopping = 0, group[256];
     for (;;) {
         if (hb_should_stop(w) || t->dead)
             stopping = 1;
-        int wait = 0;
-        /* refill: groups of up to submit_batch SQEs per system call; the call that fills the
-         * queue also waits for the first completion */
         while (!stopping && inflight < t->depth) {
             int n = 0;
             while (n < t->batch && inflight + n < t->depth) {
@@ -1353,19 +1357,17 @@ static void work_uring(hb_worker *w, disk_thread *t)
             for (int i = 0; i < n; i++)
                 t->slots[group[i]].t0 = ts;
             inflight += n;
-            wait = inflight == t->depth;
-            int ret = hb_uring_submit(&t->ring, (unsigned)wait);
+            int ret = hb_uring_submit(&t->ring, 0);
             if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
                 hb_fail(w, "io_uring_enter: %s", strerror(-ret));
                 t->dead = 1;
                 return; /* the ring is unusable; teardown closes it, cancelling the rest */
             }
-            if (wait)
-                break;
         }
         if (inflight == 0)
             break;
-        if (!wait) {
+        if (!hb_uring_peek(&t->ring)) {
+            /* nothing completed yet: wait for one (and push out any SQE a busy kernel left) */
             int ret = hb_uring_submit(&t->ring, 1);
             if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
                 hb_fail(w, "io_uring_enter: %s", strerror(-ret));
@@ -1373,9 +1375,9 @@ static void work_uring(hb_worker *w, disk_thread *t)
                 return;
             }
         }
-        int64_t tc = hb_now_ns();
         hb_cqe *c;
-        while ((c = hb_uring_peek(&t->ring))) {
+        for (int got = 0; got < t->batch && (c = hb_uring_peek(&t->ring)); got++) {
+            int64_t tc = hb_now_ns();
             int idx = (int)c->user_data;
             long long res = c->res;
             hb_uring_seen(&t->ring);
@@ -1445,7 +1447,7 @@ static void work_aio(hb_worker *w, disk_thread *t)
             break;
         if (inflight == 0)
             continue;
-        int n = hb_aio_getevents(t->aio, 1, t->depth, t->events);
+        int n = hb_aio_getevents(t->aio, 1, t->batch, t->events);
         int64_t tc = hb_now_ns();
         if (n < 0 && n != -EINTR) {
             hb_fail(w, "io_getevents: %s", strerror(-n));
