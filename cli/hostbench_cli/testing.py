@@ -1,6 +1,6 @@
 """./hostbench test: every suite against real parts. PostgreSQL and Redis are embedded and started here
 when DATABASE_URL / REDIS_URL are not set; the integration and browser suites start the API, a Celery
-worker and a runner as real processes."""
+worker and runners as real processes (two for the browser suite: e2e-host and e2e-peer)."""
 import argparse
 import os
 import re
@@ -71,6 +71,9 @@ def run_all(args: argparse.Namespace) -> int:
         if "runner" in only:
             plan.append(("runner", [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_k, "tests"],
                          ROOT / "runner"))
+            # the CLI's pure logic (bench interleaving and the report line) travels with the runner suite
+            plan.append(("cli", [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_k, "tests"],
+                         ROOT / "cli"))
         if "backend" in only:
             plan.append(("backend", [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_k, "tests"],
                          ROOT / "backend"))
@@ -115,6 +118,10 @@ def _e2e(env: dict[str, str], state: Path, pg: EmbeddedPostgres | None) -> tuple
     stack = Stack(state / "e2e", frontend_dist=dist, runner_name="e2e-host")
     try:
         stack.start()
+        # A second host for two-host network jobs, registered after e2e-host so that e2e-host stays the
+        # first host listed (the specs that need one host use it by name or as the first).
+        stack.start_runner("runner-peer", stack.state / "runner-peer", {"HOSTBENCH_RUNNER_NAME": "e2e-peer"})
+        stack.wait_healthy(runners=2)
         e2e_env = dict(env, HOSTBENCH_URL=stack.url, CHROMIUM_PATH=browser)
         ok, p, f, _ = _run("e2e", ["npm", "run", "--silent", "e2e"], FRONTEND, e2e_env)
         return "e2e", ok, p, f

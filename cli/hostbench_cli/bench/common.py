@@ -1,6 +1,8 @@
 """Shared pieces of every bench area: running a command (argv, never a shell), interleaving, the report."""
 import json
+import resource
 import shutil
+import time
 import statistics
 import subprocess
 import sys
@@ -103,3 +105,40 @@ def interleave(report: BenchReport, metric: str, unit: str, reference: str, ours
         a = ours()
         b = theirs()
         report.pairs.append(Pair(metric, unit, a, b, reference))
+
+
+def cpu_share_of_child(argv: list[str], threads: int, env: dict | None = None,
+                       timeout: float = 600) -> tuple[str, float]:
+    """Runs a reference tool; returns its stdout and its CPU time / (wall time x threads)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    out = run(argv, env=env, timeout=timeout)
+    wall = time.monotonic() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return out, cpu / (wall * threads) if wall > 0 else 0.0
+
+
+def interleave_quiet(report: BenchReport, metric: str, unit: str, reference: str,
+                     a: Callable[[], tuple[float, float]], b: Callable[[], tuple[float, float]], pairs: int,
+                     quiet: float) -> None:
+    """A B A B ... like interleave, each side also giving its cpu_share (the CPU time its threads got
+    over wall time x threads). A pair in which either side got less than `quiet` was disturbed by other
+    processes and is measured again, up to 2 x pairs attempts; if too few quiet pairs came, the least
+    disturbed ones are kept and a note says so. Every attempt is listed in the notes."""
+    got: list[tuple[float, Pair]] = []
+    for _ in range(2 * pairs):
+        (ours_v, ours_share), (theirs_v, theirs_share) = a(), b()
+        got.append((min(ours_share, theirs_share), Pair(metric, unit, ours_v, theirs_v, reference)))
+        if sum(share >= quiet for share, _ in got) >= pairs:
+            break
+    good = [p for share, p in got if share >= quiet]
+    kept = good[:pairs] if len(good) >= pairs else [p for _, p in sorted(got, key=lambda g: -g[0])[:pairs]]
+    report.pairs.extend(kept)
+    if len(good) < pairs:
+        worst = min(share for share, p in got if p in kept)
+        report.notes.append(f"{metric}: {len(good)} of {len(got)} pairs undisturbed; kept the {pairs} least "
+                            f"disturbed (lowest cpu_share of either side {worst:.2f})")
+    elif len(got) > pairs:
+        dropped = [f"{p.ours:.4g}/{p.theirs:.4g} (share {share:.2f})" for share, p in got if share < quiet]
+        report.notes.append(f"{metric}: {len(dropped)} disturbed pair(s) measured again: {', '.join(dropped)}")

@@ -22,6 +22,7 @@ from hostbench_cli.bench.common import HBK, BenchReport, Pair, hbk_events, resul
 
 FILE_SIZE = 1 << 30  # 1 GiB: modest, the disk is shared
 DURATION_S = 5
+LATENCY_S = 10  # at depth 1: a p99.9 rests on duration x IOPS / 1000 I/Os (~200 in 10 s here), so longer
 WARMUP_S = 1
 SETTLE_S = 20  # after each tool's sequential writes: let the host drain what it cached
 
@@ -64,10 +65,14 @@ def ours(workdir: Path, op: str, block: int, depth: int, engine: str, file_size:
     return events[0], res[0]
 
 
+def duration_for(depth: int) -> int:
+    return LATENCY_S if depth == 1 else DURATION_S
+
+
 def fio_argv(fio: str, path: Path, rw: str, block: int, depth: int, engine: str) -> list[str]:
     return [fio, "--name=hostbench", f"--filename={path}", f"--size={FILE_SIZE}", "--direct=1",
             f"--ioengine={engine}", f"--rw={rw}", f"--bs={block}", f"--iodepth={depth}", "--numjobs=1",
-            "--time_based", f"--runtime={DURATION_S}", f"--ramp_time={WARMUP_S}", "--norandommap",
+            "--time_based", f"--runtime={duration_for(depth)}", f"--ramp_time={WARMUP_S}", "--norandommap",
             "--randrepeat=0", "--invalidate=1", "--overwrite=1", "--lat_percentiles=1",
             "--percentile_list=50:99:99.9",
             "--output-format=json"]
@@ -113,7 +118,8 @@ def run(pairs: int) -> BenchReport:
         report.notes.append(
             f"directory {start['workdir']} on {start['filesystem']} ({start.get('device') or 'no device'}), "
             f"logical block {start['logical_block_bytes']} B; file {FILE_SIZE >> 20} MiB each; "
-            f"{WARMUP_S} s warm-up + {DURATION_S} s per measurement; depth > 1 uses {async_engine} "
+            f"{WARMUP_S} s warm-up + {DURATION_S} s per measurement ({LATENCY_S} s at depth 1); depth > 1 uses "
+            f"{async_engine} "
             f"in both tools; latency = fio lat (submit to completion, --lat_percentiles=1); "
             f"order A B in even pairs, B A in odd ones; each run of either tool writes a fresh file first "
             f"(fio --overwrite=1); {SETTLE_S} s pause after each sequential-write run")
@@ -124,7 +130,7 @@ def run(pairs: int) -> BenchReport:
                 got: dict[str, dict] = {}
 
                 def run_ours() -> None:
-                    got["ours"] = ours(workdir, op, block, depth, engine)[1]
+                    got["ours"] = ours(workdir, op, block, depth, engine, duration_s=duration_for(depth))[1]
 
                 def run_theirs() -> None:
                     got["theirs"] = theirs(argv, rw, fio_file)

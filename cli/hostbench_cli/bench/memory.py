@@ -17,12 +17,10 @@ Nothing is installed; a missing tool is reported as missing.
 """
 import os
 import re
-import resource
 import shutil
-import time
-from collections.abc import Callable
 
-from hostbench_cli.bench.common import HBK, BenchReport, Pair, ToolMissing, hbk_events, results
+from hostbench_cli.bench.common import HBK, BenchReport, ToolMissing, cpu_share_of_child, hbk_events, results
+from hostbench_cli.bench.common import interleave_quiet as _interleave_quiet
 from hostbench_cli.bench.common import run as run_tool
 
 THREADS = (1, 2)
@@ -53,17 +51,6 @@ def parse_likwid(text: str) -> float:
 QUIET = 0.8  # a side whose threads got less of their CPUs than this was disturbed by other processes
 
 
-def cpu_share_of_child(argv: list[str], threads: int, env: dict | None = None) -> tuple[str, float]:
-    """Runs a reference tool; returns its stdout and its CPU time / (wall time x threads)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.monotonic()
-    out = run_tool(argv, env=env)
-    wall = time.monotonic() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return out, cpu / (wall * threads) if wall > 0 else 0.0
-
-
 def ours(args: list[str], best: bool) -> tuple[float, float]:
     """hbk memory: (MB/s, cpu_share). best: the best 0.2-s sample of a 3-s phase; else its mean."""
     timing = (["--repeats", "1", "--duration_s", "3", "--interval_s", "0.2"] if best else
@@ -77,26 +64,8 @@ def ours(args: list[str], best: bool) -> tuple[float, float]:
     return res[0]["value"], res[0]["cpu_share"]
 
 
-def interleave_quiet(report: BenchReport, metric: str, reference: str, a: Callable[[], tuple[float, float]],
-                     b: Callable[[], tuple[float, float]], pairs: int) -> None:
-    """A B A B ... like common.interleave, each side also giving its cpu_share. A pair in which either
-    side was disturbed (share < QUIET) is measured again, up to 2 x pairs attempts; if too few quiet
-    pairs came, the least disturbed ones are kept and a note says so."""
-    got: list[tuple[float, Pair]] = []
-    for _ in range(2 * pairs):
-        (ours_v, ours_share), (theirs_v, theirs_share) = a(), b()
-        got.append((min(ours_share, theirs_share), Pair(metric, "MB/s", ours_v, theirs_v, reference)))
-        if sum(share >= QUIET for share, _ in got) >= pairs:
-            break
-    quiet = [p for share, p in got if share >= QUIET]
-    kept = quiet[:pairs] if len(quiet) >= pairs else [p for _, p in sorted(got, key=lambda g: -g[0])[:pairs]]
-    report.pairs.extend(kept)
-    if len(quiet) < pairs:
-        worst = min(share for share, p in got if p in kept)
-        report.notes.append(f"{metric}: {len(quiet)} of {len(got)} pairs undisturbed; kept the {pairs} least "
-                            f"disturbed (lowest cpu_share of either side {worst:.2f})")
-    elif len(got) > pairs:
-        report.notes.append(f"{metric}: {len(got) - len(quiet)} disturbed pair(s) measured again")
+def interleave_quiet(report: BenchReport, metric: str, reference: str, a, b, pairs: int) -> None:
+    _interleave_quiet(report, metric, "MB/s", reference, a, b, pairs, QUIET)
 
 
 def likwid_value(argv: list[str], threads: int) -> tuple[float, float]:
