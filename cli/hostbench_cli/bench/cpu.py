@@ -27,10 +27,12 @@ def _inventory() -> dict:
     return collect()
 
 
-def _ours(op: str, threads: int, last_start: dict) -> tuple[float, float]:
-    """(GFLOP/s or GIOP/s, cpu_share) of one measurement; last_start gets its start event (the clock)."""
+def _ours(op: str, threads: int, last_start: dict, sampler: bool = True) -> tuple[float, float]:
+    """(GFLOP/s or GIOP/s, cpu_share) of one measurement; last_start gets its start event (the clock).
+    sampler False: no sampler thread (no per-second samples), to measure what sampling costs."""
     events = hbk_events("cpu", ["--op", op, "--threads", str(threads), "--repeats", "1",
-                                "--duration_s", str(DURATION_S), "--warmup_s", "1"])
+                                "--duration_s", str(DURATION_S), "--warmup_s", "1",
+                                *([] if sampler else ["--no_sampler", "true"])])
     last_start.clear()
     last_start.update(events[0])
     res = results(events)[0]
@@ -108,6 +110,14 @@ def run(pairs: int) -> BenchReport:
             interleave_quiet(report, f"{op}_{t}t_vs_peak", unit, "theoretical peak at the clock measured in the same run",
                              lambda op=op, t=t: _ours(op, t, start), lambda op=op, t=t: _peak(inventory, op, t, start),
                              pairs, QUIET)
+    # What the per-second sampler costs: the same kernel with and without it, both cores busy (the
+    # sampler thread then has to take its time from a measuring thread). Bar: with / without >= 0.99.
+    scratch: dict = {}
+    for op in ("fp64", "int32"):
+        interleave_quiet(report, f"{op}_2t_with_vs_without_sampler", "GFLOP/s" if op == "fp64" else "GIOP/s",
+                         "the same kernel with --no_sampler true (no samples)",
+                         lambda op=op: _ours(op, 2, scratch), lambda op=op: _ours(op, 2, scratch, sampler=False),
+                         pairs, QUIET)
     isa = start.get("isa", "avx512")
     try:
         for op in ("fp64", "fp32"):

@@ -51,10 +51,11 @@ def parse_likwid(text: str) -> float:
 QUIET = 0.8  # a side whose threads got less of their CPUs than this was disturbed by other processes
 
 
-def ours(args: list[str], best: bool) -> tuple[float, float]:
-    """hbk memory: (MB/s, cpu_share). best: the best 0.2-s sample of a 3-s phase; else its mean."""
+def ours(args: list[str], best: bool, sampler: bool = False) -> tuple[float, float]:
+    """hbk memory: (MB/s, cpu_share). best: the best 0.2-s sample of a 3-s phase; else the mean of a 2-s
+    phase, without the sampler unless `sampler` (then one sample a second, as the product runs)."""
     timing = (["--repeats", "1", "--duration_s", "3", "--interval_s", "0.2"] if best else
-              ["--repeats", "1", "--duration_s", "2", "--no_sampler", "true"])
+              ["--repeats", "1", "--duration_s", "2", *([] if sampler else ["--no_sampler", "true"])])
     events = hbk_events("memory", [*args, *timing, "--warmup_s", "0.5"], timeout=900)
     res = results(events)
     if len(res) != 1 or not res[0]["verified"]:
@@ -131,6 +132,13 @@ def run(pairs: int) -> BenchReport:
                                  lambda op=op, t=t: ours(["--op", op, "--array_size", str(n), "--threads", str(t)],
                                                          best=False),
                                  lambda argv=argv, t=t: likwid_value(argv, t), pairs)
+    # What the per-second sampler costs a memory-bound kernel: the same run with and without it.
+    n = array_size or hbk_events("memory", ["--op", "stream_triad_nt", "--threads", "1", "--repeats", "1",
+                                            "--duration_s", "0.2", "--warmup_s", "0", "--no_sampler", "true"])[0]["array_size"]
+    triad = ["--op", "stream_triad_nt", "--array_size", str(n), "--threads", "2"]
+    interleave_quiet(report, "stream_triad_nt_t2_with_vs_without_sampler",
+                     "the same kernel with --no_sampler true (no samples)",
+                     lambda: ours(triad, best=False, sampler=True), lambda: ours(triad, best=False), pairs)
     report.notes.append("ours: STREAM pairs the best 0.2-s sample of a 3-s phase (STREAM reports the best of its "
                         "9 sweeps); likwid pairs the mean of a 2-s phase (likwid-bench reports its mean)")
     report.notes.append(f"a pair counts when both sides got >= {QUIET} of their CPUs (cpu_share; the reference's "
