@@ -63,3 +63,20 @@ def test_repeat_until_stable_records_what_ended_the_repeats():
     assert rows([100.0, 101.0, 100.5], 0.035) == "stable"
     assert rows([100.0, 60.0, 140.0], 0.035) == "max_repeats"
     assert rows([100.0, 60.0, 140.0], 0) is None
+
+
+def test_multi_thread_peak_uses_the_clock_measured_on_every_cpu():
+    from app.results.service import compute_result
+
+    inventory = {"cpu": {"vendor": "AuthenticAMD", "family": 26, "model_number": 2, "sockets": 1,
+                         "cores_per_socket": 2, "best_isa": "avx512"}}
+    info = {"isa": "avx512", "clock_ghz": 4.0, "clock_ghz_all_cpus": 3.5}
+    raw = [{"op": "fp64", "threads": t, "repeat": r, "value": 100.0, "unit": "GFLOP/s", "verified": True}
+           for t in (1, 2) for r in (1, 2, 3)]
+    rows = {row.threads: row for row in compute_result("cpu", {"op": "fp64"}, raw, info, inventory).rows}
+    assert rows[1].peak is not None and rows[1].peak.value == pytest.approx(1 * 4.0 * 32)
+    assert rows[2].peak is not None and rows[2].peak.value == pytest.approx(2 * 3.5 * 32)
+    # a kernel that did not measure the all-CPU clock: the one-CPU clock, as before
+    rows = {row.threads: row for row in compute_result("cpu", {"op": "fp64"}, raw, {"isa": "avx512", "clock_ghz": 4.0},
+                                                       inventory).rows}
+    assert rows[2].peak.value == pytest.approx(2 * 4.0 * 32)

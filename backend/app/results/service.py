@@ -99,6 +99,15 @@ def _stopped_by(params: dict[str, Any], cv: float | None) -> str | None:
     return "stable" if cv is not None and cv <= target else "max_repeats"
 
 
+def run_clock_ghz(kernel_info: dict[str, Any], threads: int) -> float | None:
+    """The clock the kernel measured under load: on one CPU for one thread; with every allowed CPU busy
+    at once (clock_ghz_all_cpus, lower where turbo depends on how many cores are active) for more."""
+    one, every = kernel_info.get("clock_ghz"), kernel_info.get("clock_ghz_all_cpus")
+    if threads > 1 and isinstance(every, int | float) and every > 0:
+        return float(every)
+    return float(one) if isinstance(one, int | float) and one > 0 else None
+
+
 def compute_result(
     experiment: str, params: dict[str, Any], raw_results: list[dict[str, Any]],
     kernel_info: dict[str, Any] | None, inventory: dict[str, Any],
@@ -123,7 +132,7 @@ def compute_result(
         if experiment in ("cpu", "cpu_trace") and op:
             peak = overridden_peak(overrides or {}, f"cpu_{op}", threads, inventory)
             if peak is None:
-                peak, why = cpu_peak(inventory, op, threads, info.get("isa"), info.get("clock_ghz"))
+                peak, why = cpu_peak(inventory, op, threads, info.get("isa"), run_clock_ghz(info, threads))
         else:
             peak, why = other_peak(experiment, op, row_unit, inventory, info, overrides or {})
         if why:

@@ -43,8 +43,9 @@ def _peak(inventory: dict, op: str, threads: int, start: dict) -> tuple[float, f
     """The theoretical peak at the clock our kernel measured under load just before (a figure, not a run:
     its share is 1)."""
     from app.hosts.peaks import cpu_peak
+    from app.results.service import run_clock_ghz
 
-    peak, why = cpu_peak(inventory, op, threads, start.get("isa"), start.get("clock_ghz"))
+    peak, why = cpu_peak(inventory, op, threads, start.get("isa"), run_clock_ghz(start, threads))
     if peak is None:
         raise ToolMissing(f"theoretical peak unknown: {why}")
     return peak.value, 1.0
@@ -134,7 +135,8 @@ def run(pairs: int) -> BenchReport:
     except ToolMissing as exc:
         report.missing.append(str(exc))
     report.notes.append(f"our kernel: {DURATION_S:.0f} s per measurement after 1 s warm-up, ISA {isa}, "
-                        f"clock measured under load {start.get('clock_ghz')} GHz")
+                        f"clock measured under load {start.get('clock_ghz')} GHz on one CPU, "
+                        f"{start.get('clock_ghz_all_cpus')} GHz with every CPU busy (the 2-thread peaks)")
     report.notes.append(f"a pair counts when both sides got >= {QUIET} of their CPUs (cpu_share: CPU time over "
                         "wall time x threads; ours from the kernel, the tools' from their CPU time); a "
                         "disturbed pair is measured again, up to 2 x pairs attempts")
