@@ -170,8 +170,11 @@ class ApiClient:
             "POST", f"/api/runner/runs/{run_id}/lease", json={"attempt": attempt}, timeout_s=timeout_s
         )
 
-    def listening(self, run_id: Any, attempt: int, port: int) -> Any:
-        return self.request("POST", f"/api/runner/runs/{run_id}/listening", json={"attempt": attempt, "port": port})
+    def listening(self, run_id: Any, attempt: int, port: int, reference_ports: dict[str, int] | None = None) -> Any:
+        body: dict[str, Any] = {"attempt": attempt, "port": port}
+        if reference_ports is not None:
+            body["reference_ports"] = reference_ports
+        return self.request("POST", f"/api/runner/runs/{run_id}/listening", json=body)
 
     def samples(self, run_id: Any, body: dict[str, Any]) -> dict[str, Any]:
         return self.request("POST", f"/api/runner/runs/{run_id}/samples", json=body)

@@ -8,7 +8,9 @@
 Signal handlers only set flags; the loop notices them. Around the loop run three small threads:
 the heartbeat (every 5 s, idle or busy), the uploader (spool → server) and, while a run is on,
 its lease keeper (every 5 s; a 409 or 30 s without renewal stops the kernel). The lease is held
-until the finish is spooled, through the reference tools (reference.py) if any run.
+until the finish is spooled, through the reference tools (reference.py) if any run. A two-host serve run
+that asked for references also keeps reference servers for its peer (reference_serve.py) from the kernel's
+`listening` until the run ends, however it ends.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from . import credential, inventory, reference
+from .reference_serve import PeerServers
 from .api import ApiClient, Backoff, call_with_retry
 from .config import Settings
 from .errors import ConfigError, KernelUnavailable, ParamError, ProtocolError, Rejected, Retryable, Stale, Unauthorized
@@ -152,12 +155,14 @@ class LeaseKeeper:
 
 
 class Listening:
-    """Reports a serving kernel's port (POST .../listening) from its own thread, through the one client and its
-    retry policy, so the loop keeps reading the kernel. A 409 or a refusal stops the serve run."""
+    """Reports a serving kernel's port (POST .../listening), with the ports of the run's reference servers if it
+    offers any, from its own thread, through the one client and its retry policy, so the loop keeps reading the
+    kernel. A 409 or a refusal stops the serve run."""
 
     def __init__(self, api: ApiClient, run_id: Any, attempt: int, port: int, backoff: Backoff,
-                 give_up_after_s: float, revoked: threading.Event):
+                 give_up_after_s: float, revoked: threading.Event, reference_ports: dict[str, int] | None = None):
         self._api, self.run_id, self.attempt, self.port = api, run_id, attempt, port
+        self.reference_ports = reference_ports
         self._backoff, self._give_up_after_s, self._revoked = backoff, give_up_after_s, revoked
         self.stop = threading.Event()
         self.stale: str | None = None  # the server refused this attempt: stop, no finish
@@ -167,9 +172,11 @@ class Listening:
 
     def _run(self) -> None:
         try:
-            call_with_retry(lambda: self._api.listening(self.run_id, self.attempt, self.port), self._backoff,
-                            self.stop, f"report port {self.port} of run={self.run_id}", self._give_up_after_s)
-            log.info("run=%s: reported listening port %d", self.run_id, self.port)
+            call_with_retry(lambda: self._api.listening(self.run_id, self.attempt, self.port, self.reference_ports),
+                            self._backoff, self.stop, f"report port {self.port} of run={self.run_id}",
+                            self._give_up_after_s)
+            log.info("run=%s: reported listening port %d%s", self.run_id, self.port,
+                     f", reference servers {self.reference_ports}" if self.reference_ports is not None else "")
         except Stale as exc:
             self.stale = f"listening refused (409): {exc}"
         except Unauthorized as exc:
@@ -228,6 +235,10 @@ class Run:
     verdict: tuple[str, str | None] | None = None  # the kernel's, once it is over
     references: reference.ReferencePhase | None = None
     listening: Listening | None = None  # a serving kernel's port, being reported to the server
+    # network_serve with reference tools: the servers the peer's tools run against, stopped when the run ends.
+    servers: PeerServers | None = None
+    # network_drive: the ports of the peer's reference servers, from the assignment (the server's records).
+    reference_ports: dict[str, int] = field(default_factory=dict)
 
 
 def _cap(text: str) -> str:
@@ -379,6 +390,7 @@ class Daemon:
             run.lease.stop()
         if run.listening is not None:
             run.listening.stop.set()
+        self._stop_servers(run)
         if run.kernel is not None:
             run.kernel.kill()
             run.kernel.wait(self.s.kill_grace_s)
@@ -501,6 +513,7 @@ class Daemon:
             argv = exp.argv(self.s.kernel_bin, kernel_params)
             run.kernel_params = kernel_params
             run.wants_reference = exp.wants_reference(assignment["params"])
+            run.reference_ports = dict(assignment["params"].get("reference_ports") or {})
         except ParamError as exc:
             log.error("run=%s refused: invalid params: %s", run_id, exc)
             run.outcome = ("failed", _cap(f"invalid params: {exc}"))
@@ -617,9 +630,10 @@ class Daemon:
                 run.spool.append_result(event)
             elif kind == "listening" and run.listening is None:
                 log.info("run=%s kernel listening on %s port %d", run.run_id, event.get("bind"), event["port"])
+                ports = self._start_servers(run)
                 run.listening = Listening(self.api, run.run_id, run.attempt, event["port"],
                                           Backoff(self.s.backoff_base_s, self.s.backoff_cap_s),
-                                          self.s.lease_lost_after_s, self.revoked)
+                                          self.s.lease_lost_after_s, self.revoked, reference_ports=ports)
             elif kind == "served":
                 log.info("run=%s server stopped: %s; sessions=%s refused=%s bytes=%s", run.run_id,
                          event["stopped"], event["sessions"], event["refused"], event["bytes_received"])
@@ -674,8 +688,10 @@ class Daemon:
     def _step_finishing(self) -> None:
         run = self.run
         assert run is not None
+        self._stop_servers(run)
         if run.verdict is None:
             self._conclude_kernel(run)
+            self._stop_servers(run)  # the kernel's last lines may have said `listening`
             if self._begin_references(run):
                 return
         assert run.verdict is not None
@@ -705,6 +721,33 @@ class Daemon:
         self.run = None
         self.state = State.IDLE
 
+    # --- reference servers of a two-host serve run --------------------------------------------
+
+    def _start_servers(self, run: Run) -> dict[str, int] | None:
+        """Start the reference servers a serve run offers its peer; their ports, or None when none are wanted."""
+        if run.experiment != "network_serve" or not run.wants_reference or run.work_dir is None \
+                or run.kernel_params is None or run.servers is not None:
+            return None
+        run.servers = PeerServers(str(run.kernel_params.get("op")), run.work_dir / "reference-servers")
+        try:
+            run.servers.start()
+        except Exception:  # a bug here must not fail the serve run: its peer's tools report unavailable
+            log.exception("run=%s: cannot start the reference servers", run.run_id)
+            self._stop_servers(run)
+            return {}
+        for tool, why in run.servers.unavailable.items():
+            log.warning("run=%s: no %s reference server: %s", run.run_id, tool, why)
+        return dict(run.servers.ports)
+
+    @staticmethod
+    def _stop_servers(run: Run) -> None:
+        servers, run.servers = run.servers, None
+        if servers is not None:
+            try:
+                servers.stop()
+            except Exception:
+                log.exception("run=%s: stopping the reference servers failed", run.run_id)
+
     # --- reference tools (after a kernel that succeeded) ------------------------------------
 
     def _begin_references(self, run: Run) -> bool:
@@ -717,7 +760,7 @@ class Daemon:
             experiment=run.experiment, params=run.kernel_params, start=run.stream.start,
             results=run.stream.results, inventory=self.inventory,
             cpus=len(os.sched_getaffinity(0)), mem_bytes=_mem_bytes(self.inventory),
-            is_root=os.geteuid() == 0,
+            is_root=os.geteuid() == 0, reference_ports=run.reference_ports,
         )
         plans, broken = reference.plan(ctx)
         run.references = reference.ReferencePhase(plans, run.work_dir / "references", run.deadline_at,

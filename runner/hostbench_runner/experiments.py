@@ -138,6 +138,12 @@ def _check_drive(params: Mapping[str, Any]) -> None:
         raise ParamError(f"port: {port!r} is not a port (1..65535)")
 
 
+# network_drive: the ports of the reference servers its peer offers (reference_serve.py), added by the server.
+REFERENCE_PORTS: dict[str, Any] = {
+    "type": "object", "additionalProperties": False,
+    "properties": {tool: {"type": "integer", "minimum": 1, "maximum": 65535} for tool in ("iperf3", "sockperf")},
+}
+
 # Repeat until stable (harness params of every kernel).
 STABLE = (Param("stable_cv"), Param("max_repeats"))
 STABLE_ARGV = ("stable_cv", "max_repeats")
@@ -201,7 +207,7 @@ EXPERIMENTS: dict[str, Experiment] = {
         params=(Param("peer"), Param("port"), Param("op"), Param("sizes"), Param("streams"), Param("poll"),
                 Param("repeats"), Param("duration_s"), Param("warmup_s"), *STABLE),
         fixed={"role": "drive"},
-        server_params={"server_run_id": {"type": "integer", "minimum": 1}},
+        server_params={"server_run_id": {"type": "integer", "minimum": 1}, "reference_ports": REFERENCE_PORTS},
         check=_check_drive,
         argv_order=("role", "peer", "port", "op", "sizes", "streams", "poll", "repeats", "duration_s", "warmup_s",
                     *STABLE_ARGV),

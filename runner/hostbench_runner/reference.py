@@ -16,6 +16,8 @@ Each plan ends as one entry: {"tool", "status": "ok"|"unavailable"|"failed", "re
 
 from __future__ import annotations
 
+import functools
+import ipaddress
 import logging
 import math
 import os
@@ -66,6 +68,9 @@ class Plan:
     # stopped after the client (SIGTERM, SIGKILL after the grace). Empty: no server.
     server_argv: tuple[str, ...] = ()
     server_proto: str = "tcp"
+    # Why this plan cannot run (a two-host job whose peer offered no server for the tool): reported as
+    # "unavailable" with this reason, nothing is started.
+    unavailable: str | None = None
 
 
 @dataclass
@@ -80,6 +85,9 @@ class Context:
     cpus: int = 1
     mem_bytes: int | None = None
     is_root: bool = False
+    # network_drive: the ports of the reference servers the peer's serve run offers ({"iperf3": 5201}), from
+    # the server's own records (the assignment), never from the job's parameters.
+    reference_ports: Mapping[str, int] = field(default_factory=dict)
 
 
 Builder = Callable[[Context], list[Plan]]
@@ -332,24 +340,21 @@ def _whole_s(value: float, least: int = 1) -> int:
     return max(least, math.ceil(float(value)))
 
 
-def iperf3(ctx: Context, affinity: Sequence[int] | None = None) -> list[Plan]:
-    """iperf3 per (size, streams) of a *_stream run: a one-off server of its own on a free loopback port,
-    the client with -l size -P streams, JSON; the receiver's sum in Mbit/s is the figure, as ours. One
-    stream runs pinned like our kernel's (client, server on two CPUs: -A c,s); several streams are left
-    to the OS (iperf3 before 3.16 drives them all from one thread)."""
+def _iperf3_plans(ctx: Context, host: str, port: str, pin: tuple[int, int] | None,
+                  server_argv: tuple[str, ...] = (), unavailable: str | None = None) -> list[Plan]:
+    """iperf3 clients per (size, streams) of a *_stream run against host:port, matched to our rows."""
     op = _op(ctx)
     if op not in ("tcp_stream", "udp_stream"):
         return []
     udp = op == "udp_stream"
     duration = _whole_s(ctx.params.get("duration_s") or 5)
     warmup = _whole_s(ctx.params.get("warmup_s") or 0, least=0)
-    pin = net_cpus(affinity)
     plans = []
     for size in _list(ctx.params.get("sizes")):
         if udp and int(size) > UDP_MAX:
             continue
         for streams in _list(ctx.params.get("streams") or 1):
-            argv = ["iperf3", "-c", "127.0.0.1", "-p", PORT, "-J", "-t", str(duration), "-l", str(size),
+            argv = ["iperf3", "-c", host, "-p", port, "-J", "-t", str(duration), "-l", str(size),
                     "-P", str(streams)]
             if udp:
                 argv += ["-u", "-b", "0"]  # no -O for UDP: iperf3 3.x counts omitted datagrams as lost
@@ -360,17 +365,25 @@ def iperf3(ctx: Context, affinity: Sequence[int] | None = None) -> list[Plan]:
             plans.append(Plan(
                 tool="iperf3", argv=tuple(argv), parser=reference_net.parse_iperf3, primary="received_mbps",
                 matches={"op": op, "threads": streams, "block_bytes": size},
-                server_argv=("iperf3", "-s", "-1", "-p", PORT, "-B", "127.0.0.1"), server_proto="tcp",
+                server_argv=server_argv, server_proto="tcp", unavailable=unavailable,
                 timeout_s=duration + warmup + NET_MARGIN_S,
             ))
     return plans
 
 
-def sockperf(ctx: Context, affinity: Sequence[int] | None = None) -> list[Plan]:
-    """sockperf ping-pong per size of a *_rr run with one stream (sockperf pp drives one connection; our
-    rows with several streams have no counterpart): its own server (sr), --full-rtt so the figures are
-    whole round trips as ours, --nonblocked on both ends under poll=busy, client and server pinned with
-    taskset like our kernel's. Our RT/s is matched by round_trips_per_s = 1e6 / the average round trip."""
+def iperf3(ctx: Context, affinity: Sequence[int] | None = None) -> list[Plan]:
+    """iperf3 per (size, streams) of a *_stream run: a one-off server of its own on a free loopback port,
+    the client with -l size -P streams, JSON; the receiver's sum in Mbit/s is the figure, as ours. One
+    stream runs pinned like our kernel's (client, server on two CPUs: -A c,s); several streams are left
+    to the OS (iperf3 before 3.16 drives them all from one thread)."""
+    return _iperf3_plans(ctx, "127.0.0.1", PORT, net_cpus(affinity),
+                         server_argv=("iperf3", "-s", "-1", "-p", PORT, "-B", "127.0.0.1"))
+
+
+def _sockperf_plans(ctx: Context, host: str, port: str, pin: tuple[int, int] | None,
+                    own_server: bool, unavailable: str | None = None) -> list[Plan]:
+    """sockperf ping-pong per size of a *_rr run with one stream against host:port; with own_server, its own
+    server (sr) on the same host, started first."""
     op = _op(ctx)
     if op not in ("tcp_rr", "udp_rr"):
         return []
@@ -380,22 +393,104 @@ def sockperf(ctx: Context, affinity: Sequence[int] | None = None) -> list[Plan]:
     busy = ["--nonblocked"] if ctx.params.get("poll") == "busy" else []
     # sockperf discards its first 400 ms and last 50 ms itself: -t covers our warm-up and measured time
     duration = _whole_s(float(ctx.params.get("duration_s") or 3) + float(ctx.params.get("warmup_s") or 0))
-    pin = net_cpus(affinity)
     client_pin = ("taskset", "-c", str(pin[0])) if pin else ()
     server_pin = ("taskset", "-c", str(pin[1])) if pin else ()
     plans = []
     for size in _list(ctx.params.get("sizes")):
         if not SOCKPERF_MIN <= int(size) <= UDP_MAX:
             continue
-        argv = (*client_pin, "sockperf", "pp", *proto, "-i", "127.0.0.1", "-p", PORT, "-m", str(size),
+        argv = (*client_pin, "sockperf", "pp", *proto, "-i", host, "-p", port, "-m", str(size),
                 "-t", str(duration), "--full-rtt", *busy)
+        server = (*server_pin, "sockperf", "sr", *proto, "-i", host, "-p", port, *busy) if own_server else ()
         plans.append(Plan(
             tool="sockperf", argv=argv, needs=("sockperf",) if pin else (), parser=reference_net.parse_sockperf_rr,
             primary="round_trips_per_s", matches={"op": op, "threads": 1, "block_bytes": size},
-            server_argv=(*server_pin, "sockperf", "sr", *proto, "-i", "127.0.0.1", "-p", PORT, *busy),
-            server_proto="tcp" if proto else "udp", timeout_s=duration + NET_MARGIN_S,
+            server_argv=server, server_proto="tcp" if proto else "udp", unavailable=unavailable,
+            timeout_s=duration + NET_MARGIN_S,
         ))
     return plans
+
+
+def sockperf(ctx: Context, affinity: Sequence[int] | None = None) -> list[Plan]:
+    """sockperf ping-pong per size of a *_rr run with one stream (sockperf pp drives one connection; our
+    rows with several streams have no counterpart): its own server (sr), --full-rtt so the figures are
+    whole round trips as ours, --nonblocked on both ends under poll=busy, client and server pinned with
+    taskset like our kernel's. Our RT/s is matched by round_trips_per_s = 1e6 / the average round trip."""
+    return _sockperf_plans(ctx, "127.0.0.1", PORT, net_cpus(affinity), own_server=True)
+
+
+# --- network: ping (ICMP echo) beside the round-trip ops ------------------------------------------------
+
+PING_COUNT = 20
+PING_INTERVAL_S = "0.2"  # iputils' smallest interval for a user without CAP_NET_RAW (older releases)
+PING_MIN = 16  # below a struct timeval of data, iputils prints no round-trip times
+PING_MAX = 65507  # the largest ICMP echo payload over IPv4 (65535 - 20 - 8)
+PING_TIMEOUT_S = 30.0
+
+
+def _ping_plans(ctx: Context, addr: str) -> list[Plan]:
+    """`ping` per size of a *_rr run with one stream: 20 echoes 0.2 s apart, payload = our message size
+    clamped to what ping can send (16..65507 B). An ICMP echo is answered by the peer's kernel: no socket,
+    no process of ours on either side, so the figure is context for our row, not a like-for-like one."""
+    op = _op(ctx)
+    if op not in ("tcp_rr", "udp_rr"):
+        return []
+    if 1 not in [int(s) for s in _list(ctx.params.get("streams") or 1)]:
+        return []
+    plans = []
+    for size in _list(ctx.params.get("sizes")):
+        payload = min(max(int(size), PING_MIN), PING_MAX)
+        argv = ("ping", "-n", "-c", str(PING_COUNT), "-i", PING_INTERVAL_S, "-s", str(payload), addr)
+        plans.append(Plan(
+            tool="ping", argv=argv, parser=functools.partial(reference_net.parse_ping_rr, payload_bytes=payload),
+            primary="round_trips_per_s", matches={"op": op, "threads": 1, "block_bytes": size},
+            timeout_s=PING_TIMEOUT_S,
+        ))
+    return plans
+
+
+def ping(ctx: Context) -> list[Plan]:
+    return _ping_plans(ctx, "127.0.0.1")
+
+
+# --- network, two hosts: the same tools against the peer's reference servers ------------------------------
+
+def _peer(ctx: Context) -> str:
+    peer = ctx.params.get("peer")
+    ipaddress.ip_address(peer if isinstance(peer, str) else "")  # the runner checked it; a bug must not reach argv
+    return str(peer)
+
+
+def _peer_port(ctx: Context, tool: str) -> tuple[str, str | None]:
+    """(the port as an argv word, None) or (PORT, why the peer offered no server for this tool)."""
+    port = ctx.reference_ports.get(tool)
+    if isinstance(port, int) and not isinstance(port, bool) and 1 <= port <= 65535:
+        return str(port), None
+    return PORT, (f"the serving host offered no {tool} server (not installed there, or it did not start; "
+                  f"its runner's log says which)")
+
+
+def iperf3_peer(ctx: Context) -> list[Plan]:
+    """iperf3 as on loopback (same sizes, streams, duration, protocol), against the peer's `iperf3 -s`.
+    Not pinned: -A would pin the remote server too, and our driving kernel leaves placement to the OS."""
+    if _op(ctx) not in ("tcp_stream", "udp_stream"):
+        return []
+    port, why = _peer_port(ctx, "iperf3")
+    return _iperf3_plans(ctx, _peer(ctx), port, None, unavailable=why)
+
+
+def sockperf_peer(ctx: Context) -> list[Plan]:
+    """sockperf ping-pong as on loopback, against the peer's `sockperf sr` (TCP or UDP as the op)."""
+    if _op(ctx) not in ("tcp_rr", "udp_rr"):
+        return []
+    port, why = _peer_port(ctx, "sockperf")
+    return _sockperf_plans(ctx, _peer(ctx), port, None, own_server=False, unavailable=why)
+
+
+def ping_peer(ctx: Context) -> list[Plan]:
+    if _op(ctx) not in ("tcp_rr", "udp_rr"):
+        return []
+    return _ping_plans(ctx, _peer(ctx))
 
 
 # --- disk: IOzone (single process) --------------------------------------------------------------------
@@ -450,11 +545,14 @@ class Reference:
 REFERENCES: dict[str, tuple[Reference, ...]] = {
     "cpu": (Reference("hpcc", hpcc_hpl), Reference("likwid-bench", likwid_peakflops)),
     "cpu_trace": (),  # a 10-minute trace has no reference tool
-    "network_serve": (),  # two-host jobs: the server measures nothing; the job takes no reference
-    "network_drive": (),
+    # Two-host jobs: the serving side measures nothing; it offers reference servers (reference_serve.py)
+    # that the driving side's tools run against.
+    "network_serve": (),
+    "network_drive": (Reference("iperf3", iperf3_peer), Reference("sockperf", sockperf_peer),
+                      Reference("ping", ping_peer)),
     "memory": (Reference("stream", stream),),
     "disk": (Reference("fio", fio), Reference("iozone", iozone)),
-    "network": (Reference("iperf3", iperf3), Reference("sockperf", sockperf)),
+    "network": (Reference("iperf3", iperf3), Reference("sockperf", sockperf), Reference("ping", ping)),
     "gpu": (),  # vendor peaks are computed from device attributes, there is no tool to run
 }
 
@@ -617,6 +715,9 @@ class ReferencePhase:
     def _start_next(self) -> None:
         plan = self.plans[len(self.entries)]
         argv = list(plan.argv)
+        if plan.unavailable is not None:
+            self.entries.append(entry(plan.tool, "unavailable", plan.unavailable, argv, plan.matches))
+            return
         resolved: dict[str, str] = {}
         names = (*plan.needs, argv[0], *plan.server_argv[:1])
         for name in names:  # the tool itself first: "hpcc is not installed" before mpirun

@@ -5,8 +5,9 @@
   one-off server (-1) would take a probe for its one client and exit;
 - the parsers that add the figure our kernel's row is in: iperf3's receiver sum in Mbit/s
   (`received_mbps`), sockperf's full round trip as round trips per second (`round_trips_per_s`),
-  IOzone's KB/s (1 KB = 1024 B) as MB/s (10^6 B/s). Each derived metric says what it comes from;
-  the tool's own figures follow unchanged.
+  IOzone's KB/s (1 KB = 1024 B) as MB/s (10^6 B/s), ping's average round trip as round trips per second
+  and in µs (the units of our *_rr rows and their latency figures). Each derived metric says what it comes
+  from; the tool's own figures follow unchanged.
 """
 
 from __future__ import annotations
@@ -114,3 +115,28 @@ def parse_iozone_mb(text: str) -> list[Metric]:
                               printed=m["value"], **extra))
         out.append(m)
     return out
+
+
+PING_MEASURES = "ping: ICMP echo round trip, kernel-to-kernel, no socket stack of ours"
+
+
+def parse_ping_rr(text: str, payload_bytes: int | None = None) -> list[Metric]:
+    """reftools' ping metrics, led by `round_trips_per_s` = 1e6 / rtt_avg in µs (our *_rr rows are RT/s, so
+    the ratio is computed on it) and `rtt_avg_us` (beside our rows' latency_avg_us). Every metric says what
+    ping measures: the ratio is context, not a like-for-like comparison. A run with no reply is refused."""
+    metrics = parse_text("ping", text)["metrics"]
+    avg = next((m for m in metrics if m["name"] == "rtt_avg"), None)
+    if avg is None:
+        loss = next((m["value"] for m in metrics if m["name"] == "loss_percent"), None)
+        raise ParseError(f"ping got no reply ({loss}% packet loss): no round trip to compare")
+    if avg["value"] <= 0:
+        raise ParseError(f"ping's average round trip {avg['value']} ms is not a measured figure")
+    us = round_sig(avg["value"] * 1000)
+    keys = {"measures": PING_MEASURES, "payload_bytes": payload_bytes}
+    rate = metric("round_trips_per_s", round_sig(1e6 / us), "RT/s",
+                  derived=f"1e6 / ping's rtt_avg in µs (rtt_avg ms x 1000); {PING_MEASURES}: context for our "
+                          "round-trip row, not the same path", rtt_avg_us=us, **keys)
+    avg_us = metric("rtt_avg_us", us, "µs", derived=f"ping's rtt_avg (ms) x 1000; {PING_MEASURES}", **keys)
+    for m in metrics:
+        m.setdefault("measures", PING_MEASURES)
+    return [rate, avg_us, *metrics]

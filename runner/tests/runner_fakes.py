@@ -132,6 +132,7 @@ class FakeServer:
         self.finishes: list[tuple[str, dict[str, Any]]] = []
         self.heartbeats: list[dict[str, Any]] = []
         self.leases: list[tuple[str, dict[str, Any]]] = []
+        self.listenings: list[tuple[str, dict[str, Any]]] = []
         self.registrations: list[dict[str, Any]] = []
         # knobs
         self.revoked = False
@@ -211,6 +212,9 @@ class FakeServer:
                 if action == "start":
                     self.starts.append((run_id, body))
                     return self.start_status, {}
+                if action == "listening":
+                    self.listenings.append((run_id, body))
+                    return 200, {"ok": True}
                 if action == "lease":
                     self.leases.append((run_id, body))
                     return self.lease_status, {"lease_expires_at": "2030-01-01T00:00:00Z"}

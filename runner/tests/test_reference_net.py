@@ -80,8 +80,8 @@ def test_sockperf_udp_busy_unpinned_and_only_one_stream():
 def test_the_table_maps_network_ops():
     tools = {op: [p.tool for p in reference.plan(net_ctx(op))[0]]
              for op in ("tcp_stream", "udp_stream", "tcp_rr", "udp_rr")}
-    assert tools == {"tcp_stream": ["iperf3"], "udp_stream": ["iperf3"], "tcp_rr": ["sockperf"],
-                     "udp_rr": ["sockperf"]}
+    assert tools == {"tcp_stream": ["iperf3"], "udp_stream": ["iperf3"], "tcp_rr": ["sockperf", "ping"],
+                     "udp_rr": ["sockperf", "ping"]}
 
 
 # --- IOzone builder ------------------------------------------------------------------------------------
