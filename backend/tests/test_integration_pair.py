@@ -15,7 +15,9 @@ import pytest
 from hostbench_cli import ROOT
 from hostbench_cli.stack import PY, Stack
 
-PARAMS = {"op": "tcp_stream", "sizes": [65536], "streams": [1], "repeats": 2, "duration_s": 0.5, "warmup_s": 0}
+PARAMS = {"op": "tcp_stream", "sizes": [65536], "streams": [1], "repeats": 2, "duration_s": 0.5, "warmup_s": 0,
+          "reference": True}
+RR_PARAMS = {**PARAMS, "op": "tcp_rr", "sizes": [64]}
 TERMINAL = {"succeeded", "failed", "untrusted", "cancelled"}
 
 
@@ -74,14 +76,54 @@ def _gone(pid: int, timeout: float) -> bool:
     return False
 
 
+def _reference_servers(ports: dict) -> list[tuple[int, list[str]]]:
+    """Processes of iperf3 or sockperf (any namespace of this PID namespace) on one of these ports."""
+    wanted = {str(p) for p in ports.values()}
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            argv = (proc / "cmdline").read_bytes().decode(errors="replace").split("\0")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z" and argv and Path(argv[0]).name in ("iperf3", "sockperf") and wanted & set(argv):
+            found.append((int(proc.name), argv))
+    return found
+
+
+def _no_servers_left(ports: dict, timeout: float = 15) -> None:
+    deadline = time.monotonic() + timeout
+    while _reference_servers(ports) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _reference_servers(ports) == [], f"reference servers left on ports {ports}"
+
+
+def _raw_references(stack: Stack, run_id: int) -> list[dict]:
+    with psycopg.connect(stack.database_url.replace("postgresql+psycopg://", "postgresql://")) as conn:
+        return conn.execute("select \"references\" from runs where id = %s", (run_id,)).fetchone()[0] or []
+
+
+def _figures(refs: list[dict], tool: str) -> dict:
+    entry = next(e for e in refs if e["tool"] == tool)
+    return {"status": entry["status"], "reason": entry["reason"],
+            **{m["name"]: (m["value"], m["unit"]) for m in entry["metrics"]}}
+
+
+def _post_pair(stack: Stack, params: dict) -> tuple[dict, dict]:
+    hosts = {h["name"]: h["id"] for h in httpx.get(f"{stack.url}/api/hosts", timeout=5).json()["data"]}
+    r = httpx.post(f"{stack.url}/api/jobs", json={"host_ids": [hosts["server"], hosts["client"]],
+                                                  "experiment": "network_pair", "params": params}, timeout=10)
+    assert r.status_code == 201, r.text
+    serve, drive = r.json()["runs"]
+    return serve, drive
+
+
 def _two_host_job(stack: Stack, server_addr: str) -> None:
     url = stack.url
     stack.wait_healthy(120, runners=2)
-    hosts = {h["name"]: h["id"] for h in httpx.get(f"{url}/api/hosts", timeout=5).json()["data"]}
-    r = httpx.post(f"{url}/api/jobs", json={"host_ids": [hosts["server"], hosts["client"]],
-                                            "experiment": "network_pair", "params": PARAMS}, timeout=10)
-    assert r.status_code == 201, r.text
-    serve, drive = r.json()["runs"]
+    serve, drive = _post_pair(stack, PARAMS)
     assert (serve["experiment"], drive["experiment"]) == ("network_serve", "network_drive")
 
     drive = _wait(url, drive["id"], TERMINAL, timeout=120)
@@ -99,6 +141,54 @@ def _two_host_job(stack: Stack, server_addr: str) -> None:
     assert _gone(pid, timeout=30), f"the serving kernel (pid {pid}) is still running"
     log = (stack.logs / "runner-server.log").read_text()
     assert "reported listening port" in log and "lease refused" in log
+
+    # Reference tools against the peer: iperf3 ran against the serving host's own iperf3 server.
+    ports = drive["params"]["reference_ports"]
+    figures = [f for f in rows[0]["references"] if f["tool"] == "iperf3"]
+    assert len(figures) == 1
+    if shutil.which("iperf3") is None:
+        assert ports == {} and figures[0]["status"] == "unavailable", figures
+    else:
+        assert set(ports) == {"iperf3"} and figures[0]["status"] == "ok", figures
+        assert figures[0]["metric"] == "received_mbps" and figures[0]["value"] > 0
+        assert figures[0]["argv"][1:5] == ["-c", server_addr, "-p", str(ports["iperf3"])]
+    _no_servers_left(ports)
+    iperf3 = _figures(_raw_references(stack, drive["id"]), "iperf3")
+    print(f"\n[{server_addr}] tcp_stream 64 KiB: ours {rows[0]['mean']:.0f} Mbit/s; iperf3 {iperf3}")
+
+    # Round trips: sockperf against the peer's sockperf server, ping against the peer.
+    serve, drive = _post_pair(stack, RR_PARAMS)
+    drive = _wait(url, drive["id"], TERMINAL, timeout=120)
+    assert drive["status"] == "succeeded", drive["status_reason"]
+    row = drive["result"]["rows"][0]
+    got = {f["tool"]: f for f in row["references"]}
+    assert set(got) == {"sockperf", "ping"}, got
+    for tool in ("sockperf", "ping"):
+        if shutil.which(tool) is None:
+            assert got[tool]["status"] == "unavailable", got[tool]
+        else:
+            assert got[tool]["status"] == "ok" and got[tool]["metric"] == "round_trips_per_s", got[tool]
+            assert got[tool]["unit"] == "RT/s" and got[tool]["value"] > 0 and got[tool]["ratio"] > 0
+    _wait(url, serve["id"], TERMINAL, timeout=30)
+    _no_servers_left(drive["params"]["reference_ports"])
+    raw = _raw_references(stack, drive["id"])
+    print(f"[{server_addr}] tcp_rr 64 B: ours {row['mean']:.0f} RT/s, latency avg "
+          f"{row['extra'].get('latency_avg_us')} µs p50 {row['extra'].get('latency_p50_us')} µs; "
+          f"sockperf {_figures(raw, 'sockperf')}; ping {_figures(raw, 'ping')}")
+
+    # Cancelled while the driver measures: the serving runner stops its reference servers too.
+    serve, drive = _post_pair(stack, {**PARAMS, "repeats": 20, "duration_s": 1})
+    drive = _wait(url, drive["id"], {"running", *TERMINAL}, timeout=60)
+    assert drive["status"] == "running", drive["status_reason"]
+    ports = httpx.get(f"{url}/api/runs/{drive['id']}", timeout=5).json()["params"]["reference_ports"]
+    if shutil.which("iperf3") is not None:
+        assert len(_reference_servers(ports)) == 1  # up while the job runs
+    r = httpx.post(f"{url}/api/runs/{drive['id']}/cancel", timeout=10)
+    assert r.status_code == 202, r.text
+    serve = _wait(url, serve["id"], TERMINAL, timeout=30)
+    assert serve["status"] in ("failed", "cancelled", "succeeded")
+    _no_servers_left(ports)
+    assert _gone(serve["kernel_info"]["pid"], timeout=30)
 
 
 def test_two_host_network_job_on_loopback():

@@ -1,4 +1,5 @@
 """Two-host network jobs: one serve run, one drive run; the drive waits for the server's port."""
+import pytest
 from sqlalchemy import update
 
 from app.hosts.models import Host
@@ -21,11 +22,11 @@ def _register(client, session, name):
     return body["host_id"], {"Authorization": f"Bearer {body['runner_token']}"}
 
 
-def _pair(client, session):
+def _pair(client, session, params=PARAMS):
     server = _register(client, session, "server")
     driver = _register(client, session, "driver")
     r = client.post("/api/jobs", json={"host_ids": [server[0], driver[0]], "experiment": "network_pair",
-                                       "params": PARAMS})
+                                       "params": params})
     assert r.status_code == 201, r.text
     serve_run, drive_run = r.json()["runs"]
     return server, driver, serve_run, drive_run
@@ -50,9 +51,6 @@ def test_pair_needs_exactly_two_distinct_hosts(client, session, runner):
     for host_ids in ([a], [a, b, c], [a, a]):
         r = client.post("/api/jobs", json={"host_ids": host_ids, "experiment": "network_pair", "params": PARAMS})
         assert r.status_code == 422, (host_ids, r.text)
-    r = client.post("/api/jobs", json={"host_ids": [a, b], "experiment": "network_pair",
-                                       "params": {**PARAMS, "reference": True}})
-    assert r.status_code == 422
     r = client.post("/api/jobs", json={"host_ids": [a, b], "experiment": "network_pair",
                                        "params": {**PARAMS, "peer": "10.0.0.1"}})
     assert r.status_code == 422  # the peer is never the user's to choose
@@ -144,3 +142,74 @@ def test_serve_failure_fails_the_drive_run(client, session):
     assert d["status"] == "failed" and "kernel error bad_param" in d["status_reason"]
     assert f"serving run {serve['id']}" in d["status_reason"]
     assert dispatch.dispatch_host(session, driver_id) is None
+
+
+# --- reference tools: the serve run's reference servers, their ports handed to the driver ----------------------
+
+
+def test_reference_ports_are_stored_and_handed_to_the_driver_at_claim(client, session):
+    (server_id, s_headers), (driver_id, d_headers), serve, drive = _pair(client, session, {**PARAMS, "reference": True})
+    assert serve["params"] == {"op": "tcp_stream", "reference": True}  # the serving runner starts the servers
+    r = client.post("/api/jobs", json={"host_ids": [server_id, driver_id], "experiment": "network_pair",
+                                       "params": PARAMS})
+    plain_serve, plain_drive = r.json()["runs"]
+    assert drive["expected_duration_s"] > plain_drive["expected_duration_s"]  # time for the tools
+    assert serve["expected_duration_s"] > plain_serve["expected_duration_s"]  # the servers outlive them
+    a = _claim(client, session, server_id, s_headers)
+    _set_address(session, server_id, "10.1.2.3")
+    r = client.post(f"/api/runner/runs/{serve['id']}/listening", headers=s_headers,
+                    json={"attempt": a["attempt"], "port": 40001, "reference_ports": {"iperf3": 40002}})
+    assert r.status_code == 200, r.text
+    session.expire_all()
+    assert session.get(Run, serve["id"]).reference_ports == {"iperf3": 40002}
+    assert dispatch.dispatch_host(session, driver_id) == drive["id"]
+    d = client.get("/api/runner/work?wait_s=0", headers=d_headers).json()
+    assert d["params"]["reference"] is True
+    assert (d["params"]["peer"], d["params"]["port"], d["params"]["reference_ports"]) == ("10.1.2.3", 40001,
+                                                                                        {"iperf3": 40002})
+
+
+def test_a_driver_gets_no_reference_ports_without_the_flag(client, session):
+    (server_id, s_headers), (driver_id, d_headers), serve, drive = _pair(client, session)
+    a = _claim(client, session, server_id, s_headers)
+    _set_address(session, server_id, "10.1.2.3")
+    client.post(f"/api/runner/runs/{serve['id']}/listening", headers=s_headers,
+                json={"attempt": a["attempt"], "port": 40001, "reference_ports": {"iperf3": 40002}})
+    d = _claim(client, session, driver_id, d_headers)
+    assert "reference_ports" not in d["params"]
+
+
+def test_a_server_that_offers_no_reference_server_hands_an_empty_map(client, session):
+    (server_id, s_headers), (driver_id, d_headers), serve, drive = _pair(client, session, {**PARAMS, "reference": True})
+    a = _claim(client, session, server_id, s_headers)
+    _set_address(session, server_id, "10.1.2.3")
+    r = client.post(f"/api/runner/runs/{serve['id']}/listening", headers=s_headers,
+                    json={"attempt": a["attempt"], "port": 40001})
+    assert r.status_code == 200, r.text
+    d = _claim(client, session, driver_id, d_headers)
+    assert d["params"]["reference_ports"] == {}
+
+
+@pytest.mark.parametrize("ports", [{"netperf": 5201}, {"iperf3": 0}, {"iperf3": 65536}, {"iperf3": "5201"},
+                                   {"sockperf": 1.5}, {"iperf3": True}, [5201], "iperf3=5201"])
+def test_bad_reference_ports_are_refused(client, session, ports):
+    (server_id, s_headers), _, serve, _ = _pair(client, session, {**PARAMS, "reference": True})
+    a = _claim(client, session, server_id, s_headers)
+    r = client.post(f"/api/runner/runs/{serve['id']}/listening", headers=s_headers,
+                    json={"attempt": a["attempt"], "port": 40001, "reference_ports": ports})
+    assert r.status_code == 422, r.text
+    session.expire_all()
+    run = session.get(Run, serve["id"])
+    assert run.listen_port is None and run.reference_ports is None
+
+
+def test_a_new_serve_attempt_forgets_the_old_reference_ports(client, session):
+    (server_id, s_headers), _, serve, _ = _pair(client, session, {**PARAMS, "reference": True})
+    a = _claim(client, session, server_id, s_headers)
+    client.post(f"/api/runner/runs/{serve['id']}/listening", headers=s_headers,
+                json={"attempt": a["attempt"], "port": 40001, "reference_ports": {"iperf3": 40002}})
+    again = client.get("/api/runner/work?wait_s=0", headers=s_headers).json()  # the same run, lost in transit
+    assert again["run_id"] == serve["id"] and again["attempt"] == a["attempt"] + 1
+    session.expire_all()
+    run = session.get(Run, serve["id"])
+    assert run.listen_port is None and run.reference_ports is None

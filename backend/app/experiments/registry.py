@@ -131,14 +131,8 @@ class NetworkParams(_Repeated):
 class NetworkPairParams(NetworkParams):
     op: NetOp = Field("tcp_stream", description="Throughput (stream) or round-trip latency (rr), from the client host "
                                                 "(host_ids[1]) to the server host (host_ids[0])")
-    reference: StrictBool = Field(False, description="Not available for two-host jobs (always false)")
-
-    @field_validator("reference")
-    @classmethod
-    def _no_reference(cls, v: bool) -> bool:
-        if v:
-            raise ValueError("two-host network jobs have no reference tool run; reference must be false")
-        return v
+    reference: StrictBool = Field(False, description="Also run iperf3 / sockperf / ping from the client host "
+                                                     "against reference servers on the server host afterwards")
 
 
 class GpuParams(_Repeated):

@@ -57,6 +57,9 @@ class Run(Base):
     inventory_snapshot: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
     # network_serve runs: the port the serving kernel bound, reported by its runner (POST .../listening).
     listen_port: Mapped[int | None] = mapped_column(Integer)
+    # network_serve runs of jobs with reference tools: the ports of the reference servers its runner started
+    # ({"iperf3": 5201}), reported with listen_port; handed to the driving run at claim.
+    reference_ports: Mapped[dict[str, int] | None] = mapped_column(JSONType)
 
     job: Mapped[Job] = relationship(back_populates="runs", lazy="raise")
     host: Mapped[Host] = relationship(lazy="raise")

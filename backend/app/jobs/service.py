@@ -64,7 +64,8 @@ def create_job(session: Session, body: AnyJobCreate) -> Job:
     session.add(job)
     session.flush()
     if body.experiment == "network_pair":
-        _add_network_pair(session, job, body.host_ids, params, exp.expected_duration(body.params))
+        _add_network_pair(session, job, body.host_ids, params, exp.expected_duration(body.params)
+                          + reference_allowance(body.experiment, body.params))
         session.commit()
         return job
     for host_id in body.host_ids:
@@ -77,8 +78,10 @@ def create_job(session: Session, body: AnyJobCreate) -> Job:
 
 def _add_network_pair(session: Session, job: Job, host_ids: list[int], params: dict, expected_s: float) -> None:
     """One serve run on host_ids[0], one drive run on host_ids[1]. The drive run is not dispatched until the
-    serve run reported its port; its peer address and port are added at claim time, by the server."""
-    serve = Run(job_id=job.id, host_id=host_ids[0], experiment="network_serve", params={"op": params["op"]},
+    serve run reported its port; its peer address and port are added at claim time, by the server. With
+    reference tools, the serve run starts reference servers too and the drive run gets their ports at claim."""
+    serve_params = {"op": params["op"], **({"reference": True} if params.get("reference") else {})}
+    serve = Run(job_id=job.id, host_id=host_ids[0], experiment="network_serve", params=serve_params,
                 expected_duration_s=expected_s)
     session.add(serve)
     session.flush()

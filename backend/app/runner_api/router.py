@@ -109,7 +109,8 @@ def lease(run_id: int, body: AttemptBody, runner: RunnerDep, session: SessionDep
 @router.post("/runner/runs/{run_id}/listening")
 def listening(run_id: int, body: Listening, runner: RunnerDep, session: SessionDep) -> dict[str, bool]:
     """A serve run's kernel bound its port: store it, then ring the doorbell of the driving host."""
-    drive_host = service.listening(session, runner, run_id, body.attempt, body.port)
+    ports = body.reference_ports.model_dump(exclude_none=True) if body.reference_ports is not None else None
+    drive_host = service.listening(session, runner, run_id, body.attempt, body.port, ports)
     if drive_host is not None:
         ring(drive_host)
     return {"ok": True}

@@ -1,4 +1,4 @@
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
 
@@ -54,8 +54,20 @@ class RunStart(AttemptBody):
     kernel_info: dict[str, Any] = Field(default_factory=dict)
 
 
+Port = Annotated[StrictInt, Field(ge=1, le=65535)]
+
+
+class ReferencePorts(_Strict):
+    """The reference servers a two-host serve run offers its peer: one port per tool, only these tools."""
+
+    iperf3: Port | None = None
+    sockperf: Port | None = None
+
+
 class Listening(AttemptBody):
-    port: StrictInt = Field(ge=1, le=65535)
+    port: Port
+    # Only when the job asked for reference tools: the ports of the servers the serving runner started.
+    reference_ports: ReferencePorts | None = None
 
 
 class LeaseAck(BaseModel):

@@ -43,11 +43,14 @@ def claim(session: Session, host: Host) -> Assignment | None:
             finish_run(session, run, "failed", f"cannot drive: {why}")
             return None
         assert serve is not None
-        # The peer and port come from the server's own records, never from a request.
+        # The peer and ports come from the server's own records, never from a request.
         params = {**run.params, "peer": peer, "port": serve.listen_port}
+        if run.params.get("reference"):
+            params["reference_ports"] = dict(serve.reference_ports or {})
         run.params = params  # shown with the run: where it drove to
     elif run.experiment == "network_serve":
         run.listen_port = None  # a new attempt binds a new port
+        run.reference_ports = None
     run.attempt += 1
     run.claimed_at = utcnow()
     run.lease_expires_at = utcnow() + timedelta(seconds=get_settings().lease_s)
@@ -101,14 +104,17 @@ def renew_lease(session: Session, host: Host, run_id: int, attempt: int) -> floa
     return run.lease_expires_at.timestamp()
 
 
-def listening(session: Session, host: Host, run_id: int, attempt: int, port: int) -> int | None:
-    """Store the port a serve run's kernel listens on; returns the host to ring (the driving one)."""
+def listening(session: Session, host: Host, run_id: int, attempt: int, port: int,
+              reference_ports: dict[str, int] | None = None) -> int | None:
+    """Store the port a serve run's kernel listens on, and those of its reference servers (tool -> port);
+    returns the host to ring (the driving one)."""
     run = _owned_run(session, host, run_id, attempt)
     if run.experiment != "network_serve":
         raise Unprocessable(f"run {run_id} is a {run.experiment} run; only a network_serve run reports a port")
     if run.status not in ("dispatched", "running") or run.cancel_requested:
         raise Conflict(f"run {run_id} is {run.status}: {run.status_reason or 'stop'}")
     run.listen_port = port
+    run.reference_ports = reference_ports
     _renew(run)
     host.last_seen_at = utcnow()
     session.commit()

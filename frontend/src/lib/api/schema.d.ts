@@ -820,6 +820,7 @@ export interface components {
             attempt: number;
             /** Port */
             port: number;
+            reference_ports?: components["schemas"]["ReferencePorts"] | null;
         };
         /** MemoryJobCreate */
         MemoryJobCreate: {
@@ -968,7 +969,7 @@ export interface components {
             poll: "blocking" | "busy";
             /**
              * Reference
-             * @description Not available for two-host jobs (always false)
+             * @description Also run iperf3 / sockperf / ping from the client host against reference servers on the server host afterwards
              * @default false
              */
             reference: boolean;
@@ -1164,6 +1165,16 @@ export interface components {
             status: "ok" | "unavailable" | "failed";
             /** Tool */
             tool: string;
+        };
+        /**
+         * ReferencePorts
+         * @description The reference servers a two-host serve run offers its peer: one port per tool, only these tools.
+         */
+        ReferencePorts: {
+            /** Iperf3 */
+            iperf3?: number | null;
+            /** Sockperf */
+            sockperf?: number | null;
         };
         /** ResultIn */
         ResultIn: {
