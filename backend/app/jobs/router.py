@@ -49,6 +49,7 @@ Label = Annotated[str | None, Query(max_length=64)]
 def read_runs(
     session: SessionDep,
     ids: Annotated[str | None, Query(pattern=r"^\d{1,12}(,\d{1,12}){0,49}$", description="comma-separated run ids")] = None,
+    job_id: Annotated[int | None, Query(ge=1, le=2**31 - 1, description="the runs of one job")] = None,
     host_id: int | None = None,
     experiment: RunExperimentKind | None = None,
     status: RunStatus = None,
@@ -60,9 +61,9 @@ def read_runs(
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
 ) -> RunsPublic:
-    f = RunFilter(ids=[int(i) for i in ids.split(",")] if ids else None, host_id=host_id, experiment=experiment,
-                  status=status, provider=provider, instance_type=instance_type, region=region,
-                  created_after=created_after, created_before=created_before)
+    f = RunFilter(ids=[int(i) for i in ids.split(",")] if ids else None, job_id=job_id, host_id=host_id,
+                  experiment=experiment, status=status, provider=provider, instance_type=instance_type,
+                  region=region, created_after=created_after, created_before=created_before)
     data, count = service.list_runs(session, f, limit, offset)
     return RunsPublic(data=data, count=count)
 

@@ -157,6 +157,7 @@ class RunPublic(BaseModel):
 
 class RunFilter(BaseModel):
     ids: list[int] | None = None
+    job_id: int | None = None
     host_id: int | None = None
     experiment: str | None = None
     status: str | None = None

@@ -127,6 +127,8 @@ def list_runs(session: Session, f: RunFilter, limit: int, offset: int) -> tuple[
     q = select(Run, Host.name).join(Host, Host.id == Run.host_id)
     if f.ids:
         q = q.where(Run.id.in_(f.ids))
+    if f.job_id is not None:
+        q = q.where(Run.job_id == f.job_id)
     if f.host_id is not None:
         q = q.where(Run.host_id == f.host_id)
     if f.experiment is not None:

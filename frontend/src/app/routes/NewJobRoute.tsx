@@ -27,8 +27,9 @@ export function NewJobRoute() {
         initialHostIds={initialHostIds}
         initialExperiment={search.get('experiment') ?? undefined}
         onCreated={(job) => {
-          const first = job.runs[0];
-          void navigate(first ? paths.run(first.id) : paths.history());
+          // A two-host network job measures on its drive run; its serve run is linked from there.
+          const shown = job.runs.find((r) => r.experiment === 'network_drive') ?? job.runs[0];
+          void navigate(shown ? paths.run(shown.id) : paths.history());
         }}
       />
     );

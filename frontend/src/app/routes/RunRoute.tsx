@@ -20,6 +20,7 @@ import { ResultsView } from '../../features/results/components/ResultsView';
 import { TraceView } from '../../features/results/components/TraceView';
 import { getRunQueryOptions } from '../../features/runs/api/get-run';
 import { useCancelRun } from '../../features/runs/api/cancel-run';
+import { JobRuns } from '../../features/runs/components/JobRuns';
 import { KernelInfo } from '../../features/runs/components/KernelInfo';
 import { RunProgress } from '../../features/runs/components/RunProgress';
 
@@ -132,6 +133,8 @@ export function RunRoute() {
         <KernelInfo info={run.kernel_info} />
       </section>
 
+      <JobRuns run={run} />
+
       <section className="card" aria-label={trace ? 'Trace' : 'Live chart'}>
         {trace && live.samples.length ? (
           <TraceView trace={trace} samples={live.samples} t0={live.t0} unit={run.unit} theme={theme} fileName={`${fileBase}-trace.png`} />
@@ -143,7 +146,9 @@ export function RunRoute() {
           theme={theme}
           fileName={`${fileBase}-live.png`}
           emptyText={
-            active
+            run.experiment === 'network_serve' && !live.samples.length
+              ? 'A serving run listens and records no samples: the drive run of this job (listed above) measures.'
+              : active
               ? run.status === 'running'
                 ? 'Waiting for the first sample…'
                 : 'Waiting for the runner to start…'

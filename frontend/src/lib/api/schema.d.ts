@@ -2060,6 +2060,8 @@ export interface operations {
             query?: {
                 /** @description comma-separated run ids */
                 ids?: string | null;
+                /** @description the runs of one job */
+                job_id?: number | null;
                 host_id?: number | null;
                 experiment?: ("cpu" | "cpu_trace" | "memory" | "disk" | "network" | "gpu" | "network_serve" | "network_drive") | null;
                 status?: string | null;
