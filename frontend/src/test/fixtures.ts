@@ -84,6 +84,25 @@ export const diskExperiment: Experiment = {
   },
 };
 
+export const networkPairExperiment: Experiment = {
+  kind: 'network_pair',
+  title: 'Network (two hosts)',
+  description: 'TCP/UDP throughput and round-trip latency between two hosts: host_ids[0] serves, host_ids[1] drives.',
+  unit_hint: 'Mbit/s',
+  parameters: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      op: { default: 'tcp_stream', enum: ['tcp_stream', 'udp_stream', 'tcp_rr', 'udp_rr'], type: 'string' },
+      sizes: { default: [65536], description: 'Message sizes, bytes', items: { maximum: 4194304, minimum: 1, type: 'integer' }, maxItems: 64, minItems: 1, type: 'array' },
+      streams: { default: [1], items: { maximum: 8, minimum: 1, type: 'integer' }, maxItems: 8, minItems: 1, type: 'array' },
+      repeats: { default: 2, maximum: 100, minimum: 1, type: 'integer' },
+      duration_s: { anyOf: [{ type: 'number' }, { type: 'integer' }], default: 1, maximum: 3600, minimum: 0.2 },
+      warmup_s: { anyOf: [{ type: 'number' }, { type: 'integer' }], default: 0, maximum: 600, minimum: 0 },
+    },
+  },
+};
+
 export const host: HostPublic = {
   id: 1,
   name: 'bench-a',

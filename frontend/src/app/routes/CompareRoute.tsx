@@ -73,6 +73,15 @@ export function CompareRoute() {
     body = <Loading label="Loading runs…" />;
   } else if (selected.isError) {
     body = <ErrorState error={selected.error} title="Could not load the runs" onRetry={() => void selected.refetch()} />;
+  } else if (runs.length === 0) {
+    body = (
+      <Empty>
+        <p>No run with {selection.ids.length === 1 ? 'this id' : 'these ids'} exists: each is marked “not found” above.</p>
+        <p>
+          <Link to={paths.history()}>Go to History</Link>
+        </p>
+      </Empty>
+    );
   } else if (withResults.length < 2) {
     body = (
       <Empty>

@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cpuExperiment, cpuTraceExperiment, diskExperiment, run } from '../../../test/fixtures';
+import { cpuExperiment, cpuTraceExperiment, diskExperiment, networkPairExperiment, run } from '../../../test/fixtures';
 import { jsonResponse, renderWithProviders } from '../../../test/render';
 import { NewJobForm } from './NewJobForm';
 
@@ -165,5 +165,59 @@ describe('NewJobForm (generated from the experiment schema)', () => {
     await user.type(screen.getByLabelText('Repeat until CV ≤ (0 = off)'), '0.03');
     // up to 4 × (1 s + 10 × 5 s)
     expect(screen.getByText(/Estimated duration/)).toHaveTextContent('Estimated duration: 1 min 4 s – 3 min 24 s (repeating until stable)');
+  });
+
+  describe('network between two hosts', () => {
+    const three = [
+      { id: 1, name: 'bench-a', online: true },
+      { id: 2, name: 'bench-b', online: true },
+      { id: 3, name: 'bench-c', online: true },
+    ];
+    function setupPair() {
+      const fetchMock = vi.fn(async (_req: Request) => jsonResponse({ id: 1, created_at: '', experiment: 'network_pair', runs: [run()] }, 201));
+      vi.stubGlobal('fetch', fetchMock);
+      const onCreated = vi.fn();
+      renderWithProviders(<NewJobForm hosts={three} experiments={[networkPairExperiment]} onCreated={onCreated} />);
+      return { fetchMock, onCreated, user: userEvent.setup() };
+    }
+
+    it('says the first host picked serves and the second drives, and sends them in that order', async () => {
+      const { user, fetchMock, onCreated } = setupPair();
+      const roles = screen.getByRole('note', { name: 'Host roles' });
+      expect(roles).toHaveTextContent('Pick the host that serves first, then the host that drives');
+      await user.click(screen.getByRole('checkbox', { name: /^bench-c/ }));
+      expect(roles).toHaveTextContent('bench-c serves; pick the host that drives');
+      await user.click(screen.getByRole('checkbox', { name: /^bench-a/ }));
+      expect(roles).toHaveTextContent('bench-c serves (listens on a port it chooses); bench-a drives (connects to it and measures).');
+      expect(screen.getByRole('checkbox', { name: /^bench-c/ })).toHaveAccessibleName(/serves$/);
+      expect(screen.getByRole('checkbox', { name: /^bench-a/ })).toHaveAccessibleName(/drives$/);
+      expect(screen.getByText(/Estimated duration/)).toHaveTextContent('Estimated duration: 2 s');
+      await user.click(screen.getByRole('button', { name: 'Start run' }));
+      await waitFor(() => expect(onCreated).toHaveBeenCalled());
+      const req = fetchMock.mock.calls[0]?.[0] as Request;
+      expect((await req.json()).host_ids).toEqual([3, 1]);
+    });
+
+    it('swaps the roles', async () => {
+      const { user } = setupPair();
+      await user.click(screen.getByRole('checkbox', { name: /^bench-a/ }));
+      await user.click(screen.getByRole('checkbox', { name: /^bench-b/ }));
+      await user.click(screen.getByRole('button', { name: 'Swap roles' }));
+      expect(screen.getByRole('note', { name: 'Host roles' })).toHaveTextContent('bench-b serves (listens on a port it chooses); bench-a drives');
+    });
+
+    it('refuses one host on submit and three at once, in place', async () => {
+      const { user, fetchMock } = setupPair();
+      const group = screen.getByRole('group', { name: 'Hosts (two: the first serves, the second drives)' });
+      await user.click(screen.getByRole('checkbox', { name: /^bench-a/ }));
+      await user.click(screen.getByRole('button', { name: 'Start run' }));
+      expect(group).toHaveAccessibleDescription(/Pick exactly two hosts \(1 picked\): the first you pick serves, the second drives/);
+      await user.click(screen.getByRole('checkbox', { name: /^bench-b/ }));
+      expect(within(group).queryByText(/Pick exactly two hosts/)).not.toBeInTheDocument();
+      await user.click(screen.getByRole('checkbox', { name: /^bench-c/ }));
+      expect(within(group).getByText(/Pick exactly two hosts \(3 picked\)/)).toBeInTheDocument();
+      await user.click(screen.getByRole('button', { name: 'Start run' }));
+      expect(fetchMock).not.toHaveBeenCalled();
+    });
   });
 });

@@ -1,6 +1,7 @@
 // New job: hosts, experiment, and that experiment's generated parameter form. Client-side checks use
 // the schema's own bounds and show in place as the person types; a 422 from the server lands next
-// to the field its `loc` names. On success the caller navigates to the first run.
+// to the field its `loc` names. On success the caller navigates to the run that measures. A two-host
+// network job takes exactly two hosts in the order picked: the first serves, the second drives.
 import { useMemo, useState, type FormEvent } from 'react';
 import { durationEstimators } from '../../../config/experiments';
 import { ApiError, errorMessage } from '../../../lib/api/errors';
@@ -26,6 +27,16 @@ export interface NewJobFormProps {
 }
 
 const ID = 'new-job';
+/** The experiment whose host_ids are [serving host, driving host]. */
+const PAIR = 'network_pair';
+
+function hostProblem(kind: string, hostIds: number[]): string | null {
+  if (kind === PAIR) {
+    if (hostIds.length === 2) return null;
+    return `Pick exactly two hosts (${hostIds.length} picked): the first you pick serves, the second drives`;
+  }
+  return hostIds.length === 0 ? 'Pick at least one host' : null;
+}
 
 export function NewJobForm({ hosts, experiments, initialHostIds, initialExperiment, onCreated }: NewJobFormProps) {
   const [hostIds, setHostIds] = useState<number[]>(() => {
@@ -46,12 +57,15 @@ export function NewJobForm({ hosts, experiments, initialHostIds, initialExperime
   const create = useCreateJob();
 
   const { params, errors: clientErrors } = validateParams(fields, raw);
-  const hostError = hostIds.length === 0 ? 'Pick at least one host' : null;
+  const pair = kind === PAIR;
+  const hostError = hostProblem(kind, hostIds);
+  const nameOf = (id: number | undefined) => hosts.find((h) => h.id === id)?.name ?? '?';
 
   const shownErrors: Record<string, string> = {};
   for (const [name, msg] of Object.entries(clientErrors)) if (submitted || touched.has(name)) shownErrors[name] = msg;
   for (const [name, msg] of Object.entries(server.fields)) shownErrors[name] ??= msg;
-  const hostsShownError = (submitted ? hostError : null) ?? server.fields.host_ids ?? null;
+  // Too many hosts for a two-host job is said at once; too few waits for submit, like other fields.
+  const hostsShownError = (submitted || (pair && hostIds.length > 2) ? hostError : null) ?? server.fields.host_ids ?? null;
   const experimentError = server.fields.experiment ?? null;
 
   const estimator = durationEstimators[kind];
@@ -104,8 +118,11 @@ export function NewJobForm({ hosts, experiments, initialHostIds, initialExperime
 
   return (
     <form className="card form" onSubmit={onSubmit} noValidate aria-label="New job">
-      <fieldset className="fieldset" aria-describedby={hostsShownError ? `${ID}-hosts-error` : undefined}>
-        <legend>Hosts</legend>
+      <fieldset
+        className="fieldset"
+        aria-describedby={[pair ? `${ID}-pair-roles` : '', hostsShownError ? `${ID}-hosts-error` : ''].filter(Boolean).join(' ') || undefined}
+      >
+        <legend>{pair ? 'Hosts (two: the first serves, the second drives)' : 'Hosts'}</legend>
         {hosts.length === 0 ? <p className="muted">No host has registered yet. Start a runner on a target host first.</p> : null}
         <ul className="host-options">
           {hosts.map((h) => (
@@ -119,10 +136,35 @@ export function NewJobForm({ hosts, experiments, initialHostIds, initialExperime
                 />
                 {h.name}
                 <span className={`badge ${h.online ? 'badge-ok' : 'badge-muted'}`}>{h.online ? 'online' : 'offline'}</span>
+                {pair && hostIds.indexOf(h.id) === 0 ? <span className="badge badge-info">serves</span> : null}
+                {pair && hostIds.indexOf(h.id) === 1 ? <span className="badge badge-info">drives</span> : null}
               </label>
             </li>
           ))}
         </ul>
+        {pair ? (
+          <div id={`${ID}-pair-roles`} className="pair-roles" role="note" aria-label="Host roles">
+            {hostIds.length >= 2 ? (
+              <p>
+                <strong>{nameOf(hostIds[0])}</strong> serves (listens on a port it chooses);{' '}
+                <strong>{nameOf(hostIds[1])}</strong> drives (connects to it and measures).{' '}
+                <button
+                  type="button"
+                  className="button button-small"
+                  onClick={() => setHostIds(([a, b, ...rest]) => [b as number, a as number, ...rest])}
+                >
+                  Swap roles
+                </button>
+              </p>
+            ) : (
+              <p className="help">
+                {hostIds.length === 1
+                  ? `${nameOf(hostIds[0])} serves; pick the host that drives (connects to it and measures).`
+                  : 'Pick the host that serves first, then the host that drives (connects to it and measures).'}
+              </p>
+            )}
+          </div>
+        ) : null}
         {hostsShownError ? (
           <p id={`${ID}-hosts-error`} className="field-error">
             {hostsShownError}
@@ -174,7 +216,7 @@ export function NewJobForm({ hosts, experiments, initialHostIds, initialExperime
           {upTo !== undefined ? ` – ${formatDuration(upTo)}` : ''}
         </strong>
         {upTo !== undefined ? ' (repeating until stable)' : ''}
-        {estimate !== undefined && hostIds.length > 1 ? ' per host' : ''}
+        {estimate !== undefined && hostIds.length > 1 && !pair ? ' per host' : ''}
       </p>
 
       {server.form.length ? (
