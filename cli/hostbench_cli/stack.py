@@ -125,7 +125,7 @@ class Stack:
                    HOSTBENCH_KERNEL_BIN=str(ROOT / "runner" / "kernels" / "build" / "hbk"), **(extra_env or {}))
         env.pop("DATABASE_URL", None)  # the runner knows the API only, with its own credential
         env.pop("REDIS_URL", None)
-        if self.runner_name:
+        if self.runner_name and "HOSTBENCH_RUNNER_NAME" not in (extra_env or {}):
             env["HOSTBENCH_RUNNER_NAME"] = self.runner_name
         if not (state_dir / "credential.json").exists():
             env["HOSTBENCH_REGISTRATION_TOKEN"] = self.registration_token()

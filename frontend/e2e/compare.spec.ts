@@ -1,10 +1,7 @@
 // Two tiny CPU runs, picked in History, compared against a chosen baseline; the comparison and one
 // run exported as CSV with units.
-import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { TINY_CPU, downloadText, startRun, waitForRun } from './helpers';
-
-const SCREENSHOT = fileURLToPath(new URL('../../docs/screenshots/compare.png', import.meta.url));
+import { TINY_CPU, downloadText, shot, startRun, waitForRun } from './helpers';
 
 test.describe.serial('compare and export', () => {
   let a = 0;
@@ -46,7 +43,7 @@ test.describe.serial('compare and export', () => {
     await expect(page.getByText('Link copied')).toBeVisible();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(page.url());
 
-    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    await page.screenshot({ path: shot('compare.png'), fullPage: true });
   });
 
   test('a run exports as CSV with its header and units', async ({ page }) => {

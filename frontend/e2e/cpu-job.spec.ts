@@ -1,31 +1,13 @@
-// A person registers nothing here: the caller has started the backend and one runner. They open the
+// A person registers nothing here: the caller has started the backend and the runners. They open the
 // dashboard, start a tiny CPU job from the host card, watch it live, and read the result.
-import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
-
-const shot = (name: string) => fileURLToPath(new URL(`../../docs/screenshots/${name}`, import.meta.url));
-
-// Measurement only, not product code: every sample's arrival in this browser minus its measurement
-// time `t` (the kernel's clock; the browser runs on the same host, so the clocks agree).
-const recordArrivals = () => {
-  const w = window as unknown as { __hbArrivals: number[]; EventSource: typeof EventSource };
-  w.__hbArrivals = [];
-  const Native = w.EventSource;
-  w.EventSource = class extends Native {
-    constructor(url: string | URL, init?: EventSourceInit) {
-      super(url, init);
-      this.addEventListener('sample', (e) => {
-        w.__hbArrivals.push(Date.now() / 1000 - JSON.parse((e as MessageEvent).data).t);
-      });
-    }
-  };
-};
+import { HOST, arrivals as readArrivals, recordArrivals, shot } from './helpers';
 
 test('a tiny CPU job runs live and ends with a GFLOP/s result for 1 thread', async ({ page }) => {
   await page.addInitScript(recordArrivals);
   await page.goto('/');
   await expect(page.getByRole('heading', { name: 'Hosts', level: 1 })).toBeVisible();
-  const card = page.getByRole('article').first();
+  const card = page.getByRole('article').filter({ has: page.getByRole('heading', { name: HOST, level: 2 }) });
   await expect(card).toBeVisible();
   await expect(card.getByText('Sockets × cores × threads')).toBeVisible();
   await expect(page.getByRole('status', { name: 'System health' })).toContainText(/runner/);
@@ -48,7 +30,7 @@ test('a tiny CPU job runs live and ends with a GFLOP/s result for 1 thread', asy
     .poll(async () => Number(await chart.getAttribute('data-points')), { timeout: 90_000, message: 'live points on the chart' })
     .toBeGreaterThanOrEqual(2);
 
-  const arrivals = await page.evaluate(() => (window as unknown as { __hbArrivals: number[] }).__hbArrivals);
+  const arrivals = await readArrivals(page);
   const sorted = [...arrivals].sort((a, b) => a - b);
   expect(sorted.length).toBeGreaterThan(0);
   const median = sorted[Math.floor(sorted.length / 2)] ?? Infinity;

@@ -1,9 +1,6 @@
 // History filters live on the server and in the URL: filter by experiment, reload, share.
-import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { startRun } from './helpers';
-
-const shot = (name: string) => fileURLToPath(new URL(`../../docs/screenshots/${name}`, import.meta.url));
+import { shot, startRun } from './helpers';
 
 test('History filters by experiment, keeps the filter in the URL, and fits a phone', async ({ page, request }) => {
   const trace = await startRun(request, 'cpu_trace', { op: 'fp64', threads: 1, duration_s: 1 });

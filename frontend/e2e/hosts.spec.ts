@@ -1,14 +1,14 @@
 // Instance labels edited in place on the hosts page, kept by the server, and usable as a filter.
-import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { startRun } from './helpers';
-
-const SCREENSHOT = fileURLToPath(new URL('../../docs/screenshots/hosts.png', import.meta.url));
+import { HOST, PEER, shot, startRun } from './helpers';
 
 test('instance labels and a peak are edited inline; labels filter History', async ({ page, request }) => {
   await startRun(request, 'cpu', { op: 'fp64', threads: [1], repeats: 1, duration_s: 0.5, warmup_s: 0 });
   await page.goto('/');
-  const card = page.getByRole('article').first();
+  // Two hosts: the runs below go to e2e-host; e2e-peer serves two-host network jobs.
+  await expect(page.getByRole('article')).toHaveCount(2);
+  await expect(page.getByRole('heading', { name: PEER, level: 2 })).toBeVisible();
+  const card = page.getByRole('article').filter({ has: page.getByRole('heading', { name: HOST, level: 2 }) });
   await expect(card).toBeVisible();
   const name = (await card.getByRole('heading', { level: 2 }).textContent())?.trim() ?? '';
 
@@ -37,7 +37,7 @@ test('instance labels and a peak are edited inline; labels filter History', asyn
 
   await card.getByText('Caches and platform').click();
   await expect(card.getByText('Caches', { exact: true })).toBeVisible();
-  await page.screenshot({ path: SCREENSHOT, fullPage: true });
+  await page.screenshot({ path: shot('hosts.png'), fullPage: true });
 
   // Escape leaves the form without saving.
   await card.getByRole('button', { name: `Edit labels of ${name}` }).click();

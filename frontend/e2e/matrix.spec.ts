@@ -1,10 +1,7 @@
 // The result matrix is generic: memory (blocks × threads), disk (ops × blocks, IOPS and latency
 // percentiles) and network round trips (latency) on tiny real runs, read from the run page.
-import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { startRun, waitForRun } from './helpers';
-
-const shot = (name: string) => fileURLToPath(new URL(`../../docs/screenshots/${name}`, import.meta.url));
+import { expectLiveSamples, openNewJob, recordArrivals, shot, startRun, waitForRun } from './helpers';
 const TINY = { repeats: 2, duration_s: 0.5, warmup_s: 0 };
 
 test('memory: a column per block size, in exact binary units, with bars and whiskers', async ({ page, request }) => {
@@ -28,21 +25,22 @@ test('memory: a column per block size, in exact binary units, with bars and whis
 });
 
 test('disk from the form: one op, sizes typed in KiB/MiB, IOPS and latency percentiles with units', async ({ page }) => {
-  await page.goto('/jobs/new');
-  await page.getByLabel('Experiment').selectOption('disk');
+  await page.addInitScript(recordArrivals);
+  await openNewJob(page, 'disk');
   const ops = page.getByRole('group', { name: 'Ops' });
   for (const name of ['Mixed read/write 50/50', 'Sequential write', 'Random read', 'Random write']) await ops.getByRole('checkbox', { name }).uncheck();
   await expect(ops.getByRole('checkbox', { checked: true })).toHaveCount(1);
   await page.getByLabel('Block sizes').fill('4 KiB');
   await page.getByLabel(/^threads/i).fill('1');
   await page.getByLabel(/^repeats/i).fill('1');
-  await page.getByLabel(/^duration/i).fill('0.5');
+  await page.getByLabel(/^duration/i).fill('1');
   await page.getByLabel(/^warm-?up/i).fill('0');
   await page.getByLabel('File size').fill('8 MiB');
   await expect(page.getByText(/Estimated duration/)).toContainText('1 s');
   await page.screenshot({ path: shot('new-job-disk.png'), fullPage: true });
   await page.getByRole('button', { name: 'Start run' }).click();
   await expect(page).toHaveURL(/\/runs\/\d+$/);
+  await expectLiveSamples(page);
 
   const table = page.getByRole('table', { name: /^Sequential read: threads × block size/ });
   await expect(table).toBeVisible({ timeout: 150_000 }); // kernel set-up (first touch of DRAM-sized buffers, test files) is slow on a loaded 2-vCPU host

@@ -1,19 +1,17 @@
 // A 5-second CPU trace started from the form: the trace view with min/mean/max, its chart saved as
 // PNG, and the page in both themes.
-import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { downloadBytes } from './helpers';
-
-const shot = (name: string) => fileURLToPath(new URL(`../../docs/screenshots/${name}`, import.meta.url));
+import { downloadBytes, expectLiveSamples, openNewJob, recordArrivals, shot } from './helpers';
 
 test('a 5 s CPU trace shows its line, min / mean / max, and saves as PNG', async ({ page }) => {
-  await page.goto('/jobs/new');
-  await page.getByLabel('Experiment').selectOption('cpu_trace');
+  await page.addInitScript(recordArrivals);
+  await openNewJob(page, 'cpu_trace');
   await page.getByLabel(/^threads/i).fill('1');
   await page.getByLabel(/^duration/i).fill('5');
   await expect(page.getByText(/Estimated duration/)).toContainText('5 s');
   await page.getByRole('button', { name: 'Start run' }).click();
   await expect(page).toHaveURL(/\/runs\/\d+$/);
+  await expectLiveSamples(page);
 
   const trace = page.getByRole('figure', { name: /^CPU trace/ });
   await expect(trace).toBeVisible({ timeout: 90_000 });
