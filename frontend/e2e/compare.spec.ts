@@ -22,7 +22,11 @@ test.describe.serial('compare and export', () => {
     await page.getByRole('link', { name: 'Compare selected (2)' }).click();
     await expect(page).toHaveURL(new RegExp(`/compare\\?runs=${a},${b}&baseline=${a}$`));
 
-    await page.getByRole('radio', { name: new RegExp(`#${b}\\b`) }).check();
+    // The baseline lives in the URL: the radio turns checked once the router has navigated, so click
+    // and wait rather than check() (which wants the state changed at once).
+    const baselineB = page.getByRole('radio', { name: new RegExp(`#${b}\\b`) });
+    await baselineB.click();
+    await expect(baselineB).toBeChecked();
     await expect(page).toHaveURL(new RegExp(`baseline=${b}`));
     const ratios = page.getByRole('table', { name: new RegExp(`Ratio to baseline run #${b}`) });
     await expect(ratios).toBeVisible();
