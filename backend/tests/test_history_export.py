@@ -57,3 +57,16 @@ def test_export_json_and_bad_format(client, session, runner):
     assert doc["run"]["result"]["rows"][0]["mean"] == 51.0
     assert len(doc["samples"]) == 2
     assert client.get(f"/api/runs/{run_id}/export?format=xlsx").status_code == 422
+
+
+def test_history_filters_by_the_labels_a_run_was_handed_out_under(client, session, runner):
+    host_id, headers = runner  # registered with labels {"provider": "test"}
+    before = _finished_run(client, session, host_id, headers)
+    r = client.patch(f"/api/hosts/{host_id}/labels", json={"provider": "aws", "instance_type": "c7a.large"})
+    assert r.status_code == 200, r.text
+    after = _finished_run(client, session, host_id, headers)
+    assert client.get(f"/api/runs/{before}").json()["labels_snapshot"] == {"provider": "test"}
+    assert client.get(f"/api/runs/{after}").json()["labels_snapshot"] == {"provider": "aws", "instance_type": "c7a.large"}
+    assert [r["id"] for r in client.get("/api/runs?provider=test").json()["data"]] == [before]
+    assert [r["id"] for r in client.get("/api/runs?provider=aws").json()["data"]] == [after]
+    assert [r["id"] for r in client.get("/api/runs?instance_type=c7a.large").json()["data"]] == [after]

@@ -55,6 +55,9 @@ class Run(Base):
     references: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONType)
     # The host inventory as it was when the run started.
     inventory_snapshot: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    # The host's instance labels (provider, instance_type, region) when the run was handed out: History filters
+    # and comparisons by what the host was then, not by a label edited later.
+    labels_snapshot: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
     # network_serve runs: the port the serving kernel bound, reported by its runner (POST .../listening).
     listen_port: Mapped[int | None] = mapped_column(Integer)
     # network_serve runs of jobs with reference tools: the ports of the reference servers its runner started

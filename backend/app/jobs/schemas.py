@@ -153,6 +153,8 @@ class RunPublic(BaseModel):
     unit: str
     kernel_info: dict[str, Any] | None
     result: RunResult | None
+    # The host's instance labels when the run was handed out (null until then).
+    labels_snapshot: dict[str, Any] | None = None
 
 
 class RunFilter(BaseModel):

@@ -1,4 +1,4 @@
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
 from app.core import broker
@@ -36,6 +36,7 @@ def run_to_public(run: Run, host_name: str) -> RunPublic:
         expected_duration_s=run.expected_duration_s, progress=progress(run), last_seq=run.last_seq,
         unit=unit_for(run.experiment, run.params), kernel_info=run.kernel_info,
         result=RunResult.model_validate(run.result) if run.result else None,
+        labels_snapshot=run.labels_snapshot,
     )
 
 
@@ -138,7 +139,10 @@ def list_runs(session: Session, f: RunFilter, limit: int, offset: int) -> tuple[
     for key in ("provider", "instance_type", "region"):
         value = getattr(f, key)
         if value is not None:
-            q = q.where(Host.labels[key].as_string() == value)
+            # the labels the run was handed out under; a run not handed out yet has the host's current ones
+            label = case((func.jsonb_typeof(Run.labels_snapshot) == "object", Run.labels_snapshot[key].as_string()),
+                         else_=Host.labels[key].as_string())
+            q = q.where(label == value)
     if f.created_after is not None:
         q = q.where(Run.created_at >= f.created_after)
     if f.created_before is not None:

@@ -55,6 +55,7 @@ def claim(session: Session, host: Host) -> Assignment | None:
     run.claimed_at = utcnow()
     run.lease_expires_at = utcnow() + timedelta(seconds=get_settings().lease_s)
     run.inventory_snapshot = host.inventory
+    run.labels_snapshot = dict(host.labels or {})
     host.last_seen_at = utcnow()
     session.commit()
     return Assignment(run_id=run.id, attempt=run.attempt, experiment=run.experiment, params=params,

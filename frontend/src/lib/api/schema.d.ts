@@ -1296,6 +1296,10 @@ export interface components {
             kernel_info: {
                 [key: string]: unknown;
             } | null;
+            /** Labels Snapshot */
+            labels_snapshot?: {
+                [key: string]: unknown;
+            } | null;
             /** Last Seq */
             last_seq: number;
             /** Params */

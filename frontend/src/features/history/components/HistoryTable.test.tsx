@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { resultRow, run } from '../../../test/fixtures';
 import { renderWithProviders } from '../../../test/render';
-import { HistoryTable, headline } from './HistoryTable';
+import { HistoryTable, headline, runLabels } from './HistoryTable';
 
 const hostsById = new Map([[1, { id: 1, name: 'bench-a', labels: { provider: 'aws', instanceType: 'c7i.large', region: null } }]]);
 
@@ -19,6 +19,14 @@ describe('HistoryTable', () => {
     await userEvent.click(screen.getByRole('checkbox', { name: 'Select run #9 to compare' }));
     expect(onToggle).toHaveBeenCalledWith(9, true);
     expect(screen.getByRole('checkbox', { name: 'Select run #8 to compare' })).toBeChecked();
+  });
+
+  it('shows the labels a run was handed out under, the host\'s current ones before that', () => {
+    const host = hostsById.get(1);
+    expect(runLabels(run({ labels_snapshot: { provider: 'gcp', instance_type: 'c3-standard-4' } }), host)).toBe('gcp · c3-standard-4');
+    expect(runLabels(run({ labels_snapshot: null }), host)).toBe('aws · c7i.large');
+    expect(runLabels(run({ labels_snapshot: {} }), host)).toBe('');
+    expect(runLabels(run({}), undefined)).toBe('');
   });
 
   it('disables unticked boxes when the comparison is full', () => {

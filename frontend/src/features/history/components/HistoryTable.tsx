@@ -19,6 +19,17 @@ export function headline(run: RunPublic): string {
   return `best ${withUnit(best.mean, best.unit)}${invalid}`;
 }
 
+/** The instance labels a run was handed out under (its snapshot); the host's current ones before that. */
+export function runLabels(run: RunPublic, host: HostChoice | undefined): string {
+  const snap = run.labels_snapshot as Record<string, unknown> | null | undefined;
+  const parts = snap
+    ? [snap.provider, snap.instance_type, snap.region]
+    : host
+      ? [host.labels.provider, host.labels.instanceType, host.labels.region]
+      : [];
+  return parts.filter((p): p is string => typeof p === 'string' && p !== '').join(' · ');
+}
+
 export interface HistoryTableProps {
   runs: RunPublic[];
   hostsById: Map<number, HostChoice>;
@@ -50,7 +61,7 @@ export function HistoryTable({ runs, hostsById, selected, onToggle, selectionFul
         <tbody>
           {runs.map((r) => {
             const host = hostsById.get(r.host_id);
-            const labels = host ? [host.labels.provider, host.labels.instanceType, host.labels.region].filter(Boolean).join(' · ') : '';
+            const labels = runLabels(r, host);
             const checked = selected.has(r.id);
             return (
               <tr key={r.id} className={checked ? 'row-selected' : undefined}>
