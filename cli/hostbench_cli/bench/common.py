@@ -98,6 +98,13 @@ class BenchReport:
         }), flush=True)
 
 
+def progress(pair: Pair, extra: str = "") -> None:
+    """Each pair on stderr as it is measured: a long bench shows where it is, and an interrupted one
+    leaves what it measured."""
+    print(f"[bench] {pair.metric}: ours {pair.ours:.4g} {pair.unit}, reference {pair.theirs:.4g}, "
+          f"ratio {pair.ratio:.3f}{'; ' + extra if extra else ''}", file=sys.stderr, flush=True)
+
+
 def interleave(report: BenchReport, metric: str, unit: str, reference: str, ours: Callable[[], float],
                theirs: Callable[[], float], pairs: int) -> None:
     """A B A B ...: the two alternate so that drift (thermal, noisy neighbours) hits both alike."""
@@ -105,6 +112,7 @@ def interleave(report: BenchReport, metric: str, unit: str, reference: str, ours
         a = ours()
         b = theirs()
         report.pairs.append(Pair(metric, unit, a, b, reference))
+        progress(report.pairs[-1])
 
 
 def cpu_share_of_child(argv: list[str], threads: int, env: dict | None = None,
@@ -130,6 +138,7 @@ def interleave_quiet(report: BenchReport, metric: str, unit: str, reference: str
     for _ in range(2 * pairs):
         (ours_v, ours_share), (theirs_v, theirs_share) = a(), b()
         got.append((min(ours_share, theirs_share), Pair(metric, unit, ours_v, theirs_v, reference)))
+        progress(got[-1][1], f"cpu_share ours {ours_share:.3f}, reference {theirs_share:.3f}")
         if sum(share >= quiet for share, _ in got) >= pairs:
             break
     good = [p for share, p in got if share >= quiet]

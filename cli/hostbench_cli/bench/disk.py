@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from hostbench_cli import STATE
-from hostbench_cli.bench.common import HBK, BenchReport, Pair, hbk_events, results, run as run_cmd, tool
+from hostbench_cli.bench.common import HBK, BenchReport, Pair, hbk_events, progress, results, run as run_cmd, tool
 
 FILE_SIZE = 1 << 30  # 1 GiB: modest, the disk is shared
 DURATION_S = 5
@@ -147,6 +147,7 @@ def run(pairs: int) -> BenchReport:
                 for suffix, our_key, fio_key, unit in metrics:
                     report.pairs.append(Pair(f"{name}_{suffix.replace('/', '')}" if suffix != "MB/s" else name,
                                              unit, float(mine[our_key]), float(ref[fio_key]), ref_text))
+                    progress(report.pairs[-1])
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return report
