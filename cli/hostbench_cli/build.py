@@ -46,20 +46,42 @@ def frontend() -> Path:
     return dist
 
 
+def apt_install(packages: list[str], why: str) -> None:
+    """Debian packages by apt-get (argv, no shell); only as root, else a clear error naming them."""
+    if os.geteuid() != 0:
+        raise RuntimeError(f"{why}: install Debian's {' '.join(packages)} (sudo apt-get install {' '.join(packages)})")
+    say(f"installing {' '.join(packages)} (apt-get): {why}")
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+    subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages],
+                   check=True, env=env, stdout=subprocess.DEVNULL)
+
+
 def chromium() -> str:
     """Debian's chromium for the browser tests, installed by apt when missing."""
     for name in ("chromium", "chromium-browser"):
         path = shutil.which(name)
         if path:
             return path
-    if os.geteuid() != 0:
-        raise RuntimeError("chromium is missing: install Debian's `chromium` package (sudo apt-get install chromium)")
-    say("installing Debian's chromium (apt-get)")
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-    subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium", "fonts-dejavu-core"],
-                   check=True, env=env, stdout=subprocess.DEVNULL)
+    apt_install(["chromium", "fonts-dejavu-core"], "the browser tests need chromium")
     path = shutil.which("chromium")
     if not path:
         raise RuntimeError("apt-get installed chromium but it is not on PATH")
     return path
+
+
+# The command each test-time tool provides -> its Debian package. The tests run the real tools: `ip` makes
+# the network namespaces of the two-host tests, the others are reference tools run beside our kernels.
+TEST_TOOLS = {"ip": "iproute2", "iperf3": "iperf3", "sockperf": "sockperf", "ping": "iputils-ping"}
+
+
+def test_tools() -> None:
+    """Installs the test-time tools that are missing (as root, with apt); a non-root run is told which
+    are missing, and the tests that need them skip with that reason."""
+    missing = sorted({pkg for cmd, pkg in TEST_TOOLS.items() if shutil.which(cmd) is None})
+    if not missing:
+        return
+    try:
+        apt_install(missing, "the network and reference-tool tests run these for real")
+    except (RuntimeError, subprocess.CalledProcessError) as exc:
+        say(f"not installed ({exc}); the tests that need them will skip and say why")

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from hostbench_cli import ROOT, STATE
-from hostbench_cli.build import FRONTEND, KERNELS, chromium, frontend, kernels, npm_install, say
+from hostbench_cli.build import FRONTEND, KERNELS, chromium, frontend, kernels, npm_install, say, test_tools
 from hostbench_cli.services import EmbeddedPostgres, EmbeddedRedis
 
 PY = sys.executable
@@ -49,6 +49,8 @@ def run_all(args: argparse.Namespace) -> int:
         say(f"unknown suite(s) {sorted(unknown)}; choose from {SUITES}")
         return 2
     kernels()
+    if only & {"runner", "backend"}:
+        test_tools()
     if only & {"frontend", "e2e"}:
         npm_install()
     STATE.mkdir(exist_ok=True)
