@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import stat
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -13,6 +14,23 @@ import pytest
 from runner_fakes import DESCRIBE, FAKE_KERNEL, FakeServer
 
 from hostbench_runner.config import Settings
+
+
+@pytest.fixture(scope="session")
+def real_hbk() -> Path:
+    """The real kernel binary. `./hostbench test` builds it before the runner suite, so a missing binary
+    is a failure, never a silent skip."""
+    path = Path(__file__).resolve().parents[1] / "kernels" / "build" / "hbk"
+    if not path.exists():
+        pytest.fail(f"kernel not built ({path}): run `make -C runner/kernels` (./hostbench test does)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def net_schema(real_hbk: Path) -> dict[str, Any]:
+    """The real `hbk net --describe` parameter schema."""
+    out = subprocess.run([str(real_hbk), "net", "--describe"], capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["parameters"]
 
 
 @pytest.fixture

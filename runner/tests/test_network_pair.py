@@ -1,24 +1,11 @@
 """Two-host network runs at the runner: serve/drive argv, peer and port checks, listening/served events."""
 import json
-import subprocess
-from pathlib import Path
 
 import pytest
 
 from hostbench_runner.errors import ParamError, ProtocolError
 from hostbench_runner.experiments import EXPERIMENTS
 from hostbench_runner.protocol import Stream, parse_line
-
-HBK = Path(__file__).resolve().parents[1] / "kernels" / "build" / "hbk"
-
-
-@pytest.fixture(scope="module")
-def net_schema():
-    if not HBK.exists():
-        pytest.skip(f"kernel not built ({HBK}); `make -C runner/kernels`")
-    out = subprocess.run([str(HBK), "net", "--describe"], capture_output=True, text=True, check=True).stdout
-    return json.loads(out)["parameters"]
-
 
 def test_serve_argv_binds_every_address_on_a_free_port_until_the_deadline(net_schema):
     exp = EXPERIMENTS["network_serve"]

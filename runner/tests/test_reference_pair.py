@@ -5,7 +5,6 @@ drive params that carry their ports, and the serving daemon starting and stoppin
 import json
 import shutil
 import stat
-import subprocess
 import sys
 import textwrap
 import threading
@@ -23,7 +22,6 @@ from hostbench_runner.reference_serve import PeerServers
 from hostbench_runner.reftools import ParseError
 
 REFTOOLS = FIXTURES / "reftools"
-HBK = Path(__file__).resolve().parents[1] / "kernels" / "build" / "hbk"
 PEER = "10.231.77.2"
 
 
@@ -127,14 +125,6 @@ def test_tools_the_peer_offers_no_server_for_are_unavailable(tmp_path):
 
 DRIVE = {"op": "tcp_stream", "sizes": [1024], "streams": [1], "poll": "blocking", "repeats": 1, "duration_s": 1,
          "warmup_s": 0, "reference": True, "server_run_id": 7, "peer": PEER, "port": 40123}
-
-
-@pytest.fixture(scope="module")
-def net_schema():
-    if not HBK.exists():
-        pytest.skip(f"kernel not built ({HBK}); `make -C runner/kernels`")
-    out = subprocess.run([str(HBK), "net", "--describe"], capture_output=True, text=True, check=True).stdout
-    return json.loads(out)["parameters"]
 
 
 def test_drive_takes_reference_ports_and_never_passes_them_to_the_kernel(net_schema):
@@ -242,13 +232,12 @@ def test_a_server_that_ignores_sigterm_is_killed_and_reaped(tmp_path, monkeypatc
 SERVE_SCHEMA_PARAMS = {"op": "tcp_stream", "reference": True}
 
 
-@pytest.mark.skipif(not HBK.exists(), reason="kernel not built")
 @pytest.mark.parametrize("ending", ["lease-409", "shutdown"])
 def test_the_serving_daemon_offers_servers_and_stops_them_when_the_run_ends(server, settings_for, tmp_path,
-                                                                            monkeypatch, ending):
+                                                                            monkeypatch, ending, real_hbk):
     bindir = fake_tools(tmp_path, iperf3="ok")
     monkeypatch.setenv("PATH", f"{bindir}:/usr/bin:/bin")
-    settings = settings_for(server.url, HBK)
+    settings = settings_for(server.url, real_hbk)
     with daemon_for(settings) as d:
         def end_it() -> None:
             assert server.wait_for(lambda: server.listenings, timeout_s=20)
@@ -269,12 +258,11 @@ def test_the_serving_daemon_offers_servers_and_stops_them_when_the_run_ends(serv
     assert not any(settings.work_dir.iterdir())
 
 
-@pytest.mark.skipif(not HBK.exists(), reason="kernel not built")
-def test_a_serve_run_without_references_offers_no_server(server, settings_for, tmp_path, monkeypatch):
+def test_a_serve_run_without_references_offers_no_server(server, settings_for, tmp_path, monkeypatch, real_hbk):
     bindir = fake_tools(tmp_path, iperf3="ok")
     monkeypatch.setenv("PATH", f"{bindir}:/usr/bin:/bin")
     server.lease_status = 200
-    with daemon_for(settings_for(server.url, HBK)) as d:
+    with daemon_for(settings_for(server.url, real_hbk)) as d:
         threading.Thread(target=lambda: server.wait_for(lambda: server.listenings, 20)
                          and setattr(server, "lease_status", 409), daemon=True).start()
         d.execute(assignment(run_id=4, experiment="network_serve", params={"op": "tcp_stream"}, deadline_s=60))

@@ -26,8 +26,9 @@ def tool(name: str) -> str:
     return path
 
 
-def run(argv: list[str], timeout: float = 600, env: dict | None = None) -> str:
-    r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, env=env)
+def run(argv: list[str], timeout: float = 600, env: dict | None = None, cwd: Path | None = None) -> str:
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, env=env,
+                       cwd=cwd)
     if r.returncode != 0:
         raise RuntimeError(f"{Path(argv[0]).name} exited {r.returncode}: {(r.stderr or r.stdout)[-800:]}")
     return r.stdout
@@ -116,11 +117,11 @@ def interleave(report: BenchReport, metric: str, unit: str, reference: str, ours
 
 
 def cpu_share_of_child(argv: list[str], threads: int, env: dict | None = None,
-                       timeout: float = 600) -> tuple[str, float]:
+                       timeout: float = 600, cwd: Path | None = None) -> tuple[str, float]:
     """Runs a reference tool; returns its stdout and its CPU time / (wall time x threads)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
-    out = run(argv, env=env, timeout=timeout)
+    out = run(argv, env=env, timeout=timeout, cwd=cwd)
     wall = time.monotonic() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

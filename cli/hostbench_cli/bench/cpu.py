@@ -6,11 +6,8 @@ hypervisor, took them: cpu_share = CPU time / (wall time x threads) below QUIET)
 the processor: that pair is measured again, and the note lists what was set aside."""
 import os
 import re
-import resource
 import shutil
-import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 from hostbench_cli.bench.common import BenchReport, ToolMissing, cpu_share_of_child, hbk_events, interleave_quiet, results, tool
@@ -87,16 +84,10 @@ def _hpl(threads: int) -> tuple[float, float]:
         argv = [mpirun, "--oversubscribe", "-np", str(threads)]
         if os.geteuid() == 0:
             argv.insert(1, "--allow-run-as-root")
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.monotonic()
-        subprocess.run([*argv, hpcc], cwd=work, env=env, check=True, capture_output=True, timeout=1200,
-                       stdin=subprocess.DEVNULL)
-        wall = time.monotonic() - t0
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        _out, share = cpu_share_of_child([*argv, hpcc], threads, env=env, timeout=1200, cwd=work)
         # hpcc's processes run single-threaded phases between its tests and mpirun adds its own time, so
         # the share is reported in the note only; the pair is judged by our side's share
-        _hpl_share.append(round(cpu / (wall * threads), 3))
+        _hpl_share.append(round(share, 3))
         return _hpl_gflops((work / "hpccoutf.txt").read_text(errors="replace")), 1.0
     finally:
         shutil.rmtree(work, ignore_errors=True)
