@@ -13,8 +13,17 @@ def test_interleave_alternates_and_takes_median_ratio():
     calls = []
     report = BenchReport("x")
     interleave(report, "m", "MB/s", "tool", lambda: calls.append("a") or 10.0, lambda: calls.append("b") or 8.0, 3)
-    assert calls == ["a", "b"] * 3
+    assert calls == ["a", "b", "b", "a", "a", "b"]  # which goes first alternates too
     assert report.ratios() == {"m": 1.25}
+
+
+def test_interleave_quiet_swaps_the_order_every_other_pair_but_not_the_sides():
+    calls = []
+    report = BenchReport("x")
+    interleave_quiet(report, "m", "u", "r", lambda: calls.append("a") or (3.0, 1.0),
+                     lambda: calls.append("b") or (2.0, 1.0), 3, quiet=0.9)
+    assert calls == ["a", "b", "b", "a", "a", "b"]
+    assert [(p.ours, p.theirs) for p in report.pairs] == [(3.0, 2.0)] * 3
 
 
 def test_quiet_pairs_are_kept_disturbed_ones_measured_again():

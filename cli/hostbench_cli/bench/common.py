@@ -108,10 +108,15 @@ def progress(pair: Pair, extra: str = "") -> None:
 
 def interleave(report: BenchReport, metric: str, unit: str, reference: str, ours: Callable[[], float],
                theirs: Callable[[], float], pairs: int) -> None:
-    """A B A B ...: the two alternate so that drift (thermal, noisy neighbours) hits both alike."""
-    for _ in range(pairs):
-        a = ours()
-        b = theirs()
+    """A B, B A, A B, ...: the two alternate, and which goes first alternates too, so that drift (thermal,
+    noisy neighbours, what the previous run left behind) hits both alike."""
+    for i in range(pairs):
+        if i % 2 == 0:
+            a = ours()
+            b = theirs()
+        else:
+            b = theirs()
+            a = ours()
         report.pairs.append(Pair(metric, unit, a, b, reference))
         progress(report.pairs[-1])
 
@@ -130,14 +135,18 @@ def cpu_share_of_child(argv: list[str], threads: int, env: dict | None = None,
 
 def interleave_quiet(report: BenchReport, metric: str, unit: str, reference: str,
                      a: Callable[[], tuple[float, float]], b: Callable[[], tuple[float, float]], pairs: int,
-                     quiet: float) -> None:
-    """A B A B ... like interleave, each side also giving its cpu_share (the CPU time its threads got
+                     quiet: float, swap: bool = True) -> None:
+    """A B, B A, ... like interleave, each side also giving its cpu_share (the CPU time its threads got
     over wall time x threads). A pair in which either side got less than `quiet` was disturbed by other
     processes and is measured again, up to 2 x pairs attempts; if too few quiet pairs came, the least
-    disturbed ones are kept and a note says so. Every attempt is listed in the notes."""
+    disturbed ones are kept and a note says so. Every attempt is listed in the notes. swap False: always
+    A then B (when B is computed from what A just measured, as a peak from A's clock)."""
     got: list[tuple[float, Pair]] = []
-    for _ in range(2 * pairs):
-        (ours_v, ours_share), (theirs_v, theirs_share) = a(), b()
+    for i in range(2 * pairs):
+        if i % 2 == 0 or not swap:
+            (ours_v, ours_share), (theirs_v, theirs_share) = a(), b()
+        else:
+            (theirs_v, theirs_share), (ours_v, ours_share) = b(), a()
         got.append((min(ours_share, theirs_share), Pair(metric, unit, ours_v, theirs_v, reference)))
         progress(got[-1][1], f"cpu_share ours {ours_share:.3f}, reference {theirs_share:.3f}")
         if sum(share >= quiet for share, _ in got) >= pairs:

@@ -110,7 +110,7 @@ def run(pairs: int) -> BenchReport:
         for t in THREADS:
             interleave_quiet(report, f"{op}_{t}t_vs_peak", unit, "theoretical peak at the clock measured in the same run",
                              lambda op=op, t=t: _ours(op, t, start), lambda op=op, t=t: _peak(inventory, op, t, start),
-                             pairs, QUIET)
+                             pairs, QUIET, swap=False)  # the peak is computed from the clock ours just measured
     # What the per-second sampler costs: the same kernel with and without it, both cores busy (the
     # sampler thread then has to take its time from a measuring thread). Bar: with / without >= 0.99.
     scratch: dict = {}

@@ -91,9 +91,10 @@ class Checks:
     def t_describe(self):
         rc, lines, _ = self.c.hbk("disk", "--describe")
         props = lines[0]["parameters"]["properties"] if rc == 0 and lines else {}
-        self.c.check(list(props)[:11] == ["op", "blocks", "direct", "iodepth", "submit_batch",
+        self.c.check(list(props)[:12] == ["op", "blocks", "direct", "iodepth", "submit_batch",
                                           "engine", "file_size", "cold_cache", "fsync_writes",
-                                          "placement", "workdir"], f"disk params in order: {list(props)}")
+                                          "huge_pages", "placement", "workdir"],
+                     f"disk params in order: {list(props)}")
         self.c.check(props.get("op", {}).get("items", {}).get("enum") ==
                      ["rw", "seq_read", "seq_write", "rand_read", "rand_write"] and
                      props["op"]["type"] == "array", "disk op is a list of the five ops")
@@ -160,6 +161,25 @@ class Checks:
                      "direct start facts")
         rc, lines, _ = self.disk("--blocks", "100", "--direct", "true")
         self.bad(rc, lines, "bad_param", "logical block size", "direct with a 100-B block")
+
+    def t_huge_page_buffers(self):
+        # 16 x 256 KiB = 4 MiB of buffers: on transparent huge pages unless told not to. The kernel may
+        # refuse THP (disabled, or "never"), so "true" is checked only where this host grants them.
+        if not self.direct_works():
+            return
+        thp = open("/sys/kernel/mm/transparent_hugepage/enabled").read() \
+            if os.path.exists("/sys/kernel/mm/transparent_hugepage/enabled") else "[never]"
+        got = {}
+        for huge in ("true", "false"):
+            rc, lines, raw = self.disk("--op", "seq_read", "--blocks", "262144", "--direct", "true",
+                                       "--iodepth", "16", "--huge_pages", huge, size=16 * MiB)
+            res = self.c.of_type(lines, "result")
+            ok = rc == 0 and len(res) == 1 and res[0]["verified"] and lines[0].get("huge_pages") is (huge == "true")
+            self.c.check(ok, f"disk --huge_pages {huge}: verified, start event says so: {raw[-300:]}")
+            got[huge] = res[0].get("huge_page_buffers") if ok else None
+        self.c.check(got["false"] is False, f"disk --huge_pages false: 4 KiB-page buffers, got {got['false']}")
+        if "[never]" not in thp:
+            self.c.check(got["true"] is True, f"disk --huge_pages true on THP {thp.strip()!r}: got {got['true']}")
 
     def t_queue_stays_full(self):
         # Little's law: with iodepth I/Os always in flight, mean latency x IOPS = iodepth. A loop that
