@@ -34,7 +34,7 @@ CASES = [
     # buffers are worth on this host (a 1 MiB I/O on 4 KiB pages is 256 memory segments; a virtio
     # disk that takes 254 per request gets it split in two)
     ("seq_read_1M_qd16_4k_pages", "seq_read", "read", 1 << 20, 16, [("MB/s", "value", "bw", "MB/s")],
-     ["--huge_pages", "false"]),
+     ["--hugepages", "false"]),
     ("rand_read_4k_qd1", "rand_read", "randread", 4096, 1,
      [("iops", "iops", "iops", "IOPS"), ("lat_p50", "lat_p50_us", "p50", "us"),
       ("lat_p99", "lat_p99_us", "p99", "us"), ("lat_p99.9", "lat_p999_us", "p99.9", "us")]),

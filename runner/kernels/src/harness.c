@@ -47,6 +47,11 @@ const hb_param_def hb_run_params[] = {
      "Upper bound on measured phases per thread count when stable_cv > 0."},
     {"no_sampler", HB_P_BOOL, "false", 0, 1, NULL,
      "Run without the sampler (no sample lines), to show what sampling costs."},
+    {"sampler_ab", HB_P_BOOL, "false", 0, 1, NULL,
+     "To measure what sampling costs within one process, on the same memory and threads: the "
+     "measured phases come in pairs, one with the sampler and one without, the order swapped "
+     "every other pair (with/without, without/with, ...); each result says `sampler`. Needs an "
+     "even `repeats` and stable_cv 0."},
     {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL},
 };
 
@@ -286,7 +291,7 @@ typedef struct run {
     hb_setup setup;
     int cpus[HB_MAX_CPUS];
     int ncpus;
-    int repeats, max_repeats, sampler;
+    int repeats, max_repeats, sampler, sampler_ab;
     double stable_cv;
     double last_rate; /* the rate of the last measured phase */
     int64_t duration_ns, warmup_ns, interval_ns;
@@ -435,6 +440,9 @@ static void run_phase(run *r, group *g, int repeat)
 {
     const hb_config *c = &r->setup.configs[g->config];
     int64_t len = repeat == 0 ? r->warmup_ns : r->duration_ns;
+    /* sampler_ab: measured phases 2p+1 and 2p+2 are pair p; the first of them samples when p is even */
+    int sampling = r->sampler &&
+                   !(r->sampler_ab && repeat > 0 && (repeat - 1) % 2 != (repeat - 1) / 2 % 2);
     for (int i = 0; i < g->nthreads; i++) {
         atomic_store(&g->w[i].units, 0);
         atomic_store(&g->w[i].failures, 0);
@@ -452,13 +460,13 @@ static void run_phase(run *r, group *g, int repeat)
     int64_t end = t0 + len, last = t0, next = t0 + r->interval_ns;
     uint64_t last_units = 0;
     for (;;) {
-        sleep_until(r->sampler && next < end ? next : end);
+        sleep_until(sampling && next < end ? next : end);
         if ((r->interrupted = why_interrupted()))
             break;
         int64_t now = hb_now_ns();
         if (now >= end)
             break;
-        if (r->sampler && now >= next) {
+        if (sampling && now >= next) {
             uint64_t u = sum_units(g);
             emit_sample(r, g, repeat, last, now, u - last_units);
             last = now;
@@ -467,7 +475,7 @@ static void run_phase(run *r, group *g, int repeat)
                 next += r->interval_ns;
         }
     }
-    if (r->sampler && !r->interrupted) { /* the tail: if >= half an interval, or the only one */
+    if (sampling && !r->interrupted) { /* the tail: if >= half an interval, or the only one */
         int64_t now = hb_now_ns();
         if (now - last >= r->interval_ns / 2 || last == t0)
             emit_sample(r, g, repeat, last, now, sum_units(g) - last_units);
@@ -517,6 +525,8 @@ static void run_phase(run *r, group *g, int repeat)
     /* 1.0: every worker was on a CPU the whole phase; less: something else ran there */
     hb_json_knum(&r->j, "cpu_share", (double)cpu_ns / ((double)(t1 - t0) * g->nthreads));
     hb_json_kint(&r->j, "preemptions", preemptions);
+    if (r->sampler_ab)
+        hb_json_kbool(&r->j, "sampler", sampling);
     config_fields(&r->j, c);
     if (r->k->result_facts)
         r->k->result_facts(&r->setup, g->w, g->nthreads, (double)(t1 - t0) / NS, &r->j);
@@ -666,6 +676,11 @@ static hb_status run_all(run *r, hb_err *err)
     r->warmup_ns = (int64_t)(hb_param_double(p, "warmup_s") * NS + 0.5);
     r->interval_ns = (int64_t)(hb_param_double(p, "interval_s") * NS + 0.5);
     r->sampler = !hb_param_bool(p, "no_sampler");
+    r->sampler_ab = hb_param_bool(p, "sampler_ab");
+    if (r->sampler_ab && (!r->sampler || r->repeats % 2 || r->stable_cv > 0))
+        return hb_errorf(err, HB_BAD_PARAM, "sampler_ab compares phases with and without the "
+                         "sampler in pairs: it needs the sampler on (no_sampler false), an even "
+                         "`repeats` (got %d) and stable_cv 0", r->repeats);
     const hb_value *threads = hb_param(p, threads_name(r->k));
 
     const char *why = r->k->supported ? r->k->supported(p) : NULL;

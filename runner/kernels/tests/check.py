@@ -164,7 +164,8 @@ def test_describe_is_json_schema():
                 check(t == "boolean" and isinstance(prop["default"], bool), f"{kernel}.{name} type")
     cpu = describe("cpu")["parameters"]["properties"]
     check(list(cpu) == ["op", "isa", "threads", "repeats", "duration_s", "warmup_s",
-                        "interval_s", "stable_cv", "max_repeats", "no_sampler"], f"cpu parameters: {list(cpu)}")
+                        "interval_s", "stable_cv", "max_repeats", "no_sampler", "sampler_ab"],
+          f"cpu parameters: {list(cpu)}")
     check(cpu["op"]["enum"] == ["fp64", "fp32", "int32"], "cpu op enum")
     check(cpu["isa"]["enum"] == ["auto", "avx512", "avx2", "sse2", "scalar"], "cpu isa enum")
     check(cpu["threads"]["default"] == [1, 2, 4, 8] and cpu["threads"]["items"]["maximum"] == 256,
@@ -354,6 +355,21 @@ def test_no_sampler_prints_no_samples():
                        "--warmup_s", "0", "--no_sampler", "true")
     check(rc == 0 and not of_type(lines, "sample") and len(of_type(lines, "result")) == 1,
           "--no_sampler: results, no samples")
+
+
+def test_sampler_ab_alternates_with_and_without_in_pairs():
+    rc, lines, _ = hbk("null", "--threads", "1", "--duration_s", "0.3", "--repeats", "4",
+                       "--warmup_s", "0", "--interval_s", "0.1", "--sampler_ab", "true")
+    res = of_type(lines, "result")
+    sampled = sorted({s["repeat"] for s in of_type(lines, "sample")})
+    check(rc == 0 and [r.get("sampler") for r in res] == [True, False, False, True] and sampled == [1, 4],
+          f"--sampler_ab: with/without, without/with; samples only in the phases that say so: "
+          f"{[r.get('sampler') for r in res]}, sampled {sampled}")
+    for args, word in ((["--repeats", "3"], "even"), (["--repeats", "2", "--no_sampler", "true"], "sampler on")):
+        rc, lines, _ = hbk("null", "--threads", "1", "--duration_s", "0.2", "--warmup_s", "0",
+                           "--sampler_ab", "true", *args)
+        check(rc == 2 and len(lines) == 1 and lines[0].get("code") == "bad_param" and
+              word in lines[0].get("message", ""), f"--sampler_ab {args}: refused with {word!r}: {lines}")
 
 
 def test_oversubscription_reported():

@@ -93,7 +93,7 @@ class Checks:
         props = lines[0]["parameters"]["properties"] if rc == 0 and lines else {}
         self.c.check(list(props)[:12] == ["op", "blocks", "direct", "iodepth", "submit_batch",
                                           "engine", "file_size", "cold_cache", "fsync_writes",
-                                          "huge_pages", "placement", "workdir"],
+                                          "hugepages", "placement", "workdir"],
                      f"disk params in order: {list(props)}")
         self.c.check(props.get("op", {}).get("items", {}).get("enum") ==
                      ["rw", "seq_read", "seq_write", "rand_read", "rand_write"] and
@@ -172,14 +172,14 @@ class Checks:
         got = {}
         for huge in ("true", "false"):
             rc, lines, raw = self.disk("--op", "seq_read", "--blocks", "262144", "--direct", "true",
-                                       "--iodepth", "16", "--huge_pages", huge, size=16 * MiB)
+                                       "--iodepth", "16", "--hugepages", huge, size=16 * MiB)
             res = self.c.of_type(lines, "result")
-            ok = rc == 0 and len(res) == 1 and res[0]["verified"] and lines[0].get("huge_pages") is (huge == "true")
-            self.c.check(ok, f"disk --huge_pages {huge}: verified, start event says so: {raw[-300:]}")
+            ok = rc == 0 and len(res) == 1 and res[0]["verified"] and lines[0].get("hugepages") is (huge == "true")
+            self.c.check(ok, f"disk --hugepages {huge}: verified, start event says so: {raw[-300:]}")
             got[huge] = res[0].get("huge_page_buffers") if ok else None
-        self.c.check(got["false"] is False, f"disk --huge_pages false: 4 KiB-page buffers, got {got['false']}")
+        self.c.check(got["false"] is False, f"disk --hugepages false: 4 KiB-page buffers, got {got['false']}")
         if "[never]" not in thp:
-            self.c.check(got["true"] is True, f"disk --huge_pages true on THP {thp.strip()!r}: got {got['true']}")
+            self.c.check(got["true"] is True, f"disk --hugepages true on THP {thp.strip()!r}: got {got['true']}")
 
     def t_queue_stays_full(self):
         # Little's law: with iodepth I/Os always in flight, mean latency x IOPS = iodepth. A loop that

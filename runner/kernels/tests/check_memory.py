@@ -35,6 +35,7 @@ PARAMS = [
     "stable_cv",
     "max_repeats",
     "no_sampler",
+    "sampler_ab",
 ]
 
 

@@ -244,7 +244,7 @@ static const hb_param_def disk_params[] = {
     {"fsync_writes", HB_P_BOOL, "false", 0, 1, NULL,
      "true: every thread of a phase that writes ends with fdatasync(), inside the timed window, "
      "so buffered writes are counted only once they are on the device."},
-    {"huge_pages", HB_P_BOOL, "true", 0, 1, NULL,
+    {"hugepages", HB_P_BOOL, "true", 0, 1, NULL,
      "true: a thread's I/O buffers, once they add up to 2 MiB or more, are 2 MiB-aligned and "
      "advised onto transparent huge pages, so a large direct I/O is a few physically contiguous "
      "memory segments. false: 4 KiB pages (MADV_NOHUGEPAGE), as a program's malloc'd buffers "
@@ -268,7 +268,7 @@ static const hb_param_def disk_params[] = {
 typedef struct disk_state {
     int fd;     /* buffered, read-write: pre-fill source, flushes, cache drops, reopening */
     int dfd;    /* O_DIRECT, or -1 */
-    int direct, depth, batch, engine, fsync_writes, corrupt, placement, cold_cache, huge_pages;
+    int direct, depth, batch, engine, fsync_writes, corrupt, placement, cold_cache, hugepages;
     long long file_bytes;
     int cpus[HB_MAX_CPUS], ncpus; /* the affinity mask, ascending */
     int irq_cpus[8], nirq_cpus, hw_queues;
@@ -770,7 +770,7 @@ static hb_status disk_setup(const hb_params *p, hb_setup *s, hb_err *err)
     st->batch = (int)hb_param_int(p, "submit_batch");
     st->fsync_writes = hb_param_bool(p, "fsync_writes");
     st->cold_cache = hb_param_bool(p, "cold_cache");
-    st->huge_pages = hb_param_bool(p, "huge_pages");
+    st->hugepages = hb_param_bool(p, "hugepages");
     st->file_bytes = hb_param_int(p, "file_size");
     st->placement = hb_param_choice(p, "placement");
     st->ncpus = hb_affinity_cpus(st->cpus, HB_MAX_CPUS);
@@ -1059,7 +1059,7 @@ static void disk_facts(const hb_setup *s, hb_json *j)
                        "page cache");
     hb_json_kbool(j, "fsync_writes", st->fsync_writes);
     hb_json_kbool(j, "cold_cache", !st->direct && st->cold_cache);
-    hb_json_kbool(j, "huge_pages", st->huge_pages);
+    hb_json_kbool(j, "hugepages", st->hugepages);
     hb_json_kstr(j, "verify", "the file holds a pure function of the offset (each 512-B unit "
                  "starts with its offset XOR a per-run seed, the rest is 64 KiB of seeded random "
                  "bytes repeated); every read checks the offset stamps of its units, and every "
@@ -1149,7 +1149,7 @@ static hb_status thread_setup(hb_worker *w, hb_err *err)
      * physically contiguous segments instead of one per 4 KiB page, and a 1 MiB I/O is not split
      * by the device's segment limit (254 here) into two requests. */
     size_t total = t->slot_bytes * (size_t)t->depth, huge = 2 * (size_t)MiB;
-    if (total >= huge && st->huge_pages) {
+    if (total >= huge && st->hugepages) {
         align = huge;
         total = (total + huge - 1) / huge * huge;
     }
@@ -1162,7 +1162,7 @@ static hb_status thread_setup(hb_worker *w, hb_err *err)
         t->thp = madvise(t->mem, total, MADV_HUGEPAGE) == 0;
 #endif
 #ifdef MADV_NOHUGEPAGE
-    if (!st->huge_pages) /* THP "always" would otherwise still back a large buffer with them */
+    if (!st->hugepages) /* THP "always" would otherwise still back a large buffer with them */
         madvise(t->mem, total, MADV_NOHUGEPAGE);
 #endif
     memset(t->mem, 0, total); /* first touch: this thread's node */
