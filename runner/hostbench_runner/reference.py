@@ -584,6 +584,18 @@ def _tail(path: Path, chars: int = STDERR_TAIL) -> str:
         return ""
 
 
+# Settings that pin a reference's BLAS to kernels other than the ones it would pick for this CPU. A
+# reference runs at its best on this host, so it does not inherit them from the runner's environment
+# (this project's own machines export OPENBLAS_CORETYPE=Haswell, which held hpcc's HPL on an AVX-512
+# Zen 5 to AVX2 kernels: 55 instead of 89 GFLOP/s at N=10000 on one process).
+REFERENCE_ENV_DROP = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+
+
+def reference_env(env: Mapping[str, str]) -> dict[str, str]:
+    """A reference tool's environment: the kernels' (kernel_env) without REFERENCE_ENV_DROP, plus its plan's."""
+    return {**{k: v for k, v in kernel_env().items() if k not in REFERENCE_ENV_DROP}, **env}
+
+
 class _Tool:
     """One reference process: argv list, own process group, dies with the runner, output to files."""
 
@@ -595,7 +607,7 @@ class _Tool:
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(  # noqa: S603 - argv list of a resolved tool, never a shell
                 argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
-                env={**kernel_env(), **env}, close_fds=True, process_group=0,
+                env=reference_env(env), close_fds=True, process_group=0,
                 preexec_fn=_child_setup(os.getpid()),
             )
         self.started = time.monotonic()

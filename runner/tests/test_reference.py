@@ -460,3 +460,19 @@ def test_shutdown_during_references_finishes_with_the_kernels_result(server, set
     assert finish["status"] == "succeeded" and len(finish["results"]) == 1
     assert [r["reason"] for r in finish["references"]] == ["hpcc stopped: runner stopped", "not run: runner stopped"]
     assert pids_alive([c["pid"] for c in calls(bindir)]) == []
+
+
+def test_reference_tools_do_not_inherit_blas_kernel_overrides(monkeypatch, tmp_path):
+    # a shell that pins OpenBLAS to AVX2 kernels must not hold hpcc's HPL below what the host gives
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Haswell")
+    monkeypatch.setenv("OPENBLAS_L2_SIZE", "512")
+    monkeypatch.setenv("HOSTBENCH_TOKEN_FOR_TEST", "secret")
+    monkeypatch.setenv("SOME_OTHER", "kept")
+    env = reference.reference_env({"OMP_NUM_THREADS": "1"})
+    assert "OPENBLAS_CORETYPE" not in env and "OPENBLAS_L2_SIZE" not in env
+    assert "HOSTBENCH_TOKEN_FOR_TEST" not in env  # the runner's own settings stay out, as for kernels
+    assert env["SOME_OTHER"] == "kept" and env["OMP_NUM_THREADS"] == "1" and env["LC_ALL"] == "C"
+    tool = reference._Tool(["/usr/bin/env"], tmp_path, {"OMP_NUM_THREADS": "1"})
+    assert tool.proc.wait(timeout=10) == 0
+    seen = dict(line.split("=", 1) for line in tool.stdout_path.read_text().splitlines() if "=" in line)
+    assert "OPENBLAS_CORETYPE" not in seen and seen["OMP_NUM_THREADS"] == "1" and seen["SOME_OTHER"] == "kept"
