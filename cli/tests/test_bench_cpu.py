@@ -23,3 +23,4 @@ def test_a_blas_that_is_not_openblas_is_named_only(monkeypatch):
     monkeypatch.setattr(cpu, "openblas_core", lambda blas, env: None)
     env, text = cpu.hpl_blas_env("/lib/refblas.so.3", "avx512")
     assert text == "BLAS /lib/refblas.so.3" and "OPENBLAS_CORETYPE" not in env
+

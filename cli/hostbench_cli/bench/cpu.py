@@ -103,13 +103,15 @@ def hpl_blas_env(blas: str, isa: str) -> tuple[dict, str]:
     return env, f"BLAS {blas}, OpenBLAS core {core} ({why})"
 
 
-def _hpl(threads: int, env: dict) -> tuple[float, float]:
+def run_hpcc(n: int, threads: int, env: dict) -> tuple[str, float]:
+    """hpcc on `threads` single-threaded MPI processes (HPL N=n, NB=192, P=1, Q=threads) in a scratch
+    directory: the text of its hpccoutf.txt, and its CPU time / (wall time x processes)."""
     mpirun, hpcc = tool("mpirun"), tool("hpcc")
     template = Path("/usr/share/doc/hpcc/examples/_hpccinf.txt")
     if not template.exists():
         raise ToolMissing("hpcc's example input _hpccinf.txt is missing")
     lines = template.read_text().splitlines()
-    lines[5] = f"{HPL_N:<13d}Ns"
+    lines[5] = f"{n:<13d}Ns"
     lines[7] = "192          NBs"
     lines[10] = "1            Ps"
     lines[11] = f"{threads:<13d}Qs"
@@ -120,12 +122,17 @@ def _hpl(threads: int, env: dict) -> tuple[float, float]:
         if os.geteuid() == 0:
             argv.insert(1, "--allow-run-as-root")
         _out, share = cpu_share_of_child([*argv, hpcc], threads, env=env, timeout=1200, cwd=work)
-        # hpcc's processes run single-threaded phases between its tests and mpirun adds its own time, so
-        # the share is reported in the note only; the pair is judged by our side's share
-        _hpl_share.append(round(share, 3))
-        return _hpl_gflops((work / "hpccoutf.txt").read_text(errors="replace")), 1.0
+        return (work / "hpccoutf.txt").read_text(errors="replace"), share
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _hpl(threads: int, env: dict) -> tuple[float, float]:
+    text, share = run_hpcc(HPL_N, threads, env)
+    # hpcc's processes run single-threaded phases between its tests and mpirun adds its own time, so
+    # the share is reported in the note only; the pair is judged by our side's share
+    _hpl_share.append(round(share, 3))
+    return _hpl_gflops(text), 1.0
 
 
 def _hpl_gflops(text: str) -> float:

@@ -7,6 +7,9 @@
   Copy, compiled at -O2/-O3, is a call to glibc's memcpy (which picks rep movsb or non-temporal
   stores by size); our `copy` runs with `stores auto` (non-temporal past the L3), `stream_copy` is
   the plain-store loop.
+- Without a `stream` binary, STREAM is hpcc's (Debian's `hpcc` package; HPL N=8000 sizes its vectors:
+  21.3 M doubles, 171 MB each, split over the processes): one hpcc run per pair against our three
+  STREAM ops; hpcc's Star figures are per process, so its total is their sum.
 - likwid-bench `copy_mem_avx512` / `stream_mem_avx512` (non-temporal stores; the same 2 and 3 arrays
   and byte counts as STREAM's Copy and Triad) against our `stream_copy_nt` / `stream_triad_nt`, same
   total bytes and threads. likwid reports the mean over its run, so ours is the mean of a 2-s phase.
@@ -78,6 +81,64 @@ def likwid_value(argv: list[str], threads: int) -> tuple[float, float]:
     return parse_likwid(out), 1.0
 
 
+HPCC_N = 8000  # hpcc sizes its STREAM vectors from HPL's matrix: N^2 / 3 doubles (21.3 M, 171 MB) over the processes
+
+
+def parse_hpcc_stream(text: str, processes: int) -> dict:
+    """hpcc's STREAM: elements per vector over all processes, and Copy/Triad MB/s over all of them (hpcc's
+    Star figures are per process, every process running at once)."""
+    from hostbench_runner.reftools.cli import parse_text
+
+    parse_text("hpcc", text)  # refuses a run without a summary, or with Success=0
+    summary = dict(re.findall(r"^(\w+)=(\S+)$", text, re.M))
+    try:
+        vector = int(summary["STREAM_VectorSize"])
+        return {"array_size": vector * processes,
+                **{k: float(summary[f"StarSTREAM_{k.capitalize()}"]) * 1000 * processes for k in ("copy", "triad")}}
+    except (KeyError, ValueError) as exc:
+        raise RuntimeError(f"hpcc's summary has no STREAM figures ({exc}): {text[-400:]}") from None
+
+
+def hpcc_stream_pairs(report: BenchReport, pairs: int) -> int:
+    """STREAM as Debian ships it, inside hpcc, when no `stream` binary is on PATH. One hpcc run (all its
+    tests: a minute or two) gives Copy and Triad, so each pair is one hpcc run against our three STREAM
+    ops, in alternating order. Returns hpcc's elements per vector at one process (the likwid pairs' size)."""
+    from hostbench_cli.bench.cpu import run_hpcc
+
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    first_size = 0
+    for t in THREADS:
+        ref = f"hpcc StarSTREAM %s x {t} process{'es' if t > 1 else ''} (HPL N={HPCC_N}), MB/s over all"
+        size = 0  # hpcc's, learnt from pair 0 (hpcc goes first in even pairs)
+        for i in range(pairs):
+            def theirs() -> dict:
+                return parse_hpcc_stream(run_hpcc(HPCC_N, t, env)[0], t)
+
+            got = theirs() if i % 2 == 0 else None
+            n = size = got["array_size"] if got else size
+            threads = ["--threads", str(t)]
+            mine = {
+                "copy": ours(["--op", "copy", "--blocks", str(STREAM_BLOCK), "--buffer_bytes", str(n * 8), *threads],
+                             best=True),
+                "stream_copy": ours(["--op", "stream_copy", "--array_size", str(n), *threads], best=True),
+                "stream_triad": ours(["--op", "stream_triad", "--array_size", str(n), *threads], best=True),
+            }
+            got = got or theirs()
+            if got["array_size"] != n:
+                raise RuntimeError(f"hpcc changed its STREAM size between runs: {n} then {got['array_size']}")
+            for op, kernel in (("copy", "copy"), ("stream_copy", "copy"), ("stream_triad", "triad")):
+                pair = Pair(f"{op}_t{t}", "MB/s", mine[op][0], got[kernel], ref % kernel.capitalize())
+                report.pairs.append(pair)
+                progress(pair, f"cpu_share ours {mine[op][1]:.3f}")
+        if t == 1:
+            first_size = size
+    report.notes.append(f"no stream binary on PATH: STREAM is hpcc's (Debian's build), {first_size} elements per "
+                        f"vector at 1 process ({first_size * 8 / 2**20:.0f} MiB), half that per process at 2; ours "
+                        "gets the same total elements; hpcc reports the best of its timed sweeps, ours is the best "
+                        "0.2-s sample of a 3-s phase")
+    return first_size
+
+
 def stream_env(threads: int) -> dict:
     return dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="true", OMP_PLACES="cores")
 
@@ -89,8 +150,11 @@ def run(pairs: int) -> BenchReport:
 
     stream = shutil.which("stream")
     array_size = 0
-    if stream is None:
-        report.missing.append("stream (STREAM built with OpenMP, on PATH): the STREAM pairs were not run")
+    if stream is None and shutil.which("hpcc") and shutil.which("mpirun"):
+        array_size = hpcc_stream_pairs(report, pairs)
+    elif stream is None:
+        report.missing.append("stream (STREAM built with OpenMP, on PATH) or hpcc (apt install hpcc): "
+                              "the STREAM pairs were not run")
     else:
         array_size = parse_stream(run_tool([stream], env=stream_env(1)))["array_size"]
         report.notes.append(f"stream: {stream}, array size {array_size} elements "
