@@ -108,6 +108,16 @@ def run_clock_ghz(kernel_info: dict[str, Any], threads: int) -> float | None:
     return float(one) if isinstance(one, int | float) and one > 0 else None
 
 
+def peak_clock_ghz(kernel_info: dict[str, Any], threads: int, reps: list[dict[str, Any]]) -> float | None:
+    """The clock a CPU peak is computed at: the higher of the one measured before the run (run_clock_ghz) and
+    those measured right after each phase (clock_ghz_after). The host's boost moves with its load, so the
+    run may have had a higher clock than its start: a peak is never set below what the core ran at."""
+    clocks = [run_clock_ghz(kernel_info, threads)]
+    clocks += [float(r["clock_ghz_after"]) for r in reps if isinstance(r.get("clock_ghz_after"), int | float)]
+    good = [c for c in clocks if c is not None and c > 0]
+    return max(good) if good else None
+
+
 def compute_result(
     experiment: str, params: dict[str, Any], raw_results: list[dict[str, Any]],
     kernel_info: dict[str, Any] | None, inventory: dict[str, Any],
@@ -132,7 +142,7 @@ def compute_result(
         if experiment in ("cpu", "cpu_trace") and op:
             peak = overridden_peak(overrides or {}, f"cpu_{op}", threads, inventory)
             if peak is None:
-                peak, why = cpu_peak(inventory, op, threads, info.get("isa"), run_clock_ghz(info, threads))
+                peak, why = cpu_peak(inventory, op, threads, info.get("isa"), peak_clock_ghz(info, threads, reps))
         else:
             peak, why = other_peak(experiment, op, row_unit, inventory, info, overrides or {})
         if why:

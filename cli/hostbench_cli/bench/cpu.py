@@ -33,16 +33,18 @@ def _ours(op: str, threads: int, last_start: dict, sampler: bool = True) -> tupl
     last_start.clear()
     last_start.update(events[0])
     res = results(events)[0]
+    last_start["result"] = res  # its clock_ghz_after: the clock right after the phase
     return res["value"], res["cpu_share"]
 
 
 def _peak(inventory: dict, op: str, threads: int, start: dict) -> tuple[float, float]:
-    """The theoretical peak at the clock our kernel measured under load just before (a figure, not a run:
-    its share is 1)."""
+    """The theoretical peak at the clock our kernel measured under load (the higher of the one before its run
+    and the one right after its phase, as the product computes it); a figure, not a run: its share is 1."""
     from app.hosts.peaks import cpu_peak
-    from app.results.service import run_clock_ghz
+    from app.results.service import peak_clock_ghz
 
-    peak, why = cpu_peak(inventory, op, threads, start.get("isa"), run_clock_ghz(start, threads))
+    peak, why = cpu_peak(inventory, op, threads, start.get("isa"),
+                         peak_clock_ghz(start, threads, [start.get("result", {})]))
     if peak is None:
         raise ToolMissing(f"theoretical peak unknown: {why}")
     return peak.value, 1.0
