@@ -91,13 +91,13 @@ def test_peak_uses_the_clock_after_the_phase_when_the_host_boosted_during_the_ru
                          "cores_per_socket": 2, "best_isa": "avx512"}}
     info = {"isa": "avx512", "clock_ghz": 3.3, "clock_ghz_all_cpus": 3.3}
     raw = [{"op": "fp64", "threads": 1, "repeat": r, "value": 113.0, "unit": "GFLOP/s", "verified": True,
-            "clock_ghz_after": after} for r, after in ((1, 3.6), (2, 3.55), (3, 3.58))]
+            "clock_after_ghz": after} for r, after in ((1, 3.6), (2, 3.55), (3, 3.58))]
     row = compute_result("cpu", {"op": "fp64"}, raw, info, inventory).rows[0]
     assert row.peak.value == pytest.approx(32 * 3.6) and row.valid
     # without the after-phase clocks (an older kernel) the same figures are above the start's peak
-    old = [{k: v for k, v in r.items() if k != "clock_ghz_after"} for r in raw]
+    old = [{k: v for k, v in r.items() if k != "clock_after_ghz"} for r in raw]
     row = compute_result("cpu", {"op": "fp64"}, old, info, inventory).rows[0]
     assert row.peak.value == pytest.approx(32 * 3.3) and not row.valid and "above the theoretical peak" in row.invalid_reason
     # an after-clock lower than the start's does not lower the peak
-    low = [dict(r, clock_ghz_after=3.0) for r in raw]
+    low = [dict(r, clock_after_ghz=3.0) for r in raw]
     assert compute_result("cpu", {"op": "fp64"}, low, info, inventory).rows[0].peak.value == pytest.approx(32 * 3.3)

@@ -110,10 +110,10 @@ def run_clock_ghz(kernel_info: dict[str, Any], threads: int) -> float | None:
 
 def peak_clock_ghz(kernel_info: dict[str, Any], threads: int, reps: list[dict[str, Any]]) -> float | None:
     """The clock a CPU peak is computed at: the higher of the one measured before the run (run_clock_ghz) and
-    those measured right after each phase (clock_ghz_after). The host's boost moves with its load, so the
+    those measured right after each phase (clock_after_ghz). The host's boost moves with its load, so the
     run may have had a higher clock than its start: a peak is never set below what the core ran at."""
     clocks = [run_clock_ghz(kernel_info, threads)]
-    clocks += [float(r["clock_ghz_after"]) for r in reps if isinstance(r.get("clock_ghz_after"), int | float)]
+    clocks += [float(r["clock_after_ghz"]) for r in reps if isinstance(r.get("clock_after_ghz"), int | float)]
     good = [c for c in clocks if c is not None and c > 0]
     return max(good) if good else None
 

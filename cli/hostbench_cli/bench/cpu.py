@@ -33,7 +33,7 @@ def _ours(op: str, threads: int, last_start: dict, sampler: bool = True) -> tupl
     last_start.clear()
     last_start.update(events[0])
     res = results(events)[0]
-    last_start["result"] = res  # its clock_ghz_after: the clock right after the phase
+    last_start["result"] = res  # its clock_after_ghz: the clock right after the phase
     return res["value"], res["cpu_share"]
 
 

@@ -49,6 +49,7 @@ describe('extra figures', () => {
     expect(extraMeta('lat_avg_ms')).toMatchObject({ label: 'Avg latency', unit: 'ms', latency: true });
     expect(extraMeta('latency_ns')).toMatchObject({ label: 'Latency', unit: 'ns', latency: true });
     expect(extraMeta('loss_percent')).toMatchObject({ label: 'Loss', unit: '%', latency: false, primary: true });
+    expect(extraMeta('clock_after_ghz')).toMatchObject({ label: 'Clock after', unit: 'GHz', latency: false, primary: false });
     expect(extraMeta('iops')).toMatchObject({ label: 'IOPS', unit: '', primary: true });
     expect(extraMeta('cpu_share')).toMatchObject({ label: 'CPU share', unit: '', primary: false });
     expect(extraMeta('sender_bytes')).toMatchObject({ unit: 'B', latency: false });

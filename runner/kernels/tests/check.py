@@ -282,7 +282,7 @@ def test_every_op_and_isa_verifies():
         check(0.1 < (start.get("clock_ghz") or 0) < 10, f"{what}: plausible clock")
         check(len(results) == 1 and results[0]["verified"] is True and
               results[0]["value"] > 0 and results[0]["op"] == op, f"{what}: verified result")
-        check(len(results) == 1 and 0.1 < (results[0].get("clock_ghz_after") or 0) < 10,
+        check(len(results) == 1 and 0.1 < (results[0].get("clock_after_ghz") or 0) < 10,
               f"{what}: the clock measured again after the phase")
         check(end.get("status") == "ok" and end.get("reason") is None, f"{what}: end ok")
 

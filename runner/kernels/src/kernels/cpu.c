@@ -452,7 +452,7 @@ static void cpu_result_facts(const hb_setup *s, hb_worker *w, int nthreads, doub
     const cpu_state *st = s->state;
     double ghz = nthreads > 1 && st->ncpus > 1 ? hb_clock_ghz_all(st->cpus, st->ncpus, 2)
                                                : hb_clock_ghz(st->clock_cpu, 3);
-    hb_json_knum(j, "clock_ghz_after", ghz > 0 ? ghz : NAN);
+    hb_json_knum(j, "clock_after_ghz", ghz > 0 ? ghz : NAN);
 }
 
 static void cpu_work(hb_worker *w)
