@@ -161,3 +161,26 @@ def interleave_quiet(report: BenchReport, metric: str, unit: str, reference: str
     elif len(got) > pairs:
         dropped = [f"{p.ours:.4g}/{p.theirs:.4g} (share {share:.2f})" for share, p in got if share < quiet]
         report.notes.append(f"{metric}: {len(dropped)} disturbed pair(s) measured again: {', '.join(dropped)}")
+
+
+def sampler_ab_pairs(report: BenchReport, metric: str, unit: str, kernel: str, args: list[str],
+                     pairs_per_process: int, processes: int = 2, duration_s: float = 2.0) -> None:
+    """What the per-second sampler costs, measured inside one process: `hbk KERNEL ARGS --sampler_ab true`
+    runs its measured phases in pairs, one sampled once a second (as the product runs) and one not, the
+    order swapped every other pair; each pair is a Pair (ours = with the sampler, theirs = without).
+    Separate processes would not do on a shared host: the host's boost (3.69 to 3.90 GHz between runs on
+    one VM) and its memory bandwidth (60 or 105 GB/s) move between processes by more than the 1 % measured."""
+    for _ in range(processes):
+        events = hbk_events(kernel, [*args, "--repeats", str(2 * pairs_per_process), "--duration_s", str(duration_s),
+                                     "--warmup_s", "1", "--sampler_ab", "true"], timeout=1800)
+        res = results(events)
+        if len(res) != 2 * pairs_per_process or not all(r["verified"] for r in res):
+            raise RuntimeError(f"hbk {kernel} --sampler_ab: expected {2 * pairs_per_process} verified results")
+        for first, second in zip(res[::2], res[1::2]):
+            on, off = (first, second) if first.get("sampler") else (second, first)
+            if on.get("sampler") is not True or off.get("sampler") is not False:
+                raise RuntimeError(f"hbk {kernel} --sampler_ab: a pair without one phase of each kind")
+            pair = Pair(metric, unit, on["value"], off["value"],
+                        f"the same process's phase without the sampler (--sampler_ab: {duration_s:g}-s phases in pairs)")
+            report.pairs.append(pair)
+            progress(pair, f"cpu_share with {on['cpu_share']:.3f}, without {off['cpu_share']:.3f}")

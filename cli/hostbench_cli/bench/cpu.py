@@ -10,12 +10,13 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from hostbench_cli.bench.common import BenchReport, ToolMissing, cpu_share_of_child, hbk_events, interleave_quiet, results, tool
+from hostbench_cli.bench.common import BenchReport, ToolMissing, cpu_share_of_child, hbk_events, interleave_quiet, results, sampler_ab_pairs, tool
 
 THREADS = (1, 2)
 DURATION_S = 5.0
 HPL_N = 10000
 QUIET = 0.97  # a measurement whose threads got less than 97 % of their CPUs was disturbed
+SAMPLER_PAIRS = 8  # with/without-sampler phase pairs per process (two processes per op)
 
 
 def _inventory() -> dict:
@@ -24,12 +25,10 @@ def _inventory() -> dict:
     return collect()
 
 
-def _ours(op: str, threads: int, last_start: dict, sampler: bool = True) -> tuple[float, float]:
-    """(GFLOP/s or GIOP/s, cpu_share) of one measurement; last_start gets its start event (the clock).
-    sampler False: no sampler thread (no per-second samples), to measure what sampling costs."""
+def _ours(op: str, threads: int, last_start: dict) -> tuple[float, float]:
+    """(GFLOP/s or GIOP/s, cpu_share) of one measurement; last_start gets its start event (the clock)."""
     events = hbk_events("cpu", ["--op", op, "--threads", str(threads), "--repeats", "1",
-                                "--duration_s", str(DURATION_S), "--warmup_s", "1",
-                                *([] if sampler else ["--no_sampler", "true"])])
+                                "--duration_s", str(DURATION_S), "--warmup_s", "1"])
     last_start.clear()
     last_start.update(events[0])
     res = results(events)[0]
@@ -155,14 +154,11 @@ def run(pairs: int) -> BenchReport:
             interleave_quiet(report, f"{op}_{t}t_vs_peak", unit, "theoretical peak at the clock measured in the same run",
                              lambda op=op, t=t: _ours(op, t, start), lambda op=op, t=t: _peak(inventory, op, t, start),
                              pairs, QUIET, swap=False)  # the peak is computed from the clock ours just measured
-    # What the per-second sampler costs: the same kernel with and without it, both cores busy (the
+    # What the per-second sampler costs: phases with and without it inside one process, both cores busy (the
     # sampler thread then has to take its time from a measuring thread). Bar: with / without >= 0.99.
-    scratch: dict = {}
     for op in ("fp64", "int32"):
-        interleave_quiet(report, f"{op}_2t_with_vs_without_sampler", "GFLOP/s" if op == "fp64" else "GIOP/s",
-                         "the same kernel with --no_sampler true (no samples)",
-                         lambda op=op: _ours(op, 2, scratch), lambda op=op: _ours(op, 2, scratch, sampler=False),
-                         pairs, QUIET)
+        sampler_ab_pairs(report, f"{op}_2t_with_vs_without_sampler", "GFLOP/s" if op == "fp64" else "GIOP/s", "cpu",
+                         ["--op", op, "--threads", "2"], SAMPLER_PAIRS)
     isa = start.get("isa", "avx512")
     try:
         for op in ("fp64", "fp32"):
@@ -186,7 +182,7 @@ def run(pairs: int) -> BenchReport:
     if _hpl_share:
         report.notes.append(f"hpcc's CPU time / (wall time x processes) per run, for the record: {_hpl_share}")
     report.notes.append(f"a pair counts when our kernel got >= {QUIET} of its CPUs (cpu_share: CPU time over wall "
-                        "time x threads; with and without the sampler, both sides); likwid-bench and hpcc have "
+                        "time x threads); likwid-bench and hpcc have "
                         "single-threaded set-up phases that make their share meaningless, so ours decides; a "
                         "disturbed pair is measured again, up to 2 x pairs attempts")
     return report

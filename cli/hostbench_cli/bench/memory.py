@@ -22,7 +22,7 @@ import os
 import re
 import shutil
 
-from hostbench_cli.bench.common import HBK, BenchReport, Pair, ToolMissing, cpu_share_of_child, hbk_events, progress, results
+from hostbench_cli.bench.common import HBK, BenchReport, Pair, ToolMissing, cpu_share_of_child, hbk_events, progress, results, sampler_ab_pairs
 from hostbench_cli.bench.common import interleave_quiet as _interleave_quiet
 from hostbench_cli.bench.common import run as run_tool
 
@@ -209,20 +209,7 @@ def run(pairs: int) -> BenchReport:
     # of processes often compares two different machines. One process (same arrays, same threads) runs
     # 2-s phases in pairs, one sampled once a second as the product runs and one not, the order swapped
     # every other pair (--sampler_ab); SAMPLER_PAIRS pairs per process, in two processes.
-    for _ in range(2):
-        events = hbk_events("memory", [*triad, "--repeats", str(2 * SAMPLER_PAIRS), "--duration_s", "2",
-                                       "--warmup_s", "0.5", "--sampler_ab", "true"], timeout=900)
-        res = results(events)
-        if len(res) != 2 * SAMPLER_PAIRS or not all(r["verified"] for r in res):
-            raise RuntimeError(f"hbk memory --sampler_ab: expected {2 * SAMPLER_PAIRS} verified results")
-        for first, second in zip(res[::2], res[1::2]):
-            on, off = (first, second) if first["sampler"] else (second, first)
-            if on["sampler"] is not True or off["sampler"] is not False:
-                raise RuntimeError("hbk memory --sampler_ab: a pair without one phase of each kind")
-            pair = Pair("stream_triad_nt_t2_with_vs_without_sampler", "MB/s", on["value"], off["value"],
-                        "the same process's phase without the sampler (--sampler_ab: 2-s phases in pairs)")
-            report.pairs.append(pair)
-            progress(pair, f"cpu_share with {on['cpu_share']:.3f}, without {off['cpu_share']:.3f}")
+    sampler_ab_pairs(report, "stream_triad_nt_t2_with_vs_without_sampler", "MB/s", "memory", triad, SAMPLER_PAIRS)
     report.notes.append("ours: STREAM pairs the best 0.2-s sample of a 3-s phase (STREAM reports the best of its "
                         "9 sweeps); likwid pairs the mean of a 2-s phase (likwid-bench reports its mean)")
     report.notes.append(f"a pair counts when both sides got >= {QUIET} of their CPUs (cpu_share; the reference's "
