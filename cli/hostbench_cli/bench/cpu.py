@@ -82,6 +82,15 @@ def openblas_core(blas: str, env: dict | None = None) -> str | None:
     return m.group(1) if m else None
 
 
+def hpcc_env() -> tuple[dict, list[str]]:
+    """hpcc's environment: one thread per MPI process, without the BLAS kernel overrides the runner's
+    references drop too (REFERENCE_ENV_DROP); and the dropped settings, "NAME=value" each."""
+    from hostbench_runner.reference import REFERENCE_ENV_DROP
+
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    return env, [f"{k}={env.pop(k)}" for k in REFERENCE_ENV_DROP if k in env]
+
+
 def hpl_blas_env(blas: str, isa: str) -> tuple[dict, str]:
     """hpcc's environment, and a line saying which BLAS kernels it runs. HPL is compared at its best on this
     host: OpenBLAS picks its kernels for the CPU it finds, so an OPENBLAS_CORETYPE or OPENBLAS_L2_SIZE
@@ -89,10 +98,7 @@ def hpl_blas_env(blas: str, isa: str) -> tuple[dict, str]:
     which held HPL to AVX2 kernels on an AVX-512 Zen 5: 55 against 89 GFLOP/s at N=10000, 1 process). If
     OpenBLAS is older than the CPU and falls back to a kernel set without AVX-512 where ours runs AVX-512,
     it is given its AVX-512 set (OPENBLAS_CORETYPE=SkylakeX)."""
-    from hostbench_runner.reference import REFERENCE_ENV_DROP  # the runner's references drop the same
-
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    dropped = [f"{k}={env.pop(k)}" for k in REFERENCE_ENV_DROP if k in env]
+    env, dropped = hpcc_env()
     core = openblas_core(blas, env)
     if core is None:
         return env, f"BLAS {blas}"

@@ -27,28 +27,28 @@ LATENCY_S = 10  # at depth 1: a p99.9 rests on duration x IOPS / 1000 I/Os (~200
 WARMUP_S = 1
 SETTLE_S = 20  # after each tool's sequential writes: let the host drain what it cached
 
-# name, our op, fio rw, block, depth, metrics: (metric suffix, our result key, fio key, unit)[, our extra args]
+# name, our op, fio rw, block, depth, metrics: (metric suffix, our result key, fio key, unit), our extra args
 CASES = [
-    ("seq_read_1M_qd16", "seq_read", "read", 1 << 20, 16, [("MB/s", "value", "bw", "MB/s")]),
+    ("seq_read_1M_qd16", "seq_read", "read", 1 << 20, 16, [("MB/s", "value", "bw", "MB/s")], ()),
     # the same with our buffers on 4 KiB pages, as fio's malloc'd buffers are: what the huge-page
     # buffers are worth on this host (a 1 MiB I/O on 4 KiB pages is 256 memory segments; a virtio
     # disk that takes 254 per request gets it split in two)
     ("seq_read_1M_qd16_4k_pages", "seq_read", "read", 1 << 20, 16, [("MB/s", "value", "bw", "MB/s")],
-     ["--hugepages", "false"]),
+     ("--hugepages", "false")),
     ("rand_read_4k_qd1", "rand_read", "randread", 4096, 1,
      [("iops", "iops", "iops", "IOPS"), ("lat_p50", "lat_p50_us", "p50", "us"),
-      ("lat_p99", "lat_p99_us", "p99", "us"), ("lat_p99.9", "lat_p999_us", "p99.9", "us")]),
+      ("lat_p99", "lat_p99_us", "p99", "us"), ("lat_p99.9", "lat_p999_us", "p99.9", "us")], ()),
     ("rand_write_4k_qd1", "rand_write", "randwrite", 4096, 1,
      [("iops", "iops", "iops", "IOPS"), ("lat_p50", "lat_p50_us", "p50", "us"),
-      ("lat_p99", "lat_p99_us", "p99", "us"), ("lat_p99.9", "lat_p999_us", "p99.9", "us")]),
+      ("lat_p99", "lat_p99_us", "p99", "us"), ("lat_p99.9", "lat_p999_us", "p99.9", "us")], ()),
     ("rand_read_4k_qd32", "rand_read", "randread", 4096, 32,
      [("iops", "iops", "iops", "IOPS"), ("lat_p50", "lat_p50_us", "p50", "us"),
-      ("lat_p99", "lat_p99_us", "p99", "us")]),
+      ("lat_p99", "lat_p99_us", "p99", "us")], ()),
     ("rand_write_4k_qd32", "rand_write", "randwrite", 4096, 32,
      [("iops", "iops", "iops", "IOPS"), ("lat_p50", "lat_p50_us", "p50", "us"),
-      ("lat_p99", "lat_p99_us", "p99", "us")]),
+      ("lat_p99", "lat_p99_us", "p99", "us")], ()),
     # last, and followed by a pause: many GB of sequential writes leave the host flushing for a while
-    ("seq_write_1M_qd16", "seq_write", "write", 1 << 20, 16, [("MB/s", "value", "bw", "MB/s")]),
+    ("seq_write_1M_qd16", "seq_write", "write", 1 << 20, 16, [("MB/s", "value", "bw", "MB/s")], ()),
 ]
 
 
@@ -151,8 +151,7 @@ def run(pairs: int) -> BenchReport:
             f"(fio's: 1 MiB O_DIRECT writes of random bytes + fsync, not fio's layout pass); "
             f"{SETTLE_S} s pause after each sequential-write run")
         for i in range(pairs):
-            for name, op, rw, block, depth, metrics, *rest in CASES:
-                extra = tuple(rest[0]) if rest else ()
+            for name, op, rw, block, depth, metrics, extra in CASES:
                 engine = _engine_for(depth, async_engine)
                 argv = fio_argv(fio, fio_file, rw, block, depth, engine)
                 got: dict[str, dict] = {}

@@ -55,11 +55,11 @@ SAMPLER_PAIRS = 8  # with/without-sampler phase pairs per process (two processes
 QUIET = 0.8  # a side whose threads got less of their CPUs than this was disturbed by other processes
 
 
-def ours(args: list[str], best: bool, sampler: bool = False) -> tuple[float, float]:
+def ours(args: list[str], best: bool) -> tuple[float, float]:
     """hbk memory: (MB/s, cpu_share). best: the best 0.2-s sample of a 3-s phase; else the mean of a 2-s
-    phase, without the sampler unless `sampler` (then one sample a second, as the product runs)."""
+    phase without the sampler."""
     timing = (["--repeats", "1", "--duration_s", "3", "--interval_s", "0.2"] if best else
-              ["--repeats", "1", "--duration_s", "2", *([] if sampler else ["--no_sampler", "true"])])
+              ["--repeats", "1", "--duration_s", "2", "--no_sampler", "true"])
     events = hbk_events("memory", [*args, *timing, "--warmup_s", "0.5"], timeout=900)
     res = results(events)
     if len(res) != 1 or not res[0]["verified"]:
@@ -103,9 +103,9 @@ def hpcc_stream_pairs(report: BenchReport, pairs: int) -> int:
     """STREAM as Debian ships it, inside hpcc, when no `stream` binary is on PATH. One hpcc run (all its
     tests: a minute or two) gives Copy and Triad, so each pair is one hpcc run against our three STREAM
     ops, in alternating order. Returns hpcc's elements per vector at one process (the likwid pairs' size)."""
-    from hostbench_cli.bench.cpu import run_hpcc
+    from hostbench_cli.bench.cpu import hpcc_env, run_hpcc
 
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    env = hpcc_env()[0]
     first_size = 0
     for t in THREADS:
         ref = f"hpcc StarSTREAM %s x {t} process{'es' if t > 1 else ''} (HPL N={HPCC_N}), MB/s over all"

@@ -441,8 +441,8 @@ static void run_phase(run *r, group *g, int repeat)
     const hb_config *c = &r->setup.configs[g->config];
     int64_t len = repeat == 0 ? r->warmup_ns : r->duration_ns;
     /* sampler_ab: measured phases 2p+1 and 2p+2 are pair p; the first of them samples when p is even */
-    int sampling = r->sampler &&
-                   !(r->sampler_ab && repeat > 0 && (repeat - 1) % 2 != (repeat - 1) / 2 % 2);
+    int pair = (repeat - 1) / 2, second = (repeat - 1) % 2;
+    int sampling = r->sampler && !(r->sampler_ab && repeat > 0 && second != pair % 2);
     for (int i = 0; i < g->nthreads; i++) {
         atomic_store(&g->w[i].units, 0);
         atomic_store(&g->w[i].failures, 0);
