@@ -2,6 +2,7 @@
 // hostbench at HOSTBENCH_URL; the caller starts the real backend and a runner.
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
+import { ADMIN_STATE } from './e2e/auth';
 
 // `./hostbench test` gives each run its own state folder: results and report go there, so two runs
 // in one checkout (two people, or CI beside a developer) never delete each other's traces.
@@ -29,4 +30,10 @@ export default defineConfig({
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     },
   },
+  // Every page needs a session: `setup` signs in as the e2e admin through the sign-in page and saves
+  // the cookies; every spec starts from them (a spec that signs in as someone else clears them).
+  projects: [
+    { name: 'setup', testMatch: /auth\.setup\.ts$/ },
+    { name: 'dashboard', dependencies: ['setup'], testIgnore: /auth\.setup\.ts$/, use: { storageState: ADMIN_STATE } },
+  ],
 });

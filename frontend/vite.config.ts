@@ -1,6 +1,32 @@
 /// <reference types="vitest/config" />
-import { defineConfig } from 'vite';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+
+// The API pages (/docs: Swagger UI, /redoc: ReDoc) load their scripts from the server, never a CDN: the
+// build copies them from npm into dist/api-docs/, which the backend serves (app/main.py _api_docs).
+const API_DOCS_FILES: [string, string][] = [
+  ['swagger-ui-dist/swagger-ui-bundle.js', 'swagger-ui-bundle.js'],
+  ['swagger-ui-dist/swagger-ui.css', 'swagger-ui.css'],
+  ['redoc/bundles/redoc.standalone.js', 'redoc.standalone.js'],
+];
+
+function apiDocsAssets(): Plugin {
+  let outDir = 'dist';
+  return {
+    name: 'hostbench-api-docs-assets',
+    apply: 'build',
+    configResolved(c) {
+      outDir = c.build.outDir;
+    },
+    writeBundle() {
+      const dir = join(outDir, 'api-docs');
+      mkdirSync(dir, { recursive: true });
+      for (const [from, to] of API_DOCS_FILES) copyFileSync(join('node_modules', from), join(dir, to));
+    },
+  };
+}
 
 // Dev server proxies /api to the FastAPI backend so the browser sees one origin, as in production
 // (FastAPI serves dist/ at / and the API under /api). SSE needs the proxy to stream, not buffer.
@@ -8,7 +34,7 @@ const apiTarget = `http://127.0.0.1:${process.env.HOSTBENCH_PORT ?? '8000'}`;
 const proxy = { '/api': { target: apiTarget, changeOrigin: false } };
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), apiDocsAssets()],
   server: { proxy },
   preview: { proxy },
   build: { outDir: 'dist', sourcemap: true, chunkSizeWarningLimit: 800 },

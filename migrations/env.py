@@ -3,6 +3,8 @@ from sqlalchemy import create_engine
 
 import app.hosts.models  # noqa: F401 - register tables
 import app.jobs.models  # noqa: F401
+import app.users.models  # noqa: F401
+import app.audit.models  # noqa: F401
 from app.core.config import get_settings
 from app.core.db import Base
 

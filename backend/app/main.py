@@ -7,16 +7,23 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from sqlalchemy import text
 
+from app.audit.router import router as audit_router
+from app.core.admission import Admission
+from app.core.auth import PUBLIC, api_routes, route_access
+from app.core.body import BodyLimits
 from app.core.broker import get_redis
 from app.core.config import get_settings
 from app.core.db import get_sessionmaker
 from app.core.errors import NotFound, install_error_handlers
+from app.core.hostcheck import AllowedHosts
+from app.core.openapi import document_errors
 from app.hosts.router import router as hosts_router
 from app.hosts.service import runners_online
 from app.jobs.router import router as jobs_router
 from app.live.router import router as live_router
 from app.reference.router import router as reference_router
 from app.runner_api.router import router as runner_router
+from app.users.router import router as users_router
 
 
 class Health(BaseModel):
@@ -47,13 +54,80 @@ def health() -> Health:
 
 def create_app() -> FastAPI:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    app = FastAPI(title="hostbench", version=get_settings().hostbench_version)
+    # /docs and /redoc are served below from the dashboard's build (no CDN: they work without internet)
+    app = FastAPI(title="hostbench", version=get_settings().hostbench_version, docs_url=None, redoc_url=None)
     install_error_handlers(app)
-    app.add_api_route("/api/health", health, methods=["GET"], response_model=Health, tags=["health"])
-    for r in (hosts_router, jobs_router, live_router, runner_router, reference_router):
+    app.add_middleware(BodyLimits)  # size limits and finite numbers, before any route reads a body
+    app.add_middleware(Admission)  # requests wait in the event loop for a slot of their class (app.core.admission)
+    app.add_middleware(AllowedHosts)
+    app.add_api_route("/api/health", health, methods=["GET"], response_model=Health, tags=["health"],
+                      dependencies=[PUBLIC])
+    routers = [users_router, hosts_router, jobs_router, live_router, runner_router, reference_router, audit_router]
+    try:
+        from app.install.router import router as install_router
+
+        routers.append(install_router)
+    except ImportError:  # pragma: no cover - until the installer lands
+        pass
+    for r in routers:
         app.include_router(r)
+    _api_docs(app)
     _mount_frontend(app)
+    _document_access(app)
     return app
+
+
+# Swagger UI's and ReDoc's scripts, copied from npm (swagger-ui-dist, redoc) into the dashboard's build by
+# frontend/vite.config.ts: served by this server, so the API pages load without internet.
+API_DOCS_ASSETS = "/api-docs"
+
+
+def _api_docs(app: FastAPI) -> None:
+    from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+    from fastapi.responses import HTMLResponse
+
+    icon = "data:,"  # no favicon request to a CDN
+    # Nothing from another origin, even what the bundles would fetch by themselves (ReDoc's footer logo)
+    csp = ("default-src 'self'; script-src 'self' 'unsafe-inline' blob:; style-src 'self' 'unsafe-inline'; "
+           "img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'")
+
+    def own_origin(page: HTMLResponse) -> HTMLResponse:
+        page.headers["Content-Security-Policy"] = csp
+        return page
+
+    @app.get("/docs", include_in_schema=False)
+    def swagger() -> HTMLResponse:
+        return own_origin(get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json", title=f"{app.title} API",
+            swagger_js_url=f"{API_DOCS_ASSETS}/swagger-ui-bundle.js", swagger_css_url=f"{API_DOCS_ASSETS}/swagger-ui.css",
+            swagger_favicon_url=icon))
+
+    @app.get("/redoc", include_in_schema=False)
+    def redoc() -> HTMLResponse:
+        return own_origin(get_redoc_html(
+            openapi_url=app.openapi_url or "/openapi.json", title=f"{app.title} API",
+            redoc_js_url=f"{API_DOCS_ASSETS}/redoc.standalone.js", redoc_favicon_url=icon, with_google_fonts=False))
+
+
+def _document_access(app: FastAPI) -> None:
+    """Each operation in the OpenAPI document says who may call it (x-hostbench-access)."""
+    from fastapi.openapi.utils import get_openapi
+
+    def openapi() -> dict:
+        if app.openapi_schema:
+            return app.openapi_schema
+        schema = get_openapi(title=app.title, version=app.version, routes=app.routes)
+        for route in api_routes(app.routes):
+            if route.include_in_schema:
+                for method in route.methods or ():
+                    op = schema["paths"].get(route.path_format, {}).get(method.lower())
+                    if op is not None:
+                        op["x-hostbench-access"] = route_access(route)
+        document_errors(schema)  # every operation's 4xx/5xx answers (app.core.openapi)
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _mount_frontend(app: FastAPI) -> None:

@@ -41,6 +41,8 @@ def _bootstrap() -> None:
 
 
 _bootstrap()
+# TestClient calls come with Host: testserver; the allowed-hosts check must let that name in.
+os.environ.setdefault("HOSTBENCH_ALLOWED_HOSTS", "testserver")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -57,7 +59,8 @@ def clean_db() -> Iterator[None]:
     from app.core.db import get_engine
 
     with get_engine().begin() as conn:
-        conn.execute(text("truncate samples, runs, jobs, hosts, registration_tokens restart identity cascade"))
+        conn.execute(text("truncate samples, runs, jobs, hosts, registration_tokens, users, user_sessions, api_tokens, "
+                          "sign_in_links, audit_events restart identity cascade"))
     get_redis().flushdb()
 
 
@@ -70,7 +73,8 @@ def session():
 
 
 @pytest.fixture
-def client():
+def anon_client():
+    """A client with no credential at all."""
     from fastapi.testclient import TestClient
 
     from app.main import app
@@ -79,12 +83,37 @@ def client():
         yield c
 
 
+def make_user(session, name: str, role: str) -> dict[str, str]:
+    """A real user with a real personal API token; returns its Authorization header."""
+    from app.users import service as users
+
+    user = users.create_user(session, name, role, None)
+    token, _ = users.create_api_token(session, user, "tests", None)
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture
+def admin_headers(session) -> dict[str, str]:
+    return make_user(session, "test-admin", "admin")
+
+
+@pytest.fixture
+def client(admin_headers):
+    """A client signed in as an admin (a personal API token): the tests of features, not of access."""
+    from fastapi.testclient import TestClient
+
+    from app.main import app
+
+    with TestClient(app, headers=admin_headers) as c:
+        yield c
+
+
 @pytest.fixture
 def runner(client, session):
     """A registered runner: (host_id, auth headers)."""
     from app.hosts.service import create_registration_token
 
-    token = create_registration_token(session)
+    token, _ = create_registration_token(session)
     r = client.post("/api/runners/register", json={
         "registration_token": token, "name": "test-host", "hostname": "test.local", "version": "0",
         "inventory": ZEN4_INVENTORY, "labels": {"provider": "test"},

@@ -46,6 +46,7 @@ def test_export_csv_has_units_result_and_every_sample(client, session, runner):
     header = rows[2]
     result = dict(zip(header, rows[3], strict=False))
     assert (result["threads"], result["unit"], float(result["mean"]), result["cpu_ns"]) == ("1", "GFLOP/s", 51.0, "7.0")
+    assert rows[0][-2:] == ["verdict", "valid"] and result["verdict"] == "valid" and result["verdict_reasons"] == ""
     samples = rows[rows.index(["# samples"]) + 2:]
     assert [s[0] for s in samples] == ["0", "1"]
 

@@ -15,6 +15,9 @@ import pytest
 
 from hostbench_cli.stack import Stack
 
+# A personal API token of an admin of the stack under test, set once the stack is up.
+AUTH: dict[str, str] = {}
+
 
 def _fresh_db(name: str) -> str:
     url = os.environ["DATABASE_URL"]
@@ -31,6 +34,7 @@ def stack():
     s = Stack(state, database_url=_fresh_db("hostbench_it"), redis_url=os.environ["REDIS_URL"],
               runner_name="it-host", extra_env={"LEASE_S": "10"})
     s.start(timeout=120)
+    AUTH.update(s.admin_headers())
     yield s
     s.stop()
 
@@ -38,7 +42,7 @@ def stack():
 def _wait_status(url: str, run_id: int, statuses: set[str], timeout: float) -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        run = httpx.get(f"{url}/api/runs/{run_id}", timeout=5).json()
+        run = httpx.get(f"{url}/api/runs/{run_id}", headers=AUTH, timeout=5).json()
         if run["status"] in statuses:
             return run
         time.sleep(0.25)
@@ -46,7 +50,7 @@ def _wait_status(url: str, run_id: int, statuses: set[str], timeout: float) -> d
 
 
 def _host_id(url: str) -> int:
-    hosts = httpx.get(f"{url}/api/hosts", timeout=5).json()["data"]
+    hosts = httpx.get(f"{url}/api/hosts", headers=AUTH, timeout=5).json()["data"]
     assert [h["name"] for h in hosts] == ["it-host"]
     assert hosts[0]["online"] is True
     assert hosts[0]["inventory"]["cpu"]["model"]
@@ -58,14 +62,14 @@ def test_cpu_job_end_to_end_on_real_processes(stack):
     host_id = _host_id(url)
     body = {"host_ids": [host_id], "experiment": "cpu",
             "params": {"op": "fp64", "threads": [1, 2], "repeats": 2, "duration_s": 1.5, "warmup_s": 0.5}}
-    r = httpx.post(f"{url}/api/jobs", json=body, timeout=10)
+    r = httpx.post(f"{url}/api/jobs", json=body, headers=AUTH, timeout=10)
     assert r.status_code == 201, r.text
     run_id = r.json()["runs"][0]["id"]
 
     arrivals: list[tuple[float, dict]] = []
 
     def watch() -> None:  # a browser's view: the SSE stream, timestamped on arrival
-        with httpx.stream("GET", f"{url}/api/runs/{run_id}/events", timeout=60) as resp:
+        with httpx.stream("GET", f"{url}/api/runs/{run_id}/events", headers=AUTH, timeout=60) as resp:
             event = None
             for line in resp.iter_lines():
                 if line.startswith("event: "):
@@ -105,7 +109,7 @@ def test_runner_that_goes_silent_fails_its_run(stack):
     url = stack.url
     host_id = _host_id(url)
     body = {"host_ids": [host_id], "experiment": "cpu_trace", "params": {"op": "fp32", "threads": 1, "duration_s": 60}}
-    run_id = httpx.post(f"{url}/api/jobs", json=body, timeout=10).json()["runs"][0]["id"]
+    run_id = httpx.post(f"{url}/api/jobs", json=body, headers=AUTH, timeout=10).json()["runs"][0]["id"]
     _wait_status(url, run_id, {"running"}, timeout=30)
     runner = stack.children["runner"].proc
     os.killpg(runner.pid, signal.SIGSTOP)  # frozen: no lease renewals, no samples
@@ -129,7 +133,7 @@ def test_runner_that_goes_silent_fails_its_run(stack):
 def test_every_kernel_runs_through_the_job_flow(stack, experiment, params, unit):
     url = stack.url
     body = {"host_ids": [_host_id(url)], "experiment": experiment, "params": params}
-    r = httpx.post(f"{url}/api/jobs", json=body, timeout=10)
+    r = httpx.post(f"{url}/api/jobs", json=body, headers=AUTH, timeout=10)
     assert r.status_code == 201, r.text
     run = _wait_status(url, r.json()["runs"][0]["id"], {"succeeded", "failed", "untrusted"}, timeout=120)
     assert run["status"] == "succeeded", run["status_reason"]
@@ -141,7 +145,7 @@ def test_gpu_job_on_a_host_without_a_gpu_fails_with_the_reason(stack):
     url = stack.url
     body = {"host_ids": [_host_id(url)], "experiment": "gpu", "params": {"ops": ["fp32_fma"], "repeats": 1,
                                                                          "duration_s": 0.5, "warmup_s": 0}}
-    run_id = httpx.post(f"{url}/api/jobs", json=body, timeout=10).json()["runs"][0]["id"]
+    run_id = httpx.post(f"{url}/api/jobs", json=body, headers=AUTH, timeout=10).json()["runs"][0]["id"]
     run = _wait_status(url, run_id, {"succeeded", "failed", "untrusted"}, timeout=60)
     if run["status"] == "succeeded":
         pytest.skip("this host has a usable CUDA GPU")  # the unsupported path is what this test is about

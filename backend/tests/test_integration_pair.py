@@ -15,6 +15,9 @@ import pytest
 from hostbench_cli import ROOT
 from hostbench_cli.stack import PY, Stack
 
+# A personal API token of an admin of the stack under test, set when a stack starts.
+AUTH: dict[str, str] = {}
+
 PARAMS = {"op": "tcp_stream", "sizes": [65536], "streams": [1], "repeats": 2, "duration_s": 0.5, "warmup_s": 0,
           "reference": True}
 RR_PARAMS = {**PARAMS, "op": "tcp_rr", "sizes": [64]}
@@ -49,6 +52,8 @@ def _stack(db: str, bind: str = "127.0.0.1") -> Stack:
     s = Stack(state, database_url=_fresh_db(db), redis_url=os.environ["REDIS_URL"], with_runner=False, bind=bind,
               extra_env={"LEASE_S": "10"})
     s.start(timeout=120)
+    AUTH.clear()
+    AUTH.update(s.admin_headers())
     return s
 
 
@@ -56,7 +61,7 @@ def _wait(url: str, run_id: int, statuses: set[str], timeout: float) -> dict:
     deadline = time.monotonic() + timeout
     run: dict = {}
     while time.monotonic() < deadline:
-        run = httpx.get(f"{url}/api/runs/{run_id}", timeout=5).json()
+        run = httpx.get(f"{url}/api/runs/{run_id}", headers=AUTH, timeout=5).json()
         if run["status"] in statuses:
             return run
         time.sleep(0.25)
@@ -112,9 +117,9 @@ def _figures(refs: list[dict], tool: str) -> dict:
 
 
 def _post_pair(stack: Stack, params: dict) -> tuple[dict, dict]:
-    hosts = {h["name"]: h["id"] for h in httpx.get(f"{stack.url}/api/hosts", timeout=5).json()["data"]}
+    hosts = {h["name"]: h["id"] for h in httpx.get(f"{stack.url}/api/hosts", headers=AUTH, timeout=5).json()["data"]}
     r = httpx.post(f"{stack.url}/api/jobs", json={"host_ids": [hosts["server"], hosts["client"]],
-                                                  "experiment": "network_pair", "params": params}, timeout=10)
+                                                  "experiment": "network_pair", "params": params}, headers=AUTH, timeout=10)
     assert r.status_code == 201, r.text
     serve, drive = r.json()["runs"]
     return serve, drive
@@ -180,10 +185,10 @@ def _two_host_job(stack: Stack, server_addr: str) -> None:
     serve, drive = _post_pair(stack, {**PARAMS, "repeats": 20, "duration_s": 1})
     drive = _wait(url, drive["id"], {"running", *TERMINAL}, timeout=60)
     assert drive["status"] == "running", drive["status_reason"]
-    ports = httpx.get(f"{url}/api/runs/{drive['id']}", timeout=5).json()["params"]["reference_ports"]
+    ports = httpx.get(f"{url}/api/runs/{drive['id']}", headers=AUTH, timeout=5).json()["params"]["reference_ports"]
     if shutil.which("iperf3") is not None:
         assert len(_reference_servers(ports)) == 1  # up while the job runs
-    r = httpx.post(f"{url}/api/runs/{drive['id']}/cancel", timeout=10)
+    r = httpx.post(f"{url}/api/runs/{drive['id']}/cancel", headers=AUTH, timeout=10)
     assert r.status_code == 202, r.text
     serve = _wait(url, serve["id"], TERMINAL, timeout=30)
     assert serve["status"] in ("failed", "cancelled", "succeeded")

@@ -12,7 +12,7 @@ PARAMS = {"op": "tcp_stream", "sizes": [1024], "streams": [1], "repeats": 1, "du
 
 
 def _register(client, session, name):
-    token = create_registration_token(session)
+    token, _ = create_registration_token(session)
     r = client.post("/api/runners/register", json={
         "registration_token": token, "name": name, "hostname": f"{name}.local", "version": "0",
         "inventory": ZEN4_INVENTORY, "labels": {},

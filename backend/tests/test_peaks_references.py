@@ -17,7 +17,7 @@ def test_cpu_peak_arithmetic_zen4_and_zen5():
 
 
 def test_cpu_peak_unknown_is_unknown_not_guessed():
-    unknown = {"cpu": {**ZEN4_INVENTORY["cpu"], "vendor": "HygonGenuine"}}
+    unknown = {"cpu": {**ZEN4_INVENTORY["cpu"], "vendor": "HygonGenuine", "isa": []}}  # and no ISA flags
     peak, why = cpu_peak(unknown, "fp64", 1, "avx2", 3.0)
     assert peak is None and "not in the peak table" in why
     peak, why = cpu_peak(ZEN4_INVENTORY, "fp64", 1, "avx512", None)
@@ -35,7 +35,9 @@ def test_peak_override_replaces_the_computed_peak(client, runner):
     r = client.put(f"/api/hosts/{host_id}/peaks/cpu_fp64", json={"value": 150.0, "note": "vendor datasheet"})
     assert r.status_code == 200
     peak = r.json()["peaks"]["cpu_fp64"]
-    assert peak == {"value": 150.0, "unit": "GFLOP/s", "source": "user", "formula": "entered by a person: vendor datasheet"}
+    since = peak.pop("since")
+    assert peak == {"value": 150.0, "unit": "GFLOP/s", "source": "user", "formula": "entered by test-admin: vendor datasheet"}
+    assert since and since.startswith(str(__import__("datetime").date.today().year))  # when, for the runs it reaches
     assert client.put(f"/api/hosts/{host_id}/peaks/cpu_fp64", json={"value": -1}).status_code == 422
     assert client.put(f"/api/hosts/{host_id}/peaks/warp_drive", json={"value": 1}).status_code == 422
     assert client.delete(f"/api/hosts/{host_id}/peaks/cpu_fp64").json()["peaks"]["cpu_fp64"] is None  # no clock yet

@@ -56,10 +56,17 @@ def test_ingest_is_idempotent_and_refuses_stale_attempts(client, session, runner
     batch = {"attempt": 1, "samples": [_sample(0), _sample(1), _sample(2)]}
     r1 = client.post(f"/api/runner/runs/{run_id}/samples", json=batch, headers=headers)
     r2 = client.post(f"/api/runner/runs/{run_id}/samples", json=batch, headers=headers)
-    assert r1.json() == {"inserted": 3, "max_seq": 2}
-    assert r2.json() == {"inserted": 0, "max_seq": 2}
+    assert r1.json() == {"inserted": 3, "max_seq": 2, "conflicts": []}
+    assert r2.json() == {"inserted": 0, "max_seq": 2, "conflicts": []}
     assert session.scalar(select(func.count()).select_from(Sample)) == 3
-    stale = client.post(f"/api/runner/runs/{run_id}/samples", json={"attempt": 0, "samples": [_sample(3)]},
+    # seq 1 resent with another value: refused and named, the stored one stays; seq 3 is new and kept
+    changed = {"attempt": 1, "samples": [{**_sample(1), "value": _sample(1)["value"] + 1}, _sample(3)]}
+    r3 = client.post(f"/api/runner/runs/{run_id}/samples", json=changed, headers=headers)
+    assert r3.status_code == 200 and r3.json() == {"inserted": 1, "max_seq": 3, "conflicts": [1]}
+    stored = session.scalar(select(Sample.value).where(Sample.run_id == run_id, Sample.seq == 1))
+    assert stored == _sample(1)["value"]
+    assert session.scalar(select(func.count()).select_from(Sample)) == 4
+    stale = client.post(f"/api/runner/runs/{run_id}/samples", json={"attempt": 0, "samples": [_sample(4)]},
                         headers=headers)
     assert stale.status_code == 422  # attempts start at 1
     stale = client.post(f"/api/runner/runs/{run_id}/lease", json={"attempt": a["attempt"] + 1}, headers=headers)

@@ -101,3 +101,14 @@ def test_peak_uses_the_clock_after_the_phase_when_the_host_boosted_during_the_ru
     # an after-clock lower than the start's does not lower the peak
     low = [dict(r, clock_after_ghz=3.0) for r in raw]
     assert compute_result("cpu", {"op": "fp64"}, low, info, inventory).rows[0].peak.value == pytest.approx(32 * 3.3)
+
+
+def test_no_interval_below_zero_for_a_quantity_that_cannot_be_negative():
+    from app.results.stats import summarize
+
+    s = summarize([500.0, 23000.0, 1200.0])  # the Mbit/s spread: the t-interval would start at -1,360-ish
+    assert s.ci95_low is None and s.ci95_high is None and s.stddev > 0
+    ok = summarize([100.0, 101.0, 99.0])
+    assert ok.ci95_low is not None and ok.ci95_low > 0
+    signed = summarize([-5.0, 5.0, 1.0])  # a quantity that is negative itself keeps its interval
+    assert signed.ci95_low is not None and signed.ci95_low < 0

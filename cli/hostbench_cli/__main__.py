@@ -1,10 +1,13 @@
 """./hostbench COMMAND — the one entry point of the product."""
 import argparse
+import getpass
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from hostbench_cli import ROOT, STATE
 from hostbench_cli.build import frontend, kernels, say
@@ -13,13 +16,33 @@ PY = sys.executable
 
 
 def cmd_up(args: argparse.Namespace) -> int:
+    from hostbench_cli import admin
     from hostbench_cli.stack import Stack
 
-    kernels()
-    dist = frontend()
-    port = int(os.environ.get("HOSTBENCH_PORT", "8000"))
+    try:
+        port = int(os.environ.get("HOSTBENCH_PORT", "8000"))
+    except ValueError:
+        say(f"error: HOSTBENCH_PORT={os.environ['HOSTBENCH_PORT']!r} is not a port number")
+        return 2
     bind = os.environ.get("HOSTBENCH_BIND", "127.0.0.1")
-    stack = Stack(STATE, port, bind=bind, frontend_dist=dist)
+    running = admin.live_up()
+    if running is not None:
+        say(f"error: ./hostbench up is already running (pid {running['pid']}, {running.get('public_url')})")
+        return 1
+    try:
+        kernels()
+        dist = frontend()
+    except (RuntimeError, subprocess.CalledProcessError, OSError) as exc:
+        say(f"error: the build failed: {exc}")
+        return 1
+    from hostbench_cli.services import api_workers
+
+    try:
+        workers = api_workers()
+    except RuntimeError as exc:
+        say(f"error: {exc}")
+        return 2
+    stack = Stack(STATE, port, bind=bind, frontend_dist=dist, api_workers=workers)
     stop = {"now": False}
 
     def on_signal(signum: int, _frame: object) -> None:
@@ -28,22 +51,107 @@ def cmd_up(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
     try:
+        lock = admin.state_lock(STATE, wait_s=120)
+        lock.__enter__()
+    except admin.Busy:
+        say(f"error: another ./hostbench holds {STATE / admin.LOCK} (an `up`, or a command using the embedded "
+            "database); stop it first")
+        return 1
+    try:
         say("starting PostgreSQL, Redis, migrations, API, worker, runner")
-        stack.start()
+        stack.start_services()
+        stack.migrate()
+        link = stack.bootstrap_admin()
+        stack.start()  # services and migrations are done: API, worker, beat and the runner
         h = stack.wait_healthy(30, runners=1)
+        admin.record(STATE, database_url=stack.database_url, redis_url=stack.redis_url, api_url=stack.url,
+                     public_url=stack.public_url)
         say(f"database {h['database']}, broker {h['broker']}, runners online {h['runners_online']}")
-        say(f"hostbench is up: {stack.url}   (logs: {stack.logs}; Ctrl-C stops everything)")
+        say(f"hostbench is up: {stack.public_url}   (logs: {stack.logs}; Ctrl-C stops everything)")
+        if link:
+            say("first start: created the user 'admin'. Open this one-time link to sign in and set a password")
+            say(f"(it works once, within 24 h; `./hostbench sign-in-link admin` makes another):\n\n    {link}\n")
         while not stop["now"]:
             for name in stack.supervise_once():
                 say(f"{name} had stopped; restarted it (log: {stack.logs})")
             time.sleep(0.5)
-    except RuntimeError as exc:
+    except (RuntimeError, subprocess.CalledProcessError) as exc:
         say(f"error: {exc}")
         return 1
     finally:
         say("stopping every process started")
+        admin.forget(STATE)
         stack.stop()
+        lock.__exit__(None, None, None)
         say("stopped")
+    return 0
+
+
+LOCK_FILE = ROOT / "requirements.lock"
+UV = "uv>=0.9"
+
+
+def cmd_lock(upgrade: bool) -> int:
+    """Regenerate requirements.lock (every Python dependency of backend, runner and CLI, test extras too,
+    pinned with hashes for Python 3.11+ on any platform) with uv, installed into .venv when missing."""
+    uv = Path(PY).parent / "uv"
+    if not uv.exists():
+        say(f"installing {UV} into {Path(PY).parent.parent} (pip)")
+        subprocess.run([PY, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", UV], check=True)
+    argv = [str(uv), "pip", "compile", "--quiet", "--universal", "--python-version", "3.11", "--generate-hashes",
+            "--extra", "test", "--custom-compile-command", "./hostbench lock",
+            "backend/pyproject.toml", "runner/pyproject.toml", "cli/pyproject.toml", "-o", LOCK_FILE.name]
+    if upgrade:
+        argv.append("--upgrade")
+    r = subprocess.run(argv, cwd=ROOT)
+    if r.returncode == 0:
+        say(f"wrote {LOCK_FILE.name}; ./hostbench installs from it on its next start")
+    return r.returncode
+
+
+def _read_password(name: str) -> str:
+    """The new user's password: typed twice at a terminal (never echoed), else all of stdin."""
+    if sys.stdin.isatty():
+        pw = getpass.getpass(f"password for {name} (empty: a one-time sign-in link instead): ")
+        if pw and getpass.getpass("again: ") != pw:
+            raise RuntimeError("the two passwords differ")
+        return pw
+    return sys.stdin.read().rstrip("\r\n")
+
+
+def _one_line_error(text: str) -> str:
+    """The message of a backend command that failed: its own `error: ...` line, else the last exception's
+    message (a traceback's last `SomeError: ...` line), on one line."""
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    for ln in reversed(lines):
+        if ln.startswith("error:"):
+            return ln
+    for ln in reversed(lines):
+        m = re.match(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit)):\s*(.*)$", ln)
+        if m:
+            return f"error: {m.group(1).rsplit('.', 1)[-1]}: {m.group(2)}"
+    return f"error: {lines[-1]}" if lines else ""
+
+
+def cmd_admin(argv: list[str], *, stdin: str = "", link: bool = False) -> int:
+    """One backend admin command (python -m app.cli) on the database found by hostbench_cli.admin; a path
+    it prints (a sign-in link) is printed as a full URL."""
+    from hostbench_cli import admin
+
+    try:
+        with admin.database() as stack:
+            r = subprocess.run([PY, "-m", "app.cli", *argv], cwd=ROOT / "backend", env=stack.env(), input=stdin,
+                               capture_output=True, text=True)
+            base = stack.public_url
+    except (RuntimeError, subprocess.CalledProcessError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if r.returncode != 0:
+        print(_one_line_error(r.stderr or r.stdout) or f"error: python -m app.cli {argv[0]} exited with "
+              f"{r.returncode}", file=sys.stderr)
+        return r.returncode
+    for line in r.stdout.splitlines():
+        print(f"{base}{line}" if link and line.startswith("/") else line)
     return 0
 
 
@@ -51,10 +159,6 @@ def cmd_test(args: argparse.Namespace) -> int:
     from hostbench_cli.testing import run_all
 
     return run_all(args)
-
-
-def _backend(argv: list[str]) -> int:
-    return subprocess.call([PY, "-m", "app.cli", *argv], cwd=ROOT / "backend")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,12 +172,34 @@ def main(argv: list[str] | None = None) -> int:
     b = sub.add_parser("bench", help="our kernel vs the reference tool on this host, side by side (installs nothing)")
     b.add_argument("area", choices=["cpu", "memory", "disk", "network", "gpu"])
     b.add_argument("--pairs", type=int, default=3, help="interleaved A/B pairs (at least 3)")
+    ld = sub.add_parser("load", help="the real stack under simulated runners, live streams and dashboard reads")
+    from hostbench_cli.load import add_arguments as load_arguments
+
+    load_arguments(ld)
+    ch = sub.add_parser("chaos", help="faults injected into the real stack by pid; the ledger checked after each")
+    from hostbench_cli.chaos import add_arguments as chaos_arguments
+
+    chaos_arguments(ch)
     pa = sub.add_parser("parse", help="parse a reference tool's output (stream, hpl, hpcc, fio, iozone, iperf3, "
                         "iperf2, ping, sockperf) into JSON metrics")
     pa.add_argument("tool")
     pa.add_argument("file")
-    sub.add_parser("token", help="print a new runner registration token (needs DATABASE_URL)")
+    tk = sub.add_parser("token", help="print a new single-use runner registration token")
+    tk.add_argument("--ttl-s", type=float, default=None, help="seconds it stays valid (default: the server's)")
+    us = sub.add_parser("user", help="manage users").add_subparsers(dest="user_cmd", required=True)
+    ua = us.add_parser("add", help="create a user; password on stdin (typed, unechoed, at a terminal); "
+                       "an empty one prints a one-time sign-in link instead")
+    ua.add_argument("name")
+    ua.add_argument("--role", choices=["viewer", "operator", "admin"], required=True)
+    at = sub.add_parser("api-token", help="print a new personal API token for a user (Authorization: Bearer ...)")
+    at.add_argument("name")
+    at.add_argument("--label", default="cli", help="the token's name, shown in the dashboard")
+    sl = sub.add_parser("sign-in-link", help="print a new one-time sign-in link for a user")
+    sl.add_argument("name")
     sub.add_parser("openapi", help="write frontend/openapi.json from the backend")
+    sub.add_parser("routes", help="write the route table (route -> who may call it) into docs/security.md")
+    lk = sub.add_parser("lock", help="regenerate requirements.lock from the pyproject files (with uv)")
+    lk.add_argument("--upgrade", action="store_true", help="move every pin to the newest allowed version")
     args = p.parse_args(argv)
     if args.cmd == "up":
         return cmd_up(args)
@@ -98,17 +224,59 @@ def main(argv: list[str] | None = None) -> int:
             return 3
         report.print()
         return 0
+    if args.cmd == "load":
+        from hostbench_cli.load import run as load_run
+
+        return load_run(args)
+    if args.cmd == "chaos":
+        from hostbench_cli.chaos import run as chaos_run
+
+        return chaos_run(args)
     if args.cmd == "parse":
         from hostbench_runner.reftools.cli import main as parse_main
 
         return parse_main([args.tool, args.file])
     if args.cmd == "token":
-        return _backend(["token"])
+        return cmd_admin(["token", *(["--ttl-s", str(args.ttl_s)] if args.ttl_s is not None else [])])
+    if args.cmd == "user":
+        try:
+            password = _read_password(args.name)
+        except (RuntimeError, EOFError, KeyboardInterrupt) as exc:
+            print(f"error: {exc or 'no password read'}", file=sys.stderr)
+            return 1
+        rc = cmd_admin(["user-add", args.name, "--role", args.role], stdin=password, link=True)
+        if rc == 0:
+            print(f"created {args.role} {args.name!r}" + ("" if password else
+                  "; the link above signs them in once (24 h), then they set a password"), file=sys.stderr)
+        return rc
+    if args.cmd == "api-token":
+        return cmd_admin(["api-token", args.name, "--label", args.label])
+    if args.cmd == "sign-in-link":
+        return cmd_admin(["sign-in-link", args.name], link=True)
+    if args.cmd == "lock":
+        return cmd_lock(args.upgrade)
+    # openapi and routes read the application only: placeholder URLs, nothing is connected to
+    env = dict(os.environ, DATABASE_URL=os.environ.get("DATABASE_URL", "postgresql+psycopg://unused@127.0.0.1:1/x"),
+               REDIS_URL=os.environ.get("REDIS_URL", "redis://127.0.0.1:1/0"))
     if args.cmd == "openapi":
-        env = dict(os.environ, DATABASE_URL=os.environ.get("DATABASE_URL", "postgresql+psycopg://unused@127.0.0.1:1/x"),
-                   REDIS_URL=os.environ.get("REDIS_URL", "redis://127.0.0.1:1/0"))
         with open(ROOT / "frontend" / "openapi.json", "w") as f:
             return subprocess.call([PY, "-m", "app.cli", "openapi"], cwd=ROOT / "backend", stdout=f, env=env)
+    if args.cmd == "routes":
+        r = subprocess.run([PY, "-m", "app.cli", "routes"], cwd=ROOT / "backend", env=env, capture_output=True,
+                           text=True)
+        if r.returncode != 0:
+            print(_one_line_error(r.stderr) or "error: python -m app.cli routes failed", file=sys.stderr)
+            return r.returncode
+        doc = ROOT / "docs" / "security.md"
+        begin, end = "<!-- routes:begin -->\n", "<!-- routes:end -->"
+        text = doc.read_text()
+        if begin not in text or end not in text:
+            print(f"error: {doc} has no {begin.strip()} ... {end} markers", file=sys.stderr)
+            return 1
+        head, rest = text.split(begin, 1)
+        doc.write_text(f"{head}{begin}{r.stdout.strip()}\n{end}{rest.split(end, 1)[1]}")
+        say(f"wrote the route table into {doc.relative_to(ROOT)}")
+        return 0
     return 2
 
 

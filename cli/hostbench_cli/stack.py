@@ -12,7 +12,15 @@ from pathlib import Path
 import httpx
 
 from hostbench_cli import ROOT
-from hostbench_cli.services import EmbeddedPostgres, EmbeddedRedis, _tail, free_port, stop_process
+from hostbench_cli.services import (
+    EmbeddedPostgres,
+    EmbeddedRedis,
+    _tail,
+    api_workers,
+    free_port,
+    private_dir,
+    stop_process,
+)
 
 PY = sys.executable
 
@@ -28,7 +36,7 @@ class Child:
     restarts: list[float] = field(default_factory=list)
 
     def start(self) -> None:
-        self.log.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.log.parent)  # logs can hold what people typed: only we may read them
         logf = open(self.log, "ab")  # noqa: SIM115 - handed to the child
         self.proc = subprocess.Popen(self.argv, cwd=self.cwd, env=self.env, stdout=logf, stderr=logf,
                                      stdin=subprocess.DEVNULL, start_new_session=True)
@@ -41,7 +49,8 @@ class Stack:
     def __init__(self, state: Path, port: int | None = None, *, durable: bool = True, with_runner: bool = True,
                  runner_name: str | None = None, bind: str = "127.0.0.1", database: str = "hostbench",
                  fresh_database: bool = False, frontend_dist: Path | None = None,
-                 database_url: str | None = None, redis_url: str | None = None, extra_env: dict | None = None):
+                 database_url: str | None = None, redis_url: str | None = None, extra_env: dict | None = None,
+                 api_workers: int | None = None):
         self.state = state
         self.port = port or free_port()
         self.bind = bind
@@ -58,7 +67,10 @@ class Stack:
         self.database_url = database_url or ""
         self.redis_url = redis_url or ""
         self.extra_env = extra_env or {}
+        self.api_workers = api_workers
         self.stopping = False
+        self._admin_headers: dict[str, str] | None = None
+        self.migrated = False
 
     @property
     def url(self) -> str:
@@ -95,6 +107,7 @@ class Stack:
                            cwd=ROOT / "backend", env=self.env(), capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(f"migrations failed:\n{r.stderr[-4000:]}")
+        self.migrated = True
 
     # -- processes ----------------------------------------------------------------------------------
     def _child(self, name: str, argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> Child:
@@ -103,9 +116,26 @@ class Stack:
         c.start()
         return c
 
+    @property
+    def public_url(self) -> str:
+        """The address people use: HOSTBENCH_PUBLIC_URL when set (a proxy in front), else the one we serve."""
+        return (self.extra_env.get("HOSTBENCH_PUBLIC_URL") or os.environ.get("HOSTBENCH_PUBLIC_URL")
+                or self.url).rstrip("/")
+
     def start_api(self) -> None:
+        env = self.env()
+        if not env.get("HOSTBENCH_PUBLIC_URL") and self.bind not in ("0.0.0.0", "::"):  # noqa: S104
+            # bound to one address: that is the public URL. Bound to all, the API takes the request's Host
+            # (after its allowed-hosts check), so that "Add host" shows the address a person reached it by.
+            env["HOSTBENCH_PUBLIC_URL"] = self.url
+        trusted = env.get("HOSTBENCH_TRUSTED_PROXIES", "").strip()
+        # X-Forwarded-For decides the address a runner is recorded with: trusted only from named proxies
+        proxy = ["--proxy-headers", "--forwarded-allow-ips", trusted] if trusted else ["--no-proxy-headers"]
+        # API processes: HOSTBENCH_API_WORKERS, else this stack's own choice (`up` sizes it to the machine; tests 1)
+        workers = api_workers(self.api_workers if self.api_workers is not None else 1)
+        more = ["--workers", str(workers)] if workers > 1 else []
         self._child("api", [PY, "-m", "uvicorn", "app.main:app", "--host", self.bind, "--port", str(self.port),
-                            "--no-access-log", "--timeout-graceful-shutdown", "5"], ROOT / "backend")
+                            *proxy, *more, "--no-access-log", "--timeout-graceful-shutdown", "5"], ROOT / "backend", env)
 
     def start_worker(self) -> None:
         celery = [PY, "-m", "celery", "-A", "app.worker.celery_app"]
@@ -114,10 +144,46 @@ class Stack:
         self._child("beat", [*celery, "beat", "--loglevel", "INFO",
                              "--schedule", str(self.state / "celerybeat-schedule")], ROOT / "backend")
 
-    def registration_token(self) -> str:
-        r = subprocess.run([PY, "-m", "app.cli", "token"], cwd=ROOT / "backend", env=self.env(), capture_output=True,
-                           text=True, check=True)
+    # -- admin commands (python -m app.cli, on this stack's database) ----------------------------------
+    def admin(self, *argv: str, stdin: str = "") -> str:
+        """Run one backend admin command against this stack's database; its stdout, stripped."""
+        r = subprocess.run([PY, "-m", "app.cli", *argv], cwd=ROOT / "backend", env=self.env(), input=stdin,
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"python -m app.cli {argv[0]} failed ({r.returncode}): "
+                               f"{(r.stderr or r.stdout).strip()[-2000:]}")
         return r.stdout.strip()
+
+    def registration_token(self) -> str:
+        return self.admin("token")
+
+    def create_user(self, name: str, role: str, password: str | None = None) -> str | None:
+        """Create a user; with no password, returns the full one-time sign-in link, else None."""
+        out = self.admin("user-add", name, "--role", role, stdin=password or "")
+        return f"{self.public_url}{out}" if out.startswith("/") else None
+
+    def api_token(self, name: str, label: str = "stack") -> str:
+        """A new personal API token (hbpat_...) for the user `name`."""
+        return self.admin("api-token", name, "--label", label)
+
+    def sign_in_link(self, name: str) -> str:
+        return f"{self.public_url}{self.admin('sign-in-link', name)}"
+
+    def bootstrap_admin(self) -> str | None:
+        """When nobody exists yet: creates `admin` and returns its full one-time sign-in link."""
+        out = self.admin("bootstrap-admin")
+        return f"{self.public_url}{out}" if out else None
+
+    def admin_headers(self) -> dict[str, str]:
+        """`Authorization` for an admin of this stack (user `stack-admin`, created once) for tests and tools."""
+        if self._admin_headers is None:
+            try:
+                self.create_user("stack-admin", "admin")
+            except RuntimeError as exc:
+                if "exist" not in str(exc):
+                    raise
+            self._admin_headers = {"Authorization": f"Bearer {self.api_token('stack-admin')}"}
+        return dict(self._admin_headers)
 
     def start_runner(self, name: str = "runner", state_dir: Path | None = None, extra_env: dict | None = None) -> Child:
         state_dir = state_dir or self.state / "runner"
@@ -151,7 +217,8 @@ class Stack:
 
     def start(self, timeout: float = 90) -> "Stack":
         self.start_services()
-        self.migrate()
+        if not self.migrated:
+            self.migrate()
         self.start_api()
         self.start_worker()
         self.wait_healthy(timeout)

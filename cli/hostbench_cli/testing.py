@@ -4,6 +4,7 @@ worker and runners as real processes (two for the browser suite: e2e-host and e2
 import argparse
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -12,7 +13,8 @@ import time
 from pathlib import Path
 
 from hostbench_cli import ROOT, STATE
-from hostbench_cli.build import FRONTEND, KERNELS, chromium, frontend, kernels, npm_install, say, test_tools
+from hostbench_cli.build import (FRONTEND, KERNELS, arm64_tools, chromium, frontend, kernels, node_env,
+                                 npm_install, say, test_tools)
 from hostbench_cli.services import EmbeddedPostgres, EmbeddedRedis
 
 PY = sys.executable
@@ -49,6 +51,8 @@ def run_all(args: argparse.Namespace) -> int:
         say(f"unknown suite(s) {sorted(unknown)}; choose from {SUITES}")
         return 2
     kernels()
+    if only & {"kernels", "runner"}:  # for kernels/tests/check_arm64.py and runner/tests/test_arm64_install.py
+        arm64_tools()
     if only & {"runner", "backend"}:
         test_tools()
     if only & {"frontend", "e2e"}:
@@ -84,7 +88,7 @@ def run_all(args: argparse.Namespace) -> int:
             plan.append(("frontend-lint", ["npm", "run", "--silent", "lint"], FRONTEND))
             plan.append(("frontend", ["npm", "test", "--silent"], FRONTEND))
         for name, argv, cwd in plan:
-            ok, p, f, _ = _run(name, argv, cwd, env)
+            ok, p, f, _ = _run(name, argv, cwd, node_env(env) if cwd == FRONTEND else env)
             results.append((name, ok, p, f))
         if "e2e" in only:
             results.append(_e2e(env, state, pg))
@@ -117,21 +121,52 @@ def _e2e(env: dict[str, str], state: Path, pg: EmbeddedPostgres | None) -> tuple
     os.environ["REDIS_URL"] = env["REDIS_URL"]
     if pg is not None:
         os.environ["DATABASE_URL"] = pg.create_database("hostbench_e2e", fresh=True)
+    # The fleet spec's second host: a network namespace that reaches the server at its veth address, which is
+    # therefore the public URL (install commands name it); the API listens on every address to be reached there.
+    from hostbench_cli import netns
+
+    why_not = netns.available()
+    ns = None
+    fleet_env: dict[str, str] = {}
+    if why_not is None:
+        try:
+            outer, inner = netns.free_pair()
+            ns = netns.Netns(f"hbe2e{os.getpid() % 100000}", outer, inner).create()
+        except RuntimeError as exc:
+            why_not = str(exc)
     stack = Stack(state / "e2e", frontend_dist=dist, runner_name="e2e-host")
+    if ns is not None:
+        stack.bind = "0.0.0.0"  # noqa: S104 - the namespace reaches the API at the veth address
+        stack.extra_env["HOSTBENCH_PUBLIC_URL"] = f"http://{ns.outer_ip}:{stack.port}"
+        fleet_env = {"HOSTBENCH_FLEET_NETNS": ns.name, "HOSTBENCH_FLEET_ADDRESS": ns.inner_ip,
+                     "HOSTBENCH_PUBLIC_URL": f"http://{ns.outer_ip}:{stack.port}"}
+    else:
+        say(f"e2e: the fleet spec will skip: {why_not}")
     try:
         stack.start()
         # A second host for two-host network jobs, registered after e2e-host so that e2e-host stays the
         # first host listed (the specs that need one host use it by name or as the first).
         stack.start_runner("runner-peer", stack.state / "runner-peer", {"HOSTBENCH_RUNNER_NAME": "e2e-peer"})
         stack.wait_healthy(runners=2)
-        e2e_env = dict(env, HOSTBENCH_URL=stack.url, CHROMIUM_PATH=browser)
-        ok, p, f, _ = _run("e2e", ["npm", "run", "--silent", "e2e"], FRONTEND, e2e_env)
+        # The people the browser signs in as: one per role, one password for all (random for this run)
+        password = secrets.token_urlsafe(18)
+        for name, role in (("e2e-admin", "admin"), ("e2e-operator", "operator"), ("e2e-viewer", "viewer")):
+            stack.create_user(name, role, password)
+        e2e_env = node_env(dict(env, HOSTBENCH_URL=stack.url, CHROMIUM_PATH=browser, HOSTBENCH_E2E_ADMIN="e2e-admin",
+                                HOSTBENCH_E2E_OPERATOR="e2e-operator", HOSTBENCH_E2E_VIEWER="e2e-viewer",
+                                HOSTBENCH_E2E_PASSWORD=password, **fleet_env))
+        # HOSTBENCH_E2E_ONLY="verdicts hosts": only the spec files whose names match (the sign-in setup always runs)
+        only_specs = os.environ.get("HOSTBENCH_E2E_ONLY", "").split()
+        ok, p, f, _ = _run("e2e", ["npm", "run", "--silent", "e2e", *(["--", *only_specs] if only_specs else [])],
+                           FRONTEND, e2e_env)
         return "e2e", ok, p, f
     except RuntimeError as exc:
         say(f"e2e stack failed: {exc}")
         return "e2e", False, 0, 1
     finally:
         stack.stop()
+        if ns is not None:
+            ns.destroy()
         for k, v in old.items():
             if v is None:
                 os.environ.pop(k, None)

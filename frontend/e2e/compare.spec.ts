@@ -1,6 +1,6 @@
 // Two tiny CPU runs, picked in History, compared against a chosen baseline; the comparison and one
 // run exported as CSV with units.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { TINY_CPU, downloadText, shot, startRun, waitForRun } from './helpers';
 
 test.describe.serial('compare and export', () => {
@@ -40,7 +40,7 @@ test.describe.serial('compare and export', () => {
     expect(csv.suggestedFilename()).toBe(`hostbench-compare-${a}-${b}.csv`);
     const lines = (await downloadText(csv)).trim().split('\n');
     expect(lines[0]).toContain('# hostbench comparison');
-    expect(lines[1]).toBe('run_id,host,experiment,baseline,op,block_bytes,threads,unit,n,mean,stddev,min,max,ci95_low,ci95_high,efficiency,valid,invalid_reason,ratio_to_baseline');
+    expect(lines[1]).toBe('run_id,host,experiment,baseline,op,block_bytes,threads,unit,n,mean,stddev,min,max,ci95_low,ci95_high,efficiency,valid,invalid_reason,verdict,verdict_reasons,ratio_to_baseline');
     expect(lines.filter((l) => l.includes(',GFLOP/s,'))).toHaveLength(2);
 
     await page.getByRole('button', { name: 'Copy link' }).first().click();

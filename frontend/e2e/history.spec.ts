@@ -1,5 +1,5 @@
 // History filters live on the server and in the URL: filter by experiment, reload, share.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { shot, startRun } from './helpers';
 
 test('History filters by experiment, keeps the filter in the URL, and fits a phone', async ({ page, request }) => {

@@ -1,9 +1,11 @@
 // Instance labels edited in place on the hosts page, kept by the server, and usable as a filter.
-import { expect, test } from '@playwright/test';
-import { HOST, PEER, shot, startRun } from './helpers';
+import { expect, test } from './fixtures';
+import { USERS } from './auth';
+import { HOST, PEER, shot, startRun, waitForRun } from './helpers';
 
 test('instance labels and a peak are edited inline; labels filter History', async ({ page, request }) => {
-  await startRun(request, 'cpu', { op: 'fp64', threads: [1], repeats: 1, duration_s: 0.5, warmup_s: 0 });
+  const before = await startRun(request, 'cpu', { op: 'fp64', threads: [1], repeats: 1, duration_s: 0.5, warmup_s: 0 });
+  await waitForRun(request, before);
   await page.goto('/');
   // Two hosts: the runs below go to e2e-host; e2e-peer serves two-host network jobs.
   await expect(page.getByRole('article')).toHaveCount(2);
@@ -33,7 +35,7 @@ test('instance labels and a peak are edited inline; labels filter History', asyn
   await card.getByLabel('Memory bandwidth peak (MB/s)').fill('102400');
   await card.getByLabel('Source (optional)').fill('e2e datasheet');
   await card.getByRole('button', { name: 'Save peak' }).click();
-  await expect(card.getByRole('region', { name: 'Theoretical peaks' })).toContainText('Memory bandwidth 102,400 MB/s = entered by a person: e2e datasheet (user)');
+  await expect(card.getByRole('region', { name: 'Theoretical peaks' })).toContainText(`Memory bandwidth 102,400 MB/s = entered by ${USERS.admin}: e2e datasheet (user)`);
 
   await card.getByText('Caches and platform').click();
   await expect(card.getByText('Caches', { exact: true })).toBeVisible();
@@ -45,6 +47,10 @@ test('instance labels and a peak are edited inline; labels filter History', asyn
   await form.getByLabel('Region').press('Escape');
   await expect(card.getByRole('region', { name: `Instance labels of ${name}` })).toContainText('lab-1');
 
+  // A run keeps the labels it was handed out under (a later edit does not rewrite the past): one made
+  // now carries tiny.e2e, the one made before the edit does not.
+  const labelled = await startRun(request, 'cpu', { op: 'fp64', threads: [1], repeats: 1, duration_s: 0.5, warmup_s: 0 });
+  await waitForRun(request, labelled);
   await page.goto('/history?instance_type=no-such-type');
   await expect(page.getByLabel('Instance type')).toHaveValue('no-such-type');
   await expect(page.getByText('No run matches these filters.')).toBeVisible();
@@ -52,4 +58,6 @@ test('instance labels and a peak are edited inline; labels filter History', asyn
   await page.getByLabel('Instance type').press('Enter');
   await expect(page).toHaveURL(/instance_type=tiny\.e2e/);
   await expect(page.getByText('No run matches these filters.')).toHaveCount(0);
+  await expect(page.getByRole('link', { name: `#${labelled}`, exact: true })).toBeVisible();
+  await expect(page.getByRole('link', { name: `#${before}`, exact: true })).toHaveCount(0);
 });

@@ -2,7 +2,7 @@
 // disk: matrix.spec.ts), each from the new-job form with tiny parameters: watched live, its result
 // read from the run page. Two-host network runs between e2e-host (serves) and e2e-peer (drives).
 // GPU: whatever this host really has; without a CUDA device the run must end with its reason shown.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { HOST, PEER, expectLiveSamples, fillTiming, hostBox, openNewJob, recordArrivals, shot, waitForRun } from './helpers';
 
 const runIdOf = (url: string) => Number(/\/runs\/(\d+)$/.exec(url)?.[1]);

@@ -1,6 +1,6 @@
 // The result matrix is generic: memory (blocks × threads), disk (ops × blocks, IOPS and latency
 // percentiles) and network round trips (latency) on tiny real runs, read from the run page.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { expectLiveSamples, openNewJob, recordArrivals, shot, startRun, waitForRun } from './helpers';
 const TINY = { repeats: 2, duration_s: 0.5, warmup_s: 0 };
 

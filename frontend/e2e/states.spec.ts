@@ -1,7 +1,8 @@
 // Loading, empty and error states: every page says what is going on, never a blank area. Addresses
 // that name nothing are asked of the real backend; an API that fails or is slow is played by the
 // browser (page.route), since a healthy stack cannot be made to fail on cue.
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { HOST, shot } from './helpers';
 
 const MISSING = 999_999;

@@ -1,6 +1,6 @@
 // A 5-second CPU trace started from the form: the trace view with min/mean/max, its chart saved as
 // PNG, and the page in both themes.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { downloadBytes, expectLiveSamples, openNewJob, recordArrivals, shot } from './helpers';
 
 test('a 5 s CPU trace shows its line, min / mean / max, and saves as PNG', async ({ page }) => {

@@ -1,21 +1,56 @@
-"""python -m hostbench_runner --server URL [--registration-token T] [--state-dir DIR] ..."""
+"""python -m hostbench_runner --server URL [--registration-token T] [--state-dir DIR] ...
+
+Also `--version`, `--check` (is the kernel there and runnable; needs no server) and `--register-only` (register,
+store the credential, exit: what the installer runs once)."""
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import platform
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from . import config
+from . import __version__, config
 from . import log as logsetup
-from .daemon import EXIT_CONFIG, Daemon
-from .errors import ConfigError
+from .daemon import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, Daemon
+from .errors import ConfigError, KernelUnavailable
+from .experiments import kernels_needed
+from .kernel import KernelCatalog
+
+
+def check(kernel_bin: str | None, env: Mapping[str, str]) -> int:
+    """Print where the kernel was found and whether each kernel describes itself; 0 when all do."""
+    print(f"hostbench-runner {__version__} (Python {platform.python_version()}, {sys.executable})")
+    search = config.locate_kernel(kernel_bin, env.get("PATH", os.defpath))
+    for where in search.looked:
+        print(f"looked at: {where}")
+    if search.path is None:
+        print(f"error: {search.missing()}")
+        return EXIT_ERROR
+    print(f"kernel: {search.path}")
+    catalog = KernelCatalog(search.path, looked=search.looked)
+    print(f"kernel build: {json.dumps(catalog.build_info(), sort_keys=True)}")
+    failed = 0
+    for name in kernels_needed():
+        try:
+            doc = catalog.describe(name)
+            print(f"kernel {name}: ok ({len(doc['parameters']['properties'])} parameters)")
+        except KernelUnavailable as exc:
+            failed += 1
+            print(f"kernel {name}: FAILED: {exc}")
+    print("ok: the kernel is runnable" if not failed else f"error: {failed} kernel(s) failed --describe")
+    return EXIT_OK if not failed else EXIT_ERROR
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     logsetup.setup()
+    args = config.parse_args(argv)
+    if args.check:
+        return check(args.kernel_bin or os.environ.get("HOSTBENCH_KERNEL_BIN"), os.environ)
     try:
-        settings = config.load(argv)
+        settings = config.from_args(args, os.environ)
     except ConfigError as exc:
         logging.getLogger("hostbench").error("configuration: %s", exc)
         return EXIT_CONFIG

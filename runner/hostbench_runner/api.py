@@ -1,21 +1,30 @@
-"""The runner's one HTTP client and its one retry policy (RELIABILITY rule 6).
+"""The runner's one HTTP client and its one retry policy (docs/reliability.md, rule 6).
 
 Every answer is classified once, in `classify`: 2xx ok; 5xx, 429 and network errors are
 retried with capped, jittered exponential backoff; 401 means the credential is gone; 409 means
 the (run, attempt) is stale; any other 4xx is final and never retried.
+
+The client is the standard library's `http.client` (the runner depends on nothing else, so it installs on
+hosts with no internet): one small pool of keep-alive connections shared by the runner's threads, a connect
+timeout and a read timeout per request. A pooled connection the server closed meanwhile is noticed before
+reuse (it reads as ready) and dropped; one that breaks as the request goes out is replaced once, silently.
 """
 
 from __future__ import annotations
 
 import enum
+import http.client
+import json as jsonlib
 import logging
 import random
+import select
+import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
-
-import httpx
+from urllib.parse import urlencode, urlsplit
 
 from . import __version__
 from .errors import Rejected, Retryable, Stale, Unauthorized
@@ -23,6 +32,7 @@ from .errors import Rejected, Retryable, Stale, Unauthorized
 log = logging.getLogger("hostbench.api")
 
 T = TypeVar("T")
+MAX_IDLE = 8  # keep-alive connections kept for reuse; the runner has at most ~5 concurrent callers
 
 
 class Disposition(enum.Enum):
@@ -68,7 +78,21 @@ class Backoff:
         self.failures = 0
 
 
-def _detail(resp: httpx.Response) -> str:
+class Response:
+    """One answer, read whole: status, headers (case-insensitive) and body."""
+
+    def __init__(self, status: int, headers: http.client.HTTPMessage, content: bytes):
+        self.status_code, self.headers, self.content = status, headers, content
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        return jsonlib.loads(self.content)
+
+
+def _detail(resp: Response) -> str:
     try:
         body = resp.json()
         detail = body.get("detail", body) if isinstance(body, dict) else body
@@ -78,7 +102,7 @@ def _detail(resp: httpx.Response) -> str:
     return text[:500]
 
 
-def _retry_after(resp: httpx.Response) -> float | None:
+def _retry_after(resp: Response) -> float | None:
     value = resp.headers.get("retry-after")
     try:
         return float(value) if value is not None else None
@@ -86,32 +110,127 @@ def _retry_after(resp: httpx.Response) -> float | None:
         return None
 
 
+class _Timeouts:
+    """Connect within `connect_s`, then each read within `read_s` (as httpx's Timeout(read_s, connect=...))."""
+
+    def __init__(self, read_s: float, connect_s: float):
+        self.read_s, self.connect_s = read_s, connect_s
+
+
+def _closed_by_peer(conn: http.client.HTTPConnection) -> bool:
+    """An idle keep-alive socket that reads as ready has been closed (or answered out of turn): not reusable."""
+    sock = conn.sock
+    if sock is None:
+        return True
+    try:
+        ready, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(ready)
+
+
+# A request that fails this way on a reused keep-alive connection never reached the application: the server
+# had closed the connection. It is sent again once on a new connection.
+_STALE_CONNECTION = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError, ConnectionAbortedError)
+
+
 class ApiClient:
     """Runner-facing endpoints of docs/api.md. Methods return the decoded JSON (or None for 204)
-    and raise Unauthorized / Stale / Rejected / Retryable as classified above."""
+    and raise Unauthorized / Stale / Rejected / Retryable as classified above.
 
-    def __init__(
-        self,
-        base_url: str,
-        token: str | None = None,
-        timeout_s: float = 10.0,
-        transport: httpx.BaseTransport | None = None,
-    ):
-        self._client = httpx.Client(
-            base_url=base_url,
-            timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 5.0)),
-            headers={"User-Agent": f"hostbench-runner/{__version__}"},
-            transport=transport,
-        )
+    Safe to share between threads: each request takes a connection from the pool (or opens one) and puts it
+    back when the answer has been read whole."""
+
+    def __init__(self, base_url: str, token: str | None = None, timeout_s: float = 10.0,
+                 ssl_context: ssl.SSLContext | None = None):
+        url = urlsplit(base_url)
+        if url.scheme not in ("http", "https") or not url.hostname:
+            raise ValueError(f"server must be an http(s) URL, got {base_url!r}")
+        self._https = url.scheme == "https"
+        self._host = url.hostname
+        self._port = url.port or (443 if self._https else 80)
+        self._prefix = url.path.rstrip("/")
+        self._host_header = url.netloc.rpartition("@")[2]
+        self._ssl = ssl_context if ssl_context is not None else (ssl.create_default_context() if self._https else None)
         self._timeout_s = timeout_s
+        self._default = _Timeouts(timeout_s, min(timeout_s, 5.0))
+        self._headers = {"User-Agent": f"hostbench-runner/{__version__}", "Accept": "application/json"}
+        self._lock = threading.Lock()
+        self._idle: list[http.client.HTTPConnection] = []
+        self._closed = False
         if token:
             self.set_token(token)
 
     def set_token(self, token: str) -> None:
-        self._client.headers["Authorization"] = f"Bearer {token}"
+        with self._lock:
+            self._headers = {**self._headers, "Authorization": f"Bearer {token}"}
 
     def close(self) -> None:
-        self._client.close()
+        with self._lock:
+            idle, self._idle = self._idle, []
+            self._closed = True
+        for conn in idle:
+            conn.close()
+
+    # --- connections -----------------------------------------------------------------------
+
+    def _new_connection(self, connect_s: float) -> http.client.HTTPConnection:
+        if self._https:
+            return http.client.HTTPSConnection(self._host, self._port, timeout=connect_s, context=self._ssl)
+        return http.client.HTTPConnection(self._host, self._port, timeout=connect_s)
+
+    def _take(self) -> http.client.HTTPConnection | None:
+        with self._lock:
+            while self._idle:
+                conn = self._idle.pop()
+                if not _closed_by_peer(conn):
+                    return conn
+                conn.close()
+        return None
+
+    def _give_back(self, conn: http.client.HTTPConnection) -> None:
+        with self._lock:
+            if not self._closed and len(self._idle) < MAX_IDLE:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    def _exchange(self, conn: http.client.HTTPConnection, method: str, target: str, body: bytes | None,
+                  headers: dict[str, str], timeouts: _Timeouts) -> Response:
+        if conn.sock is None:
+            conn.timeout = timeouts.connect_s
+            conn.connect()
+        assert conn.sock is not None
+        conn.sock.settimeout(timeouts.read_s)
+        conn.request(method, target, body=body, headers=headers)
+        resp = conn.getresponse()
+        content = resp.read()
+        answer = Response(resp.status, resp.headers, content)
+        if resp.will_close:
+            conn.close()
+        else:
+            self._give_back(conn)
+        return answer
+
+    def _send(self, method: str, target: str, body: bytes | None, headers: dict[str, str],
+              timeouts: _Timeouts) -> Response:
+        conn = self._take()
+        if conn is not None:
+            try:
+                return self._exchange(conn, method, target, body, headers, timeouts)
+            except _STALE_CONNECTION:
+                conn.close()  # the server closed it while idle: once more on a new connection
+            except BaseException:
+                conn.close()
+                raise
+        conn = self._new_connection(timeouts.connect_s)
+        try:
+            return self._exchange(conn, method, target, body, headers, timeouts)
+        except BaseException:
+            conn.close()
+            raise
+
+    # --- requests --------------------------------------------------------------------------
 
     def request(
         self,
@@ -121,16 +240,22 @@ class ApiClient:
         params: dict[str, Any] | None = None,
         timeout_s: float | None = None,
     ) -> Any:
+        target = self._prefix + path + (f"?{urlencode(params)}" if params else "")
+        with self._lock:
+            headers = {"Host": self._host_header, **self._headers}
+            sent_with = self._headers.get("Authorization")
+        body = None
+        if json is not None:
+            body = jsonlib.dumps(json, separators=(",", ":")).encode()
+            headers["Content-Type"] = "application/json"
+        elif method in ("POST", "PUT", "PATCH"):
+            headers["Content-Length"] = "0"
+        timeouts = self._default if timeout_s is None else _Timeouts(timeout_s, min(timeout_s, 5.0))
         try:
-            resp = self._client.request(
-                method,
-                path,
-                json=json,
-                params=params,
-                timeout=None if timeout_s is None else httpx.Timeout(timeout_s, connect=min(timeout_s, 5.0)),
-            )
-        except httpx.HTTPError as exc:  # connect/read errors, timeouts, protocol errors
-            raise Retryable(f"{method} {path}: {type(exc).__name__}: {exc}") from exc
+            resp = self._send(method, target, body, headers, timeouts)
+        except (OSError, http.client.HTTPException) as exc:  # refused, reset, timeout, TLS, bad answer
+            what = "timeout" if isinstance(exc, socket.timeout) else type(exc).__name__
+            raise Retryable(f"{method} {path}: {what}: {exc}") from exc
         disposition = classify(resp.status_code)
         if disposition is Disposition.OK:
             if resp.status_code == 204 or not resp.content:
@@ -144,6 +269,10 @@ class ApiClient:
                 f"{method} {path}: HTTP {resp.status_code}: {_detail(resp)}", _retry_after(resp)
             )
         if disposition is Disposition.UNAUTHORIZED:
+            with self._lock:
+                superseded = sent_with != self._headers.get("Authorization")
+            if superseded:  # sent with the credential a rotation replaced meanwhile: again, with the new one
+                raise Retryable(f"{method} {path}: HTTP 401 for the credential just rotated out; retrying")
             raise Unauthorized(f"{method} {path}: HTTP 401: {_detail(resp)}")
         if disposition is Disposition.STALE:
             raise Stale(f"{method} {path}: HTTP 409: {_detail(resp)}")
@@ -156,6 +285,9 @@ class ApiClient:
 
     def heartbeat(self, body: dict[str, Any]) -> Any:
         return self.request("POST", "/api/runner/heartbeat", json=body)
+
+    def rotate_credential(self) -> dict[str, Any]:
+        return self.request("POST", "/api/runner/credential/rotate")
 
     def get_work(self, wait_s: int) -> dict[str, Any] | None:
         return self.request(

@@ -5,15 +5,58 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import socket
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import __version__
 from .errors import ConfigError
 
-# <repo>/runner/kernels/build/hbk, found from this file: <repo>/runner/hostbench_runner/config.py
-DEFAULT_KERNEL_BIN = Path(__file__).resolve().parent.parent / "kernels" / "build" / "hbk"
+# Where the kernel binary `hbk` is looked for, in this order (first_kernel_bin):
+#   1. --kernel-bin / HOSTBENCH_KERNEL_BIN: taken as given, nothing else is searched;
+#   2. inside the installed package, where `pip install ./runner` puts the hbk it built (setup.py);
+#   3. the source tree: <repo>/runner/kernels/build/hbk, found from <repo>/runner/hostbench_runner/config.py;
+#   4. `hbk` on PATH.
+PACKAGED_KERNEL_BIN = Path(__file__).resolve().parent / "_bin" / "hbk"
+SOURCE_KERNEL_BIN = Path(__file__).resolve().parent.parent / "kernels" / "build" / "hbk"
+
+
+@dataclass(frozen=True)
+class KernelSearch:
+    """The kernel binary found (None: none), and each place looked, in order, in words."""
+
+    path: Path | None
+    looked: tuple[str, ...]
+
+    def missing(self) -> str:
+        return "kernel binary hbk not found; looked at: " + "; ".join(self.looked)
+
+
+def _runnable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def locate_kernel(explicit: str | None = None, path_env: str | None = None) -> KernelSearch:
+    if explicit:
+        where = Path(explicit)
+        looked = f"{where} (--kernel-bin / HOSTBENCH_KERNEL_BIN; nothing else is searched when it is set)"
+        return KernelSearch(where if _runnable(where) else None, (looked,))
+    looked = []
+    for where, what in ((PACKAGED_KERNEL_BIN, "packaged with the runner"),
+                        (SOURCE_KERNEL_BIN, "the source tree's kernels/build")):
+        looked.append(f"{where} ({what})")
+        if _runnable(where):
+            return KernelSearch(where, tuple(looked))
+    path_env = os.environ.get("PATH", os.defpath) if path_env is None else path_env
+    looked.append(f"hbk on PATH ({path_env})")
+    found = shutil.which("hbk", path=path_env)
+    return KernelSearch(Path(found) if found else None, tuple(looked))
+
+
+def _default_kernel_bin() -> Path:
+    return locate_kernel().path or PACKAGED_KERNEL_BIN
 
 _LABEL_KEY = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 
@@ -30,12 +73,15 @@ class Settings:
     server: str
     registration_token: str | None = field(default=None, repr=False)
     state_dir: Path = field(default_factory=_default_state_dir)
-    kernel_bin: Path = DEFAULT_KERNEL_BIN
+    kernel_bin: Path = field(default_factory=_default_kernel_bin)
+    # Where the kernel was looked for (config.locate_kernel), for the error when it is missing.
+    kernel_looked: tuple[str, ...] = ()
+    register_only: bool = False
     name: str = field(default_factory=socket.gethostname)
     labels: dict[str, str] = field(default_factory=dict)
     log_level: str = "INFO"
 
-    # Timing. Defaults follow docs/api.md and RELIABILITY.md; tests shorten them.
+    # Timing. Defaults follow docs/api.md and docs/reliability.md (rule 4); tests shorten them.
     heartbeat_s: float = 5.0
     poll_wait_s: int = 20
     lease_renew_s: float = 5.0
@@ -99,13 +145,33 @@ def _parser() -> argparse.ArgumentParser:
         help="key=value, repeatable: provider, instance_type, region [HOSTBENCH_RUNNER_LABELS, comma list]",
     )
     p.add_argument("--log-level", default=None, help="DEBUG, INFO, WARNING [HOSTBENCH_LOG_LEVEL]")
+    p.add_argument(
+        "--register-only",
+        action="store_true",
+        help="register with the registration token, store the credential and exit 0; with a stored credential, "
+        "check that the server accepts it and exit",
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="find the kernel binary, run its --version and every kernel's --describe, print what was found and "
+        "exit (0: all runnable); needs no server",
+    )
+    p.add_argument("--version", action="version", version=f"hostbench-runner {__version__}")
     return p
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    return _parser().parse_args(argv)
 
 
 def load(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> Settings:
     env = os.environ if env is None else env
     args = _parser().parse_args(argv)
+    return from_args(args, env)
 
+
+def from_args(args: argparse.Namespace, env: Mapping[str, str]) -> Settings:
     server = args.server or env.get("HOSTBENCH_SERVER")
     if not server:
         raise ConfigError("no server: pass --server URL or set HOSTBENCH_SERVER")
@@ -123,8 +189,10 @@ def load(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
     if state:
         settings.state_dir = Path(state)
     kbin = args.kernel_bin or env.get("HOSTBENCH_KERNEL_BIN")
-    if kbin:
-        settings.kernel_bin = Path(kbin)
+    search = locate_kernel(kbin, env.get("PATH", os.defpath))
+    settings.kernel_bin = search.path or (Path(kbin) if kbin else PACKAGED_KERNEL_BIN)
+    settings.kernel_looked = search.looked
+    settings.register_only = bool(getattr(args, "register_only", False))
     name = args.name or env.get("HOSTBENCH_RUNNER_NAME")
     if name:
         settings.name = name

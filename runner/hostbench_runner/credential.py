@@ -1,4 +1,4 @@
-"""The runner's own credential (RELIABILITY rule 3): obtained once with a registration token,
+"""The runner's own credential (docs/reliability.md, rule 3): obtained once with a registration token,
 kept in <state>/credential.json with mode 0600, reused on every later start."""
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ def obtain(
     inventory: dict[str, Any],
     stop: threading.Event,
     backoff: Backoff,
+    give_up_after_s: float | None = None,
 ) -> Credential:
     """The stored credential, or a new one from POST /api/runners/register."""
     cred = load(path)
@@ -86,7 +87,7 @@ def obtain(
         "labels": labels,
     }
     try:
-        answer = call_with_retry(lambda: api.register(body), backoff, stop, "register")
+        answer = call_with_retry(lambda: api.register(body), backoff, stop, "register", give_up_after_s)
     except Unauthorized as exc:
         raise Unauthorized(f"registration token refused (bad or expired): {exc}") from exc
     except Rejected as exc:

@@ -30,14 +30,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import credential, inventory, reference
-from .reference_serve import PeerServers
+from . import __version__, credential, inventory, reference
 from .api import ApiClient, Backoff, call_with_retry
 from .config import Settings
 from .errors import ConfigError, KernelUnavailable, ParamError, ProtocolError, Rejected, Retryable, Stale, Unauthorized
 from .experiments import EXPERIMENTS, kernels_needed
 from .kernel import KernelCatalog, KernelProcess, describe_exit
 from .protocol import Stream, sample_for_api
+from .reference_serve import PeerServers
 from .spool import Spool, check_run_key
 from .uploader import Uploader
 
@@ -47,6 +47,8 @@ EXIT_OK, EXIT_ERROR, EXIT_CONFIG, EXIT_REVOKED = 0, 1, 2, 3
 MAX_REASON = 2000
 STOPPED_REASON = "runner stopped"
 RESTARTED_REASON = "runner restarted during the run"
+# --register-only (the installer) gives up on a server it cannot reach after this long, and exits 1.
+REGISTER_ONLY_GIVE_UP_S = 90.0
 
 
 class State(enum.Enum):
@@ -58,14 +60,17 @@ class State(enum.Enum):
 
 
 class Heartbeat:
-    """POST /api/runner/heartbeat every interval, idle or busy; the first one carries the inventory."""
+    """POST /api/runner/heartbeat every interval, idle or busy; the first one carries the inventory, every one
+    the runner's version. An answer with `rotate_credential: true` calls `rotate` (from this thread)."""
 
     def __init__(self, api: ApiClient, interval_s: float, inventory: dict[str, Any] | None,
-                 current_run: Callable[[], dict[str, Any] | None], revoked: threading.Event):
+                 current_run: Callable[[], dict[str, Any] | None], revoked: threading.Event,
+                 rotate: Callable[[], None] | None = None):
         self._api, self._interval = api, interval_s
         self._inventory = inventory
         self._current_run = current_run
         self._revoked = revoked
+        self._rotate = rotate
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="heartbeat", daemon=True)
         self.reachable: bool | None = None
@@ -78,15 +83,20 @@ class Heartbeat:
 
     def _loop(self) -> None:
         while not self._stop.is_set():
-            body: dict[str, Any] = {"run": self._current_run()}
+            body: dict[str, Any] = {"run": self._current_run(), "version": __version__}
             if self._inventory is not None:
                 body["inventory"] = self._inventory
             try:
-                self._api.heartbeat(body)
+                ack = self._api.heartbeat(body)
                 self._inventory = None
                 if self.reachable is not True:
                     log.info("heartbeat ok: server reachable")
                 self.reachable = True
+                if isinstance(ack, dict) and ack.get("rotate_credential") is True and self._rotate is not None:
+                    try:
+                        self._rotate()
+                    except (Rejected, Retryable) as exc:
+                        log.warning("credential rotation failed; the next heartbeat asks again: %s", exc)
             except Unauthorized as exc:
                 log.error("heartbeat refused: %s", exc)
                 self._revoked.set()
@@ -106,7 +116,7 @@ class Heartbeat:
 
 
 class LeaseKeeper:
-    """Renews the lease of one (run, attempt) every `renew_s` (RELIABILITY rule 4)."""
+    """Renews the lease of one (run, attempt) every `renew_s` (docs/reliability.md, rule 4)."""
 
     def __init__(self, api: ApiClient, run_id: Any, attempt: int, renew_s: float,
                  lost_after_s: float, revoked: threading.Event):
@@ -262,7 +272,8 @@ class Daemon:
         self.shutdown = threading.Event()
         self.force = threading.Event()
         self.revoked = threading.Event()
-        self.catalog = KernelCatalog(settings.kernel_bin, settings.describe_timeout_s)
+        self.catalog = KernelCatalog(settings.kernel_bin, settings.describe_timeout_s, settings.kernel_looked)
+        self.credential: credential.Credential | None = None
         self.uploader = Uploader(self.api, settings, self.revoked)
         self.heartbeat: Heartbeat | None = None
         self.inventory: dict[str, Any] | None = None
@@ -291,6 +302,8 @@ class Daemon:
 
     def main(self) -> int:
         try:
+            if self.s.register_only:
+                return self.register_only()
             self.prepare()
             return self.loop()
         except ConfigError as exc:
@@ -316,12 +329,58 @@ class Daemon:
             self.inventory, self.shutdown, Backoff(self.s.backoff_base_s, self.s.backoff_cap_s),
         )
         self.api.set_token(cred.runner_token)
+        self.credential = cred
         self.recover_spools()
         self.uploader.start()
-        self.heartbeat = Heartbeat(self.api, self.s.heartbeat_s, self.inventory, self.current_run, self.revoked)
+        self.heartbeat = Heartbeat(self.api, self.s.heartbeat_s, self.inventory, self.current_run, self.revoked,
+                                   rotate=self.rotate_credential)
         self.heartbeat.start()
         self._backlog_until = time.monotonic() + self.s.backlog_wait_s
         log.info("runner ready: host_id=%s name=%s server=%s", cred.host_id, self.s.name, self.s.server)
+
+    def register_only(self) -> int:
+        """--register-only: register (or, with a stored credential, check the server accepts it) and exit."""
+        self.s.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        stored = credential.load(self.s.credential_path)
+        backoff = Backoff(self.s.backoff_base_s, self.s.backoff_cap_s)
+        if stored is not None:
+            log.info("already registered as host_id=%s (%s): registration skipped", stored.host_id,
+                     self.s.credential_path)
+            self.api.set_token(stored.runner_token)
+            call_with_retry(lambda: self.api.heartbeat({"run": None, "version": __version__}), backoff,
+                            self.shutdown, "heartbeat", give_up_after_s=REGISTER_ONLY_GIVE_UP_S)
+            log.info("the server at %s accepts the stored credential", self.s.server)
+            return EXIT_OK
+        self.catalog.load(kernels_needed())
+        self.inventory = inventory.collect("/", kernel_info=self.catalog.build_info, work_dir=self.s.work_dir)
+        cred = credential.obtain(
+            self.s.credential_path, self.api, self.s.registration_token, self.s.name, self.s.labels,
+            self.inventory, self.shutdown, backoff, give_up_after_s=REGISTER_ONLY_GIVE_UP_S,
+        )
+        log.info("registered with %s as host_id=%s name=%s", self.s.server, cred.host_id, self.s.name)
+        return EXIT_OK
+
+    def rotate_credential(self) -> None:
+        """The server asked for a new credential: get it, store it (atomically, 0600) and only then use it.
+        The old one stays valid until the server sees the new one, so a failure at any step leaves the runner
+        working with the old one, and the next heartbeat asks again."""
+        old = self.credential
+        if old is None:
+            return
+        answer = self.api.rotate_credential()
+        token = answer.get("runner_token") if isinstance(answer, dict) else None
+        if not isinstance(token, str) or not token:
+            log.error("credential rotation: the answer has no runner_token; keeping the current credential")
+            return
+        new = credential.Credential(host_id=old.host_id, runner_token=token)
+        try:
+            credential.save(self.s.credential_path, new)
+        except OSError as exc:
+            log.error("credential rotation: cannot store the new credential (%s); keeping the current one", exc)
+            return
+        self.api.set_token(token)
+        self.credential = new
+        log.info("credential rotated: the new one is stored in %s and in use", self.s.credential_path)
 
     def close(self) -> None:
         if self.heartbeat is not None:
@@ -619,7 +678,7 @@ class Daemon:
         kind = event["type"]
         try:
             if kind == "sample":
-                # Durable first, then sent (RELIABILITY rule 5).
+                # Durable first, then sent (docs/reliability.md, rule 5).
                 run.spool.append_sample(sample_for_api(event))
                 self.uploader.kick()
             elif kind == "start":

@@ -1,5 +1,7 @@
 """The runner's one error hierarchy."""
 
+from __future__ import annotations
+
 
 class RunnerError(Exception):
     """Base of every error the runner raises on purpose."""
@@ -35,7 +37,7 @@ class Retryable(RunnerError):
 
 
 class ParamError(RunnerError):
-    """Run parameters refused by the runner's own validation (RELIABILITY rule 7)."""
+    """Run parameters refused by the runner's own validation (docs/reliability.md, rule 7)."""
 
 
 class ProtocolError(RunnerError):

@@ -16,6 +16,7 @@ import selectors
 import signal
 import subprocess
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ _PRCTL = _load_prctl()
 
 def _child_setup(parent_pid: int) -> Any:
     def setup() -> None:
+        os.setpgid(0, 0)  # its own process group (Popen's process_group=0, which needs Python 3.11)
         # The signal fires when the *thread* that forked exits: kernels are started from the
         # main thread only, which lives as long as the runner.
         if _PRCTL is not None:
@@ -63,8 +65,9 @@ def kernel_env() -> dict[str, str]:
 class KernelCatalog:
     """`hbk <kernel> --describe` once per kernel, cached; retried at the next assignment if it failed."""
 
-    def __init__(self, kernel_bin: Path, timeout_s: float = 10.0):
+    def __init__(self, kernel_bin: Path, timeout_s: float = 10.0, looked: Sequence[str] = ()):
         self.kernel_bin = Path(kernel_bin)
+        self.looked = tuple(looked)  # where config.locate_kernel looked, for the error when it is missing
         self.timeout_s = timeout_s
         self._describe: dict[str, dict[str, Any]] = {}
         self._build_info: dict[str, Any] | None = None
@@ -84,6 +87,8 @@ class KernelCatalog:
         if kernel in self._describe:
             return self._describe[kernel]
         if not self.kernel_bin.is_file():
+            if self.looked:
+                raise KernelUnavailable("kernel binary hbk not found; looked at: " + "; ".join(self.looked))
             raise KernelUnavailable(f"kernel binary {self.kernel_bin} not found (build runner/kernels first)")
         try:
             proc = self._run([kernel, "--describe"])
@@ -150,7 +155,6 @@ class KernelProcess:
             cwd=cwd,
             env=kernel_env(),
             close_fds=True,
-            process_group=0,
             preexec_fn=_child_setup(os.getpid()),
         )
         self.pid = self.proc.pid

@@ -1,5 +1,7 @@
 """Logging to stderr, one line per event: newlines inside a message are escaped."""
 
+from __future__ import annotations
+
 import logging
 import sys
 
@@ -18,6 +20,3 @@ def setup(level: str = "INFO") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    # httpx logs every request at INFO; the runner logs what matters itself.
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-    logging.getLogger("httpcore").setLevel(logging.WARNING)

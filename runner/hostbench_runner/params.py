@@ -2,7 +2,7 @@
 publishes): type, minimum/maximum, exclusiveMinimum/exclusiveMaximum, enum, const, minItems/maxItems,
 uniqueItems, items, minLength/maxLength, pattern, properties, required, additionalProperties.
 
-The runner checks parameters again even though the API validated them (RELIABILITY rule 7): a
+The runner checks parameters again even though the API validated them (docs/reliability.md, rule 7): a
 schema keyword this validator does not know is refused rather than silently ignored.
 """
 

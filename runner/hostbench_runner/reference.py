@@ -607,7 +607,7 @@ class _Tool:
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(  # noqa: S603 - argv list of a resolved tool, never a shell
                 argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
-                env=reference_env(env), close_fds=True, process_group=0,
+                env=reference_env(env), close_fds=True,
                 preexec_fn=_child_setup(os.getpid()),
             )
         self.started = time.monotonic()

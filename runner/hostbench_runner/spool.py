@@ -1,4 +1,4 @@
-"""The durable spool (RELIABILITY rule 5): a sample is on disk before it is sent.
+"""The durable spool (docs/reliability.md, rule 5): a sample is on disk before it is sent.
 
 One directory per (run_id, attempt) under <state>/spool/:
 

@@ -136,11 +136,19 @@ class FakeServer:
         self.registrations: list[dict[str, Any]] = []
         # knobs
         self.revoked = False
+        # Credential rotation as the real server does it: `rotate` asks at the next heartbeat; the rotate call
+        # hands out `rotated_token`, and the old one works until the new one is first used.
+        self.rotate = False
+        self.current_token = self.runner_token
+        self.next_token: str | None = None
+        self.rotated_token = "runner-token-rotated"
+        self.refused: list[tuple[str, str]] = []  # (path, Authorization) of every 401
         self.lease_status = 200
         self.start_status = 200
         self.samples_statuses: list[int] = []  # answered (front first) before normal 200s
         self.finish_statuses: list[int] = []
         self.down = False  # every runner call answers 503
+        self.files: dict[str, bytes] = {}  # path -> bytes served as they are (GET)
 
         server = self
 
@@ -168,6 +176,14 @@ class FakeServer:
 
             def _handle(self, method: str) -> None:
                 url = urlparse(self.path)
+                if method == "GET" and url.path in server.files:  # what the installer downloads
+                    data = server.files[url.path]
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/octet-stream")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
                 body = self._body() if method == "POST" else None
                 with server.lock:
                     server.requests.append((method, url.path, body))
@@ -190,15 +206,23 @@ class FakeServer:
             return 201, {"host_id": 7, "runner_token": self.runner_token}
         if not path.startswith("/api/runner/"):
             return 404, {"detail": "not found"}
-        if auth != f"Bearer {self.runner_token}" or self.revoked:
-            return 401, {"detail": "runner credential missing, unknown or revoked"}
+        with self.lock:
+            if self.next_token is not None and auth == f"Bearer {self.next_token}" and not self.revoked:
+                self.current_token, self.next_token, self.rotate = self.next_token, None, False
+            if auth != f"Bearer {self.current_token}" or self.revoked:
+                self.refused.append((path, auth or ""))
+                return 401, {"detail": "runner credential missing, unknown or revoked"}
         if self.down:
             return 503, {"detail": "down"}
         parts = path.split("/")
         if path == "/api/runner/heartbeat":
             with self.lock:
                 self.heartbeats.append(body)
-            return 200, {"server_time": time.time()}
+                return 200, {"server_time": time.time(), "rotate_credential": self.rotate}
+        if path == "/api/runner/credential/rotate" and method == "POST":
+            with self.lock:
+                self.next_token = self.rotated_token
+                return 200, {"runner_token": self.rotated_token}
         if path == "/api/runner/work":
             wait_s = float(query.get("wait_s", ["0"])[0])
             try:

@@ -9,7 +9,7 @@ import pytest
 from runner_fakes import FIXTURES
 
 from hostbench_runner import inventory
-from hostbench_runner.config import DEFAULT_KERNEL_BIN
+from hostbench_runner.config import SOURCE_KERNEL_BIN
 from hostbench_runner.inventory import cpu, disks, kernel_build, memory, nics
 from hostbench_runner.kernel import KernelCatalog
 
@@ -229,9 +229,9 @@ def test_kernel_build_from_hbk_version():
     assert kernel_build("1.0.0") is None and kernel_build(None) is None
 
 
-@pytest.mark.skipif(not DEFAULT_KERNEL_BIN.is_file(), reason="runner/kernels not built")
+@pytest.mark.skipif(not SOURCE_KERNEL_BIN.is_file(), reason="runner/kernels not built")
 def test_real_hbk_reports_compiler_and_flags():
-    got = kernel_build(KernelCatalog(DEFAULT_KERNEL_BIN).build_info())
+    got = kernel_build(KernelCatalog(SOURCE_KERNEL_BIN).build_info())
     assert got["version"] and got["cc"] and "-O" in got["cflags"]
 
 

@@ -23,10 +23,47 @@ class Settings(BaseSettings):
     registration_token_ttl_s: float = 900.0
     # Extra wall time allowed on top of a run's own expected duration before the runner kills it.
     deadline_slack_s: float = 120.0
+    # Unfinished runs (queued, dispatched or running) on the whole server, and per person: a job over either
+    # gets 429 with Retry-After. Checked under one PostgreSQL advisory lock, so a burst cannot race past them.
     max_active_jobs: int = 50
-    max_sse_connections: int = 200
+    max_active_runs_per_user: int = 20
+    # A job whose runs would take longer than this (the experiment's expected duration, reference tools
+    # included) is refused with 422: a shared lab's host is not held for days by one request.
+    max_job_duration_s: float = 12 * 3600.0
+    # Samples of runs that finished more than this many days ago are deleted (Celery beat, in batches); the
+    # run and its computed result stay. 0 keeps samples forever.
+    sample_retention_days: float = 365.0
+    sample_retention_batch: int = 5000
+    # Live streams open on the whole service, counted in Redis across API processes (per person:
+    # HOSTBENCH_SSE_PER_USER).
+    max_sse_connections: int = 1000
     frontend_dist: str | None = None
-    allowed_origins: list[str] = []
+    # The URL people and runners use to reach this server (install commands and sign-in links are built from
+    # it; its host is allowed). Without it, they are built from the request's own Host, which the allowed-hosts
+    # check has vetted.
+    hostbench_public_url: str | None = None
+    # Comma-separated host names accepted in the Host header besides IP literals, localhost and the public
+    # URL's host (docs/security.md).
+    hostbench_allowed_hosts: str = ""
+    # Comma-separated origins (scheme://host[:port]) besides this server's own that may make state-changing
+    # requests and open live streams: for a dashboard served from another origin during development.
+    hostbench_allowed_origins: str = ""
+    # Where the runner's sources are, for the installer the server hands out (default: the checkout's runner/).
+    runner_source_dir: str | None = None
+    session_ttl_s: float = 7 * 86400.0
+    session_idle_s: float = 12 * 3600.0
+    sign_in_link_ttl_s: float = 86400.0
+    # Failed sign-ins per client address and per account name in login_window_s before 429.
+    login_max_failures: int = 10
+    login_window_s: int = 900
+
+    @property
+    def allowed_hosts(self) -> set[str]:
+        return {h.strip().lower() for h in self.hostbench_allowed_hosts.split(",") if h.strip()}
+
+    @property
+    def allowed_origins(self) -> set[str]:
+        return {o.strip().rstrip("/") for o in self.hostbench_allowed_origins.split(",") if o.strip()}
 
 
 @lru_cache

@@ -20,4 +20,5 @@ def current_runner(request: Request, session: SessionDep,
     return host
 
 
+current_runner.__hostbench_access__ = "runner"  # type: ignore[attr-defined]  # read by app.core.auth.route_access
 RunnerDep = Annotated[Host, Depends(current_runner)]

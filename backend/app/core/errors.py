@@ -1,6 +1,12 @@
 """One error hierarchy, mapped once to {"detail": ...} responses."""
+import math
+from typing import Any
+
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 
 class HostbenchError(Exception):
@@ -19,6 +25,10 @@ class Unauthorized(HostbenchError):
     status_code = 401
 
 
+class Forbidden(HostbenchError):
+    status_code = 403
+
+
 class NotFound(HostbenchError):
     status_code = 404
 
@@ -31,12 +41,95 @@ class Unprocessable(HostbenchError):
     status_code = 422
 
 
+class FieldInvalid(HostbenchError):
+    """A 422 in the shape request validation uses ({"detail": [{"type", "loc", "msg"}]}), for checks that need the
+    database or span several fields: `loc` names the field, e.g. ("body", "params", "duration_s")."""
+
+    status_code = 422
+
+    def __init__(self, loc: tuple[str | int, ...], msg: str, type_: str = "value_error"):
+        super().__init__(msg)
+        self.loc = loc
+        self.type = type_
+
+
 class TooMany(HostbenchError):
     status_code = 429
 
+    def __init__(self, detail: str, retry_after_s: int | None = None):
+        super().__init__(detail)
+        self.retry_after_s = retry_after_s
+
+
+class Unavailable(HostbenchError):
+    status_code = 503
+
+
+# A 422 names what was wrong; it repeats an input only when that is a short scalar, never a large or nested one
+# (a 200 MB body used to come back whole inside its 422), and never a value JSON cannot carry (NaN).
+ECHO_MAX_CHARS = 100
+MAX_ERRORS = 50
+
+
+def _small(value: Any) -> bool:
+    if value is None or isinstance(value, bool | int):
+        return not isinstance(value, int) or abs(value) < 10**30
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, str) and len(value) <= ECHO_MAX_CHARS
+
+
+def validation_detail(errors: Any) -> list[dict[str, Any]]:
+    out = []
+    for e in list(errors)[:MAX_ERRORS]:
+        item: dict[str, Any] = {"type": str(e.get("type", "")), "loc": [x if isinstance(x, int) else str(x)[:100]
+                                                                        for x in e.get("loc", ())][:20],
+                                "msg": str(e.get("msg", ""))[:500]}
+        if "input" in e and _small(e["input"]):
+            item["input"] = e["input"]
+        ctx = {k: v for k, v in (e.get("ctx") or {}).items() if _small(v)}
+        if ctx:
+            item["ctx"] = ctx
+        out.append(item)
+    return out
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method of the documented path this request's path belongs to (Starlette's own 405 names only the
+    methods of the first route that matched). Where a literal segment and a parameter both match
+    (/api/hosts/registration-tokens and /api/hosts/{host_id}), the literal one is the path meant."""
+    from app.core.auth import api_routes
+
+    found: dict[int, set[str]] = {}
+    for route in api_routes(request.app.router.routes):
+        if not route.include_in_schema or not route.methods:
+            continue
+        match, _ = route.matches({**request.scope, "method": "\x00"})
+        if match != Match.NONE:
+            found.setdefault(route.path.count("{"), set()).update(route.methods)
+    return sorted(found[min(found)]) if found else []
+
 
 def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            allow = allowed_methods(request)
+            if allow:
+                headers["Allow"] = ", ".join(allow)
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=headers or None)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": validation_detail(exc.errors())}, status_code=422)
+
     @app.exception_handler(HostbenchError)
     async def _handle(_: Request, exc: HostbenchError) -> JSONResponse:
+        if isinstance(exc, FieldInvalid):
+            return JSONResponse({"detail": [{"type": exc.type, "loc": list(exc.loc), "msg": exc.detail}]},
+                                status_code=422)
         headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, Unauthorized) else None
+        if isinstance(exc, TooMany) and exc.retry_after_s is not None:
+            headers = {"Retry-After": str(max(1, exc.retry_after_s))}
         return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=headers)

@@ -32,6 +32,12 @@ class Host(Base):
     # The source IP of the runner's latest call (request.client.host); a two-host network job's driver
     # connects to the serving host at this address. Never taken from a request body.
     address: Mapped[str | None] = mapped_column(String(45))
+    # Credential rotation: the new credential's hash waits here until the runner first uses it, so a runner
+    # that dies between the server's answer and saving the new credential keeps working with the old one.
+    next_token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
+    rotate_requested_at: Mapped[datetime | None]
+    # Removed from the fleet but its runs kept (DELETE /api/hosts/{id}?history=keep).
+    deleted_at: Mapped[datetime | None]
 
 
 class RegistrationToken(Base):
@@ -43,3 +49,7 @@ class RegistrationToken(Base):
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime]
+    created_by: Mapped[str | None] = mapped_column(String(64))
+    # Single use: set when a runner registers with it, with the host it became.
+    used_at: Mapped[datetime | None]
+    host_id: Mapped[int | None]

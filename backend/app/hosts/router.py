@@ -1,41 +1,113 @@
-from fastapi import APIRouter
+from typing import Annotated, Literal
 
+from fastapi import APIRouter, Query, Request, Response
+
+from app.audit.service import record
+from app.core.auth import AdminDep, OperatorDep, ViewerDep
+from app.core.config import get_settings
 from app.core.deps import SessionDep
-from app.hosts import service
-from app.hosts.schemas import HostLabelsUpdate, HostPublic, HostsPublic, PeakKey, PeakOverride
+from app.core.bounds import Id
+from app.hosts import admin, service
+from app.hosts.schemas import (
+    HostLabelsUpdate,
+    HostPublic,
+    HostsPublic,
+    PeakKey,
+    PeakOverride,
+    RegistrationTokenCreate,
+    RegistrationTokenCreated,
+)
 
 router = APIRouter(prefix="/api/hosts", tags=["hosts"])
 
 
+def public_base_url(request: Request) -> str:
+    """The URL runners reach this server at: HOSTBENCH_PUBLIC_URL, else the one this request came to (its Host
+    header has passed the allowed-hosts check)."""
+    configured = get_settings().hostbench_public_url
+    if configured:
+        return configured.rstrip("/")
+    return f"{request.url.scheme}://{request.headers['host']}"
+
+
 @router.get("", response_model=HostsPublic)
-def read_hosts(session: SessionDep) -> HostsPublic:
+def read_hosts(_: ViewerDep, session: SessionDep) -> HostsPublic:
     hosts = service.list_hosts(session)
     return HostsPublic(data=[service.to_public(h) for h in hosts], count=len(hosts))
 
 
-@router.get("/{host_id}", response_model=HostPublic)
-def read_host(host_id: int, session: SessionDep) -> HostPublic:
+@router.get("/{host_id:int}", response_model=HostPublic)
+def read_host(host_id: Id, _: ViewerDep, session: SessionDep) -> HostPublic:
     return service.to_public(service.get_host(session, host_id))
 
 
-@router.patch("/{host_id}/labels", response_model=HostPublic)
-def update_labels(host_id: int, body: HostLabelsUpdate, session: SessionDep) -> HostPublic:
+@router.patch("/{host_id:int}/labels", response_model=HostPublic)
+def update_labels(host_id: Id, body: HostLabelsUpdate, p: OperatorDep, session: SessionDep) -> HostPublic:
     host = service.get_host(session, host_id)
-    host.labels = {**(host.labels or {}), **body.model_dump(exclude_unset=True)}
+    changes = body.model_dump(exclude_unset=True)
+    host.labels = {**(host.labels or {}), **changes}
+    record(session, p.name, "host.labels", f"host {host.name}", **changes)
     session.commit()
     return service.to_public(host)
 
 
-@router.put("/{host_id}/peaks/{key}", response_model=HostPublic)
-def override_peak(host_id: int, key: PeakKey, body: PeakOverride, session: SessionDep) -> HostPublic:
+@router.put("/{host_id:int}/peaks/{key}", response_model=HostPublic)
+def override_peak(host_id: Id, key: PeakKey, body: PeakOverride, p: OperatorDep, session: SessionDep) -> HostPublic:
     """A peak entered by a person (from a datasheet, say) replaces the computed one for later runs."""
     host = service.get_host(session, host_id)
-    service.set_peak_override(session, host, key, body.value, body.note)
+    record(session, p.name, "host.peak.set", f"host {host.name}", key=key, value=body.value, note=body.note)
+    service.set_peak_override(session, host, key, body.value, body.note, by=p.name)
     return service.to_public(host)
 
 
-@router.delete("/{host_id}/peaks/{key}", response_model=HostPublic)
-def clear_peak_override(host_id: int, key: PeakKey, session: SessionDep) -> HostPublic:
+@router.delete("/{host_id:int}/peaks/{key}", response_model=HostPublic)
+def clear_peak_override(host_id: Id, key: PeakKey, p: OperatorDep, session: SessionDep) -> HostPublic:
     host = service.get_host(session, host_id)
+    record(session, p.name, "host.peak.clear", f"host {host.name}", key=key)
     service.set_peak_override(session, host, key, None, None)
     return service.to_public(host)
+
+
+@router.post("/registration-tokens", response_model=RegistrationTokenCreated, status_code=201)
+def create_registration_token(body: RegistrationTokenCreate, request: Request, p: AdminDep,
+                              session: SessionDep) -> RegistrationTokenCreated:
+    """Add host: a single-use token and the one command that installs, registers and starts a runner."""
+    token, row = service.create_registration_token(session, body.ttl_s, created_by=p.name)
+    record(session, p.name, "host.registration_token", f"token {row.id}", expires_at=row.expires_at.isoformat())
+    session.commit()
+    from app.install.service import container_command, install_command
+
+    base = public_base_url(request)
+    return RegistrationTokenCreated(token=token, expires_at=row.expires_at, install_command=install_command(base, token),
+                                    container_command=container_command(base, token))
+
+
+@router.post("/{host_id:int}/revoke", response_model=HostPublic)
+def revoke_host(host_id: Id, p: AdminDep, session: SessionDep) -> HostPublic:
+    host = service.get_host(session, host_id)
+    record(session, p.name, "host.revoke", f"host {host.name}")
+    ended = admin.revoke(session, host, p.name)
+    if ended:
+        record(session, p.name, "host.revoke.runs_failed", f"host {host.name}", runs=ended)
+        session.commit()
+    return service.to_public(host)
+
+
+@router.post("/{host_id:int}/rotate-credential", response_model=HostPublic, status_code=202)
+def rotate_credential(host_id: Id, p: AdminDep, session: SessionDep) -> HostPublic:
+    """The runner is told at its next heartbeat and swaps its credential; the old one works until then."""
+    host = service.get_host(session, host_id)
+    record(session, p.name, "host.rotate", f"host {host.name}")
+    admin.request_rotation(session, host)
+    return service.to_public(host)
+
+
+@router.delete("/{host_id:int}", status_code=204)
+def delete_host(host_id: Id, p: AdminDep, session: SessionDep,
+                history: Annotated[Literal["keep", "delete"], Query(description="keep or delete its runs")] = "keep",
+                ) -> Response:
+    host = service.get_host(session, host_id)
+    record(session, p.name, "host.delete", f"host {host.name}", history=history)
+    session.commit()
+    admin.delete_host(session, host, p.name, keep_history=history == "keep")
+    return Response(status_code=204)

@@ -3,12 +3,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.core.bounds import JsonNumber
+
 
 class Peak(BaseModel):
     value: float
     unit: str
     formula: str
-    source: Literal["computed", "reported", "user"]
+    source: Literal["computed", "reported", "user", "inferred"]
+    since: datetime | None = None  # a peak entered by a person: when (it applies to every run of the host)
 
 
 class HostPublic(BaseModel):
@@ -23,6 +26,13 @@ class HostPublic(BaseModel):
     inventory: dict[str, Any]
     peaks: dict[str, Peak | None]
     peak_notes: dict[str, str]
+    revoked: bool = False
+    revoked_at: datetime | None = None
+    # The source address of the runner's latest call (what a two-host job's driver connects to).
+    address: str | None = None
+    server_version: str = ""
+    version_mismatch: bool = False
+    credential_rotation_pending: bool = False
 
 
 class HostsPublic(BaseModel):
@@ -47,5 +57,18 @@ PEAK_UNITS = {"cpu_fp64": "GFLOP/s", "cpu_fp32": "GFLOP/s", "cpu_int32": "GIOP/s
 class PeakOverride(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    value: float = Field(gt=0, le=1e12, description="the peak for the whole host, in the key's unit")
+    value: JsonNumber = Field(gt=0, le=1e12, description="the peak for the whole host, in the key's unit")
     note: str | None = Field(None, max_length=500, description="where the figure comes from (a datasheet, ...)")
+
+
+class RegistrationTokenCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ttl_s: JsonNumber = Field(900, ge=60, le=86400, description="how long the token may be used (seconds)")
+
+
+class RegistrationTokenCreated(BaseModel):
+    token: str = Field(description="single use; shown once")
+    expires_at: datetime
+    install_command: str = Field(description="paste on the target host: installs, registers and starts the runner")
+    container_command: str = Field(description="the same as a container, for hosts that prefer one")

@@ -2,12 +2,12 @@ import ipaddress
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from app.core.config import get_settings
 from app.core.db import utcnow
-from app.core.errors import NotFound, Unauthorized
+from app.core.errors import Conflict, NotFound, Unauthorized
 from app.core.security import hash_token, new_token
 from app.hosts.models import Host, RegistrationToken
 from app.hosts.peaks import cpu_peak
@@ -44,18 +44,20 @@ def host_peaks(host: Host) -> tuple[dict[str, Peak | None], dict[str, str]]:
         peaks["memory_bw"] = None
         notes["memory_bw"] = "DIMM channels and speed not exposed by this host's firmware; enter the peak by hand"
     for key, o in (host.peak_overrides or {}).items():
-        peaks[key] = Peak(value=o["value"], unit=o["unit"], source="user",
-                          formula=f"entered by a person{': ' + o['note'] if o.get('note') else ''}")
+        who = o.get("by") or "a person"
+        peaks[key] = Peak(value=o["value"], unit=o["unit"], source="user", since=o.get("at"),
+                          formula=f"entered by {who}{': ' + o['note'] if o.get('note') else ''}")
         notes.pop(key, None)
     return peaks, notes
 
 
-def set_peak_override(session: Session, host: Host, key: str, value: float | None, note: str | None) -> None:
+def set_peak_override(session: Session, host: Host, key: str, value: float | None, note: str | None,
+                      by: str | None = None) -> None:
     overrides = dict(host.peak_overrides or {})
     if value is None:
         overrides.pop(key, None)
     else:
-        overrides[key] = {"value": value, "unit": PEAK_UNITS[key], "note": note}
+        overrides[key] = {"value": value, "unit": PEAK_UNITS[key], "note": note, "by": by, "at": utcnow().isoformat()}
     host.peak_overrides = overrides
     session.commit()
 
@@ -74,41 +76,62 @@ def to_public(host: Host) -> HostPublic:
         inventory=host.inventory or {},
         peaks=peaks,
         peak_notes=notes,
+        revoked=host.revoked_at is not None,
+        revoked_at=host.revoked_at,
+        address=host.address,
+        server_version=get_settings().hostbench_version,
+        version_mismatch=bool(host.runner_version) and host.runner_version != get_settings().hostbench_version,
+        credential_rotation_pending=host.rotate_requested_at is not None,
     )
 
 
 def get_host(session: Session, host_id: int) -> Host:
     host = session.get(Host, host_id)
-    if host is None:
+    if host is None or host.deleted_at is not None:
         raise NotFound(f"host {host_id} not found")
     return host
 
 
 def list_hosts(session: Session) -> list[Host]:
-    return list(session.scalars(select(Host).where(Host.revoked_at.is_(None)).order_by(Host.id)))
+    """Every host not deleted, revoked ones included (the dashboard shows them so they can be removed)."""
+    return list(session.scalars(select(Host).where(Host.deleted_at.is_(None)).order_by(Host.id)))
 
 
-def create_registration_token(session: Session, ttl_s: float | None = None) -> str:
+def create_registration_token(session: Session, ttl_s: float | None = None,
+                              created_by: str | None = None) -> tuple[str, RegistrationToken]:
     token = new_token("hbreg")
     ttl = ttl_s if ttl_s is not None else get_settings().registration_token_ttl_s
-    session.add(RegistrationToken(token_hash=hash_token(token), expires_at=utcnow() + timedelta(seconds=ttl)))
+    row = RegistrationToken(token_hash=hash_token(token), expires_at=utcnow() + timedelta(seconds=ttl),
+                            created_by=created_by)
+    session.add(row)
     session.commit()
-    return token
+    return token, row
 
 
 def register_runner(
     session: Session, registration_token: str, name: str, hostname: str, version: str,
     inventory: dict[str, Any], labels: dict[str, Any],
 ) -> tuple[Host, str]:
-    reg = session.scalar(select(RegistrationToken).where(RegistrationToken.token_hash == hash_token(registration_token)))
-    if reg is None or reg.expires_at < utcnow():
-        raise Unauthorized("registration token is unknown or expired; create a new one with `./hostbench token`")
+    reg = session.scalar(select(RegistrationToken).where(
+        RegistrationToken.token_hash == hash_token(registration_token)).with_for_update())
+    if reg is None or reg.expires_at < utcnow() or reg.used_at is not None:
+        session.rollback()
+        raise Unauthorized("registration token is unknown, expired or already used; "
+                           "get a new one from Hosts → Add host (or `./hostbench token`)")
+    taken = session.scalar(select(Host.id).where(Host.name == name, Host.deleted_at.is_(None)))
+    if taken is not None:
+        session.rollback()
+        raise Conflict(f"a host named {name!r} is registered (host {taken}); delete it in the dashboard first, "
+                       "or give this runner another name (--name)")
     token = new_token("hbrun")
     host = Host(
         name=name, hostname=hostname, runner_version=version, token_hash=hash_token(token),
         inventory=inventory, labels=labels, last_seen_at=utcnow(),
     )
     session.add(host)
+    session.flush()
+    reg.used_at = utcnow()
+    reg.host_id = host.id
     session.commit()
     return host, token
 
@@ -116,9 +139,13 @@ def register_runner(
 def authenticate_runner(session: Session, token: str | None) -> Host:
     if not token:
         raise Unauthorized("runner credential missing")
-    host = session.scalar(select(Host).where(Host.token_hash == hash_token(token)))
-    if host is None or host.revoked_at is not None:
+    digest = hash_token(token)
+    host = session.scalar(select(Host).where(or_(Host.token_hash == digest, Host.next_token_hash == digest)))
+    if host is None or host.revoked_at is not None or host.deleted_at is not None:
         raise Unauthorized("runner credential unknown or revoked")
+    if host.next_token_hash == digest:  # the first call with a rotated credential retires the old one
+        host.token_hash, host.next_token_hash, host.rotate_requested_at = digest, None, None
+        session.commit()
     return host
 
 
@@ -138,6 +165,9 @@ def note_address(session: Session, host: Host, address: str | None) -> None:
         session.commit()
 
 
-def revoke(session: Session, host: Host) -> None:
-    host.revoked_at = utcnow()
+def rotate_credential(session: Session, host: Host) -> str:
+    """A new credential for the runner; the old one stays valid until the new one is first used."""
+    token = new_token("hbrun")
+    host.next_token_hash = hash_token(token)
     session.commit()
+    return token

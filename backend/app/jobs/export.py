@@ -7,7 +7,7 @@ from app.jobs.schemas import RunPublic, SamplePublic
 
 RESULT_COLUMNS = ["op", "block_bytes", "threads", "unit", "n", "mean", "stddev", "min", "max", "median",
                   "ci95_low", "ci95_high", "cv", "peak", "peak_unit", "peak_formula", "efficiency", "valid",
-                  "invalid_reason"]
+                  "invalid_reason", "verdict", "verdict_reasons"]
 SAMPLE_COLUMNS = ["seq", "t", "interval_s", "op", "block_bytes", "threads", "repeat", "warmup", "value", "unit"]
 
 
@@ -17,7 +17,8 @@ def run_export(run: RunPublic, samples: list[SamplePublic], fmt: str) -> tuple[s
         return json.dumps(doc, indent=1), "application/json"
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(["# hostbench run", run.id, "host", run.host_name, "experiment", run.experiment, "status", run.status])
+    w.writerow(["# hostbench run", run.id, "host", run.host_name, "experiment", run.experiment, "status", run.status,
+                "verdict", run.result.verdict if run.result else None])
     w.writerow(["# result"])
     extra_keys = sorted({k for row in (run.result.rows if run.result else []) for k in row.extra})
     w.writerow(RESULT_COLUMNS + extra_keys)
@@ -26,7 +27,8 @@ def run_export(run: RunPublic, samples: list[SamplePublic], fmt: str) -> tuple[s
         w.writerow([row.op, row.block_bytes, row.threads, row.unit, row.n, row.mean, row.stddev, row.min, row.max,
                     row.median, row.ci95_low, row.ci95_high, row.cv, peak.value if peak else None,
                     peak.unit if peak else None, peak.formula if peak else None, row.efficiency, row.valid,
-                    row.invalid_reason] + [row.extra.get(k) for k in extra_keys])
+                    row.invalid_reason, row.verdict, "; ".join(f.text for f in row.flags) or None]
+                   + [row.extra.get(k) for k in extra_keys])
     w.writerow(["# samples"])
     w.writerow(SAMPLE_COLUMNS)
     for s in samples:

@@ -20,6 +20,7 @@ class Job(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     experiment: Mapped[str] = mapped_column(String(32))
     params: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    created_by: Mapped[str | None] = mapped_column(String(64))
     runs: Mapped[list["Run"]] = relationship(back_populates="job", lazy="raise", order_by="Run.id")
 
 
@@ -45,6 +46,7 @@ class Run(Base):
     finished_at: Mapped[datetime | None]
     lease_expires_at: Mapped[datetime | None]
     cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    cancelled_by: Mapped[str | None] = mapped_column(String(64))
     last_seq: Mapped[int] = mapped_column(BigInteger, default=-1)
     kernel_info: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
     # The kernel's per-repeat `result` events, as sent with finish.

@@ -3,10 +3,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Query, Response
 
+from app.audit.service import record
+from app.core.auth import OperatorDep, ViewerDep
+from app.core.bounds import MAX_ID, Id
 from app.core.deps import SessionDep
 from app.experiments.registry import EXPERIMENTS, RunExperimentKind
 from app.jobs import export, service
 from app.jobs.schemas import (
+    IsoDatetime,
     ExperimentPublic,
     ExperimentsPublic,
     JobCreate,
@@ -26,7 +30,7 @@ RunStatus = Annotated[
 
 
 @router.get("/experiments", response_model=ExperimentsPublic)
-def read_experiments() -> ExperimentsPublic:
+def read_experiments(_: ViewerDep) -> ExperimentsPublic:
     return ExperimentsPublic(data=[
         ExperimentPublic(kind=e.kind, title=e.title, description=e.description, unit_hint=e.unit_hint,
                          parameters=e.params_model.model_json_schema())
@@ -35,8 +39,10 @@ def read_experiments() -> ExperimentsPublic:
 
 
 @router.post("/jobs", response_model=JobPublic, status_code=201)
-def create_job(body: Annotated[JobCreate, Body()], session: SessionDep) -> JobPublic:
-    job = service.create_job(session, body)
+def create_job(body: Annotated[JobCreate, Body()], p: OperatorDep, session: SessionDep) -> JobPublic:
+    job = service.create_job(session, body, created_by=p.name)
+    record(session, p.name, "job.create", f"job {job.id}", experiment=body.experiment, host_ids=body.host_ids)
+    session.commit()
     for host_id in body.host_ids:
         ring(host_id)
     return service.job_public(session, job)
@@ -47,21 +53,24 @@ Label = Annotated[str | None, Query(max_length=64)]
 
 @router.get("/runs", response_model=RunsPublic)
 def read_runs(
+    _: ViewerDep,
     session: SessionDep,
     ids: Annotated[str | None, Query(pattern=r"^\d{1,12}(,\d{1,12}){0,49}$", description="comma-separated run ids")] = None,
-    job_id: Annotated[int | None, Query(ge=1, le=2**31 - 1, description="the runs of one job")] = None,
-    host_id: int | None = None,
+    job_id: Annotated[Id | None, Query(description="the runs of one job")] = None,
+    host_id: Id | None = None,
     experiment: RunExperimentKind | None = None,
     status: RunStatus = None,
     provider: Label = None,
     instance_type: Label = None,
     region: Label = None,
-    created_after: datetime | None = None,
-    created_before: datetime | None = None,
+    created_after: IsoDatetime | None = None,
+    created_before: IsoDatetime | None = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
 ) -> RunsPublic:
-    f = RunFilter(ids=[int(i) for i in ids.split(",")] if ids else None, job_id=job_id, host_id=host_id,
+    # an id beyond any table's range names no run: it matches nothing (and never reaches PostgreSQL)
+    wanted = [int(i) for i in ids.split(",") if 1 <= int(i) <= MAX_ID] if ids else None
+    f = RunFilter(ids=wanted, job_id=job_id, host_id=host_id,
                   experiment=experiment, status=status, provider=provider, instance_type=instance_type,
                   region=region, created_after=created_after, created_before=created_before)
     data, count = service.list_runs(session, f, limit, offset)
@@ -70,7 +79,7 @@ def read_runs(
 
 @router.get("/runs/{run_id}/export", response_class=Response,
             responses={200: {"content": {"text/csv": {}, "application/json": {}}}})
-def export_run(run_id: int, session: SessionDep, format: Annotated[str, Query(pattern="^(csv|json)$")] = "csv") -> Response:
+def export_run(run_id: Id, _: ViewerDep, session: SessionDep, format: Annotated[str, Query(pattern="^(csv|json)$")] = "csv") -> Response:
     run = service.get_run(session, run_id)
     body, media = export.run_export(service.run_public(session, run), service.all_samples(session, run), format)
     name = f"hostbench-run-{run_id}.{format}"
@@ -78,13 +87,14 @@ def export_run(run_id: int, session: SessionDep, format: Annotated[str, Query(pa
 
 
 @router.get("/runs/{run_id}", response_model=RunPublic)
-def read_run(run_id: int, session: SessionDep) -> RunPublic:
+def read_run(run_id: Id, _: ViewerDep, session: SessionDep) -> RunPublic:
     return service.run_public(session, service.get_run(session, run_id))
 
 
 @router.get("/runs/{run_id}/samples", response_model=SamplesPublic)
 def read_samples(
-    run_id: int,
+    run_id: Id,
+    _: ViewerDep,
     session: SessionDep,
     after_seq: Annotated[int, Query(ge=-1, le=10**12)] = -1,
     limit: Annotated[int, Query(ge=1, le=20000)] = 20000,
@@ -94,7 +104,10 @@ def read_samples(
 
 
 @router.post("/runs/{run_id}/cancel", response_model=RunPublic, status_code=202)
-def cancel_run(run_id: int, session: SessionDep) -> RunPublic:
-    run = service.cancel_run(session, run_id)
+def cancel_run(run_id: Id, p: OperatorDep, session: SessionDep) -> RunPublic:
+    run = service.cancel_run(session, run_id, by=p.name)
+    if run.cancelled_by == p.name:
+        record(session, p.name, "run.cancel", f"run {run.id}")
+        session.commit()
     ring(run.host_id)
     return service.run_public(session, run)

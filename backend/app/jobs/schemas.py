@@ -1,8 +1,9 @@
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, field_validator
 
+from app.core.bounds import BodyId
 from app.experiments.registry import (
     CpuParams,
     CpuTraceParams,
@@ -13,8 +14,18 @@ from app.experiments.registry import (
     NetworkParams,
 )
 from app.hosts.schemas import Peak
+from app.results.verdict import Flag, Verdict
 
-HostIds = Annotated[list[Annotated[StrictInt, Field(ge=1)]], Field(min_length=1, max_length=16)]
+def _iso_datetime(value: Any) -> Any:
+    """A date-time in a query is ISO 8601 (2026-11-24T18:00:00Z), never a bare number that pydantic would read as a
+    Unix time: the OpenAPI document says date-time, and a number is refused as it says."""
+    if isinstance(value, str) and not (len(value) >= 10 and value[4] == "-" and value[7] == "-"):
+        raise ValueError("expected an ISO 8601 date-time, e.g. 2026-11-24T18:00:00Z")
+    return value
+
+
+IsoDatetime = Annotated[datetime, BeforeValidator(_iso_datetime)]
+HostIds = Annotated[list[BodyId], Field(min_length=1, max_length=16)]
 
 
 class _JobCreateBase(BaseModel):
@@ -58,7 +69,7 @@ class NetworkJobCreate(_JobCreateBase):
 class NetworkPairJobCreate(_JobCreateBase):
     """host_ids = [server host, client host]: the first serves on a port it chooses, the second drives."""
 
-    host_ids: Annotated[list[Annotated[StrictInt, Field(ge=1)]], Field(min_length=2, max_length=2)]
+    host_ids: Annotated[list[BodyId], Field(min_length=2, max_length=2)]
     experiment: Literal["network_pair"]
     params: NetworkPairParams = Field(default_factory=NetworkPairParams)  # type: ignore[arg-type]
 
@@ -107,8 +118,11 @@ class ResultRow(BaseModel):
     references: list[ReferenceFigure] = []
     # Repeat-until-stable: "stable" when the CV met the target, "max_repeats" when the cap ended it.
     stopped_by: Literal["stable", "max_repeats"] | None = None
-    valid: bool
+    valid: bool  # false: the figure is wrong (above peak, below a floor, unverified, non-finite)
     invalid_reason: str | None
+    # What the figure means, in one word (app/results/verdict.py), and every reason in words.
+    verdict: Verdict = "valid"
+    flags: list[Flag] = []
 
 
 class Throttle(BaseModel):
@@ -118,6 +132,14 @@ class Throttle(BaseModel):
     drop: float  # 1 - level / baseline
 
 
+class TraceStretch(BaseModel):
+    from_s: float  # seconds since the first sample
+    to_s: float
+    reference: float  # the trace's 90th percentile
+    level: float  # median of the stretch
+    cause: Literal["throttled", "cpu_lost", "unknown"]
+
+
 class TraceSummary(BaseModel):
     n: int
     min: float
@@ -125,6 +147,9 @@ class TraceSummary(BaseModel):
     max: float
     stddev: float
     throttle: Throttle | None
+    stretches: list[TraceStretch] = []
+    cpu_share: float | None = None
+    flags: list[Flag] = []
 
 
 class RunResult(BaseModel):
@@ -132,6 +157,8 @@ class RunResult(BaseModel):
     rows: list[ResultRow]
     peak_note: str | None = None
     trace: TraceSummary | None = None
+    verdict: Verdict = "valid"  # the worst of the rows', the trace's and the run's own flags
+    flags: list[Flag] = []  # the run's own (rows dropped as non-finite); rows and trace keep theirs
 
 
 class RunPublic(BaseModel):
@@ -155,6 +182,8 @@ class RunPublic(BaseModel):
     result: RunResult | None
     # The host's instance labels when the run was handed out (null until then).
     labels_snapshot: dict[str, Any] | None = None
+    created_by: str | None = None
+    cancelled_by: str | None = None
 
 
 class RunFilter(BaseModel):
@@ -179,6 +208,7 @@ class JobPublic(BaseModel):
     id: int
     created_at: datetime
     experiment: str
+    created_by: str | None = None
     runs: list[RunPublic]
 
 

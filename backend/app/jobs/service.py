@@ -1,10 +1,13 @@
+from datetime import timedelta
+
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
 from app.core import broker
 from app.core.config import get_settings
 from app.core.db import utcnow
-from app.core.errors import NotFound, TooMany, Unprocessable
+from app.core.bounds import human_duration
+from app.core.errors import FieldInvalid, NotFound, TooMany, Unprocessable
 from app.experiments.registry import EXPERIMENTS, SERVE_SLACK_S, reference_allowance
 from app.hosts.models import Host
 from app.jobs.models import ACTIVE, TERMINAL, Job, Run, Sample
@@ -13,10 +16,9 @@ from app.jobs.schemas import (
     JobPublic,
     RunFilter,
     RunPublic,
-    RunResult,
     SamplePublic,
 )
-from app.results.service import unit_for
+from app.results.service import current_result, unit_for
 
 
 def progress(run: Run) -> float:
@@ -28,21 +30,22 @@ def progress(run: Run) -> float:
     return max(0.0, min(0.99, elapsed / run.expected_duration_s))
 
 
-def run_to_public(run: Run, host_name: str) -> RunPublic:
+def run_to_public(run: Run, host_name: str, created_by: str | None = None, host: Host | None = None) -> RunPublic:
     return RunPublic(
         id=run.id, job_id=run.job_id, host_id=run.host_id, host_name=host_name, experiment=run.experiment,
         params=run.params, status=run.status, status_reason=run.status_reason,  # type: ignore[arg-type]
         attempt=run.attempt, created_at=run.created_at, started_at=run.started_at, finished_at=run.finished_at,
         expected_duration_s=run.expected_duration_s, progress=progress(run), last_seq=run.last_seq,
         unit=unit_for(run.experiment, run.params), kernel_info=run.kernel_info,
-        result=RunResult.model_validate(run.result) if run.result else None,
-        labels_snapshot=run.labels_snapshot,
+        result=current_result(run, host.peak_overrides if host else None, host.inventory if host else None),
+        labels_snapshot=run.labels_snapshot, created_by=created_by, cancelled_by=run.cancelled_by,
     )
 
 
 def run_public(session: Session, run: Run) -> RunPublic:
-    name = session.scalar(select(Host.name).where(Host.id == run.host_id)) or "?"
-    return run_to_public(run, name)
+    row = session.execute(select(Host, Job.created_by).join(Job, Job.id == run.job_id)
+                          .where(Host.id == run.host_id)).first()
+    return run_to_public(run, row[0].name if row else "?", row[1] if row else None, row[0] if row else None)
 
 
 def publish_run(session: Session, run: Run) -> None:
@@ -50,29 +53,73 @@ def publish_run(session: Session, run: Run) -> None:
     broker.publish(broker.run_channel(run.id), {"type": "run", "run": body})
 
 
-def create_job(session: Session, body: AnyJobCreate) -> Job:
+# Job admission is serialised by this transaction-scoped PostgreSQL advisory lock: the counts below and the
+# insert that follows them cannot interleave with another request's, whichever API process it reached.
+ADMISSION_LOCK = 0x6862_6A6F  # "hbjo"
+
+
+def expected_duration(body: AnyJobCreate) -> float:
+    return EXPERIMENTS[body.experiment].expected_duration(body.params) + reference_allowance(body.experiment,
+                                                                                             body.params)
+
+
+def check_duration(body: AnyJobCreate) -> float:
+    """A job's expected duration, or a 422 naming the field when it is over the limit."""
+    limit = get_settings().max_job_duration_s
+    expected = expected_duration(body)
+    if expected <= limit:
+        return expected
+    loc: tuple[str, ...] = ("body", "params", "duration_s") if body.experiment == "cpu_trace" else ("body", "params")
+    raise FieldInvalid(loc, f"this job would run for about {human_duration(expected)} ({expected:.0f} s, from its "
+                            f"thread counts, configurations, repeats, duration_s and warmup_s); the limit is "
+                            f"{human_duration(limit)} ({limit:.0f} s, MAX_JOB_DURATION_S)", "job_too_long")
+
+
+def _retry_after(session: Session, created_by: str | None) -> int:
+    """Seconds until the soonest of the (person's, else everyone's) running runs is expected to end."""
+    q = select(Run.started_at, Run.expected_duration_s).where(Run.status == "running")
+    mine = q.join(Job, Job.id == Run.job_id).where(Job.created_by == created_by)
+    rows = session.execute(mine).all() or session.execute(q).all()
+    now = utcnow()
+    left = [(s + timedelta(seconds=d) - now).total_seconds() for s, d in rows if s is not None]
+    return int(min(3600, max(5, min(left, default=30))))
+
+
+def admit(session: Session, body: AnyJobCreate, created_by: str | None) -> None:
+    """The active-run caps (server-wide and per person): 429 with Retry-After, race-free (ADMISSION_LOCK)."""
+    s = get_settings()
+    session.execute(select(func.pg_advisory_xact_lock(ADMISSION_LOCK)))
+    active = session.scalar(select(func.count()).select_from(Run).where(Run.status.in_(ACTIVE))) or 0
+    if active + len(body.host_ids) > s.max_active_jobs:
+        raise TooMany(f"{active} runs are already queued or running on this server (limit {s.max_active_jobs}); "
+                      "wait or cancel some", _retry_after(session, None))
+    mine = session.scalar(select(func.count()).select_from(Run).join(Job, Job.id == Run.job_id)
+                          .where(Run.status.in_(ACTIVE), Job.created_by == created_by)) or 0
+    if mine + len(body.host_ids) > s.max_active_runs_per_user:
+        raise TooMany(f"{created_by or 'you'} already has {mine} runs queued or running (limit "
+                      f"{s.max_active_runs_per_user} per person); wait or cancel some",
+                      _retry_after(session, created_by))
+
+
+def create_job(session: Session, body: AnyJobCreate, created_by: str | None = None) -> Job:
+    expected_s = check_duration(body)
     hosts = {h.id: h for h in session.scalars(select(Host).where(Host.id.in_(body.host_ids)))}
     for i, host_id in enumerate(body.host_ids):
         host = hosts.get(host_id)
-        if host is None or host.revoked_at is not None:
+        if host is None or host.revoked_at is not None or host.deleted_at is not None:
             raise Unprocessable(f"host_ids[{i}]: host {host_id} is not a registered host")
-    active = session.scalar(select(func.count()).select_from(Run).where(Run.status.in_(ACTIVE))) or 0
-    if active + len(body.host_ids) > get_settings().max_active_jobs:
-        raise TooMany(f"{active} runs are already queued or running (limit {get_settings().max_active_jobs}); wait or cancel some")
-    exp = EXPERIMENTS[body.experiment]
+    admit(session, body, created_by)  # holds ADMISSION_LOCK until the commit below
     params = body.params.model_dump(mode="json")
-    job = Job(experiment=body.experiment, params=params)
+    job = Job(experiment=body.experiment, params=params, created_by=created_by)
     session.add(job)
     session.flush()
     if body.experiment == "network_pair":
-        _add_network_pair(session, job, body.host_ids, params, exp.expected_duration(body.params)
-                          + reference_allowance(body.experiment, body.params))
+        _add_network_pair(session, job, body.host_ids, params, expected_s)
         session.commit()
         return job
     for host_id in body.host_ids:
         session.add(Run(job_id=job.id, host_id=host_id, experiment=body.experiment, params=params,
-                        expected_duration_s=exp.expected_duration(body.params)
-                        + reference_allowance(body.experiment, body.params)))
+                        expected_duration_s=expected_s))
     session.commit()  # PostgreSQL first; only then ring the doorbell
     return job
 
@@ -110,7 +157,7 @@ def serve_ready(serve: Run | None) -> bool:
 
 def job_public(session: Session, job: Job) -> JobPublic:
     runs = list(session.scalars(select(Run).where(Run.job_id == job.id).order_by(Run.id)))
-    return JobPublic(id=job.id, created_at=job.created_at, experiment=job.experiment,
+    return JobPublic(id=job.id, created_at=job.created_at, experiment=job.experiment, created_by=job.created_by,
                      runs=[run_public(session, r) for r in runs])
 
 
@@ -125,8 +172,8 @@ def get_run(session: Session, run_id: int, *, for_update: bool = False) -> Run:
 
 
 def list_runs(session: Session, f: RunFilter, limit: int, offset: int) -> tuple[list[RunPublic], int]:
-    q = select(Run, Host.name).join(Host, Host.id == Run.host_id)
-    if f.ids:
+    q = select(Run, Host, Job.created_by).join(Host, Host.id == Run.host_id).join(Job, Job.id == Run.job_id)
+    if f.ids is not None:
         q = q.where(Run.id.in_(f.ids))
     if f.job_id is not None:
         q = q.where(Run.job_id == f.job_id)
@@ -149,7 +196,7 @@ def list_runs(session: Session, f: RunFilter, limit: int, offset: int) -> tuple[
         q = q.where(Run.created_at < f.created_before)
     count = session.scalar(select(func.count()).select_from(q.subquery())) or 0
     rows = session.execute(q.order_by(Run.id.desc()).limit(limit).offset(offset)).all()
-    return [run_to_public(r, name) for r, name in rows], count
+    return [run_to_public(r, h.name, by, h) for r, h, by in rows], count
 
 
 def all_samples(session: Session, run: Run) -> list[SamplePublic]:
@@ -216,13 +263,14 @@ def _end_partner(session: Session, run: Run) -> None:
     ring(partner.host_id)
 
 
-def cancel_run(session: Session, run_id: int) -> Run:
+def cancel_run(session: Session, run_id: int, by: str | None = None) -> Run:
     run = get_run(session, run_id, for_update=True)
     if run.status in TERMINAL:
         session.rollback()
         return run
     run.cancel_requested = True
-    finish_run(session, run, "cancelled", "cancelled by the user")
+    run.cancelled_by = by
+    finish_run(session, run, "cancelled", f"cancelled by {by}" if by else "cancelled by the user")
     return run
 
 

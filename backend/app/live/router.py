@@ -1,40 +1,119 @@
 """Server-Sent Events: the backlog from PostgreSQL, then live samples from Redis pub/sub.
 
 Resume is by sequence number (`Last-Event-ID` or `?after_seq=`), so a reconnect leaves no gap and no
-duplicate. Redis is only the fast path: every few seconds, and whenever a gap in seq shows, the stream
-re-reads PostgreSQL, so a lost publish delays a point by at most that long."""
+duplicate. Redis is only the fast path (one subscription per process, app.live.hub): whenever a gap in seq
+shows, when the hub lost messages, and every RESYNC_LIVE_S regardless, the stream re-reads PostgreSQL, so a
+lost publish delays a point by at most that long; without Redis it re-reads every RESYNC_S."""
 import asyncio
 import json
+import os
 import time
+import uuid
+from collections import Counter
 from collections.abc import AsyncIterator
 from typing import Annotated
 
+import redis
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.core import broker
+from app.core.auth import ViewerDep
+from app.core.admission import slot
+from app.core.bounds import Id
 from app.core.config import get_settings
-from app.core.db import get_sessionmaker
-from app.core.errors import HostbenchError, TooMany
+from app.core.db import busy_as_503, get_sessionmaker
+from app.core.errors import TooMany
 from app.jobs import service
 from app.jobs.models import TERMINAL
+from app.live.hub import hub
 
 router = APIRouter(prefix="/api", tags=["live"])
-_open_streams = 0
-RESYNC_S = 3.0
+RESYNC_S = 3.0  # without Redis: how often a stream re-reads PostgreSQL
+RESYNC_LIVE_S = 15.0  # with Redis: the safety re-read (and the page's progress update)
 PING_S = 15.0
+SLOT_TTL_S = 45.0  # a slot not refreshed for this long (a process that died) is free again
+PER_USER = int(os.environ.get("HOSTBENCH_SSE_PER_USER", "20"))
+RETRY_AFTER_S = 5
+
+# Live-stream slots, counted across every API process in Redis (sorted sets scored by expiry), per person and
+# in total; refreshed at every ping and removed when the stream ends, so a slot is always given back.
+_TAKE = """
+local now, exp = tonumber(ARGV[1]), tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 1 end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return 2 end
+redis.call('ZADD', KEYS[1], exp, ARGV[3])
+redis.call('ZADD', KEYS[2], exp, ARGV[3])
+redis.call('EXPIRE', KEYS[1], 3600)
+redis.call('EXPIRE', KEYS[2], 3600)
+return 0
+"""
+ALL_KEY = "hb:sse:all"
+_local: Counter = Counter()  # without Redis: this process's own count (per user and "")
 
 
-class Forbidden(HostbenchError):
-    status_code = 403
+def _user_key(user: str) -> str:
+    return f"hb:sse:user:{user}"
+
+
+def take_slot(user: str, slot_id: str) -> None:
+    """Raise 429 (Retry-After) when the person, or the server, has no live-stream slot left."""
+    total = get_settings().max_sse_connections
+    try:
+        why = broker.get_redis().eval(_TAKE, 2, ALL_KEY, _user_key(user), time.time(), time.time() + SLOT_TTL_S,
+                                      slot_id, total, PER_USER)
+    except redis.RedisError:
+        why = 1 if _local[""] >= total else 2 if _local[user] >= PER_USER else 0
+        if why == 0:
+            _local[""] += 1
+            _local[user] += 1
+            slot_id = f"local:{slot_id}"
+    if why == 1:
+        raise TooMany(f"{total} live streams are open on this server (the limit); retry later", RETRY_AFTER_S)
+    if why == 2:
+        raise TooMany(f"you have {PER_USER} live streams open (the limit per person); close some tabs", RETRY_AFTER_S)
+
+
+def refresh_slot(user: str, slot_id: str) -> None:
+    try:
+        pipe = broker.get_redis().pipeline(transaction=False)
+        for key in (ALL_KEY, _user_key(user)):
+            pipe.zadd(key, {slot_id: time.time() + SLOT_TTL_S}, xx=True)
+        pipe.execute()
+    except redis.RedisError:
+        pass
+
+
+def give_slot(user: str, slot_id: str) -> None:
+    try:
+        pipe = broker.get_redis().pipeline(transaction=False)
+        pipe.zrem(ALL_KEY, slot_id)
+        pipe.zrem(_user_key(user), slot_id)
+        pipe.execute()
+    except redis.RedisError:
+        pass
+    if _local[user] > 0:  # a slot taken while Redis was down
+        _local[user] -= 1
+        _local[""] -= 1
 
 
 def _snapshot(run_id: int, after_seq: int) -> tuple[dict, list[dict]]:
-    with get_sessionmaker()() as session:
+    with busy_as_503("dashboard"), get_sessionmaker()() as session:
         run = service.get_run(session, run_id)
         samples = service.samples_after(session, run, after_seq, 20000)
         return service.run_public(session, run).model_dump(mode="json"), [s.model_dump() for s in samples]
+
+
+async def _resnapshot(run_id: int, after_seq: int) -> tuple[dict, list[dict]] | None:
+    """A re-read while streaming: in a dashboard slot; None when the server is too busy now (next time then)."""
+    try:
+        async with slot("dashboard"):
+            return await run_in_threadpool(_snapshot, run_id, after_seq)
+    except TooMany:
+        return None
 
 
 def _event(kind: str, data: dict, event_id: int | None = None) -> str:
@@ -42,48 +121,35 @@ def _event(kind: str, data: dict, event_id: int | None = None) -> str:
     return f"{head}event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
-def _check_origin(request: Request, origin: str | None) -> None:
-    if origin is None:
-        return
-    host = request.headers.get("host", "")
-    allowed = {f"http://{host}", f"https://{host}", *get_settings().allowed_origins}
-    if origin not in allowed:
-        raise Forbidden(f"origin {origin} may not open this stream")
-
-
 @router.get("/runs/{run_id}/events", response_class=StreamingResponse,
-            responses={200: {"content": {"text/event-stream": {}}, "description": "SSE stream"}})
+            responses={200: {"content": {"text/event-stream": {}}, "description": "SSE stream"},
+                       429: {"description": "no live-stream slot left (per person or in total); Retry-After"}})
 async def run_events(
-    run_id: int,
+    run_id: Id,
     request: Request,
+    p: ViewerDep,  # the session cookie (EventSource sends it) and the origin check (app.core.auth)
     after_seq: Annotated[int, Query(ge=-1, le=10**12)] = -1,
     last_event_id: Annotated[str | None, Header()] = None,
-    origin: Annotated[str | None, Header()] = None,
 ) -> StreamingResponse:
-    global _open_streams
-    _check_origin(request, origin)
     if last_event_id is not None and last_event_id.strip().lstrip("-").isdigit():
         after_seq = max(after_seq, int(last_event_id))
     run, backlog = await run_in_threadpool(_snapshot, run_id, after_seq)  # 404 before the stream opens
-    if _open_streams >= get_settings().max_sse_connections:
-        raise TooMany("too many live streams open; close some tabs")
-    _open_streams += 1
+    slot_id = uuid.uuid4().hex
+    await run_in_threadpool(take_slot, p.name, slot_id)
+    h = hub()
+    sub = h.subscribe(broker.run_channel(run_id))
 
     async def stream() -> AsyncIterator[str]:
-        global _open_streams
         last = after_seq
-        pubsub = broker.get_async_redis().pubsub()
         try:
-            try:
-                await pubsub.subscribe(broker.run_channel(run_id))
-                live = True
-            except Exception:  # noqa: BLE001 - without Redis, fall back to re-reading PostgreSQL
-                live = False
+            live = await h.ready(2.0)
             yield "retry: 1000\n\n"
             yield _event("run", run)
             current, fresh = (run, backlog)
             if live:  # subscribed first, then re-read, so nothing falls between backlog and live
-                current, fresh = await run_in_threadpool(_snapshot, run_id, last)
+                again = await _resnapshot(run_id, last)
+                if again is not None:
+                    current, fresh = again
             for s in fresh:
                 if s["seq"] > last:
                     yield _event("sample", s, s["seq"])
@@ -91,20 +157,15 @@ async def run_events(
             if current["status"] in TERMINAL:
                 yield _event("end", current)
                 return
-            next_sync = time.monotonic() + RESYNC_S
+            next_sync = time.monotonic() + (RESYNC_LIVE_S if live else RESYNC_S)
             next_ping = time.monotonic() + PING_S
             while not await request.is_disconnected():
-                msg = None
-                if live:
-                    try:
-                        msg = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
-                    except Exception:  # noqa: BLE001
-                        live = False
-                else:
+                data = await sub.get(1.0) if h.up.is_set() else None
+                if data is None and not h.up.is_set():
                     await asyncio.sleep(1.0)
-                resync = time.monotonic() >= next_sync
-                if msg is not None:
-                    body = json.loads(msg["data"])
+                resync = time.monotonic() >= next_sync or sub.lost
+                if data:
+                    body = json.loads(data)
                     if body.get("type") == "samples":
                         for s in body["samples"]:
                             if s["seq"] == last + 1:
@@ -115,25 +176,26 @@ async def run_events(
                                 break
                     elif body.get("type") == "run":
                         resync = True
-                if resync:  # also a progress update for the page every RESYNC_S
-                    current, fresh = await run_in_threadpool(_snapshot, run_id, last)
-                    for s in fresh:
-                        yield _event("sample", s, s["seq"])
-                        last = s["seq"]
-                    yield _event("run", current)
-                    if current["status"] in TERMINAL:
-                        yield _event("end", current)
-                        return
-                    next_sync = time.monotonic() + RESYNC_S
+                if resync:  # also a progress update for the page
+                    sub.lost = False
+                    again = await _resnapshot(run_id, last)
+                    if again is not None:
+                        current, fresh = again
+                        for s in fresh:
+                            yield _event("sample", s, s["seq"])
+                            last = s["seq"]
+                        yield _event("run", current)
+                        if current["status"] in TERMINAL:
+                            yield _event("end", current)
+                            return
+                    next_sync = time.monotonic() + (RESYNC_LIVE_S if h.up.is_set() else RESYNC_S)
                 if time.monotonic() >= next_ping:
                     yield ": ping\n\n"
+                    await run_in_threadpool(refresh_slot, p.name, slot_id)
                     next_ping = time.monotonic() + PING_S
         finally:
-            _open_streams -= 1
-            try:
-                await pubsub.aclose()
-            except Exception:  # noqa: BLE001, S110
-                pass
+            h.unsubscribe(sub)
+            await run_in_threadpool(give_slot, p.name, slot_id)
 
     return StreamingResponse(stream(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

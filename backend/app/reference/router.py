@@ -6,6 +6,7 @@ from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
+from app.core.auth import ViewerDep
 from app.core.errors import Unprocessable
 
 router = APIRouter(prefix="/api", tags=["reference"])
@@ -32,8 +33,9 @@ def _parse(tool: str, text: str) -> dict[str, Any]:
 @router.post("/reference/parse", response_model=ParsedOutput,
              openapi_extra={"requestBody": {"content": {"text/plain": {"schema": {"type": "string"}}}}})
 async def parse_reference_output(
+    _: ViewerDep,
     tool: Annotated[Tool, Query(description="the tool that produced the output")],
-    body: Annotated[bytes, Body(media_type="text/plain", max_length=MAX_UPLOAD)],
+    body: Annotated[bytes, Body(media_type="text/plain", min_length=1, max_length=MAX_UPLOAD)],
 ) -> ParsedOutput:
     if len(body) > MAX_UPLOAD:
         raise Unprocessable(f"output is {len(body)} bytes; the limit is {MAX_UPLOAD}")

@@ -23,8 +23,9 @@ def _override(overrides: dict[str, Any], key: str | None) -> Peak | None:
     o = overrides.get(key) if key else None
     if not o:
         return None
-    return Peak(value=o["value"], unit=o["unit"], source="user",
-                formula=f"entered by a person{': ' + o['note'] if o.get('note') else ''}")
+    when = f" on {o['at'][:16].replace('T', ' ')} UTC" if o.get("at") else ""
+    return Peak(value=o["value"], unit=o["unit"], source="user", since=o.get("at"),
+                formula=f"entered by {o.get('by') or 'a person'}{when}{': ' + o['note'] if o.get('note') else ''}")
 
 
 def other_peak(experiment: str, op: str | None, unit: str, inventory: dict[str, Any],
@@ -41,15 +42,15 @@ def other_peak(experiment: str, op: str | None, unit: str, inventory: dict[str, 
             return Peak(value=channels * mts * 8.0, unit="MB/s", source="computed",
                         formula=f"{channels} channels × {mts} MT/s × 8 bytes"), None
         return None, ("memory peak unknown: this host's firmware does not expose DIMM channels and speed; "
-                      "enter it with PUT /api/hosts/{id}/peaks/memory_bw")
+                      "enter it on the Hosts page (Peaks: Enter)")
     if experiment == "disk":
         if (p := _override(overrides, "disk_bw")) is not None and unit == "MB/s":
             return p, None
-        return None, "disks report no throughput specification; enter it with PUT /api/hosts/{id}/peaks/disk_bw"
+        return None, "disks report no throughput specification; enter it on the Hosts page (Peaks: Enter)"
     if experiment == "network_drive":
         if (p := _override(overrides, "nic_bw")) is not None and unit == "Mbit/s":
             return p, None
-        return None, "link speed unknown: enter the NIC's speed with PUT /api/hosts/{id}/peaks/nic_bw"
+        return None, "link speed unknown: enter the NIC's speed on the Hosts page (Peaks: Enter)"
     if experiment == "network":
         return None, "loopback has no link speed: it measures the kernel's network stack, not a NIC"
     if experiment == "gpu" and op in GPU_PEAK_KEYS:

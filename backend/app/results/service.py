@@ -1,12 +1,14 @@
 """Turn a run's per-repeat kernel results into the stored result: statistics, peak, efficiency, validity."""
+import math
 from collections import defaultdict
 from typing import Any
 
 from app.hosts.peaks import cpu_peak
 from app.hosts.schemas import Peak
-from app.jobs.schemas import ReferenceFigure, ResultRow, RunResult, Throttle, TraceSummary
+from app.jobs.schemas import ReferenceFigure, ResultRow, RunResult, Throttle, TraceStretch, TraceSummary
 from app.results.limits import below_floor, other_peak
 from app.results.stats import median, summarize
+from app.results.verdict import DISTURBED_SHARE, Flag, allowed_cpus, flag, non_finite_repeats, share_flags, verdict_of
 
 # A throttle is a sustained drop: the median of THROTTLE_WINDOW consecutive samples below
 # (1 - THROTTLE_DROP) x the median of the trace's opening window.
@@ -47,7 +49,7 @@ def _flatten(r: dict[str, Any]) -> dict[str, float]:
 
 
 STANDARD = {"threads", "repeat", "value", "unit", "verified", "op", "block_bytes", "type", "v", "t", "seconds", "work",
-            "oversubscribed"}
+            "oversubscribed", "sampler"}
 
 
 def _normalise_unit(u: str | None) -> str:
@@ -84,11 +86,14 @@ def overridden_peak(overrides: dict[str, Any], key: str, threads: int, inventory
         return None
     cpu = inventory.get("cpu") or {}
     cores = (cpu.get("sockets") or 1) * (cpu.get("cores_per_socket") or 0) or None
+    who = o.get("by") or "a person"
+    when = f" on {o['at'][:16].replace('T', ' ')} UTC" if o.get("at") else ""
     if cores is None:
-        return Peak(value=o["value"], unit=o["unit"], formula="entered by a person for the whole host", source="user")
+        return Peak(value=o["value"], unit=o["unit"], formula=f"entered by {who}{when} for the whole host",
+                    source="user", since=o.get("at"))
     used = min(threads, cores)
-    return Peak(value=o["value"] * used / cores, unit=o["unit"],
-                formula=f"{o['value']:g} {o['unit']} entered by a person for {cores} cores × {used}/{cores}",
+    return Peak(value=o["value"] * used / cores, unit=o["unit"], since=o.get("at"),
+                formula=f"{o['value']:g} {o['unit']} entered by {who}{when} for {cores} cores × {used}/{cores}",
                 source="user")
 
 
@@ -129,13 +134,23 @@ def compute_result(
         key = (r.get("op") or params.get("op"), int(r["threads"]), r.get("block_bytes"))
         groups[key].append(r)
     info = kernel_info or {}
+    cpus = allowed_cpus(info, inventory)
     rows: list[ResultRow] = []
     notes: set[str] = set()
-    for (op, threads, block), reps in sorted(groups.items(), key=lambda kv: (str(kv[0][0]), kv[0][1], kv[0][2] or 0)):
+    run_flags: list[Flag] = []
+    for (op, threads, block), all_reps in sorted(groups.items(), key=lambda kv: (str(kv[0][0]), kv[0][1], kv[0][2] or 0)):
+        bad = non_finite_repeats(all_reps)
+        reps = [r for r in all_reps if int(r.get("repeat") or 0) not in bad]
+        where = f"{op or experiment}, {threads} thread{'s' if threads != 1 else ''}" + (
+            f", {block} B blocks" if block else "")
+        if not reps:
+            run_flags.append(flag("non_finite", f"{where}: every repeat reported a non-finite value (NaN or "
+                                                f"infinity); the kernel's arithmetic or its timer failed"))
+            continue
         values = [float(r["value"]) for r in sorted(reps, key=lambda r: r.get("repeat", 0))]
         s = summarize(values)
         peak, why = (None, None)
-        flat = [{k: v for k, v in _flatten(r).items() if k not in STANDARD} for r in reps]
+        flat = [{k: v for k, v in _flatten(r).items() if k not in STANDARD and math.isfinite(v)} for r in reps]
         extra_keys = sorted({k for f in flat for k in f})
         extra = {k: sum(f[k] for f in flat if k in f) / sum(1 for f in flat if k in f) for k in extra_keys}
         row_unit = str(reps[0].get("unit") or unit)
@@ -147,21 +162,27 @@ def compute_result(
             peak, why = other_peak(experiment, op, row_unit, inventory, info, overrides or {})
         if why:
             notes.add(why)
-        reasons = []
+        flags: list[Flag] = []
+        if bad:
+            flags.append(flag("non_finite", f"repeat(s) {bad} reported a non-finite value (NaN or infinity): the "
+                                            "kernel's arithmetic or its timer failed; the statistics use the rest"))
         if (floor := below_floor(experiment, extra, params)) is not None:
-            reasons.append(floor)
+            flags.append(flag("below_floor", floor))
         unverified = [r.get("repeat") for r in reps if not r.get("verified", False)]
         if unverified:
-            reasons.append(f"verification failed in repeat(s) {unverified}: the kernel's result did not match its closed form")
+            flags.append(flag("unverified", f"verification failed in repeat(s) {unverified}: the kernel's result "
+                                            "did not match its closed form"))
         if peak is not None:
             limit = peak.value * (1 + PEAK_TOLERANCE)
             above = [(i + 1, v) for i, v in enumerate(values) if v > limit]
             if above:
                 i, v = above[0]
-                reasons.append(
+                flags.append(flag("above_peak",
                     f"repeat {i}: {v:.2f} {row_unit} is above the theoretical peak {peak.value:.2f} {peak.unit} "
-                    f"(+{PEAK_TOLERANCE:.0%} clock tolerance); the peak or the measurement is wrong"
-                )
+                    f"(+{PEAK_TOLERANCE:.0%} clock tolerance); the peak or the measurement is wrong", v))
+        if experiment not in ("network_serve",):  # a server waits for its peer: its CPU share says nothing
+            flags += share_flags(threads, all_reps, cpus)
+        reasons = [f.text for f in flags if f.severity == "invalid"]
         rows.append(
             ResultRow(
                 op=op, threads=threads, block_bytes=block, unit=row_unit, n=s.n, mean=s.mean, stddev=s.stddev,
@@ -171,13 +192,104 @@ def compute_result(
                 stopped_by=_stopped_by(params, s.cv),
                 efficiency=(s.mean / peak.value) if peak else None,
                 valid=not reasons, invalid_reason="; ".join(reasons) or None,
+                verdict=verdict_of(flags), flags=flags,
             )
         )
-    return RunResult(unit=unit, rows=rows, peak_note="; ".join(sorted(notes)) or None)
+    result = RunResult(unit=unit, rows=rows, peak_note="; ".join(sorted(notes)) or None, flags=run_flags)
+    return with_verdict(result)
 
 
-def trace_summary(times: list[float], values: list[float]) -> TraceSummary | None:
-    """min/mean/max of a per-second trace, and the first sustained drop (throttling), if any."""
+def with_verdict(result: RunResult) -> RunResult:
+    """The run's verdict: the worst of its rows', its trace's and its own flags."""
+    every = [f for row in result.rows for f in row.flags] + list(result.flags)
+    if result.trace is not None:
+        every += result.trace.flags
+    result.verdict = verdict_of(every) if (result.rows or result.flags) else "invalid"
+    return result
+
+
+# Stretches of a trace: a rolling median of STRETCH_WINDOW samples below (1 - THROTTLE_DROP) x the trace's
+# 90th percentile, lasting at least STRETCH_MIN_S seconds.
+STRETCH_WINDOW = 5
+STRETCH_MIN_S = 5.0
+
+
+def _percentile(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * (len(s) - 1) + 0.5))]
+
+
+def trace_stretches(times: list[float], values: list[float], cpu_share: float | None) -> list[TraceStretch]:
+    """Where the trace's rate fell, and why. The rate is clock x the share of the CPU the kernel's threads
+    had; the samples do not carry their own CPU share, so the cause comes from the phase's: the work lost
+    in the dips (sum of (1 - rate / reference) x interval) is set against the CPU time the kernel lost
+    ((1 - share) x duration). When the lost CPU time accounts for at least half of the lost work, the
+    stretches are `cpu_lost` (other processes or the hypervisor ran there); when the kernel kept at least
+    DISTURBED_SHARE of its CPU, they are `throttled` (the clock fell); else `unknown`."""
+    if len(values) < STRETCH_WINDOW * 2:
+        return []
+    reference = _percentile(values, 0.9)
+    if reference <= 0:
+        return []
+    half = STRETCH_WINDOW // 2
+    low = [median(values[max(0, i - half):i + half + 1]) < (1 - THROTTLE_DROP) * reference for i in range(len(values))]
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(values):
+        if low[i]:
+            j = i
+            while j + 1 < len(values) and low[j + 1]:
+                j += 1
+            if times[j] - times[i] + 1 >= STRETCH_MIN_S:
+                spans.append((i, j))
+            i = j + 1
+        else:
+            i += 1
+    if not spans:
+        return []
+    dt = (times[-1] - times[0]) / max(1, len(times) - 1) or 1.0
+    lost_work_s = sum(max(0.0, 1 - v / reference) * dt for a, b in spans for v in values[a:b + 1])
+    duration = times[-1] - times[0] + dt
+    if cpu_share is None:
+        cause = "unknown"
+    elif cpu_share >= DISTURBED_SHARE:
+        cause = "throttled"
+    elif (1 - cpu_share) * duration >= 0.5 * lost_work_s:
+        cause = "cpu_lost"
+    else:
+        cause = "unknown"
+    return [TraceStretch(from_s=times[a] - times[0], to_s=times[b] - times[0] + dt, reference=reference,
+                         level=median(values[a:b + 1]), cause=cause) for a, b in spans]  # type: ignore[arg-type]
+
+
+def trace_flags(stretches: list[TraceStretch], cpu_share: float | None) -> list[Flag]:
+    out: list[Flag] = []
+    lost = [s for s in stretches if s.cause == "cpu_lost"]
+    fell = [s for s in stretches if s.cause == "throttled"]
+    unknown = [s for s in stretches if s.cause == "unknown"]
+
+    def spans(ss: list[TraceStretch]) -> str:
+        shown = ", ".join(f"{s.from_s:.0f}–{s.to_s:.0f} s" for s in ss[:4])
+        return shown + (f" and {len(ss) - 4} more" if len(ss) > 4 else "")
+
+    if lost:
+        out.append(flag("cpu_lost", f"the kernel lost its CPU at {spans(lost)} (CPU share over the trace "
+                                    f"{cpu_share:.2f}): other processes or the hypervisor ran there; not throttling",
+                        cpu_share))
+    if fell:
+        out.append(flag("throttled", f"the clock fell at {spans(fell)} while the kernel kept its CPU "
+                                     f"(share {cpu_share:.2f}): throttling", min(s.level / s.reference for s in fell)))
+    if unknown:
+        why = "the kernel reported no CPU share" if cpu_share is None else \
+            f"the CPU share over the trace ({cpu_share:.2f}) explains only part of it"
+        out.append(flag("throttled", f"the rate fell at {spans(unknown)}; {why}, so throttling cannot be told "
+                                     "apart from lost CPU time", min(s.level / s.reference for s in unknown)))
+    return out
+
+
+def trace_summary(times: list[float], values: list[float], cpu_share: float | None = None) -> TraceSummary | None:
+    """min/mean/max of a per-second trace, the first sustained drop (throttle, kept for older readers), and
+    every stretch where the rate fell, with its cause (trace_stretches)."""
     if not values:
         return None
     s = summarize(values)
@@ -191,4 +303,33 @@ def trace_summary(times: list[float], values: list[float]) -> TraceSummary | Non
                 throttle = Throttle(at_s=times[i] - times[0], baseline=baseline, level=level,
                                     drop=1 - level / baseline)
                 break
-    return TraceSummary(n=s.n, min=s.min, mean=s.mean, max=s.max, stddev=s.stddev, throttle=throttle)
+    stretches = trace_stretches(times, values, cpu_share)
+    return TraceSummary(n=s.n, min=s.min, mean=s.mean, max=s.max, stddev=s.stddev, throttle=throttle,
+                        stretches=stretches, cpu_share=cpu_share, flags=trace_flags(stretches, cpu_share))
+
+
+def current_result(run: Any, overrides: dict[str, Any] | None, host_inventory: dict[str, Any] | None) -> RunResult | None:
+    """A stored run's result as the host's peaks stand now: recomputed from its raw results, so a peak
+    entered by hand (or a table that learned the CPU) reaches earlier runs; the trace summary is the one
+    stored at the end of the run (it needs the samples). A result that cannot be recomputed is shown as
+    stored, its verdict derived again from its rows."""
+    if not run.result:
+        return None
+    stored = RunResult.model_validate(run.result)
+    if not run.raw_results:
+        return with_verdict(stored)
+    try:
+        fresh = compute_result(run.experiment, run.params, run.raw_results, run.kernel_info,
+                               run.inventory_snapshot or host_inventory or {}, run.references, overrides)
+    except (KeyError, TypeError, ValueError):  # raw results from an older protocol: keep what was stored
+        return with_verdict(stored)
+    fresh.trace = stored.trace
+    return with_verdict(fresh)
+
+
+def phase_cpu_share(raw_results: list[dict[str, Any]]) -> float | None:
+    """The lowest CPU share of a run's phases (a trace has one), relative to what its threads could have had."""
+    shares = [float(r["cpu_share"]) for r in raw_results
+              if isinstance(r.get("cpu_share"), int | float) and not isinstance(r.get("cpu_share"), bool)
+              and math.isfinite(r["cpu_share"])]
+    return min(shares) if shares else None

@@ -51,6 +51,10 @@ def summarize(values: list[float]) -> Summary:
     if n > 1:
         half = t975(n - 1) * stddev / math.sqrt(n)
         lo, hi = mean - half, mean + half
+        if lo < 0 <= min(values):
+            # A rate, a latency or a count cannot be negative: a t-interval reaching below zero says the
+            # spread is too wide for the interval to mean anything. No interval then (the UI says why).
+            lo = hi = None
     else:
         lo = hi = None
     cv = stddev / mean if n > 1 and mean != 0 else None

@@ -1,17 +1,24 @@
 import asyncio
+import ipaddress
 import time
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Query, Request, Response
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from sqlalchemy import text
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.core import broker
-from app.core.db import get_sessionmaker
-from app.core.deps import RunnerDep, SessionDep
+from app.core.admission import slot
+from app.core.auth import REGISTRATION, RUNNER
+from app.core.bounds import Id
+from app.core.db import busy_as_503, get_runner_session, get_runner_sessionmaker
+from app.core.errors import Unauthorized
 from app.hosts import service as hosts
-from app.hosts.service import authenticate_runner
-from app.runner_api import service
-from app.worker.tasks import ring
+from app.hosts.models import Host
+from app.hosts.service import authenticate_runner, note_address
+from app.live.hub import hub
+from app.runner_api import ingest, service
 from app.runner_api.schemas import (
     Assignment,
     AttemptBody,
@@ -20,94 +27,166 @@ from app.runner_api.schemas import (
     LeaseAck,
     Listening,
     RunFinish,
+    RunnerCredential,
     RunnerRegister,
     RunnerRegistered,
     RunStart,
     SamplesAck,
     SamplesIn,
 )
+from app.core.security import hash_token
+from app.worker.tasks import ring
 
 router = APIRouter(prefix="/api", tags=["runner"])
+# Runner control calls use their own connection pool (app.core.db) and admission slots (app.core.admission):
+# a dashboard stampede cannot take what a lease renewal needs.
+RunnerSessionDep = Annotated[Session, Depends(get_runner_session)]
+# The long poll re-reads PostgreSQL when its doorbell rings, and otherwise only this often (a safety net for a
+# lost doorbell); each new poll reads it once at its start.
+POLL_SAFETY_S = 15.0
+POLL_NO_REDIS_S = 2.0
 
 
-@router.post("/runners/register", response_model=RunnerRegistered, status_code=201)
-def register(body: RunnerRegister, session: SessionDep) -> RunnerRegistered:
+def _bearer(authorization: str | None) -> str | None:
+    if authorization and authorization.lower().startswith("bearer "):
+        return authorization[7:].strip()
+    return None
+
+
+def current_runner(request: Request, session: RunnerSessionDep,
+                   authorization: Annotated[str | None, Header()] = None) -> Host:
+    host = authenticate_runner(session, _bearer(authorization))
+    note_address(session, host, request.client.host if request.client else None)
+    return host
+
+
+current_runner.__hostbench_access__ = "runner"  # type: ignore[attr-defined]  # read by app.core.auth.route_access
+RunnerDep = Annotated[Host, Depends(current_runner)]
+
+
+def _ip(address: str | None) -> str | None:
+    """The caller's address as note_address records it (an IP literal), else None."""
+    if not address:
+        return None
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return str(ip)
+
+
+@router.post("/runners/register", response_model=RunnerRegistered, status_code=201, dependencies=[REGISTRATION])
+def register(body: RunnerRegister, session: RunnerSessionDep) -> RunnerRegistered:
     host, token = hosts.register_runner(
         session, body.registration_token, body.name, body.hostname, body.version, body.inventory, body.labels
     )
     return RunnerRegistered(host_id=host.id, runner_token=token)
 
 
-@router.post("/runner/heartbeat", response_model=HeartbeatAck)
-def heartbeat(body: Heartbeat, runner: RunnerDep, session: SessionDep) -> HeartbeatAck:
-    service.touch(session, runner, body.inventory)
-    return HeartbeatAck(server_time=time.time())
+# One statement for the common heartbeat (current credential, no inventory): a fleet of 1,000 runners sends 200 a
+# second. Anything else (a rotated credential's first use, an inventory, an unknown token) takes the full path.
+_BEAT = text("""
+update hosts set last_seen_at = now(), runner_version = coalesce(:version, runner_version),
+                 address = coalesce(:address, address)
+where token_hash = :digest and revoked_at is null and deleted_at is null
+returning rotate_requested_at is not null
+""")
+
+
+@router.post("/runner/heartbeat", response_model=HeartbeatAck, dependencies=[RUNNER])
+def heartbeat(body: Heartbeat, request: Request, session: RunnerSessionDep,
+              authorization: Annotated[str | None, Header()] = None) -> HeartbeatAck:
+    token = _bearer(authorization)
+    if token and body.inventory is None:
+        rotate = session.execute(_BEAT, {"version": body.version or None, "digest": hash_token(token),
+                                         "address": _ip(request.client.host if request.client else None)}).scalar()
+        if rotate is not None:
+            session.commit()
+            return HeartbeatAck(server_time=time.time(), rotate_credential=bool(rotate))
+        session.rollback()
+    runner = current_runner(request, session, authorization)
+    service.touch(session, runner, body.inventory, body.version)
+    return HeartbeatAck(server_time=time.time(), rotate_credential=runner.rotate_requested_at is not None)
+
+
+@router.post("/runner/credential/rotate", response_model=RunnerCredential)
+def rotate_credential(runner: RunnerDep, session: RunnerSessionDep) -> RunnerCredential:
+    """A new credential; the one this call used stays valid until the new one is first used."""
+    return RunnerCredential(runner_token=hosts.rotate_credential(session, runner))
 
 
 def _runner_id(token: str | None) -> int:
-    with get_sessionmaker()() as session:
+    with busy_as_503("runner"), get_runner_sessionmaker()() as session:
         return authenticate_runner(session, token).id
 
 
-def _claim_once(token: str | None, address: str | None) -> Assignment | None:
-    with get_sessionmaker()() as session:
-        host = authenticate_runner(session, token)
+def _claim_once(host_id: int, address: str | None) -> Assignment | None:
+    """One pass of the long poll. The credential was checked when the poll began; a rotation completed since
+    must not fail this poll, a revocation must: so the host is re-read by id, not by the token."""
+    with busy_as_503("runner"), get_runner_sessionmaker()() as session:
+        host = session.get(Host, host_id)
+        if host is None or host.revoked_at is not None or host.deleted_at is not None:
+            raise Unauthorized("runner credential unknown or revoked")
         hosts.note_address(session, host, address)
         service.touch(session, host)
         return service.claim(session, host)
 
 
-@router.get("/runner/work", response_model=Assignment, responses={204: {"description": "no work"}})
+@router.get("/runner/work", response_model=Assignment, responses={204: {"description": "no work"}},
+            dependencies=[RUNNER])
 async def work(
     request: Request,
     wait_s: Annotated[float, Query(ge=0, le=30)] = 20,
     authorization: Annotated[str | None, Header()] = None,
 ) -> Assignment | Response:
-    """Long poll. Woken by the dispatch doorbell on Redis; re-checks PostgreSQL every 2 s regardless."""
-    token = authorization[7:].strip() if authorization and authorization.lower().startswith("bearer ") else None
-    host_id = await run_in_threadpool(_runner_id, token)  # 401 before holding anything open
+    """Long poll. Reads PostgreSQL once, then waits on the host's doorbell (Redis, through this process's one
+    subscription) without touching PostgreSQL until it rings, with a safety re-read every POLL_SAFETY_S
+    (every POLL_NO_REDIS_S while Redis is down)."""
+    address = request.client.host if request.client else None
+    async with slot("poll"):
+        host_id = await run_in_threadpool(_runner_id, _bearer(authorization))  # 401 before holding anything open
     deadline = time.monotonic() + wait_s
-    pubsub = broker.get_async_redis().pubsub()
+    h = hub()
+    sub = h.subscribe(broker.host_work_channel(host_id))
     try:
-        try:
-            await pubsub.subscribe(broker.host_work_channel(host_id))
-        except Exception:  # noqa: BLE001 - no Redis: fall back to polling PostgreSQL
-            pubsub = None
+        live = await h.ready(1.0)  # subscribed before the first read: a doorbell rung after it is not missed
+        next_safety = time.monotonic() + (POLL_SAFETY_S if live else POLL_NO_REDIS_S)
         while True:
-            assignment = await run_in_threadpool(_claim_once, token, request.client.host if request.client else None)
+            async with slot("poll"):
+                assignment = await run_in_threadpool(_claim_once, host_id, address)
             if assignment is not None:
                 return assignment
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return Response(status_code=204)
-            if pubsub is None:
-                await asyncio.sleep(min(2.0, left))
-            else:
-                try:
-                    await pubsub.get_message(ignore_subscribe_messages=True, timeout=min(2.0, left))
-                except Exception:  # noqa: BLE001
-                    await asyncio.sleep(min(2.0, left))
+            while True:
+                now = time.monotonic()
+                if now >= deadline:
+                    return Response(status_code=204)
+                if not h.up.is_set():
+                    await asyncio.sleep(min(POLL_NO_REDIS_S, deadline - now))
+                    break
+                rang = await sub.get(min(deadline, next_safety) - now)
+                if rang is not None or sub.lost or time.monotonic() >= next_safety:
+                    sub.lost = False
+                    next_safety = time.monotonic() + POLL_SAFETY_S
+                    break
     finally:
-        if pubsub is not None:
-            try:
-                await pubsub.aclose()
-            except Exception:  # noqa: BLE001, S110
-                pass
+        h.unsubscribe(sub)
 
 
 @router.post("/runner/runs/{run_id}/start")
-def start(run_id: int, body: RunStart, runner: RunnerDep, session: SessionDep) -> dict[str, bool]:
+def start(run_id: Id, body: RunStart, runner: RunnerDep, session: RunnerSessionDep) -> dict[str, bool]:
     service.start(session, runner, run_id, body.attempt, body.kernel_info)
     return {"ok": True}
 
 
 @router.post("/runner/runs/{run_id}/lease", response_model=LeaseAck)
-def lease(run_id: int, body: AttemptBody, runner: RunnerDep, session: SessionDep) -> LeaseAck:
+def lease(run_id: Id, body: AttemptBody, runner: RunnerDep, session: RunnerSessionDep) -> LeaseAck:
     return LeaseAck(lease_expires_at=service.renew_lease(session, runner, run_id, body.attempt))
 
 
 @router.post("/runner/runs/{run_id}/listening")
-def listening(run_id: int, body: Listening, runner: RunnerDep, session: SessionDep) -> dict[str, bool]:
+def listening(run_id: Id, body: Listening, runner: RunnerDep, session: RunnerSessionDep) -> dict[str, bool]:
     """A serve run's kernel bound its port: store it, then ring the doorbell of the driving host."""
     ports = body.reference_ports.model_dump(exclude_none=True) if body.reference_ports is not None else None
     drive_host = service.listening(session, runner, run_id, body.attempt, body.port, ports)
@@ -117,13 +196,16 @@ def listening(run_id: int, body: Listening, runner: RunnerDep, session: SessionD
 
 
 @router.post("/runner/runs/{run_id}/samples", response_model=SamplesAck)
-def samples(run_id: int, body: SamplesIn, runner: RunnerDep, session: SessionDep) -> SamplesAck:
-    inserted, max_seq = service.ingest(session, runner, run_id, body.attempt, body.samples)
-    return SamplesAck(inserted=inserted, max_seq=max_seq)
+def samples(run_id: Id, body: SamplesIn, runner: RunnerDep, session: RunnerSessionDep) -> SamplesAck:
+    """One batch, one multi-row insert, one commit (app.runner_api.ingest). A sample resent with the same seq and
+    the same fields is acknowledged without a second row; one with different fields is refused: listed in
+    `conflicts`, logged, never stored over the first."""
+    inserted, max_seq, conflicts = ingest.ingest(session, runner, run_id, body.attempt, body.samples)
+    return SamplesAck(inserted=inserted, max_seq=max_seq, conflicts=conflicts)
 
 
 @router.post("/runner/runs/{run_id}/finish")
-def finish(run_id: int, body: RunFinish, runner: RunnerDep, session: SessionDep) -> dict[str, bool]:
+def finish(run_id: Id, body: RunFinish, runner: RunnerDep, session: RunnerSessionDep) -> dict[str, bool]:
     service.finish(session, runner, run_id, body)
     ring(runner.id)
     return {"ok": True}

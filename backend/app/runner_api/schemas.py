@@ -1,8 +1,11 @@
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
-Number = StrictFloat | StrictInt
+from app.core.bounds import JSON_NUMBER, MAX_ATTEMPT, MAX_SEQ, BodyId, Inventory, JsonInt, JsonNumber
+
+Number = JsonNumber  # finite
+Bytes = Annotated[int, Field(ge=0, le=2**50), JSON_NUMBER]  # a block or buffer size (the column is a bigint)
 
 
 class _Strict(BaseModel):
@@ -14,7 +17,7 @@ class RunnerRegister(_Strict):
     name: str = Field(min_length=1, max_length=128)
     hostname: str = Field(min_length=1, max_length=255)
     version: str = Field("", max_length=64)
-    inventory: dict[str, Any] = Field(default_factory=dict)
+    inventory: Inventory = Field(default_factory=dict)
     labels: dict[str, str] = Field(default_factory=dict)
 
 
@@ -24,17 +27,24 @@ class RunnerRegistered(BaseModel):
 
 
 class RunRef(_Strict):
-    run_id: StrictInt
-    attempt: StrictInt
+    run_id: BodyId
+    attempt: Annotated[int, Field(ge=0, le=MAX_ATTEMPT), JSON_NUMBER]
 
 
 class Heartbeat(_Strict):
-    inventory: dict[str, Any] | None = None
+    inventory: Inventory | None = None
     run: RunRef | None = None
+    version: str | None = Field(None, max_length=64)
 
 
 class HeartbeatAck(BaseModel):
     server_time: float
+    # The admin asked for a new credential: call POST /api/runner/credential/rotate.
+    rotate_credential: bool = False
+
+
+class RunnerCredential(BaseModel):
+    runner_token: str
 
 
 class Assignment(BaseModel):
@@ -47,14 +57,14 @@ class Assignment(BaseModel):
 
 
 class AttemptBody(_Strict):
-    attempt: StrictInt = Field(ge=1)
+    attempt: JsonInt = Field(ge=1, le=MAX_ATTEMPT)
 
 
 class RunStart(AttemptBody):
     kernel_info: dict[str, Any] = Field(default_factory=dict)
 
 
-Port = Annotated[StrictInt, Field(ge=1, le=65535)]
+Port = Annotated[int, Field(ge=1, le=65535), JSON_NUMBER]
 
 
 class ReferencePorts(_Strict):
@@ -77,16 +87,16 @@ class LeaseAck(BaseModel):
 class SampleIn(BaseModel):
     model_config = ConfigDict(extra="ignore")  # the kernel may add fields in a later protocol version
 
-    seq: StrictInt = Field(ge=0, le=10**12)
+    seq: JsonInt = Field(ge=0, le=MAX_SEQ)
     t: Number
     interval_s: Number = Field(ge=0, le=3600)
-    threads: StrictInt = Field(ge=0, le=4096)
-    repeat: StrictInt = Field(ge=0, le=10000)
+    threads: JsonInt = Field(ge=0, le=4096)
+    repeat: JsonInt = Field(ge=0, le=10000)
     warmup: StrictBool
     value: Number
     unit: str = Field(max_length=16)
     op: str | None = Field(None, max_length=32)
-    block_bytes: StrictInt | None = Field(None, ge=0)
+    block_bytes: Bytes | None = None
 
 
 class SamplesIn(AttemptBody):
@@ -96,18 +106,20 @@ class SamplesIn(AttemptBody):
 class SamplesAck(BaseModel):
     inserted: int
     max_seq: int
+    # seqs already stored with different fields: refused (the first stays), and logged by the server
+    conflicts: list[int] = []
 
 
 class ResultIn(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    threads: StrictInt = Field(ge=0, le=4096)
-    repeat: StrictInt = Field(ge=0, le=10000)
+    threads: JsonInt = Field(ge=0, le=4096)
+    repeat: JsonInt = Field(ge=0, le=10000)
     value: Number
     unit: str = Field(max_length=16)
     verified: StrictBool
     op: str | None = Field(None, max_length=32)
-    block_bytes: StrictInt | None = Field(None, ge=0)
+    block_bytes: Bytes | None = None
 
 
 class ReferenceIn(BaseModel):

@@ -13,14 +13,16 @@ from app.core.errors import Conflict, NotFound, Unprocessable
 from app.hosts.models import Host
 from app.jobs.models import TERMINAL, Run, Sample
 from app.jobs.service import deadline_s, drive_run_of, finish_run, publish_run, serve_ready, serve_run_of
-from app.results.service import compute_result, trace_summary
+from app.results.service import compute_result, phase_cpu_share, trace_summary
 from app.runner_api.schemas import Assignment, RunFinish, SampleIn
 
 
-def touch(session: Session, host: Host, inventory: dict | None = None) -> None:
+def touch(session: Session, host: Host, inventory: dict | None = None, version: str | None = None) -> None:
     host.last_seen_at = utcnow()
     if inventory is not None:
         host.inventory = inventory
+    if version:
+        host.runner_version = version
     session.commit()
 
 
@@ -172,7 +174,7 @@ def finish(session: Session, host: Host, run_id: int, body: RunFinish) -> None:
             select(Sample.t, Sample.value).where(Sample.run_id == run.id, Sample.attempt == run.attempt,
                                                  Sample.warmup.is_(False)).order_by(Sample.seq)
         ).all()
-        trace = trace_summary([t for t, _ in samples], [v for _, v in samples])
+        trace = trace_summary([t for t, _ in samples], [v for _, v in samples], phase_cpu_share(raw))
         run.result = {**run.result, "trace": trace.model_dump(mode="json") if trace else None}
     status, reason = body.status, body.reason
     if status == "succeeded" and run.result and not all(row["valid"] for row in run.result["rows"]):

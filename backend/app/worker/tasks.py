@@ -1,5 +1,6 @@
 from app.core.db import get_sessionmaker
 from app.jobs import dispatch
+from app.worker import retention
 from app.worker.celery_app import celery_app
 
 
@@ -13,6 +14,12 @@ def dispatch_host(host_id: int) -> None:
 def reconcile() -> dict[str, int]:
     with get_sessionmaker()() as session:
         return dispatch.reconcile(session)
+
+
+@celery_app.task(name="hostbench.prune_samples")
+def prune_samples() -> int:
+    with get_sessionmaker()() as session:
+        return retention.prune_samples(session)
 
 
 def ring(host_id: int) -> None:

@@ -66,6 +66,7 @@ class BenchReport:
     area: str
     pairs: list[Pair] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # comparisons that cannot run on this host, with the reason
     notes: list[str] = field(default_factory=list)
 
     def ratios(self) -> dict[str, float]:
@@ -87,6 +88,8 @@ class BenchReport:
             print(f"median ratio {metric}: {r:.3f}")
         for m in self.missing:
             print(f"missing: {m}")
+        for m in self.skipped:
+            print(f"skipped: {m}")
         for n in self.notes:
             print(f"note: {n}")
         sys.stdout.flush()
@@ -96,6 +99,7 @@ class BenchReport:
                        "ratio": round(p.ratio, 4), "reference": p.reference} for p in self.pairs],
             "ratios": self.ratios(),
             "missing": self.missing,
+            "skipped": self.skipped,
         }), flush=True)
 
 

@@ -18,6 +18,7 @@ Both sides count bytes as STREAM does (16 B per element for copy, 24 for triad);
 On a shared host a pair in which either side lost its CPUs to other processes is measured again.
 Nothing is installed; a missing tool is reported as missing.
 """
+import math
 import os
 import re
 import shutil
@@ -28,7 +29,10 @@ from hostbench_cli.bench.common import run as run_tool
 
 THREADS = (1, 2)
 STREAM_BLOCK = 8 * 1024 * 1024  # the copy block op's block: 8 MiB
-LIKWID = {"stream_copy_nt": ("copy_mem_avx512", 2), "stream_triad_nt": ("stream_mem_avx512", 3)}
+LIKWID = {"stream_copy_nt": ("copy_mem", 2), "stream_triad_nt": ("stream_mem", 3)}
+# likwid-bench's test suffix for the vector ISA our kernel runs (its start event's isa): the same stores on
+# both sides. An AVX-512 test on a CPU without AVX-512 dies with SIGILL ("Illegal instruction").
+LIKWID_ISA = {"avx512": "_avx512", "avx2": "_avx", "sse2": "_sse", "scalar": ""}
 
 
 def parse_stream(text: str) -> dict:
@@ -82,6 +86,38 @@ def likwid_value(argv: list[str], threads: int) -> tuple[float, float]:
 
 
 HPCC_N = 8000  # hpcc sizes its STREAM vectors from HPL's matrix: N^2 / 3 doubles (21.3 M, 171 MB) over the processes
+HPCC_NB = 192  # HPL's block size in run_hpcc; N is rounded up to a multiple of it
+MEMORY_SHARE = 0.7  # of MemAvailable a bench may take (the rest: the OS, the other side's process, slack)
+
+
+def stream_rule() -> tuple[int, dict]:
+    """STREAM's rule on this host, as our kernel applies it: elements per array = 4 x the L3 of the CPUs in
+    use / 8 bytes (its default array_size), and the caches it read (sysfs), with the ISA it runs (isa)."""
+    start = hbk_events("memory", ["--op", "stream_triad_nt", "--threads", "1", "--repeats", "1", "--duration_s", "0.2",
+                                  "--warmup_s", "0", "--no_sampler", "true"])[0]
+    return int(start["array_size"]), {**(start.get("caches") or {}), "isa": start.get("isa")}
+
+
+def mem_available() -> int | None:
+    """MemAvailable from /proc/meminfo, bytes; None where it cannot be read."""
+    try:
+        with open("/proc/meminfo") as f:
+            m = re.search(r"^MemAvailable:\s+(\d+) kB", f.read(), re.M)
+    except OSError:
+        return None
+    return int(m.group(1)) * 1024 if m else None
+
+
+def hpcc_n_for(elements: int) -> int:
+    """The smallest HPL N (a multiple of NB, at least HPCC_N) whose STREAM vectors (N^2 / 3 doubles over all
+    processes) hold `elements`."""
+    n = max(HPCC_N, math.ceil(math.sqrt(3 * elements)))
+    return -(-n // HPCC_NB) * HPCC_NB
+
+
+def gib(b: float) -> str:
+    """A byte count in GiB, or MiB below 1 GiB (a 32 MiB L3 is not "0.0 GiB")."""
+    return f"{b / 2**30:.1f} GiB" if b >= 2**30 else f"{b / 2**20:.0f} MiB"
 
 
 def parse_hpcc_stream(text: str, processes: int) -> dict:
@@ -99,7 +135,7 @@ def parse_hpcc_stream(text: str, processes: int) -> dict:
         raise RuntimeError(f"hpcc's summary has no STREAM figures ({exc}): {text[-400:]}") from None
 
 
-def hpcc_stream_pairs(report: BenchReport, pairs: int) -> int:
+def hpcc_stream_pairs(report: BenchReport, pairs: int, rule: int) -> int:
     """STREAM as Debian ships it, inside hpcc, when no `stream` binary is on PATH. One hpcc run (all its
     tests: a minute or two) gives Copy and Triad, so each pair is one hpcc run against our three STREAM
     ops, in alternating order. Returns hpcc's elements per vector at one process (the likwid pairs' size)."""
@@ -107,16 +143,27 @@ def hpcc_stream_pairs(report: BenchReport, pairs: int) -> int:
 
     env = hpcc_env()[0]
     first_size = 0
+    hpl_n = hpcc_n_for(rule)
+    need = hpl_n * hpl_n * 8  # HPL's matrix; hpcc's STREAM vectors (3 x N^2 / 3 doubles) take as much
+    avail = mem_available()
+    if avail is not None and need > MEMORY_SHARE * avail:
+        report.skipped.append(f"hpcc STREAM pairs: arrays of 4 x L3 ({rule} elements) need hpcc's HPL N={hpl_n}, "
+                              f"{gib(need)} of memory; this host has {gib(avail)} available (a bench takes at most "
+                              f"{MEMORY_SHARE:.0%})")
+        return 0
+    if hpl_n > HPCC_N:
+        report.notes.append(f"hpcc runs with HPL N={hpl_n} (not {HPCC_N}) so that its STREAM vectors reach 4 x L3 "
+                            f"({rule} elements, STREAM's rule); its HPL takes longer accordingly")
     for t in THREADS:
-        ref = f"hpcc StarSTREAM %s x {t} process{'es' if t > 1 else ''} (HPL N={HPCC_N}), MB/s over all"
+        ref = f"hpcc StarSTREAM %s x {t} process{'es' if t > 1 else ''} (HPL N={hpl_n}), MB/s over all"
         size = 0  # hpcc's, learnt from pair 0 (hpcc goes first in even pairs)
         for i in range(pairs):
             def theirs() -> dict:
-                return parse_hpcc_stream(run_hpcc(HPCC_N, t, env)[0], t)
+                return parse_hpcc_stream(run_hpcc(hpl_n, t, env)[0], t)
 
             got = theirs() if i % 2 == 0 else None
             n = size = got["array_size"] if got else size
-            threads = ["--threads", str(t)]
+            threads = ["--threads", str(t), *(["--allow_cache", "true"] if n < rule else [])]
             mine = {
                 "copy": ours(["--op", "copy", "--blocks", str(STREAM_BLOCK), "--buffer_bytes", str(n * 8), *threads],
                              best=True),
@@ -148,15 +195,33 @@ def run(pairs: int) -> BenchReport:
     if not HBK.exists():
         raise ToolMissing(f"{HBK} is not built (make -C runner/kernels)")
 
+    rule, caches = stream_rule()
+    avail = mem_available()
+    report.notes.append(f"STREAM's rule on this host: arrays of 4 x L3 = {rule} elements ({gib(rule * 8)} each; "
+                        f"L3 {gib(caches.get('l3_total') or 0)} over the CPUs in use, {caches.get('source', '?')}); "
+                        f"memory available {gib(avail) if avail else 'unknown'}")
+    if avail is not None and 3 * rule * 8 > MEMORY_SHARE * avail:
+        report.skipped.append(f"every pair: three arrays of 4 x L3 ({gib(3 * rule * 8)}) do not fit in "
+                              f"{MEMORY_SHARE:.0%} of the {gib(avail)} of memory available")
+        return report
     stream = shutil.which("stream")
     array_size = 0
     if stream is None and shutil.which("hpcc") and shutil.which("mpirun"):
-        array_size = hpcc_stream_pairs(report, pairs)
+        try:
+            array_size = hpcc_stream_pairs(report, pairs, rule)
+        except RuntimeError as exc:  # the other comparisons still run
+            report.skipped.append(f"hpcc STREAM pairs: {str(exc)[:300]}")
     elif stream is None:
         report.missing.append("stream (STREAM built with OpenMP, on PATH) or hpcc (apt install hpcc): "
                               "the STREAM pairs were not run")
     else:
         array_size = parse_stream(run_tool([stream], env=stream_env(1)))["array_size"]
+        cache = ["--allow_cache", "true"] if array_size < rule else []
+        if cache:
+            report.notes.append(f"the stream binary's arrays ({array_size} elements) are smaller than 4 x L3 ({rule}): "
+                                "STREAM's size is compiled in (STREAM_ARRAY_SIZE), so both sides run at it and "
+                                "measure caches as much as DRAM; rebuild stream with -DSTREAM_ARRAY_SIZE="
+                                f"{rule} for a DRAM figure")
         report.notes.append(f"stream: {stream}, array size {array_size} elements "
                             f"({array_size * 8 / 2**20:.0f} MiB per array), OMP_PROC_BIND=true OMP_PLACES=cores")
         report.notes.append("gcc -O2/-O3 compiles STREAM's Copy loop into a glibc memcpy call (rep movsb, or "
@@ -172,7 +237,7 @@ def run(pairs: int) -> BenchReport:
                 return parsed[kernel], share
 
             ref = f"STREAM %s, OMP_NUM_THREADS={t}"
-            threads = ["--threads", str(t)]
+            threads = ["--threads", str(t), *cache]
             interleave_quiet(report, f"copy_t{t}", ref % "Copy",
                              lambda th=threads: ours(["--op", "copy", "--blocks", str(STREAM_BLOCK),
                                                       "--buffer_bytes", str(array_size * 8), *th], best=True),
@@ -187,21 +252,21 @@ def run(pairs: int) -> BenchReport:
     if likwid is None:
         report.missing.append("likwid-bench (apt install likwid): the non-temporal pairs were not run")
     else:
-        n = array_size
-        if not n:  # our default (4x L3 per array); likwid then gets the same bytes
-            start = hbk_events("memory", ["--op", "stream_copy_nt", "--threads", "1", "--repeats", "1",
-                                          "--duration_s", "0.2", "--warmup_s", "0", "--no_sampler", "true"])[0]
-            n = start["array_size"]
+        n = max(array_size, rule)  # at least STREAM's rule; likwid then gets the same bytes
+        suffix = LIKWID_ISA.get(str(caches.get("isa")), "")
         for t in THREADS:
-            for op, (test, arrays) in LIKWID.items():
+            for op, (base, arrays) in LIKWID.items():
+                test = base + suffix
                 size = f"{n * 8 * arrays // 1000}kB"
                 argv = [likwid, "-t", test, "-w", f"S0:{size}:{t}"]
-                interleave_quiet(report, f"{op}_t{t}", f"likwid-bench -t {test} -w S0:{size}:{t}",
-                                 lambda op=op, t=t: ours(["--op", op, "--array_size", str(n), "--threads", str(t)],
-                                                         best=False),
-                                 lambda argv=argv, t=t: likwid_value(argv, t), pairs)
-    n = array_size or hbk_events("memory", ["--op", "stream_triad_nt", "--threads", "1", "--repeats", "1",
-                                            "--duration_s", "0.2", "--warmup_s", "0", "--no_sampler", "true"])[0]["array_size"]
+                try:
+                    interleave_quiet(report, f"{op}_t{t}", f"likwid-bench -t {test} -w S0:{size}:{t}",
+                                     lambda op=op, t=t: ours(["--op", op, "--array_size", str(n), "--threads", str(t)],
+                                                             best=False),
+                                     lambda argv=argv, t=t: likwid_value(argv, t), pairs)
+                except RuntimeError as exc:  # one comparison that cannot run never stops the others
+                    report.skipped.append(f"{op}_t{t} against likwid-bench -t {test}: {str(exc)[:300]}")
+    n = max(array_size, rule)
     triad = ["--op", "stream_triad_nt", "--array_size", str(n), "--threads", "2"]
     # What the per-second sampler costs a memory-bound kernel. Two separate processes would not do: on
     # this kind of host 2-thread bandwidth jumps between ~60 and ~105 GB/s from one run to the next, for
@@ -209,7 +274,10 @@ def run(pairs: int) -> BenchReport:
     # of processes often compares two different machines. One process (same arrays, same threads) runs
     # 2-s phases in pairs, one sampled once a second as the product runs and one not, the order swapped
     # every other pair (--sampler_ab); SAMPLER_PAIRS pairs per process, in two processes.
-    sampler_ab_pairs(report, "stream_triad_nt_t2_with_vs_without_sampler", "MB/s", "memory", triad, SAMPLER_PAIRS)
+    try:
+        sampler_ab_pairs(report, "stream_triad_nt_t2_with_vs_without_sampler", "MB/s", "memory", triad, SAMPLER_PAIRS)
+    except RuntimeError as exc:
+        report.skipped.append(f"the sampler's cost (stream_triad_nt, 2 threads): {str(exc)[:300]}")
     report.notes.append("ours: STREAM pairs the best 0.2-s sample of a 3-s phase (STREAM reports the best of its "
                         "9 sweeps); likwid pairs the mean of a 2-s phase (likwid-bench reports its mean)")
     report.notes.append(f"a pair counts when both sides got >= {QUIET} of their CPUs (cpu_share; the reference's "

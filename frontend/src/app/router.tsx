@@ -1,11 +1,16 @@
 import { Navigate, createBrowserRouter, useLocation, type RouteObject } from 'react-router';
 import { Layout } from './Layout';
+import { AccountRoute } from './routes/AccountRoute';
+import { AuditRoute } from './routes/AuditRoute';
 import { CompareRoute } from './routes/CompareRoute';
 import { HistoryRoute } from './routes/HistoryRoute';
 import { HostsRoute } from './routes/HostsRoute';
 import { NewJobRoute } from './routes/NewJobRoute';
 import { NotFoundRoute, RouteError } from './routes/NotFoundRoute';
 import { RunRoute } from './routes/RunRoute';
+import { SignInLinkRoute } from './routes/SignInLinkRoute';
+import { SignInRoute } from './routes/SignInRoute';
+import { UsersRoute } from './routes/UsersRoute';
 
 /** /runs was the first name of History; old links keep working, filters included. */
 function RunsRedirect() {
@@ -14,6 +19,9 @@ function RunsRedirect() {
 }
 
 export const routes: RouteObject[] = [
+  // Reachable signed out; everything under Layout needs a session.
+  { path: 'signin', element: <SignInRoute />, errorElement: <RouteError /> },
+  { path: 'signin/link', element: <SignInLinkRoute />, errorElement: <RouteError /> },
   {
     element: <Layout />,
     errorElement: <RouteError />,
@@ -24,6 +32,9 @@ export const routes: RouteObject[] = [
       { path: 'runs', element: <RunsRedirect /> },
       { path: 'runs/:id', element: <RunRoute /> },
       { path: 'compare', element: <CompareRoute /> },
+      { path: 'account', element: <AccountRoute /> },
+      { path: 'users', element: <UsersRoute /> },
+      { path: 'audit', element: <AuditRoute /> },
       { path: '*', element: <NotFoundRoute /> },
     ],
   },

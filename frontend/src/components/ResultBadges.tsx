@@ -5,6 +5,47 @@ import type { ResultRow } from '../lib/api/types';
 import { formatNumber, formatPercent } from '../lib/format';
 
 type Row = Pick<ResultRow, 'efficiency' | 'peak' | 'valid' | 'invalid_reason'> & { references?: ResultRow['references'] };
+export type Verdict = NonNullable<ResultRow['verdict']>;
+export type Flag = NonNullable<ResultRow['flags']>[number];
+
+/** The backend's verdict (app/results/verdict.py) in one word, and its badge colour. */
+export const verdictLabels: Record<Verdict, string> = {
+  valid: 'valid',
+  oversubscribed: 'oversubscribed',
+  disturbed: 'disturbed',
+  cpu_lost: 'CPU lost',
+  throttled: 'throttled',
+  invalid: 'invalid',
+};
+
+export function verdictClass(verdict: Verdict): string {
+  return verdict === 'valid' ? 'badge-ok' : verdict === 'invalid' ? 'badge-bad' : 'badge-warn';
+}
+
+/**
+ * The verdict first, then every reason in words (visible, not only in a tooltip): a disturbed or
+ * oversubscribed figure is never shown as plainly "valid".
+ */
+export function VerdictBadge({ verdict, flags, showReasons = true }: { verdict: Verdict | undefined; flags?: Flag[] | null; showReasons?: boolean }) {
+  const v: Verdict = verdict ?? 'valid';
+  const reasons = flags ?? [];
+  return (
+    <span className={`verdict verdict-${v}`} data-verdict={v}>
+      <span className={`badge ${verdictClass(v)}`} title={reasons.map((f) => f.text).join('\n') || undefined}>
+        {verdictLabels[v]}
+      </span>
+      {showReasons && reasons.length ? (
+        <span className="verdict-reasons">
+          {reasons.map((f, i) => (
+            <span key={i} className={`verdict-reason ${f.severity === 'invalid' ? 'text-bad' : 'text-warn'}`}>
+              {f.text}
+            </span>
+          ))}
+        </span>
+      ) : null}
+    </span>
+  );
+}
 
 export function EfficiencyBadge({ row, peakNote }: { row: Row; peakNote?: string | null }) {
   if (row.efficiency === null || row.efficiency === undefined) {
@@ -35,8 +76,23 @@ export function ValidityBadge({ row, showReason = true }: { row: Row; showReason
   );
 }
 
+/** Why a ratio above 1 against a reference is not a bug, in words shown next to it (tool → text). The
+ * measured ratios and what matching the settings gives: docs/methodology/network.md. */
+export const aboveReferenceWhy: Record<string, string> = {
+  iperf3:
+    'why ours can exceed iperf3: our receiver asks for 256 KiB per wakeup (SO_RCVLOWAT) on TCP and a 4 MiB receive queue on UDP, ' +
+    'where iperf3 keeps the OS defaults and so loses more datagrams; with 4 MiB buffers on both the UDP ratio was 1.03',
+};
+
+/** The reference tools of a row in the order a person should read them: like-for-like first, ping
+ * (an ICMP echo answered by the kernel, no socket of ours) last and named as context. */
+export function orderedReferences<T extends { tool: string }>(refs: readonly T[]): T[] {
+  const rank = (t: string) => (t === 'ping' ? 1 : 0);
+  return [...refs].sort((a, b) => rank(a.tool) - rank(b.tool));
+}
+
 export function ReferenceBadges({ row }: { row: Row }) {
-  const refs = row.references ?? [];
+  const refs = orderedReferences(row.references ?? []);
   if (!refs.length) return null;
   return (
     <>
@@ -45,18 +101,23 @@ export function ReferenceBadges({ row }: { row: Row }) {
         if (r.status === 'ok' && r.ratio !== null && r.ratio !== undefined) {
           const theirs = r.value !== null && r.value !== undefined ? `${formatNumber(r.value)} ${r.unit ?? ''}`.trim() : '—';
           return (
-            <span
-              key={`${r.tool}-${i}`}
-              className={`badge ${r.ratio >= 1 ? 'badge-ok' : 'badge-warn'}`}
-              title={`${name}${r.metric ? ` ${r.metric}` : ''}: ${theirs}; ours / theirs = ${formatNumber(r.ratio, 3)}`}
-            >
-              {formatNumber(r.ratio, 3)}× {name}
+            <span key={`${r.tool}-${i}`} className="reference">
+              <span
+                className={`badge ${r.tool === 'ping' ? 'badge-muted' : r.ratio >= 1 ? 'badge-ok' : 'badge-warn'}`}
+                title={`${name}${r.metric ? ` ${r.metric}` : ''}: ${theirs}; ours / theirs = ${formatNumber(r.ratio, 3)}`}
+              >
+                {formatNumber(r.ratio, 3)}× {name}
+                {r.tool === 'ping' ? ' (ICMP, context only)' : ''}
+              </span>
+              {r.ratio > 1.05 && aboveReferenceWhy[r.tool] ? <span className="small muted reference-why"> {aboveReferenceWhy[r.tool]}</span> : null}
             </span>
           );
         }
+        // The reason is part of the text, not only a tooltip (README: "unavailable on this host").
         return (
-          <span key={`${r.tool}-${i}`} className={`badge ${r.status === 'failed' ? 'badge-warn' : 'badge-muted'}`} title={r.reason ?? undefined}>
-            {name} {r.status === 'failed' ? 'failed' : 'n/a'}
+          <span key={`${r.tool}-${i}`} className={`badge badge-wrap ${r.status === 'failed' ? 'badge-warn' : 'badge-muted'}`}>
+            {name} {r.status === 'failed' ? 'failed' : 'unavailable on this host'}
+            {r.reason ? `: ${r.reason}` : ''}
           </span>
         );
       })}

@@ -11,6 +11,22 @@ const count = (v: unknown): number => (Array.isArray(v) ? v.length : 0);
 /** One configuration: its warm-up, then its repeats. */
 const phase = (p: Params) => num(p.warmup_s) + num(p.repeats) * num(p.duration_s);
 
+/** The time the server adds per thread count for a job with reference tools on (backend
+ * app/experiments/registry.py REFERENCE_ALLOWANCE_S: the same figure its expected_duration_s includes). */
+export const REFERENCE_ALLOWANCE_S = 300;
+
+/** The server's expected_duration_s for these parameters: the measuring time (durationEstimators) plus the
+ * reference tools' allowance, at the worst case of repeat-until-stable (max_repeats), as the backend computes it. */
+export function expectedDuration(kind: string, p: Params): { measuring: number; upTo: number; reference: number } | undefined {
+  const est = durationEstimators[kind];
+  if (!est) return undefined;
+  const measuring = est(p);
+  const stable = num(p.stable_cv) > 0 && num(p.max_repeats) > num(p.repeats);
+  const worst = stable ? est({ ...p, repeats: p.max_repeats }) : measuring;
+  const reference = p.reference === true ? REFERENCE_ALLOWANCE_S * Math.max(1, count(p.threads) || 1) : 0;
+  return { measuring, upTo: worst + reference, reference };
+}
+
 /** Estimated wall time before submit (as the backend's registry computes it; its expected_duration_s
  * is authoritative once the job exists). */
 export const durationEstimators: Record<string, (p: Params) => number> = {
@@ -27,6 +43,16 @@ export const durationEstimators: Record<string, (p: Params) => number> = {
   network_pair: (p) => count(p.sizes) * count(p.streams) * phase(p),
   gpu: (p) => count(p.ops) * phase(p),
 };
+
+/** Whether a parameter applies to the op chosen (raw form values): the runner omits the others from the
+ * kernel's argv (hostbench_runner/experiments.py, memory's omit), so the form does not ask for them. */
+export function fieldApplies(kind: string, name: string, raw: Record<string, unknown>): boolean {
+  if (kind !== 'memory') return true;
+  const op = String(raw.op ?? '');
+  if (name === 'blocks') return op !== 'latency' && !op.startsWith('stream_');
+  if (name === 'sizes') return op === 'latency';
+  return true;
+}
 
 /** Operations of every experiment, as people name them (the API gives the kernel's key). */
 export const opLabels: Record<string, string> = {

@@ -14,6 +14,13 @@ export const paths = {
     if (baseline !== undefined && baseline !== null) parts.push(`baseline=${baseline}`);
     return parts.length ? `/compare?${parts.join('&')}` : '/compare';
   },
+  /** The sign-in page; `next` is where to go back to afterwards (a path on this site). */
+  signIn: (next?: string) => (next && next !== '/' ? `/signin?next=${encodeURIComponent(next)}` : '/signin'),
+  /** A one-time sign-in link carries its token in the fragment: `/signin/link#hblink_…`. */
+  signInLink: '/signin/link',
+  account: '/account',
+  users: '/users',
+  audit: '/audit',
 } as const;
 
 /** At most this many runs side by side (the overlay stays readable, and smooth with decimation). */

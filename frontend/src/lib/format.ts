@@ -3,7 +3,9 @@ const LOCALE = 'en-US';
 
 export function formatNumber(v: number | null | undefined, digits = 4): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '—';
-  if (v !== 0 && Math.abs(v) < 1e-3) return v.toExponential(2);
+  // Small figures keep their significant digits without exponent notation (0.000465, not 4.65e-4);
+  // below 1e-6 the unit should change instead (formatTime), and the exponent is the honest fallback.
+  if (v !== 0 && Math.abs(v) < 1e-6) return v.toExponential(2);
   return new Intl.NumberFormat(LOCALE, { maximumSignificantDigits: digits }).format(v);
 }
 

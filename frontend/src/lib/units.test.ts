@@ -93,3 +93,24 @@ describe('unit helpers', () => {
     expect(withUnit(null, 'GFLOP/s')).toBe('—');
   });
 });
+
+describe('issue 13: units that do not mislead', () => {
+  it('a sender rate in Mbit/s is not a time', () => {
+    expect(extraMeta('sender_mbit_s')).toMatchObject({ unit: 'Mbit/s', label: 'Sender' });
+    expect(formatExtra('sender_mbit_s', 23018.4)).toBe('23,020 Mbit/s');
+    expect(extraMeta('prefill_mb_s').unit).toBe('MB/s');
+  });
+
+  it('counts are whole numbers, a mean over repeats says so', () => {
+    expect(formatExtra('preemptions', 144)).toBe('144');
+    expect(formatExtra('preemptions', 144.3)).toBe('≈ 144 (mean over repeats)');
+    expect(formatExtra('retransmits', 12000)).toBe('12,000');
+  });
+
+  it('a short time changes unit instead of using exponent notation', () => {
+    expect(formatExtra('prefill_s', 4.65e-4)).toBe('465 µs');
+    expect(formatExtra('serve_s', 0.0123)).toBe('12.3 ms');
+    expect(formatExtra('serve_s', 3.5)).toBe('3.5 s');
+    expect(formatExtra('lat_p99_us', 12.5)).toBe('12.5 µs'); // latencies keep their column's unit
+  });
+});

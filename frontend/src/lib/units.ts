@@ -57,16 +57,17 @@ export interface ExtraMeta {
   primary: boolean;
 }
 
+// Rates before times: "sender_mbit_s" is Mbit/s, not seconds (the first match wins).
 const SUFFIX_UNITS: [RegExp, string, 'time' | 'other' | 'bytes'][] = [
+  [/_mbit_s$/, 'Mbit/s', 'other'],
+  [/_mb_s$/, 'MB/s', 'other'],
+  [/_gb_s$/, 'GB/s', 'other'],
   [/_ns$/, 'ns', 'time'],
   [/_us$/, 'µs', 'time'],
   [/_ms$/, 'ms', 'time'],
   [/_s$/, 's', 'time'],
   [/_(percent|pct)$/, '%', 'other'],
   [/_bytes$/, 'B', 'bytes'],
-  [/_mbit_s$/, 'Mbit/s', 'other'],
-  [/_mb_s$/, 'MB/s', 'other'],
-  [/_gb_s$/, 'GB/s', 'other'],
   [/_ghz$/, 'GHz', 'other'],
   [/_mhz$/, 'MHz', 'other'],
 ];
@@ -130,13 +131,40 @@ export function extraMeta(key: string): ExtraMeta {
   return { key, label: capitalise(label || key), unit, latency, primary: latency || PRIMARY.test(key) };
 }
 
-/** "12.3 µs", "0.5 %", "1,234 IOPS", "8 MiB" for byte counts. */
+/** Counts of events: whole numbers. The backend averages them over repeats (144.3 preemptions), which is
+ * not a count a person can have; shown rounded, "≈" when the mean was not whole. */
+const COUNT_KEY = /^(preemptions|retransmits|errors|drops|lost|samples|work|ops|packets|datagrams|streams)$|_(count|errors|retransmits|preemptions)$/;
+
+export function isCount(key: string): boolean {
+  return COUNT_KEY.test(key);
+}
+
+/** A time in the unit that keeps it readable: 4.65e-4 s → "465 µs", 0.0123 s → "12.3 ms". */
+export function formatTime(value: number, unit: 'ns' | 'µs' | 'ms' | 's'): string {
+  const scale = { ns: 1e-9, 'µs': 1e-6, ms: 1e-3, s: 1 }[unit];
+  const seconds = value * scale;
+  const abs = Math.abs(seconds);
+  if (abs === 0 || abs >= 1) return `${formatNumber(seconds)} s`;
+  if (abs >= 1e-3) return `${formatNumber(seconds * 1e3)} ms`;
+  if (abs >= 1e-6) return `${formatNumber(seconds * 1e6)} µs`;
+  return `${formatNumber(seconds * 1e9)} ns`;
+}
+
+/** "12.3 µs", "0.5 %", "1,234 IOPS", "8 MiB" for byte counts, whole counts, readable times. */
 export function formatExtra(key: string, value: number | null | undefined): string {
   const meta = extraMeta(key);
   if (value === null || value === undefined || !Number.isFinite(value)) return '—';
   if (meta.unit === 'B') return formatBytes(value);
   if (meta.unit === '%') return `${formatNumber(value, 3)} %`;
+  if (isCount(key)) {
+    const whole = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 0 }).format(Math.round(value));
+    return Number.isInteger(value) ? whole : `≈ ${whole} (mean over repeats)`;
+  }
   if (!meta.unit) return key === 'iops' ? `${formatNumber(value)} IOPS` : formatNumber(value);
+  if (meta.unit === 's' || meta.unit === 'ms' || meta.unit === 'µs' || meta.unit === 'ns') {
+    // a phase time of 4.65e-4 s reads "465 µs"; latencies keep their own unit (they sit in a column)
+    return meta.latency ? `${formatNumber(value)} ${meta.unit}` : formatTime(value, meta.unit);
+  }
   return `${formatNumber(value)} ${meta.unit}`;
 }
 

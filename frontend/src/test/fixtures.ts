@@ -1,5 +1,5 @@
 // Shapes as docs/api.md and the backend's schemas define them; used by component tests.
-import type { Experiment, HostPublic, ResultRow, RunPublic, Sample } from '../lib/api/types';
+import type { Experiment, HostPublic, Me, RegistrationToken, ResultRow, RunPublic, Sample, UserPublic } from '../lib/api/types';
 
 export const cpuExperiment: Experiment = {
   kind: 'cpu',
@@ -122,6 +122,12 @@ export const host: HostPublic = {
     cpu_int32: null,
   },
   peak_notes: { cpu_int32: 'CPU clock unknown until a CPU run measures it' },
+  revoked: false,
+  revoked_at: null,
+  address: '10.0.0.5',
+  version_mismatch: false,
+  server_version: '0.1.0',
+  credential_rotation_pending: false,
 };
 
 export function resultRow(over: Partial<ResultRow> = {}): ResultRow {
@@ -129,7 +135,7 @@ export function resultRow(over: Partial<ResultRow> = {}): ResultRow {
     op: 'fp64', threads: 1, block_bytes: null, unit: 'GFLOP/s', n: 3, mean: 52.345, stddev: 0.4567, min: 51.9, max: 52.8,
     median: 52.3, ci95_low: 51.2, ci95_high: 53.5, cv: 0.009, values: [51.9, 52.3, 52.8], outliers: [],
     peak: { value: 59.2, unit: 'GFLOP/s', formula: '1 core × 3.700 GHz × 16 FLOP/cycle', source: 'computed' },
-    extra: {}, references: [], efficiency: 0.8842, valid: true, invalid_reason: null,
+    extra: {}, references: [], efficiency: 0.8842, valid: true, invalid_reason: null, verdict: 'valid', flags: [],
     ...over,
   };
 }
@@ -140,6 +146,7 @@ export function run(over: Partial<RunPublic> = {}): RunPublic {
     params: { op: 'fp64', threads: [1], repeats: 1, duration_s: 3, warmup_s: 0 },
     status: 'running', status_reason: null, attempt: 1, created_at: '2026-11-01T10:00:00Z', started_at: '2026-11-01T10:00:01Z',
     finished_at: null, expected_duration_s: 3, progress: 0.3, last_seq: 0, unit: 'GFLOP/s', kernel_info: null, result: null,
+    created_by: null, cancelled_by: null,
     ...over,
   };
 }
@@ -147,3 +154,18 @@ export function run(over: Partial<RunPublic> = {}): RunPublic {
 export function sample(seq: number, over: Partial<Sample> = {}): Sample {
   return { seq, t: 1000 + seq + 1, interval_s: 1, threads: 1, repeat: 1, warmup: false, value: 50 + seq, unit: 'GFLOP/s', op: 'fp64', block_bytes: null, ...over };
 }
+
+export const admin: Me = { id: 1, name: 'ada', role: 'admin', has_password: true };
+export const operator: Me = { id: 2, name: 'otto', role: 'operator', has_password: true };
+export const viewer: Me = { id: 3, name: 'vera', role: 'viewer', has_password: true };
+
+export function user(over: Partial<UserPublic> = {}): UserPublic {
+  return { id: 3, name: 'vera', role: 'viewer', created_at: '2026-11-01T10:00:00Z', disabled: false, has_password: true, ...over };
+}
+
+export const registrationToken: RegistrationToken = {
+  token: 'hbreg_abc123',
+  expires_at: '2026-11-01T10:15:00Z',
+  install_command: 'curl -fsSL http://10.0.0.1:8000/install.sh | sudo sh -s -- --server http://10.0.0.1:8000 --registration-token hbreg_abc123',
+  container_command: 'docker run -d --name hostbench-runner --network host hostbench-runner --server http://10.0.0.1:8000 --registration-token hbreg_abc123',
+};

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from . import cpu, disks, governor, memory, nics, os_info, virt
+from . import cpu, disks, fma_probe, governor, memory, nics, os_info, virt
 
 log = logging.getLogger("hostbench.inventory")
 
@@ -64,12 +64,27 @@ def kernel_build(info: Any) -> dict[str, Any] | None:
     }
 
 
+def probe_isas(cpu_section: dict[str, Any]) -> list[str]:
+    """The vector ISAs worth probing on this CPU (its flags), widest first."""
+    have = set(cpu_section.get("isa") or [])
+    x86 = [isa for isa, flag in (("avx512", "avx512f"), ("avx2", "avx2"), ("sse2", "sse2")) if flag in have]
+    arm = [isa for isa, flag in (("sve", "sve"), ("neon", "neon")) if flag in have]
+    return x86 or arm
+
+
 def collect(root: Path | str = "/", kernel_info: Callable[[], Any] | None = None,
-            work_dir: Path | str | None = None) -> dict[str, Any]:
+            work_dir: Path | str | None = None, kernel_bin: Path | str | None = None) -> dict[str, Any]:
     """Every collector's section, plus the runner's and the kernels' versions. `work_dir` is the
-    runner's kernel work directory (its filesystem is reported under disks.work_dir)."""
+    runner's kernel work directory (its filesystem is reported under disks.work_dir). With `kernel_bin`,
+    the CPU section gets the FMA issue-rate probe (fma_probe.py; about 0.4 s per vector ISA)."""
     root = Path(root)
     inventory: dict[str, Any] = {c.name: run_collector(c, root, work_dir) for c in COLLECTORS}
+    cpu_section = inventory.get("cpu")
+    if kernel_bin is not None and isinstance(cpu_section, dict) and "error" not in cpu_section:
+        try:
+            cpu_section["fma_probe"] = fma_probe.run(kernel_bin, probe_isas(cpu_section))
+        except Exception as exc:  # a probe never blocks registration
+            cpu_section["fma_probe"] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
     inventory["runner"] = {"version": __version__, "python": platform.python_version()}
     if kernel_info is not None:
         try:

@@ -9,11 +9,19 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 Metric = dict[str, Any]
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def zip_strict(a: Sequence[Any], b: Sequence[Any]) -> Iterator[tuple[Any, Any]]:
+    """zip(a, b, strict=True) of Python 3.10+, for sequences: unequal lengths are a bug, never a silent cut."""
+    if len(a) != len(b):
+        raise ValueError(f"zip_strict: lengths differ ({len(a)} and {len(b)})")
+    return zip(a, b)
 
 
 class ParseError(Exception):

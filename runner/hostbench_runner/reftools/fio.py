@@ -19,7 +19,7 @@ import os
 import re
 from typing import Any
 
-from ._common import Metric, ParseError, first_json_object, looks_like_json, metric, not_this_tool, to_float
+from ._common import Metric, ParseError, first_json_object, looks_like_json, metric, not_this_tool, to_float, zip_strict
 
 _DIRECTIONS = ("read", "write", "trim")
 _FIO_ERROR = re.compile(r"^fio: .*(?:err=\s*\d+|error=).*$|^fio: failed .*$|^fio: .*(?:invalid|unknown).*$",
@@ -162,7 +162,7 @@ def _parse_text(text: str) -> list[Metric]:
 
     metrics: list[Metric] = []
     bounds = [i for i, _m in jobs] + [status[-1]]
-    for (start, m), stop in zip(jobs, bounds[1:], strict=True):
+    for (start, m), stop in zip_strict(jobs, bounds[1:]):
         metrics.extend(_text_job(m.group(1), int(m.group(2)), lines[start + 1 : stop]))
     if not metrics:
         raise ParseError("the fio report shows no job that did any I/O")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from ._common import Metric, ParseError, metric, not_this_tool, to_float, to_int
+from ._common import Metric, ParseError, metric, not_this_tool, to_float, to_int, zip_strict
 
 # --- HPL -------------------------------------------------------------------------------------------
 
@@ -68,8 +68,7 @@ def _parse_hpl(text: str, lines: list[str]) -> list[Metric]:
             continue
         last_row_line = i
         tv = m.group(1)
-        n, nb, p, q = (to_int(m.group(k), "HPL " + key) for k, key in zip(range(2, 6), ("N", "NB", "P", "Q"),
-                                                                          strict=True))
+        n, nb, p, q = (to_int(m.group(k), "HPL " + key) for k, key in zip_strict(range(2, 6), ("N", "NB", "P", "Q")))
         time_s = to_float(m.group(6), "HPL time")
         gflops = to_float(m.group(7), "HPL Gflops")
         if gflops <= 0 or time_s < 0:
@@ -178,7 +177,7 @@ def _parse_intel(lines: list[str]) -> list[Metric]:
         raise ParseError(f"Intel LINPACK: {len(groups)} problem sizes in the trials but {len(summary)} in the "
                          f"summary (garbled output)")
     rows: list[Metric] = []
-    for group, (size, lda, align, average, maximal) in zip(groups, summary, strict=True):
+    for group, (size, lda, align, average, maximal) in zip_strict(groups, summary):
         if group[0][:3] != (size, lda, align):
             raise ParseError(f"Intel LINPACK summary row {size}/{lda}/{align} does not match the trials "
                              f"{group[0][0]}/{group[0][1]}/{group[0][2]}")

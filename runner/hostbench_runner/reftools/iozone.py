@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from ._common import Metric, ParseError, metric, not_this_tool, to_float, to_int
+from ._common import Metric, ParseError, metric, not_this_tool, to_float, to_int, zip_strict
 
 COLUMNS = ("write", "rewrite", "read", "reread", "random_read", "random_write", "bkwd_read", "record_rewrite",
            "stride_read", "fwrite", "frewrite", "fread", "freread")
@@ -124,7 +124,7 @@ def _table(lines: list[str], h: int, unit: str) -> list[Metric]:
         if (file_kb, record_kb) in seen:
             raise ParseError(f"iozone table: file {file_kb} kB / record {record_kb} kB given twice")
         seen.add((file_kb, record_kb))
-        for (token, _end), col in zip(tokens[2:], columns[2:], strict=True):
+        for (token, _end), col in zip_strict(tokens[2:], columns[2:]):
             metrics.append(metric(COLUMNS[col - 2], to_int(token, "iozone"), unit, file_kb=file_kb,
                                   record_kb=record_kb))
     if not metrics:
@@ -171,7 +171,7 @@ def _check_excel(lines: list[str], metrics: list[Metric]) -> None:
             values = m.group(2).split()
             if len(values) > len(cols):
                 raise ParseError(f"iozone -R line {i + 1} has more figures than record sizes")
-            for rec, value in zip(cols, values, strict=False):
+            for rec, value in zip(cols, values):
                 key = (name, int(m.group(1)), int(rec))
                 if key in by_key and by_key[key] != int(value):
                     raise ParseError(f"iozone -R {title.group(1)!r} says {value} for {m.group(1)} kB / {rec} kB "

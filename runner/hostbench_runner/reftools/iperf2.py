@@ -99,7 +99,7 @@ def parse(text: str) -> tuple[str, list[Metric]]:
 
     roles = {key: role(*key) for key in finals}
     per_role: dict[str, set[str]] = {}
-    for (sid, rep), r in roles.items():
+    for (sid, _rep), r in roles.items():
         if not sid.startswith("SUM"):
             per_role.setdefault(r, set()).add(sid)
     sums = {r for (sid, rep), r in roles.items() if sid.startswith("SUM")}

@@ -70,7 +70,7 @@ def _block(lines: list[str], server: int | None) -> list[Metric]:
     if "MIN" not in extremes or "MAX" not in extremes:
         raise ParseError("the sockperf report lacks its <MAX>/<MIN> observation lines (truncated output?)")
     ordered = [extremes["MIN"]] + [pct[k] for k in sorted(pct)] + [extremes["MAX"]]
-    if any(a > b for a, b in zip(ordered, ordered[1:], strict=False)):
+    if any(a > b for a, b in zip(ordered, ordered[1:])):
         raise ParseError(f"sockperf percentiles are not in order: {ordered}")
     keys: dict[str, object] = {"half_rtt": half, "server": server}
     dropped = _DROPPED.search(text)

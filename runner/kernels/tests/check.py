@@ -18,6 +18,9 @@ HBK = os.path.join(BUILD, "hbk")
 HBK_TEST = os.path.join(BUILD, "hbk-test")
 CPU_OBJ = os.path.join(BUILD, "obj", "kernels", "cpu.o")
 C_TESTS = ["test_json", "test_params", "test_cpu"]
+ARM = os.uname().machine == "aarch64"  # the ISAs of the cpu kernel, widest first, per architecture
+CPU_ISAS = ("sve", "neon", "scalar") if ARM else ("avx512", "avx2", "sse2", "scalar")
+HIDDEN_ISA = "neon" if ARM else "avx2"  # one the test build can pretend is missing
 
 passed = 0
 failed = 0
@@ -167,7 +170,7 @@ def test_describe_is_json_schema():
                         "interval_s", "stable_cv", "max_repeats", "no_sampler", "sampler_ab"],
           f"cpu parameters: {list(cpu)}")
     check(cpu["op"]["enum"] == ["fp64", "fp32", "int32"], "cpu op enum")
-    check(cpu["isa"]["enum"] == ["auto", "avx512", "avx2", "sse2", "scalar"], "cpu isa enum")
+    check(cpu["isa"]["enum"] == ["auto", *CPU_ISAS], "cpu isa enum")
     check(cpu["threads"]["default"] == [1, 2, 4, 8] and cpu["threads"]["items"]["maximum"] == 256,
           "cpu threads default and bound")
     check((cpu["interval_s"]["minimum"], cpu["interval_s"]["maximum"]) == (0.1, 60),
@@ -258,7 +261,7 @@ def start_fields_ok(start, what):
 
 def test_every_op_and_isa_verifies():
     combos = [(op, isa) for op in ("fp64", "fp32", "int32")
-              for isa in ("avx512", "avx2", "sse2", "scalar")]
+              for isa in CPU_ISAS]
     with ThreadPoolExecutor(max_workers=2) as pool:  # two at a time: most of a run is its clock
         runs = list(pool.map(lambda c: hbk("cpu", *quick("--op", c[0], "--isa", c[1])), combos))
     for (op, isa), (rc, lines, raw) in zip(combos, runs):
@@ -295,8 +298,8 @@ def test_auto_picks_an_available_isa():
 
 
 def test_unsupported_isa_exits_3_without_start():
-    rc, lines, raw = hbk("cpu", *quick("--isa", "avx2"), exe=HBK_TEST,
-                         env={"HBK_TEST_HIDE_ISA": "avx2"})
+    rc, lines, raw = hbk("cpu", *quick("--isa", HIDDEN_ISA), exe=HBK_TEST,
+                         env={"HBK_TEST_HIDE_ISA": HIDDEN_ISA})
     check(rc == 3 and len(lines) == 1 and lines[0].get("code") == "unsupported"
           and "use --isa auto" in lines[0].get("message", ""), f"unsupported isa: {rc} {raw!r}")
 
@@ -437,6 +440,7 @@ def test_repeat_until_stable(): __import__("check_stable").run(BUILD, check)  # 
 def test_memory_kernel(): __import__("check_memory").run(BUILD, check)  # tests/check_memory.py
 def test_gpu_kernel(): __import__("check_gpu").run(BUILD, check)  # tests/check_gpu.py
 def test_disk_kernel(): __import__("check_disk").run(sys.modules[__name__])  # tests/check_disk.py
+def test_arm64_under_qemu(): __import__("check_arm64").run(BUILD, check)  # tests/check_arm64.py
 
 
 def main():

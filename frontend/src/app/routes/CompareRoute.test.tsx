@@ -12,7 +12,7 @@ import { downloadText } from '../../lib/download';
 import { CompareRoute } from './CompareRoute';
 
 const trace = (id: number, mean: number) =>
-  run({ id, experiment: 'cpu_trace', status: 'succeeded', result: { unit: 'GFLOP/s', rows: [resultRow({ mean })], trace: { n: 3, min: mean - 1, mean, max: mean + 1, stddev: 1, throttle: null } } });
+  run({ id, experiment: 'cpu_trace', status: 'succeeded', result: { verdict: 'valid', flags: [], unit: 'GFLOP/s', rows: [resultRow({ mean })], trace: { n: 3, min: mean - 1, mean, max: mean + 1, stddev: 1, throttle: null, stretches: [], flags: [] } } });
 
 function serve(runs: ReturnType<typeof run>[]) {
   const fetchMock = vi.fn(async (req: Request) => {
@@ -37,7 +37,7 @@ afterEach(() => vi.unstubAllGlobals());
 
 describe('CompareRoute', () => {
   it('loads the runs named in the URL and shows bars and ratios against the baseline', async () => {
-    serve([run({ id: 1, status: 'succeeded', result: { unit: 'GFLOP/s', rows: [resultRow({ mean: 50 })] } }), run({ id: 2, status: 'succeeded', result: { unit: 'GFLOP/s', rows: [resultRow({ mean: 60 })] } })]);
+    serve([run({ id: 1, status: 'succeeded', result: { verdict: 'valid', flags: [], unit: 'GFLOP/s', rows: [resultRow({ mean: 50 })] } }), run({ id: 2, status: 'succeeded', result: { verdict: 'valid', flags: [], unit: 'GFLOP/s', rows: [resultRow({ mean: 60 })] } })]);
     renderWithProviders(<CompareRoute />, { route: '/compare?runs=1,2&baseline=2' });
     const table = await screen.findByRole('table', { name: /Ratio to baseline run #2/ });
     const row = within(table).getByRole('row', { name: /FP64 FLOPS · 1 thread/ });
@@ -62,7 +62,7 @@ describe('CompareRoute', () => {
   });
 
   it('downloads the comparison as CSV built from the loaded runs', async () => {
-    serve([run({ id: 1, status: 'succeeded', result: { unit: 'GFLOP/s', rows: [resultRow({ mean: 50 })] } }), run({ id: 2, status: 'succeeded', result: { unit: 'GFLOP/s', rows: [resultRow({ mean: 60 })] } })]);
+    serve([run({ id: 1, status: 'succeeded', result: { verdict: 'valid', flags: [], unit: 'GFLOP/s', rows: [resultRow({ mean: 50 })] } }), run({ id: 2, status: 'succeeded', result: { verdict: 'valid', flags: [], unit: 'GFLOP/s', rows: [resultRow({ mean: 60 })] } })]);
     renderWithProviders(<CompareRoute />, { route: '/compare?runs=1,2' });
     await userEvent.click(await screen.findByRole('button', { name: 'Download comparison CSV' }));
     expect(downloadText).toHaveBeenCalledWith(expect.any(String), 'hostbench-compare-1-2.csv', 'text/csv');

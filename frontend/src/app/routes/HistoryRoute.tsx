@@ -13,7 +13,9 @@ import { PAGE_SIZE, activeFilterCount, clearFilters, readFilters, toRunsQuery, w
 import { useHosts } from '../../features/hosts/api/get-hosts';
 import { readLabels } from '../../features/hosts/lib/inventory';
 import { useExperiments } from '../../features/jobs/api/get-experiments';
-import { useRuns } from '../../features/runs/api/get-runs';
+import { getRuns, useRuns } from '../../features/runs/api/get-runs';
+import { fetchAllRuns, historyCsv, historyJson } from '../../features/history/lib/export';
+import { downloadText } from '../../lib/download';
 
 export function HistoryRoute() {
   const [search, setSearch] = useSearchParams();
@@ -23,6 +25,19 @@ export function HistoryRoute() {
   const hosts = useHosts();
   const experiments = useExperiments();
   const [selected, setSelected] = useState<number[]>([]);
+  const [exporting, setExporting] = useState<string | null>(null);
+  const exportAs = async (format: 'csv' | 'json') => {
+    setExporting('exporting…');
+    try {
+      const all = await fetchAllRuns(query, (q) => getRuns(q));
+      const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
+      if (format === 'csv') downloadText(historyCsv(all), `hostbench-history-${stamp}.csv`, 'text/csv');
+      else downloadText(historyJson(all, query), `hostbench-history-${stamp}.json`, 'application/json');
+      setExporting(`exported ${all.length} run${all.length === 1 ? '' : 's'}`);
+    } catch (e) {
+      setExporting(`export failed: ${errorMessage(e)}`);
+    }
+  };
 
   const hostChoices = useMemo<HostChoice[]>(
     () =>
@@ -42,6 +57,17 @@ export function HistoryRoute() {
   return (
     <>
       <PageHeader title="History">
+        <button type="button" className="button button-small" onClick={() => void exportAs('csv')} disabled={exporting === 'exporting…'}>
+          Export CSV
+        </button>
+        <button type="button" className="button button-small" onClick={() => void exportAs('json')} disabled={exporting === 'exporting…'}>
+          Export JSON
+        </button>
+        {exporting ? (
+          <span className="small muted" role="status">
+            {exporting}
+          </span>
+        ) : null}
         <CopyLinkButton />
         {selected.length >= 2 ? (
           <Link className="button button-primary" to={paths.compare(selected, selected[0])}>

@@ -3,32 +3,42 @@ import { Empty, ErrorState, Loading } from '../../components/Status';
 import { PageHeader } from '../../components/PageHeader';
 import { paths } from '../../config/paths';
 import { useHosts } from '../../features/hosts/api/get-hosts';
+import { AddHost } from '../../features/hosts/components/AddHost';
 import { HostCard } from '../../features/hosts/components/HostCard';
+import { useAbilities } from '../../lib/auth/me';
 
 export function HostsRoute() {
   const hosts = useHosts();
+  const can = useAbilities();
+  // Revoked hosts last: they keep their history but run nothing.
+  const list = hosts.data ? [...hosts.data.data].sort((a, b) => Number(a.revoked) - Number(b.revoked)) : [];
   return (
     <>
       <PageHeader title="Hosts">
-        <Link className="button button-primary" to={paths.newJob()}>
-          New job
-        </Link>
+        {can.administer ? <AddHost /> : null}
+        {can.operate ? (
+          <Link className="button button-primary" to={paths.newJob()}>
+            New job
+          </Link>
+        ) : null}
       </PageHeader>
       {hosts.isPending ? (
         <Loading label="Loading hosts…" />
       ) : hosts.isError ? (
         <ErrorState error={hosts.error} title="Could not load hosts" onRetry={() => void hosts.refetch()} />
-      ) : hosts.data.data.length === 0 ? (
+      ) : list.length === 0 ? (
         <Empty>
           <p>No host has registered yet.</p>
           <p className="muted small">
-            Start the runner daemon on a target host with a registration token; it appears here within seconds.
+            {can.administer
+              ? 'Press “Add host” for a command to paste on the target host; it appears here within seconds.'
+              : 'An admin adds hosts (Hosts → Add host); they appear here within seconds.'}
           </p>
         </Empty>
       ) : (
         <div className="card-grid">
-          {hosts.data.data.map((h) => (
-            <HostCard key={h.id} host={h} now={hosts.dataUpdatedAt} />
+          {list.map((h) => (
+            <HostCard key={h.id} host={h} now={hosts.dataUpdatedAt} can={can} />
           ))}
         </div>
       )}

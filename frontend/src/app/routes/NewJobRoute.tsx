@@ -5,8 +5,17 @@ import { paths } from '../../config/paths';
 import { useHosts } from '../../features/hosts/api/get-hosts';
 import { useExperiments } from '../../features/jobs/api/get-experiments';
 import { NewJobForm } from '../../features/jobs/components/NewJobForm';
+import { RoleGate } from '../RoleGate';
 
 export function NewJobRoute() {
+  return (
+    <RoleGate needed="operator" what="create jobs">
+      <NewJob />
+    </RoleGate>
+  );
+}
+
+function NewJob() {
   const hosts = useHosts();
   const experiments = useExperiments();
   const [search] = useSearchParams();
@@ -22,7 +31,8 @@ export function NewJobRoute() {
   else
     body = (
       <NewJobForm
-        hosts={hosts.data.data.map((h) => ({ id: h.id, name: h.name, online: h.online }))}
+        // A revoked host runs nothing: it is not offered.
+        hosts={hosts.data.data.filter((h) => !h.revoked).map((h) => ({ id: h.id, name: h.name, online: h.online }))}
         experiments={experiments.data.data}
         initialHostIds={initialHostIds}
         initialExperiment={search.get('experiment') ?? undefined}

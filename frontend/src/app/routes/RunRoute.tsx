@@ -1,10 +1,11 @@
 // The run page composes two features: the run itself (runs) and its live samples (live-run). The
 // server pushes RunPublic over the same event stream; we copy it into the query cache so every view
 // of this run agrees.
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { CopyLinkButton } from '../../components/CopyLinkButton';
+import { ConfirmDialog } from '../../components/Dialog';
 import { ErrorState, Loading } from '../../components/Status';
 import { PageHeader } from '../../components/PageHeader';
 import { RunStatusBadge } from '../../components/RunStatusBadge';
@@ -12,16 +13,19 @@ import { paths } from '../../config/paths';
 import { ApiError, errorMessage } from '../../lib/api/errors';
 import { isActive } from '../../lib/api/types';
 import { formatDateTime, paramSummary } from '../../lib/format';
+import { useAbilities } from '../../lib/auth/me';
 import { useTheme } from '../../lib/theme';
 import { RunExportLinks } from '../../features/export/components/RunExportLinks';
 import { useRunSamples } from '../../features/live-run/hooks/use-run-samples';
 import { LiveRunChart } from '../../features/live-run/components/LiveRunChart';
 import { ResultsView } from '../../features/results/components/ResultsView';
+import { RunVerdict } from '../../features/results/components/RunVerdict';
 import { TraceView } from '../../features/results/components/TraceView';
 import { getRunQueryOptions } from '../../features/runs/api/get-run';
 import { useCancelRun } from '../../features/runs/api/cancel-run';
 import { JobRuns } from '../../features/runs/components/JobRuns';
 import { KernelInfo } from '../../features/runs/components/KernelInfo';
+import { QueuePosition } from '../../features/runs/components/QueuePosition';
 import { RunProgress } from '../../features/runs/components/RunProgress';
 
 const connectionText = {
@@ -45,6 +49,8 @@ export function RunRoute() {
     refetchInterval: (q) => (live.connection !== 'open' && q.state.data && isActive(q.state.data.status) ? 5_000 : false),
   });
   const cancel = useCancelRun(id);
+  const [confirmCancel, setConfirmCancel] = useState(false);
+  const can = useAbilities();
 
   useEffect(() => {
     if (live.run) qc.setQueryData(getRunQueryOptions(id).queryKey, live.run);
@@ -84,11 +90,11 @@ export function RunRoute() {
         <span className={`conn conn-${live.connection}`} title="Live event stream">
           {connectionText[live.connection]}
         </span>
-        {active ? (
-          <button type="button" className="button button-danger" onClick={() => cancel.mutate()} disabled={cancel.isPending}>
+        {active && can.operate ? (
+          <button type="button" className="button button-danger" onClick={() => setConfirmCancel(true)} disabled={cancel.isPending}>
             {cancel.isPending ? 'Cancelling…' : 'Cancel run'}
           </button>
-        ) : (
+        ) : active ? null : (
           <>
             <RunExportLinks runId={run.id} />
             <Link className="button button-small" to={paths.compare([run.id], run.id)}>
@@ -99,6 +105,23 @@ export function RunRoute() {
         <CopyLinkButton />
       </PageHeader>
 
+      {confirmCancel && active ? (
+        <ConfirmDialog
+          title={`Cancel run #${run.id}?`}
+          confirmLabel="Cancel the run"
+          closeLabel="Keep it running"
+          onClose={() => setConfirmCancel(false)}
+          onConfirm={() => {
+            setConfirmCancel(false);
+            cancel.mutate();
+          }}
+        >
+          <p>
+            The runner on {run.host_name} stops the kernel at its next check-in (within seconds). The samples so far stay on this page; the run ends{' '}
+            <strong>cancelled</strong>, without results.
+          </p>
+        </ConfirmDialog>
+      ) : null}
       {cancel.isError ? <ErrorState error={cancel.error} title="Cancel failed" /> : null}
       {run.status_reason ? (
         <div className={`state ${run.status === 'failed' || run.status === 'untrusted' ? 'state-error' : 'state-empty'}`} role="note">
@@ -106,8 +129,11 @@ export function RunRoute() {
         </div>
       ) : null}
 
+      {run.result ? <RunVerdict result={run.result} /> : null}
+
       <section className="card run-summary" aria-label="Run details">
         <RunProgress run={run} />
+        <QueuePosition run={run} />
         <dl className="facts facts-inline">
           <div>
             <dt>Parameters</dt>
@@ -129,6 +155,16 @@ export function RunRoute() {
             <dt>Attempt</dt>
             <dd>{run.attempt}</dd>
           </div>
+          <div>
+            <dt>Created by</dt>
+            <dd>{run.created_by ?? <span className="muted">unknown</span>}</dd>
+          </div>
+          {run.cancelled_by ? (
+            <div>
+              <dt>Cancelled by</dt>
+              <dd>{run.cancelled_by}</dd>
+            </div>
+          ) : null}
         </dl>
         <KernelInfo info={run.kernel_info} />
       </section>

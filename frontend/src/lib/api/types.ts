@@ -40,3 +40,25 @@ export const RUN_STATUSES: readonly RunStatus[] = [
 export function isActive(status: RunStatus): boolean {
   return ACTIVE_STATUSES.includes(status);
 }
+
+// Auth, users, tokens, audit.
+export type Me = Ok<'/api/auth/me', 'get', 200>;
+export type Role = Me['role'];
+export type LoginBody = Body<'/api/auth/login', 'post'>;
+export type PasswordChange = Body<'/api/auth/password', 'put'>;
+export type ApiTokensPublic = Ok<'/api/me/tokens', 'get', 200>;
+export type ApiTokenPublic = ApiTokensPublic['data'][number];
+export type ApiTokenCreate = Body<'/api/me/tokens', 'post'>;
+export type ApiTokenCreated = Ok<'/api/me/tokens', 'post', 201>;
+export type AuditPublic = Ok<'/api/audit', 'get', 200>;
+export type AuditEvent = AuditPublic['data'][number];
+export type AuditQuery = NonNullable<paths['/api/audit']['get']['parameters']['query']>;
+export type UsersPublic = Ok<'/api/users', 'get', 200>;
+export type UserPublic = UsersPublic['data'][number];
+export type UserCreate = Body<'/api/users', 'post'>;
+export type UserCreated = Ok<'/api/users', 'post', 201>;
+export type UserUpdate = Body<'/api/users/{user_id}', 'patch'>;
+export type SignInLink = Ok<'/api/users/{user_id}/sign-in-link', 'post', 200>;
+export type RegistrationTokenCreate = Body<'/api/hosts/registration-tokens', 'post'>;
+export type RegistrationToken = Ok<'/api/hosts/registration-tokens', 'post', 201>;
+export type HostHistory = NonNullable<NonNullable<paths['/api/hosts/{host_id}']['delete']['parameters']['query']>['history']>;

@@ -20,11 +20,36 @@
 #else
 #define HB_X86 0
 #endif
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#include <sys/auxv.h>
+#define HB_ARM 1
+/* SVE where the compiler can target it per function (gcc >= 10: `#pragma GCC target "+sve"` with
+ * arm_sve.h); the binary stays armv8-a and getauxval(AT_HWCAP) & HWCAP_SVE picks it at run time. */
+#if !defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 10 && __has_include(<arm_sve.h>)
+#define HB_SVE 1
+#else
+#define HB_SVE 0
+#endif
+#ifndef HWCAP_ASIMD
+#define HWCAP_ASIMD (1UL << 1)
+#endif
+#ifndef HWCAP_SVE
+#define HWCAP_SVE (1UL << 22)
+#endif
+#else
+#define HB_ARM 0
+#define HB_SVE 0
+#endif
 
 /* Steps per chunk: ~0.6 ms at peak. Keeps fp32 exact: x0 + CHUNK * c < 2^24 for c <= 3. */
 #define CHUNK (1L << 18)
 #define MAX_ACC 16
+#if HB_ARM
+#define MAX_ELEMS (MAX_ACC * 64) /* SVE: up to 2048-bit vectors, 64 fp32 lanes */
+#else
 #define MAX_ELEMS (MAX_ACC * 16)
+#endif
 
 typedef struct coeffs {
     double m64, c64;
@@ -36,7 +61,7 @@ typedef void (*chain_fn)(void *acc, long n, const coeffs *k);
 
 typedef struct variant {
     int op, isa;
-    int acc, lanes, vector_bits, fma;
+    int acc, lanes, vector_bits, fma; /* lanes, vector_bits 0: SVE, known at run time */
     const char *mix;
     chain_fn fn;
 } variant;
@@ -194,8 +219,91 @@ CHAIN(int32_avx512, AVX512, uint32_t, REP16, _mm512_setzero_si512(),
 #undef STEP
 #endif /* HB_X86 */
 
+#if HB_ARM
+/* "+w": the accumulators stay in SIMD registers; "+" operands count twice against asm's limit */
+#define BARRIER16W                                                                             \
+    __asm__("" : "+w"(x0), "+w"(x1), "+w"(x2), "+w"(x3), "+w"(x4), "+w"(x5), "+w"(x6),         \
+            "+w"(x7));                                                                         \
+    __asm__("" : "+w"(x8), "+w"(x9), "+w"(x10), "+w"(x11), "+w"(x12), "+w"(x13), "+w"(x14),    \
+            "+w"(x15))
+
+/* ---- NEON (Advanced SIMD): 128-bit, fused multiply-add (fmla); 16 chains of 32 v registers,
+ * enough for 4 FMA pipes of 4 cycles' latency (Neoverse V1/V2) ---- */
+#define V float64x2_t
+#define LOAD(i) vld1q_f64(a + 2 * (i))
+#define STORE(i, x) vst1q_f64(a + 2 * (i), x)
+#define STEP(x) vfmaq_f64(c, x, m)
+CHAIN(fp64_neon, , double, REP16, vdupq_n_f64(k->m64), vdupq_n_f64(k->c64), (void)0)
+#undef V
+#undef LOAD
+#undef STORE
+#undef STEP
+#define V float32x4_t
+#define LOAD(i) vld1q_f32(a + 4 * (i))
+#define STORE(i, x) vst1q_f32(a + 4 * (i), x)
+#define STEP(x) vfmaq_f32(c, x, m)
+CHAIN(fp32_neon, , float, REP16, vdupq_n_f32(k->m32), vdupq_n_f32(k->c32), (void)0)
+#undef V
+#undef LOAD
+#undef STORE
+#undef STEP
+#define V uint32x4_t
+#define LOAD(i) vld1q_u32(a + 4 * (i))
+#define STORE(i, x) vst1q_u32(a + 4 * (i), x)
+#define STEP(x) vaddq_u32(x, c)
+CHAIN(int32_neon, , uint32_t, REP16, vdupq_n_u32(0), vdupq_n_u32(k->ci), BARRIER16W)
+#undef V
+#undef LOAD
+#undef STORE
+#undef STEP
+
+#if HB_SVE
+/* ---- SVE: vectors of the length the CPU has (128 to 2048 bits), all lanes active; compiled for
+ * +sve here only, run only when HWCAP_SVE says the CPU has it ---- */
+#pragma GCC push_options
+#pragma GCC target("+sve")
+#include <arm_sve.h>
+#define V svfloat64_t
+#define LOAD(i) svld1_f64(svptrue_b64(), a + (i) * svcntd())
+#define STORE(i, x) svst1_f64(svptrue_b64(), a + (i) * svcntd(), x)
+#define STEP(x) svmad_f64_x(svptrue_b64(), x, m, c)
+CHAIN(fp64_sve, , double, REP16, svdup_n_f64(k->m64), svdup_n_f64(k->c64), (void)0)
+#undef V
+#undef LOAD
+#undef STORE
+#undef STEP
+#define V svfloat32_t
+#define LOAD(i) svld1_f32(svptrue_b32(), a + (i) * svcntw())
+#define STORE(i, x) svst1_f32(svptrue_b32(), a + (i) * svcntw(), x)
+#define STEP(x) svmad_f32_x(svptrue_b32(), x, m, c)
+CHAIN(fp32_sve, , float, REP16, svdup_n_f32(k->m32), svdup_n_f32(k->c32), (void)0)
+#undef V
+#undef LOAD
+#undef STORE
+#undef STEP
+#define V svuint32_t
+#define LOAD(i) svld1_u32(svptrue_b32(), a + (i) * svcntw())
+#define STORE(i, x) svst1_u32(svptrue_b32(), a + (i) * svcntw(), x)
+#define STEP(x) svadd_u32_x(svptrue_b32(), x, c)
+CHAIN(int32_sve, , uint32_t, REP16, svdup_n_u32(0), svdup_n_u32(k->ci), BARRIER16W)
+#undef V
+#undef LOAD
+#undef STORE
+#undef STEP
+static int sve_bits(void)
+{
+    return (int)svcntb() * 8;
+}
+#pragma GCC pop_options
+#endif /* HB_SVE */
+#endif /* HB_ARM */
+
 static const char *const op_names[] = {"fp64", "fp32", "int32", NULL};
+#if HB_ARM
+static const char *const isa_choices[] = {"auto", "sve", "neon", "scalar", NULL};
+#else
 static const char *const isa_choices[] = {"auto", "avx512", "avx2", "sse2", "scalar", NULL};
+#endif
 #define ISA_NAME(isa) (isa_choices[(isa) + 1])
 
 /* The instruction mixes below are what objdump shows for these loops with gcc 12 -O2
@@ -214,12 +322,43 @@ static const variant variants[] = {
     {HB_CPU_FP64, HB_ISA_SCALAR, 12, 1, 64, 0, "mulsd+addsd", fp64_scalar},
     {HB_CPU_FP32, HB_ISA_SCALAR, 12, 1, 32, 0, "mulss+addss", fp32_scalar},
     {HB_CPU_INT32, HB_ISA_SCALAR, 8, 1, 32, 0, "add r32", int32_scalar},
+#elif HB_ARM
+#if HB_SVE
+    {HB_CPU_FP64, HB_ISA_SVE, 16, 0, 0, 1, "fmad z.d", fp64_sve},
+    {HB_CPU_FP32, HB_ISA_SVE, 16, 0, 0, 1, "fmad z.s", fp32_sve},
+    {HB_CPU_INT32, HB_ISA_SVE, 16, 0, 0, 0, "add z.s", int32_sve},
+#endif
+    {HB_CPU_FP64, HB_ISA_NEON, 16, 2, 128, 1, "fmla v.2d", fp64_neon},
+    {HB_CPU_FP32, HB_ISA_NEON, 16, 4, 128, 1, "fmla v.4s", fp32_neon},
+    {HB_CPU_INT32, HB_ISA_NEON, 16, 4, 128, 0, "add v.4s", int32_neon},
+    {HB_CPU_FP64, HB_ISA_SCALAR, 12, 1, 64, 0, "fmul d + fadd d", fp64_scalar},
+    {HB_CPU_FP32, HB_ISA_SCALAR, 12, 1, 32, 0, "fmul s + fadd s", fp32_scalar},
+    {HB_CPU_INT32, HB_ISA_SCALAR, 8, 1, 32, 0, "add w", int32_scalar},
 #else
     {HB_CPU_FP64, HB_ISA_SCALAR, 12, 1, 64, 0, "scalar fp64 mul+add", fp64_scalar},
     {HB_CPU_FP32, HB_ISA_SCALAR, 12, 1, 32, 0, "scalar fp32 mul+add", fp32_scalar},
     {HB_CPU_INT32, HB_ISA_SCALAR, 8, 1, 32, 0, "scalar int32 add", int32_scalar},
 #endif
 };
+
+/* Vector width and lanes: fixed, or for SVE the CPU's vector length. */
+static int bits_of(const variant *v)
+{
+#if HB_SVE
+    if (v->vector_bits == 0)
+        return sve_bits();
+#endif
+    return v->vector_bits;
+}
+
+static int lanes_of(const variant *v)
+{
+#if HB_SVE
+    if (v->lanes == 0)
+        return bits_of(v) / (v->op == HB_CPU_FP64 ? 64 : 32);
+#endif
+    return v->lanes;
+}
 
 static const variant *find_variant(int op, int isa)
 {
@@ -252,6 +391,11 @@ static const char *lacks(int op, int isa)
     case HB_ISA_SSE2:
         return __builtin_cpu_supports("sse2") ? NULL : "the CPU lacks SSE2";
     }
+#elif HB_ARM
+    if (isa == HB_ISA_SVE)
+        return getauxval(AT_HWCAP) & HWCAP_SVE ? NULL : "the CPU (or OS) lacks SVE (HWCAP_SVE)";
+    if (isa == HB_ISA_NEON)
+        return getauxval(AT_HWCAP) & HWCAP_ASIMD ? NULL : "the CPU lacks Advanced SIMD (HWCAP_ASIMD)";
 #endif
     return NULL;
 }
@@ -282,7 +426,7 @@ static coeffs make_coeffs(unsigned c)
 /* Element e starts at e + 1; after n steps it must be e + 1 + n*c (mod 2^32 for int32). */
 static void init_acc(const variant *v, acc_buf *b)
 {
-    int elems = v->acc * v->lanes;
+    int elems = v->acc * lanes_of(v);
     for (int e = 0; e < elems; e++) {
         if (v->op == HB_CPU_FP64)
             b->d[e] = e + 1;
@@ -296,7 +440,7 @@ static void init_acc(const variant *v, acc_buf *b)
 /* Index of the first element that differs from the closed form, or -1. */
 static int check_acc(const variant *v, const acc_buf *b, long n, unsigned c)
 {
-    int elems = v->acc * v->lanes;
+    int elems = v->acc * lanes_of(v);
     for (int e = 0; e < elems; e++) {
         int ok;
         if (v->op == HB_CPU_FP64)
@@ -398,7 +542,7 @@ static hb_status cpu_setup(const hb_params *p, hb_setup *s, hb_err *err)
     c->block_bytes = -1;
     c->unit = op == HB_CPU_INT32 ? "GIOP/s" : "GFLOP/s";
     /* a unit is one step of every chain */
-    c->work_per_unit = (double)st->v->acc * st->v->lanes * (op == HB_CPU_INT32 ? 1 : 2);
+    c->work_per_unit = (double)st->v->acc * lanes_of(st->v) * (op == HB_CPU_INT32 ? 1 : 2);
     return HB_OK;
 }
 
@@ -414,17 +558,17 @@ static void cpu_facts(const hb_setup *s, hb_json *j)
         if (!lacks(v->op, i))
             hb_json_str(j, ISA_NAME(i));
     hb_json_arr_end(j);
-    hb_json_kint(j, "vector_bits", v->vector_bits);
-    hb_json_kint(j, "lanes", v->lanes);
+    hb_json_kint(j, "vector_bits", bits_of(v));
+    hb_json_kint(j, "lanes", lanes_of(v));
     hb_json_kbool(j, "fma", v->fma);
     hb_json_kstr(j, "mix", v->mix);
     hb_json_kint(j, "accumulators", v->acc);
     if (fp) {
-        hb_json_kint(j, "flops_per_instruction", v->lanes * (v->fma ? 2 : 1));
+        hb_json_kint(j, "flops_per_instruction", lanes_of(v) * (v->fma ? 2 : 1));
         hb_json_knum(j, "flops_per_unit", s->configs[0].work_per_unit);
         hb_json_knull(j, "flops_per_cycle"); /* pipes per core: a hardware fact, see the doc */
     } else {
-        hb_json_kint(j, "int_ops_per_instruction", v->lanes);
+        hb_json_kint(j, "int_ops_per_instruction", lanes_of(v));
         hb_json_knum(j, "int_ops_per_unit", s->configs[0].work_per_unit);
     }
     hb_json_kint(j, "chunk_units", CHUNK);

@@ -25,6 +25,26 @@
 #else
 #define HB_X86 0
 #endif
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#include <sys/auxv.h>
+#define HB_ARM 1
+/* SVE where gcc can target it per function (as in cpu.c): picked at run time by HWCAP_SVE */
+#if !defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 10 && __has_include(<arm_sve.h>)
+#define HB_SVE 1
+#else
+#define HB_SVE 0
+#endif
+#ifndef HWCAP_ASIMD
+#define HWCAP_ASIMD (1UL << 1)
+#endif
+#ifndef HWCAP_SVE
+#define HWCAP_SVE (1UL << 22)
+#endif
+#else
+#define HB_ARM 0
+#define HB_SVE 0
+#endif
 
 __extension__ typedef unsigned __int128 u128;
 
@@ -53,7 +73,11 @@ static const char *const op_names[] = {
     "latency", NULL};
 static const char *const store_names[] = {"auto", "plain", "nt", NULL};
 enum { STORES_AUTO, STORES_PLAIN, STORES_NT };
+#if HB_ARM
+static const char *const isa_choices[] = {"auto", "sve", "neon", "scalar", NULL};
+#else
 static const char *const isa_choices[] = {"auto", "avx512", "avx2", "scalar", NULL};
+#endif
 #define ISA_NAME(isa) (isa_choices[(isa) + 1])
 
 /* STREAM's labels and bytes per element (one read per input array, one write per output). */
@@ -118,18 +142,22 @@ static inline void nt_fence(void)
  * definition of each loop; every loop moves four registers per iteration. n is a multiple
  * of VW. */
 
+/* The block is read as four sequential streams, one per quarter, a register of each per
+ * iteration: one stream keeps fewer misses in flight than the core can (docs/methodology/memory.md,
+ * "Sequential read"). The sum is the same in any order. */
 #define SUM_FN(NAME, ATTR)                                                                     \
     ATTR static uint64_t NAME(const uint64_t *p, size_t n)                                    \
     {                                                                                          \
         V s0 = ZERO(), s1 = ZERO(), s2 = ZERO(), s3 = ZERO();                                  \
-        size_t i = 0;                                                                          \
-        for (; i + 4 * VW <= n; i += 4 * VW) {                                                 \
+        size_t q = n / (4 * VW) * VW, i = 0; /* words per stream */                            \
+        const uint64_t *p1 = p + q, *p2 = p + 2 * q, *p3 = p + 3 * q;                          \
+        for (; i < q; i += VW) {                                                               \
             s0 = ADD(s0, LD(p + i));                                                           \
-            s1 = ADD(s1, LD(p + i + VW));                                                      \
-            s2 = ADD(s2, LD(p + i + 2 * VW));                                                  \
-            s3 = ADD(s3, LD(p + i + 3 * VW));                                                  \
+            s1 = ADD(s1, LD(p1 + i));                                                          \
+            s2 = ADD(s2, LD(p2 + i));                                                          \
+            s3 = ADD(s3, LD(p3 + i));                                                          \
         }                                                                                      \
-        for (; i < n; i += VW)                                                                 \
+        for (i = 4 * q; i < n; i += VW)                                                        \
             s0 = ADD(s0, LD(p + i));                                                           \
         return HSUM(ADD(ADD(s0, s1), ADD(s2, s3)));                                            \
     }
@@ -372,6 +400,90 @@ DEF_ISA(avx512, AVX512)
 #undef SET1D
 #endif /* HB_X86 */
 
+#if HB_ARM
+/* ---- NEON: 128-bit. NEON has no non-temporal store of one register (STNP stores pairs), so
+ * NT is a plain store here and the kernel never reports non-temporal stores for this set. ---- */
+#define V uint64x2_t
+#define VW 2
+#define LD(p) vld1q_u64(p)
+#define ST(p, v) vst1q_u64((p), (v))
+#define NT(p, v) vst1q_u64((p), (v))
+#define ADD(a, b) vaddq_u64((a), (b))
+#define SET1(x) vdupq_n_u64(x)
+#define ZERO() vdupq_n_u64(0)
+#define HSUM(v) vaddvq_u64(v)
+#define VD float64x2_t
+#define LDD(p) vld1q_f64(p)
+#define STD(p, v) vst1q_f64((p), (v))
+#define NTD(p, v) vst1q_f64((p), (v))
+#define ADDD(a, b) vaddq_f64((a), (b))
+#define MULD(a, b) vmulq_f64((a), (b))
+#define SET1D(x) vdupq_n_f64(x)
+DEF_ISA(neon, )
+#undef V
+#undef VW
+#undef LD
+#undef ST
+#undef NT
+#undef ADD
+#undef SET1
+#undef ZERO
+#undef HSUM
+#undef VD
+#undef LDD
+#undef STD
+#undef NTD
+#undef ADDD
+#undef MULD
+#undef SET1D
+
+#if HB_SVE
+/* ---- SVE: the CPU's vector length (VW = svcntd() words), all lanes active; non-temporal stores
+ * are STNT1D. Compiled for +sve here only, run only when HWCAP_SVE says the CPU has it. ---- */
+#pragma GCC push_options
+#pragma GCC target("+sve")
+#include <arm_sve.h>
+#define V svuint64_t
+#define VW svcntd()
+#define LD(p) svld1_u64(svptrue_b64(), (p))
+#define ST(p, v) svst1_u64(svptrue_b64(), (p), (v))
+#define NT(p, v) svstnt1_u64(svptrue_b64(), (p), (v))
+#define ADD(a, b) svadd_u64_x(svptrue_b64(), (a), (b))
+#define SET1(x) svdup_n_u64(x)
+#define ZERO() svdup_n_u64(0)
+#define HSUM(v) svaddv_u64(svptrue_b64(), (v))
+#define VD svfloat64_t
+#define LDD(p) svld1_f64(svptrue_b64(), (p))
+#define STD(p, v) svst1_f64(svptrue_b64(), (p), (v))
+#define NTD(p, v) svstnt1_f64(svptrue_b64(), (p), (v))
+#define ADDD(a, b) svadd_f64_x(svptrue_b64(), (a), (b))
+#define MULD(a, b) svmul_f64_x(svptrue_b64(), (a), (b))
+#define SET1D(x) svdup_n_f64(x)
+DEF_ISA(sve, )
+static int sve_words(void)
+{
+    return (int)svcntd();
+}
+#pragma GCC pop_options
+#undef V
+#undef VW
+#undef LD
+#undef ST
+#undef NT
+#undef ADD
+#undef SET1
+#undef ZERO
+#undef HSUM
+#undef VD
+#undef LDD
+#undef STD
+#undef NTD
+#undef ADDD
+#undef MULD
+#undef SET1D
+#endif /* HB_SVE */
+#endif /* HB_ARM */
+
 typedef void (*stream_fn)(double *, const double *, const double *, double, size_t);
 typedef void (*fill_fn)(uint64_t *, size_t, uint64_t);
 typedef void (*copy_fn)(uint64_t *, const uint64_t *, size_t);
@@ -396,7 +508,16 @@ typedef struct kernels {
       {add_d_##SFX, add_d_nt_##SFX}, {triad_d_##SFX, triad_d_nt_##SFX}}}
 
 /* The store instructions are what objdump shows for these loops with gcc 12 -O2
- * (tests/check_memory.py checks them). */
+ * (tests/check_memory.py checks them; tests/check_arm64.py the ARM ones). */
+#if HB_ARM
+static kernels kernel_sets[] = { /* SVE's vw and vector_bits are filled in at run time */
+#if HB_SVE
+    KERNELS(sve, HB_MEM_SVE, 0, 0, "st1d z", "stnt1d z"),
+#endif
+    KERNELS(neon, HB_MEM_NEON, 2, 128, "str q", "str q (NEON has no non-temporal store)"),
+    KERNELS(scalar, HB_MEM_SCALAR, 1, 64, "str x", "str x (no non-temporal)"),
+};
+#else
 static const kernels kernel_sets[] = {
 #if HB_X86
     KERNELS(avx512, HB_MEM_AVX512, 8, 512, "vmovapd/vmovdqa64 zmm", "vmovntpd/vmovntdq zmm"),
@@ -406,9 +527,16 @@ static const kernels kernel_sets[] = {
     KERNELS(scalar, HB_MEM_SCALAR, 1, 64, "64-bit store", "64-bit store (no non-temporal)"),
 #endif
 };
+#endif
 
 static const kernels *kernels_of(int isa)
 {
+#if HB_SVE
+    if (kernel_sets[0].vw == 0 && (getauxval(AT_HWCAP) & HWCAP_SVE)) {
+        kernel_sets[0].vw = sve_words();
+        kernel_sets[0].vector_bits = 64 * kernel_sets[0].vw;
+    }
+#endif
     for (size_t i = 0; i < sizeof kernel_sets / sizeof kernel_sets[0]; i++)
         if (kernel_sets[i].isa == isa)
             return &kernel_sets[i];
@@ -431,6 +559,11 @@ static const char *lacks(int isa)
         return "the CPU (or OS) lacks AVX-512F";
     if (isa == HB_MEM_AVX2 && !__builtin_cpu_supports("avx2"))
         return "the CPU (or OS) lacks AVX2";
+#elif HB_ARM
+    if (isa == HB_MEM_SVE)
+        return getauxval(AT_HWCAP) & HWCAP_SVE ? NULL : "the CPU (or OS) lacks SVE (HWCAP_SVE)";
+    if (isa == HB_MEM_NEON)
+        return getauxval(AT_HWCAP) & HWCAP_ASIMD ? NULL : "the CPU lacks Advanced SIMD (HWCAP_ASIMD)";
 #endif
     return NULL;
 }
@@ -710,6 +843,12 @@ static int block_nt(const mem_state *st, long long block, int threads)
 {
     if (st->op == OP_READ || st->op == OP_RAND_READ)
         return 0;
+#if HB_ARM /* only SVE has a non-temporal store, and only blocks of whole SVE vectors use it */
+    if (st->isa != HB_MEM_SVE || block % (8LL * kernels_of(HB_MEM_SVE)->vw))
+        return 0;
+#elif !HB_X86
+    return 0; /* no non-temporal store in this build */
+#endif
     if (st->stores != STORES_AUTO)
         return st->stores == STORES_NT;
     long long ws = (long long)region_bytes(st, block, threads) * threads;
@@ -813,7 +952,16 @@ static const char *mem_supported(const hb_params *p)
                 len += (size_t)snprintf(why + len, sizeof why - len, " %s", ISA_NAME(i));
         return why;
     }
-#if !HB_X86
+#if HB_ARM
+    int op = hb_param_choice(p, "op");
+    int nt = (op >= OP_S_COPY_NT && op <= OP_S_TRIAD_NT) || hb_param_choice(p, "stores") == STORES_NT;
+    if (isa != HB_MEM_SVE && nt) {
+        snprintf(why, sizeof why, "%snon-temporal stores on ARM need SVE (stnt1d); isa %s (%s) "
+                 "has none", op >= OP_S_COPY_NT && op <= OP_S_TRIAD_NT ? "" : "--stores nt: ",
+                 ISA_NAME(isa), hb_param_choice(p, "isa") ? "asked for" : "the widest this CPU has");
+        return why;
+    }
+#elif !HB_X86
     int op = hb_param_choice(p, "op");
     if (op >= OP_S_COPY_NT && op <= OP_S_TRIAD_NT)
         return "non-temporal stores are built only for x86 in this version";

@@ -5,7 +5,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#if defined(__aarch64__)
+enum hb_mem_isa { HB_MEM_SVE, HB_MEM_NEON, HB_MEM_SCALAR, HB_MEM_ISAS };
+#else
 enum hb_mem_isa { HB_MEM_AVX512, HB_MEM_AVX2, HB_MEM_SCALAR, HB_MEM_ISAS };
+#endif
 
 /* Whether this CPU can run the kernels of isa. */
 int hb_mem_isa_available(int isa);

@@ -3,7 +3,7 @@
 // that would overlap stack in a few rows; a label with no room left is dropped, its line stays.
 import type { Chart, ChartType, Plugin } from 'chart.js';
 
-export type MarkerKind = 'config' | 'repeat' | 'warmup' | 'alert';
+export type MarkerKind = 'config' | 'repeat' | 'warmup' | 'alert' | 'lost';
 
 export interface ChartMarker {
   x: number;
@@ -11,8 +11,16 @@ export interface ChartMarker {
   kind: MarkerKind;
 }
 
+/** A shaded x range (a trace's stretch where the rate fell), in its marker kind's colour. */
+export interface ChartBand {
+  from: number;
+  to: number;
+  kind: MarkerKind;
+}
+
 export interface MarkersOptions {
   markers?: ChartMarker[];
+  bands?: ChartBand[];
   /** Line colours per kind (repeat lines are faint on purpose). */
   colors?: Partial<Record<MarkerKind, string>>;
   /** Label text colour (alerts keep their own colour); readable in both themes. */
@@ -55,7 +63,8 @@ export function placeMarkers(
   const visible = markers
     .map((marker) => ({ marker, px: toPixel(marker.x) }))
     .filter(({ px }) => Number.isFinite(px) && px >= left - 0.5 && px <= right + 0.5);
-  const order = [...visible].sort((a, b) => (a.marker.kind === 'alert' ? 0 : 1) - (b.marker.kind === 'alert' ? 0 : 1) || a.px - b.px);
+  const urgent = (m: ChartMarker) => (m.kind === 'alert' || m.kind === 'lost' ? 0 : 1);
+  const order = [...visible].sort((a, b) => urgent(a.marker) - urgent(b.marker) || a.px - b.px);
   const placed = new Map<(typeof visible)[number], PlacedMarker>();
   for (const v of order) {
     const w = textWidth(v.marker.label);
@@ -82,11 +91,29 @@ const DEFAULT_COLORS: Record<MarkerKind, string> = {
   repeat: '#a1a1aa',
   warmup: '#9ca3af',
   alert: '#dc2626',
+  lost: '#d97706',
 };
 
 export const markersPlugin: Plugin<ChartType, MarkersOptions> = {
   id: 'hbMarkers',
   defaults: { markers: [], font: '11px system-ui, sans-serif' },
+  beforeDatasetsDraw(chart: Chart, _args, opts) {
+    const bands = opts.bands ?? [];
+    const scale = chart.scales.x;
+    if (!bands.length || !scale) return;
+    const { ctx, chartArea } = chart;
+    const colors = { ...DEFAULT_COLORS, ...(opts.colors ?? {}) };
+    ctx.save();
+    ctx.globalAlpha = 0.14;
+    for (const b of bands) {
+      const x0 = Math.max(chartArea.left, scale.getPixelForValue(b.from));
+      const x1 = Math.min(chartArea.right, scale.getPixelForValue(b.to));
+      if (!(x1 > x0)) continue;
+      ctx.fillStyle = colors[b.kind];
+      ctx.fillRect(x0, chartArea.top, x1 - x0, chartArea.bottom - chartArea.top);
+    }
+    ctx.restore();
+  },
   afterDatasetsDraw(chart: Chart, _args, opts) {
     const markers = opts.markers ?? [];
     const scale = chart.scales.x;
@@ -106,14 +133,14 @@ export const markersPlugin: Plugin<ChartType, MarkersOptions> = {
     for (const p of placed) {
       const color = colors[p.marker.kind];
       ctx.strokeStyle = color;
-      ctx.lineWidth = p.marker.kind === 'alert' ? 2 : 1;
+      ctx.lineWidth = p.marker.kind === 'alert' || p.marker.kind === 'lost' ? 2 : 1;
       ctx.setLineDash(p.marker.kind === 'config' || p.marker.kind === 'alert' ? [] : [3, 3]);
       ctx.beginPath();
       ctx.moveTo(p.px, chartArea.top);
       ctx.lineTo(p.px, chartArea.bottom);
       ctx.stroke();
       if (p.labelX !== null) {
-        ctx.fillStyle = p.marker.kind === 'alert' ? color : (opts.labelColor ?? '#52525b');
+        ctx.fillStyle = p.marker.kind === 'alert' || p.marker.kind === 'lost' ? color : (opts.labelColor ?? '#52525b');
         ctx.fillText(p.marker.label, p.labelX, chartArea.top + 2 + p.row * 13);
       }
     }

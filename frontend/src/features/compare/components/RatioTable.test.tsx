@@ -6,8 +6,8 @@ import { RatioTable, formatRatio } from './RatioTable';
 
 describe('RatioTable', () => {
   it('shows each run against the baseline with the figures, units and badges behind the ratio', () => {
-    const a = run({ id: 1, result: { unit: 'GFLOP/s', rows: [resultRow({ mean: 50, stddev: 0.5 })] } });
-    const b = run({ id: 2, result: { unit: 'GFLOP/s', rows: [resultRow({ mean: 60, stddev: 0.6, valid: false, invalid_reason: 'bad' })] } });
+    const a = run({ id: 1, result: { verdict: 'valid', flags: [], unit: 'GFLOP/s', rows: [resultRow({ mean: 50, stddev: 0.5 })] } });
+    const b = run({ id: 2, result: { verdict: 'valid', flags: [], unit: 'GFLOP/s', rows: [resultRow({ mean: 60, stddev: 0.6, valid: false, invalid_reason: 'bad' })] } });
     render(<RatioTable table={ratioTable([a, b], 2)} runLabels={['#1 bench-a', '#2 bench-a']} />);
     const table = screen.getByRole('table', { name: /Ratio to baseline run #2/ });
     expect(within(table).getByRole('columnheader', { name: /#2 bench-a baseline/ })).toBeInTheDocument();

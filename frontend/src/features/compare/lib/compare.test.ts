@@ -19,9 +19,9 @@ describe('compare selection in the URL', () => {
 });
 
 describe('ratioTable', () => {
-  const a = run({ id: 1, result: { unit: 'GFLOP/s', rows: [resultRow({ threads: 1, mean: 50 }), resultRow({ threads: 2, mean: 100 })] } });
-  const b = run({ id: 2, host_name: 'bench-b', result: { unit: 'GFLOP/s', rows: [resultRow({ threads: 1, mean: 60 }), resultRow({ threads: 4, mean: 200 })] } });
-  const c = run({ id: 3, result: { unit: 'GIOP/s', rows: [resultRow({ op: 'int32', unit: 'GIOP/s', threads: 1, mean: 70 })] } });
+  const a = run({ id: 1, result: { verdict: 'valid', flags: [], unit: 'GFLOP/s', rows: [resultRow({ threads: 1, mean: 50 }), resultRow({ threads: 2, mean: 100 })] } });
+  const b = run({ id: 2, host_name: 'bench-b', result: { verdict: 'valid', flags: [], unit: 'GFLOP/s', rows: [resultRow({ threads: 1, mean: 60 }), resultRow({ threads: 4, mean: 200 })] } });
+  const c = run({ id: 3, result: { verdict: 'valid', flags: [], unit: 'GIOP/s', rows: [resultRow({ op: 'int32', unit: 'GIOP/s', threads: 1, mean: 70 })] } });
 
   it('divides each run by the baseline, cell by cell', () => {
     const t = ratioTable([a, b], 2);
@@ -44,7 +44,7 @@ describe('ratioTable', () => {
   });
 
   it('marks latency cells as lower-is-better and never divides by a zero baseline', () => {
-    const lat = (id: number, mean: number) => run({ id, result: { unit: 'ns', rows: [resultRow({ op: 'latency', unit: 'ns', block_bytes: 8192, mean })] } });
+    const lat = (id: number, mean: number) => run({ id, result: { verdict: 'valid', flags: [], unit: 'ns', rows: [resultRow({ op: 'latency', unit: 'ns', block_bytes: 8192, mean })] } });
     const t = ratioTable([lat(1, 0), lat(2, 80)], 1);
     expect(t.lines[0]).toMatchObject({ label: 'Load latency · 8 KiB · 1 thread', lowerIsBetter: true });
     expect(t.lines[0]?.byRun.map((x) => x.ratio)).toEqual([null, null]);

@@ -5,7 +5,7 @@ import type { RatioTable } from './compare';
 
 export const COMPARISON_COLUMNS = [
   'run_id', 'host', 'experiment', 'baseline', 'op', 'block_bytes', 'threads', 'unit', 'n', 'mean', 'stddev', 'min', 'max',
-  'ci95_low', 'ci95_high', 'efficiency', 'valid', 'invalid_reason', 'ratio_to_baseline',
+  'ci95_low', 'ci95_high', 'efficiency', 'valid', 'invalid_reason', 'verdict', 'verdict_reasons', 'ratio_to_baseline',
 ] as const;
 
 export function comparisonCsv(table: RatioTable): string {
@@ -21,7 +21,7 @@ export function comparisonCsv(table: RatioTable): string {
       rows.push([
         run.id, run.host_name, run.experiment, i === table.baselineIndex, row.op, row.block_bytes ?? null, row.threads, row.unit,
         row.n, row.mean, row.stddev, row.min, row.max, row.ci95_low, row.ci95_high, row.efficiency, row.valid,
-        row.invalid_reason, ratio,
+        row.invalid_reason, row.verdict ?? null, (row.flags ?? []).map((f) => f.text).join('; ') || null, ratio,
       ]);
     }
   });

@@ -10,7 +10,7 @@ const hostsById = new Map([[1, { id: 1, name: 'bench-a', labels: { provider: 'aw
 describe('HistoryTable', () => {
   it('lists runs with host labels, a headline result and a checkbox to compare', async () => {
     const onToggle = vi.fn();
-    const runs = [run({ id: 9, status: 'succeeded', result: { unit: 'GFLOP/s', rows: [resultRow({ mean: 40 }), resultRow({ threads: 2, mean: 80 })] } }), run({ id: 8 })];
+    const runs = [run({ id: 9, status: 'succeeded', result: { verdict: 'valid', flags: [], unit: 'GFLOP/s', rows: [resultRow({ mean: 40 }), resultRow({ threads: 2, mean: 80 })] } }), run({ id: 8 })];
     renderWithProviders(<HistoryTable runs={runs} hostsById={hostsById} selected={new Set([8])} onToggle={onToggle} selectionFull={false} />);
     const row = screen.getByRole('row', { name: /#9/ });
     expect(row).toHaveTextContent('aws · c7i.large');
@@ -36,8 +36,9 @@ describe('HistoryTable', () => {
   });
 
   it('sums a trace run up by its mean and flags invalid rows', () => {
-    expect(headline(run({ result: { unit: 'GFLOP/s', rows: [], trace: { n: 5, min: 1, mean: 2, max: 3, stddev: 0.5, throttle: null } } }))).toBe('mean 2 GFLOP/s');
-    expect(headline(run({ result: { unit: 'GFLOP/s', rows: [resultRow({ valid: false })] } }))).toBe('best 52.35 GFLOP/s (invalid rows)');
+    expect(headline(run({ result: { verdict: 'valid', flags: [], unit: 'GFLOP/s', rows: [], trace: { n: 5, min: 1, mean: 2, max: 3, stddev: 0.5, throttle: null, stretches: [], flags: [] } } }))).toBe('mean 2 GFLOP/s');
+    expect(headline(run({ result: { verdict: 'valid', flags: [], unit: 'GFLOP/s', rows: [resultRow({ valid: false })] } }))).toBe('best 52.35 GFLOP/s (invalid rows)');
+    expect(headline(run({ result: { verdict: 'disturbed', flags: [], unit: 'GFLOP/s', rows: [resultRow({ verdict: 'disturbed' })] } }))).toBe('best 52.35 GFLOP/s (disturbed)');
     expect(headline(run())).toBe('—');
   });
 });

@@ -1,6 +1,7 @@
 // Runs, newest first, one page of the server's answer. A checkbox per run picks it for comparison;
 // the headline figure is the backend's best row mean (or the trace mean), with its unit.
 import { Link } from 'react-router';
+import { verdictLabels } from '../../../components/ResultBadges';
 import { RunStatusBadge } from '../../../components/RunStatusBadge';
 import { paths } from '../../../config/paths';
 import type { RunPublic } from '../../../lib/api/types';
@@ -12,10 +13,12 @@ import type { HostChoice } from './HistoryFilters';
 export function headline(run: RunPublic): string {
   const r = run.result;
   if (!r) return '—';
-  if (r.trace) return `mean ${withUnit(r.trace.mean, run.unit || r.unit)}`;
+  // The verdict travels with the figure: a disturbed or oversubscribed run never reads as a plain number.
+  const verdict = r.verdict && r.verdict !== 'valid' && r.verdict !== 'invalid' ? ` (${verdictLabels[r.verdict]})` : '';
+  if (r.trace) return `mean ${withUnit(r.trace.mean, run.unit || r.unit)}${verdict}`;
   const best = r.rows.reduce<(typeof r.rows)[number] | null>((b, row) => (b === null || row.mean > b.mean ? row : b), null);
-  if (!best) return '—';
-  const invalid = r.rows.some((row) => !row.valid) ? ' (invalid rows)' : '';
+  if (!best) return r.verdict === 'invalid' ? '— (invalid)' : '—';
+  const invalid = r.rows.some((row) => !row.valid) || r.verdict === 'invalid' ? ' (invalid rows)' : verdict;
   return `best ${withUnit(best.mean, best.unit)}${invalid}`;
 }
 
@@ -91,7 +94,7 @@ export function HistoryTable({ runs, hostsById, selected, onToggle, selectionFul
                 <td className="nowrap">
                   {r.started_at && r.finished_at
                     ? formatDuration((Date.parse(r.finished_at) - Date.parse(r.started_at)) / 1000)
-                    : `~${formatDuration(r.expected_duration_s)}`}
+                    : `up to ${formatDuration(r.expected_duration_s)}`}
                 </td>
               </tr>
             );

@@ -2,14 +2,18 @@ import { Fragment } from 'react';
 import { Link } from 'react-router';
 import { paths } from '../../../config/paths';
 import type { HostPublic } from '../../../lib/api/types';
+import type { Abilities } from '../../../lib/auth/roles';
 import { formatBytes, formatDateTime, formatNumber, formatRelative } from '../../../lib/format';
 import { formatBlockSize } from '../../../lib/units';
 import { readCaches, readCpu, readDevices, readLabels, readMemoryBytes, readOs, readPlatform } from '../lib/inventory';
+import { HostAdminActions } from './HostAdminActions';
 import { HostLabelsEditor } from './HostLabelsEditor';
 import { PeaksSection } from './PeaksSection';
 
-/** `now` is when the host list was fetched, so "last seen" ages with each refresh. */
-export function HostCard({ host, now }: { host: HostPublic; now: number }) {
+/** `now` is when the host list was fetched, so "last seen" ages with each refresh. `can` is what the
+ * signed-in role may do (the server checks again). A revoked host is greyed: it keeps its facts and
+ * history, and an admin may delete it. */
+export function HostCard({ host, now, can }: { host: HostPublic; now: number; can: Abilities }) {
   const cpu = readCpu(host.inventory);
   const os = readOs(host.inventory);
   const mem = readMemoryBytes(host.inventory);
@@ -22,13 +26,25 @@ export function HostCard({ host, now }: { host: HostPublic; now: number }) {
   const dash = (v: number | null) => (v === null ? '—' : String(v));
 
   return (
-    <article className="card host-card" aria-labelledby={headingId}>
+    <article className={`card host-card${host.revoked ? ' host-card-revoked' : ''}`} aria-labelledby={headingId}>
       <header className="card-header">
         <h2 id={headingId} className="card-title">
           {host.name}
         </h2>
-        <span className={`badge ${host.online ? 'badge-ok' : 'badge-muted'}`}>{host.online ? 'online' : 'offline'}</span>
+        {host.revoked ? (
+          <span className="badge badge-bad" title={host.revoked_at ? `Revoked ${formatDateTime(host.revoked_at)}` : undefined}>
+            revoked
+          </span>
+        ) : (
+          <span className={`badge ${host.online ? 'badge-ok' : 'badge-muted'}`}>{host.online ? 'online' : 'offline'}</span>
+        )}
       </header>
+      {host.revoked ? (
+        <p className="small">
+          Revoked{host.revoked_at ? ` ${formatDateTime(host.revoked_at)}` : ''}: its runner can no longer call the server. Its history is kept until
+          the host is deleted.
+        </p>
+      ) : null}
       <p className="muted small">
         {host.hostname}
         {labels.instanceType ? ` · ${labels.instanceType}` : ''}
@@ -39,6 +55,18 @@ export function HostCard({ host, now }: { host: HostPublic; now: number }) {
       </p>
       {cpu.error ? <p className="field-error small">CPU inventory failed on the host: {cpu.error}</p> : null}
       <dl className="facts">
+        <dt>Address</dt>
+        <dd>{host.address ?? <span className="muted">not known yet</span>}</dd>
+        <dt>Runner</dt>
+        <dd>
+          {host.runner_version}{' '}
+          {host.version_mismatch ? (
+            <span className="badge badge-warn" title="Re-run the install command (Add host) on this host to upgrade it in place.">
+              differs from server {host.server_version}
+            </span>
+          ) : null}
+          {host.credential_rotation_pending ? <span className="badge badge-info">credential rotation pending</span> : null}
+        </dd>
         <dt>CPU</dt>
         <dd>{cpu.model ?? '—'}</dd>
         <dt>Sockets × cores × threads</dt>
@@ -72,7 +100,7 @@ export function HostCard({ host, now }: { host: HostPublic; now: number }) {
           {os.distribution ? <span className="muted"> · {os.distribution}</span> : null}
         </dd>
       </dl>
-      <HostLabelsEditor host={host} />
+      <HostLabelsEditor host={host} canEdit={can.operate && !host.revoked} />
       <details className="inventory-details">
         <summary>Caches and platform</summary>
         <dl className="facts">
@@ -102,14 +130,17 @@ export function HostCard({ host, now }: { host: HostPublic; now: number }) {
           <dd>{nics.length ? nics.join('; ') : <span className="muted">not reported yet</span>}</dd>
         </dl>
       </details>
-      <PeaksSection host={host} />
+      <PeaksSection host={host} canEdit={can.operate && !host.revoked} />
       <footer className="card-footer">
-        <Link className="button" to={paths.newJob(host.id)}>
-          New job on {host.name}
-        </Link>
+        {can.operate && !host.revoked ? (
+          <Link className="button" to={paths.newJob(host.id)}>
+            New job on {host.name}
+          </Link>
+        ) : null}
         <Link className="button button-ghost" to={paths.history({ host: host.id })}>
           Runs on {host.name}
         </Link>
+        {can.administer ? <HostAdminActions host={host} /> : null}
       </footer>
     </article>
   );

@@ -12,7 +12,7 @@ describe('HostLabelsEditor', () => {
     const fetchMock = vi.fn(async (_req: Request) => jsonResponse({ ...host, labels: { provider: 'gcp', instance_type: null, region: 'europe-west4' } }));
     vi.stubGlobal('fetch', fetchMock);
     const user = userEvent.setup();
-    renderWithProviders(<HostLabelsEditor host={host} />);
+    renderWithProviders(<HostLabelsEditor host={host} canEdit />);
     const view = screen.getByRole('region', { name: 'Instance labels of bench-a' });
     expect(view).toHaveTextContent('Provideraws');
     expect(view).toHaveTextContent('Regionnot set');
@@ -38,7 +38,7 @@ describe('HostLabelsEditor', () => {
   it('cancels with Escape and shows a 422 next to its field', async () => {
     vi.stubGlobal('fetch', vi.fn(async () => jsonResponse({ detail: [{ loc: ['body', 'region'], msg: 'String should have at most 64 characters', type: 'x' }] }, 422)));
     const user = userEvent.setup();
-    renderWithProviders(<HostLabelsEditor host={host} />);
+    renderWithProviders(<HostLabelsEditor host={host} canEdit />);
     await user.click(screen.getByRole('button', { name: 'Edit labels of bench-a' }));
     await user.keyboard('{Escape}');
     expect(screen.queryByRole('form')).not.toBeInTheDocument();
@@ -54,7 +54,7 @@ describe('HostLabelsEditor', () => {
     const fetchMock = vi.fn();
     vi.stubGlobal('fetch', fetchMock);
     const user = userEvent.setup();
-    renderWithProviders(<HostLabelsEditor host={host} />);
+    renderWithProviders(<HostLabelsEditor host={host} canEdit />);
     await user.click(screen.getByRole('button', { name: 'Edit labels of bench-a' }));
     await user.type(screen.getByLabelText('Region'), 'x'.repeat(65));
     await user.click(screen.getByRole('button', { name: 'Save labels' }));

@@ -14,7 +14,8 @@ const FIELDS = [
 type Key = (typeof FIELDS)[number]['key'];
 const MAX = 64;
 
-export function HostLabelsEditor({ host }: { host: HostPublic }) {
+/** `canEdit`: the signed-in role may edit labels (operator or admin); otherwise they are only shown. */
+export function HostLabelsEditor({ host, canEdit }: { host: HostPublic; canEdit: boolean }) {
   const id = useId();
   const labels = readLabels(host);
   const current: Record<Key, string> = { provider: labels.provider ?? '', instance_type: labels.instanceType ?? '', region: labels.region ?? '' };
@@ -45,7 +46,7 @@ export function HostLabelsEditor({ host }: { host: HostPublic }) {
     update.mutate(body, { onSuccess: () => setEditing(false) });
   };
 
-  if (!editing) {
+  if (!editing || !canEdit) {
     return (
       <section className="labels" aria-label={`Instance labels of ${host.name}`}>
         <dl className="facts facts-inline">
@@ -56,9 +57,11 @@ export function HostLabelsEditor({ host }: { host: HostPublic }) {
             </div>
           ))}
         </dl>
-        <button type="button" className="button button-small" onClick={start} aria-label={`Edit labels of ${host.name}`}>
-          Edit labels
-        </button>
+        {canEdit ? (
+          <button type="button" className="button button-small" onClick={start} aria-label={`Edit labels of ${host.name}`}>
+            Edit labels
+          </button>
+        ) : null}
       </section>
     );
   }

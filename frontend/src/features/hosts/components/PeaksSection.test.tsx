@@ -12,7 +12,7 @@ describe('PeaksSection', () => {
     const fetchMock = vi.fn(async (_req: Request) => jsonResponse(host));
     vi.stubGlobal('fetch', fetchMock);
     const user = userEvent.setup();
-    renderWithProviders(<PeaksSection host={host} />);
+    renderWithProviders(<PeaksSection host={host} canEdit />);
     await user.selectOptions(screen.getByLabelText('Enter another peak'), 'memory_bw');
     const form = screen.getByRole('form', { name: 'Memory bandwidth peak of bench-a' });
     const value = within(form).getByLabelText('Memory bandwidth peak (MB/s)');
@@ -36,7 +36,7 @@ describe('PeaksSection', () => {
     const fetchMock = vi.fn(async (_req: Request) => jsonResponse(host));
     vi.stubGlobal('fetch', fetchMock);
     const entered = { ...host, peaks: { ...host.peaks, cpu_fp64: { value: 100, unit: 'GFLOP/s', formula: 'entered by a person: datasheet', source: 'user' as const } } };
-    renderWithProviders(<PeaksSection host={entered} />);
+    renderWithProviders(<PeaksSection host={entered} canEdit />);
     expect(screen.getByRole('region', { name: 'Theoretical peaks' })).toHaveTextContent('FP64 100 GFLOP/s = entered by a person: datasheet (user)');
     await userEvent.click(screen.getByRole('button', { name: 'Use the computed FP64 peak of bench-a' }));
     const req = fetchMock.mock.calls[0]?.[0] as Request;

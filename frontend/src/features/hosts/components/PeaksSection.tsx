@@ -8,10 +8,26 @@ import type { HostPublic, PeakKey } from '../../../lib/api/types';
 import { formatNumber, humanize } from '../../../lib/format';
 import { useClearPeakOverride } from '../api/clear-peak-override';
 import { useSetPeakOverride } from '../api/set-peak-override';
-import { readPeaks } from '../lib/inventory';
+import { readCpu, readPeaks } from '../lib/inventory';
 import { PEAK_KEYS, isPeakKey } from '../lib/peaks';
 
 const label = (key: string) => peakLabels[key] ?? humanize(key);
+
+/** The arithmetic behind a peak, with the factors the host knows filled in: what the person is asked to
+ * complete (and what the backend would compute or inferred: its formula, when there is one). */
+export function arithmetic(host: HostPublic, key: PeakKey): string | null {
+  const cpu = readCpu(host.inventory);
+  const current = readPeaks(host).find((p) => p.key === key)?.peak;
+  const now = current ? ` Now: ${current.formula}.` : '';
+  if (key === 'cpu_fp64' || key === 'cpu_fp32') {
+    const cores = cpu.cores !== null ? `${cpu.cores} cores` : 'cores';
+    const lanes = key === 'cpu_fp64' ? 'FP64' : 'FP32';
+    return `Whole host: ${cores} × clock (GHz) × FLOP per cycle per core (FMA units × ${lanes} lanes of ${cpu.bestIsa ?? 'the widest ISA'} × 2).${now}`;
+  }
+  if (key === 'memory_bw') return `Channels × MT/s × 8 bytes (e.g. 8 × 4800 × 8 = 307,200 MB/s).${now}`;
+  if (key === 'nic_bw') return `The link speed in Mbit/s (e.g. 25,000 for a 25 GbE NIC).${now}`;
+  return current ? now.trim() : null;
+}
 
 function PeakForm({ host, peakKey, initial, onDone }: { host: HostPublic; peakKey: PeakKey; initial: number | null; onDone: () => void }) {
   const id = useId();
@@ -56,6 +72,11 @@ function PeakForm({ host, peakKey, initial, onDone }: { host: HostPublic; peakKe
           </p>
         ) : null}
       </div>
+      {arithmetic(host, peakKey) ? (
+        <p className="small muted" id={`${id}-how`}>
+          {arithmetic(host, peakKey)}
+        </p>
+      ) : null}
       <div className="field">
         <label htmlFor={`${id}-note`}>Source (optional)</label>
         <input id={`${id}-note`} type="text" maxLength={500} value={note} placeholder="e.g. datasheet, 8 × DDR5-4800" onChange={(e) => setNote(e.target.value)} />
@@ -72,7 +93,9 @@ function PeakForm({ host, peakKey, initial, onDone }: { host: HostPublic; peakKe
   );
 }
 
-export function PeaksSection({ host }: { host: HostPublic }) {
+/** `canEdit`: the signed-in role may enter or clear peaks (operator or admin). A peak a person entered
+ * says who in its formula ("entered by NAME: note"). */
+export function PeaksSection({ host, canEdit }: { host: HostPublic; canEdit: boolean }) {
   const peaks = readPeaks(host);
   const [editing, setEditing] = useState<PeakKey | null>(null);
   const clear = useClearPeakOverride(host.id);
@@ -94,12 +117,15 @@ export function PeaksSection({ host }: { host: HostPublic }) {
                     {formatNumber(peak.value)} {peak.unit}
                   </strong>
                   <span className="muted small formula"> = {peak.formula}</span>
-                  <span className="muted small"> ({peak.source})</span>
+                  <span className={`small ${peak.source === 'inferred' ? 'badge badge-warn' : 'muted'}`}>
+                    {peak.source === 'inferred' ? 'inferred' : ` (${peak.source})`}
+                  </span>
+                  {peak.since ? <span className="muted small"> since {new Date(peak.since).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}, for every run of this host</span> : null}
                 </>
               ) : (
                 <span className="muted small">unknown{note ? `: ${note}` : ''}</span>
               )}
-              {isPeakKey(key) && editing !== key ? (
+              {canEdit && isPeakKey(key) && editing !== key ? (
                 <span className="peak-actions">
                   <button type="button" className="button button-ghost button-small" onClick={() => setEditing(key)} aria-label={`Enter ${label(key)} peak of ${host.name}`}>
                     Enter
@@ -119,7 +145,7 @@ export function PeaksSection({ host }: { host: HostPublic }) {
         <p className="muted small">No peak known yet.</p>
       )}
       {clear.isError ? <p className="field-error">Could not reset the peak: {errorMessage(clear.error)}</p> : null}
-      {addable.length && !addingNew ? (
+      {canEdit && addable.length && !addingNew ? (
         <div className="field field-inline small">
           <label htmlFor={`peak-add-${host.id}`}>Enter another peak</label>
           <select

@@ -125,12 +125,16 @@ export function readPlatform(inventory: unknown): Fact[] {
 
 /** Disks or NICs when the inventory lists them: one line each, from whatever fields are present. */
 export function readDevices(inventory: unknown, key: 'disks' | 'nics'): string[] {
-  const list = obj(inventory)[key];
+  // The runner nests them (disks.devices, nics.interfaces); older inventories had a flat list.
+  const section = obj(inventory)[key];
+  const nested = obj(section)[key === 'disks' ? 'devices' : 'interfaces'];
+  const list = Array.isArray(section) ? section : nested;
   if (!Array.isArray(list)) return [];
   return list.map((item) => {
     const d = obj(item);
     const name = str(d.name) ?? str(d.device) ?? str(d.path) ?? '?';
-    const parts = [str(d.model), str(d.driver), str(d.type) ?? str(d.kind)].filter(Boolean);
+    const kind = str(d.type) ?? str(d.kind) ?? (d.rotational === true ? 'rotational' : d.rotational === false ? 'SSD' : null);
+    const parts = [str(d.model), str(d.driver), kind, d.operstate === 'down' ? 'down' : null, d.loopback === true ? 'loopback' : null].filter(Boolean);
     const size = num(d.size_bytes) ?? num(d.bytes);
     const speed = num(d.speed_mbit_s) ?? num(d.speed_mbps);
     return [name, ...parts, size !== null ? `${Math.round(size / 1024 ** 3)} GiB` : null, speed !== null ? `${speed} Mbit/s` : null]

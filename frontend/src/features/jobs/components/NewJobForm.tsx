@@ -3,7 +3,7 @@
 // to the field its `loc` names. On success the caller navigates to the run that measures. A two-host
 // network job takes exactly two hosts in the order picked: the first serves, the second drives.
 import { useMemo, useState, type FormEvent } from 'react';
-import { durationEstimators } from '../../../config/experiments';
+import { durationEstimators, expectedDuration, fieldApplies } from '../../../config/experiments';
 import { ApiError, errorMessage } from '../../../lib/api/errors';
 import type { Experiment, JobCreate, JobPublic } from '../../../lib/api/types';
 import { formatDuration } from '../../../lib/format';
@@ -48,9 +48,11 @@ export function NewJobForm({ hosts, experiments, initialHostIds, initialExperime
     () => experiments.find((e) => e.kind === initialExperiment)?.kind ?? experiments[0]?.kind ?? '',
   );
   const experiment = experiments.find((e) => e.kind === kind);
-  const fields = useMemo(() => fieldsFromSchema(experiment?.parameters), [experiment]);
+  const allFields = useMemo(() => fieldsFromSchema(experiment?.parameters), [experiment]);
   const [rawByKind, setRawByKind] = useState<Record<string, RawValues>>({});
-  const raw = rawByKind[kind] ?? initialValues(fields);
+  const raw = rawByKind[kind] ?? initialValues(allFields);
+  // A field the chosen op ignores is not shown (STREAM ops have no block size; only latency has sizes)
+  const fields = allFields.filter((f) => fieldApplies(kind, f.name, raw));
   const [touched, setTouched] = useState<Set<string>>(new Set());
   const [submitted, setSubmitted] = useState(false);
   const [server, setServer] = useState<MappedErrors>({ fields: {}, form: [] });
@@ -70,6 +72,7 @@ export function NewJobForm({ hosts, experiments, initialHostIds, initialExperime
 
   const estimator = durationEstimators[kind];
   const estimate = Object.keys(clientErrors).length === 0 ? estimator?.(params) : undefined;
+  const expected = estimate !== undefined ? expectedDuration(kind, params) : undefined;
   // Repeat until stable: as few as `repeats`, as many as `max_repeats`.
   const upTo =
     estimate !== undefined && Number(params.stable_cv) > 0 && Number(params.max_repeats) > Number(params.repeats)
@@ -217,6 +220,13 @@ export function NewJobForm({ hosts, experiments, initialHostIds, initialExperime
         </strong>
         {upTo !== undefined ? ' (repeating until stable)' : ''}
         {estimate !== undefined && hostIds.length > 1 && !pair ? ' per host' : ''}
+        {expected && expected.reference ? (
+          <span className="small">
+            {' '}
+            + up to {formatDuration(expected.reference)} for the reference tools: History shows up to {formatDuration(expected.upTo)}, the
+            server&apos;s expected duration
+          </span>
+        ) : null}
       </p>
 
       {server.form.length ? (

@@ -4,7 +4,7 @@
 // min, max and CI on hover (title) and in a <details> that keyboard and screen-reader users open.
 // This table is also the text alternative of the bar charts beside it.
 import { Fragment } from 'react';
-import { EfficiencyBadge, ReferenceBadges, ValidityBadge } from '../../../components/ResultBadges';
+import { EfficiencyBadge, ReferenceBadges, VerdictBadge } from '../../../components/ResultBadges';
 import type { ResultRow } from '../../../lib/api/types';
 import { decimalsFor, formatFixed, formatNumber } from '../../../lib/format';
 import { findCell, hasBlocks, opLabel, type OpMatrix } from '../../../lib/matrix';
@@ -18,6 +18,13 @@ export function meanStddev(row: Pick<ResultRow, 'mean' | 'stddev'>): string {
 export function spreadTitle(row: ResultRow): string {
   const ci = row.ci95_low !== null && row.ci95_high !== null ? `; 95 % CI ${formatNumber(row.ci95_low)} – ${formatNumber(row.ci95_high)}` : '';
   return `min ${formatNumber(row.min)}, max ${formatNumber(row.max)}, median ${formatNumber(row.median)}${ci} ${row.unit} (n = ${row.n})`;
+}
+
+/** The 95 % CI, or why there is none: one repeat, or a spread so wide the interval would reach below zero
+ * for a figure that cannot be negative (the backend then gives none; app/results/stats.py). */
+export function ciText(row: Pick<ResultRow, 'ci95_low' | 'ci95_high' | 'n'>, d: number): string {
+  if (row.ci95_low !== null && row.ci95_high !== null) return `${formatFixed(row.ci95_low, d)} – ${formatFixed(row.ci95_high, d)}`;
+  return row.n > 1 ? '— (spread too wide: a 95 % interval would reach below zero)' : '— (one repeat)';
 }
 
 function CellDetails({ row }: { row: ResultRow }) {
@@ -36,7 +43,7 @@ function CellDetails({ row }: { row: ResultRow }) {
         <dt>Median</dt>
         <dd>{formatFixed(row.median, d)}</dd>
         <dt>95 % CI</dt>
-        <dd>{row.ci95_low !== null && row.ci95_high !== null ? `${formatFixed(row.ci95_low, d)} – ${formatFixed(row.ci95_high, d)}` : '— (one repeat)'}</dd>
+        <dd>{ciText(row, d)}</dd>
         <dt>CV</dt>
         <dd>{row.cv !== null ? `${formatNumber(row.cv * 100, 3)} %` : '—'}</dd>
         <dt>Repeats</dt>
@@ -59,17 +66,22 @@ function CellDetails({ row }: { row: ResultRow }) {
   );
 }
 
+function cellClass(row: ResultRow): string {
+  const v = row.verdict ?? (row.valid ? 'valid' : 'invalid');
+  return v === 'invalid' || !row.valid ? ' cell-invalid' : v === 'valid' ? '' : ' cell-caution';
+}
+
 export function MatrixCell({ row, peakNote }: { row: ResultRow | undefined; peakNote?: string | null }) {
   if (!row) return <td className="num muted">not measured</td>;
   const headline = extraKeys([row]).filter((k) => extraMeta(k).primary);
   return (
-    <td className={`matrix-cell${row.valid ? '' : ' cell-invalid'}`}>
+    <td className={`matrix-cell${cellClass(row)}`} data-verdict={row.verdict ?? 'valid'}>
       <span className="figure" title={spreadTitle(row)}>
         <strong className="num">{meanStddev(row)}</strong> <span className="unit">{row.unit}</span>
       </span>
       <span className="badges">
         <EfficiencyBadge row={row} peakNote={peakNote} />
-        <ValidityBadge row={row} showReason={false} />
+        <VerdictBadge verdict={row.valid ? row.verdict : 'invalid'} flags={row.flags} showReasons={false} />
         {row.stopped_by === 'max_repeats' ? (
           <span className="badge badge-warn" title="Repeat until stable hit max_repeats before the CV target: the spread is larger than asked for">
             not stable
@@ -86,7 +98,17 @@ export function MatrixCell({ row, peakNote }: { row: ResultRow | undefined; peak
           ))}
         </span>
       ) : null}
-      {!row.valid && row.invalid_reason ? <span className="invalid-reason">{row.invalid_reason}</span> : null}
+      {row.flags?.length ? (
+        <span className="verdict-reasons">
+          {row.flags.map((f, i) => (
+            <span key={i} className={`verdict-reason ${f.severity === 'invalid' ? 'text-bad' : 'text-warn'}`}>
+              {f.text}
+            </span>
+          ))}
+        </span>
+      ) : !row.valid && row.invalid_reason ? (
+        <span className="invalid-reason">{row.invalid_reason}</span>
+      ) : null}
       <CellDetails row={row} />
     </td>
   );

@@ -10,7 +10,7 @@ import type { Sample } from '../../../lib/api/types';
 import { formatNumber } from '../../../lib/format';
 import { buildSeries, seriesOrigin } from '../../../lib/series';
 import type { Theme } from '../../../lib/theme';
-import { summaryLines, throttleText, traceMarkers, type TraceSummary } from '../lib/trace';
+import { stretchBands, stretchText, summaryLines, throttleText, traceMarkers, type TraceSummary } from '../lib/trace';
 
 export interface TraceViewProps {
   trace: TraceSummary;
@@ -26,6 +26,10 @@ export function TraceView({ trace, samples, t0, unit, theme, fileName }: TraceVi
   const origin = t0 ?? seriesOrigin(samples);
   const measured = useMemo(() => buildSeries(samples, origin).filter((s) => !s.warmup), [samples, origin]);
   const markers = useMemo(() => traceMarkers(samples, origin, trace), [samples, origin, trace]);
+  const bands = useMemo(() => stretchBands(samples, origin, trace), [samples, origin, trace]);
+  const stretches = trace.stretches ?? [];
+  const lost = stretches.filter((s) => s.cause === 'cpu_lost');
+  const fell = stretches.filter((s) => s.cause !== 'cpu_lost');
 
   const data = useMemo<ChartData<'line', { x: number; y: number | null }[]>>(() => {
     const xs = measured.flatMap((s) => s.points.map((p) => p.x));
@@ -75,21 +79,28 @@ export function TraceView({ trace, samples, t0, unit, theme, fileName }: TraceVi
       },
       plugins: {
         decimation: { enabled: true, algorithm: 'lttb', samples: DECIMATION_SAMPLES, threshold: DECIMATION_SAMPLES * 2 },
-        hbMarkers: { markers, colors: markerColors[theme], labelColor: text },
+        hbMarkers: { markers, bands, colors: markerColors[theme], labelColor: text },
         legend: { labels: { color: text } },
         tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label ?? ''}: ${formatNumber(ctx.parsed.y)} ${unit}` } },
       },
     };
-  }, [theme, unit, markers]);
+  }, [theme, unit, markers, bands]);
 
   const points = measured.reduce((n, s) => n + s.points.filter((p) => p.y !== null).length, 0);
   const throttle = trace.throttle;
   return (
-    <figure className="chart-figure trace-view" aria-labelledby={captionId} data-points={points} data-throttle={throttle ? 'yes' : 'no'}>
+    <figure
+      className="chart-figure trace-view"
+      aria-labelledby={captionId}
+      data-points={points}
+      data-throttle={fell.length || (!stretches.length && throttle) ? 'yes' : 'no'}
+      data-cpu-lost={lost.length ? 'yes' : 'no'}
+    >
       <figcaption id={captionId} className="chart-caption">
         <span className="chart-title">CPU trace</span>
         <span className="muted small">
-          {unit} per second · dashed = max / mean / min{throttle ? ' · red line = throttling' : ''}
+          {unit} per second · dashed = max / mean / min{fell.length || (!stretches.length && throttle) ? ' · red = the clock fell (throttling)' : ''}
+          {lost.length ? ' · amber = the kernel lost its CPU to other work (not throttling)' : ''}
         </span>
       </figcaption>
       <dl className="facts facts-inline trace-stats" aria-label="Trace summary">
@@ -121,9 +132,21 @@ export function TraceView({ trace, samples, t0, unit, theme, fileName }: TraceVi
             {formatNumber(trace.stddev)} {unit}
           </dd>
         </div>
+        {trace.cpu_share !== null && trace.cpu_share !== undefined ? (
+          <div>
+            <dt>CPU share</dt>
+            <dd className={trace.cpu_share < 0.9 ? 'text-warn' : undefined}>{formatNumber(trace.cpu_share, 3)}</dd>
+          </div>
+        ) : null}
+        <div>
+          <dt>CPU lost</dt>
+          <dd className={lost.length ? 'text-warn' : undefined}>{lost.length ? lost.map((s) => stretchText(s, unit)).join('; ') : 'none detected'}</dd>
+        </div>
         <div>
           <dt>Throttling</dt>
-          <dd className={throttle ? 'text-bad' : undefined}>{throttle ? throttleText(throttle, unit) : 'none detected'}</dd>
+          <dd className={fell.length || (!stretches.length && throttle) ? 'text-bad' : undefined}>
+            {fell.length ? fell.map((s) => stretchText(s, unit)).join('; ') : !stretches.length && throttle ? throttleText(throttle, unit) : 'none detected'}
+          </dd>
         </div>
       </dl>
       <ChartCanvas

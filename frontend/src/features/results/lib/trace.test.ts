@@ -3,7 +3,7 @@ import { sample } from '../../../test/fixtures';
 import { summaryLines, throttleText, throttleX, traceMarkers } from './trace';
 
 const throttle = { at_s: 300, baseline: 50, level: 44, drop: 0.12 };
-const trace = { n: 600, min: 43, mean: 47, max: 51, stddev: 2, throttle };
+const trace = { n: 600, min: 43, mean: 47, max: 51, stddev: 2, throttle, stretches: [], flags: [] };
 
 describe('throttle marker placement', () => {
   it('puts at_s after the first measured sample, on the chart clock (seconds since run start)', () => {
@@ -19,7 +19,7 @@ describe('throttle marker placement', () => {
   it('places nothing without a throttle or without measured samples', () => {
     expect(throttleX([sample(0)], 1000, null)).toBeNull();
     expect(throttleX([sample(0, { warmup: true })], 1000, throttle)).toBeNull();
-    expect(traceMarkers([sample(0)], 1000, { ...trace, throttle: null })).toEqual([]);
+    expect(traceMarkers([sample(0)], 1000, { ...trace, throttle: null, stretches: [], flags: [] })).toEqual([]);
   });
 
   it('labels the marker with the drop and describes it in words', () => {

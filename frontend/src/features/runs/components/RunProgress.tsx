@@ -21,6 +21,22 @@ function clamp01(v: number): number {
   return Math.min(1, Math.max(0, Number.isFinite(v) ? v : 0));
 }
 
+/** For a failed or cancelled run: how far it got (its running time over the expected), in words. */
+export function stoppedAt(run: Pick<RunPublic, 'status' | 'started_at' | 'finished_at' | 'expected_duration_s'>): { fraction: number; text: string } | null {
+  if (run.status !== 'failed' && run.status !== 'cancelled') return null;
+  const started = run.started_at ? Date.parse(run.started_at) : NaN;
+  const finished = run.finished_at ? Date.parse(run.finished_at) : NaN;
+  if (Number.isNaN(started)) return { fraction: 0, text: `${run.status} before it started` };
+  if (Number.isNaN(finished)) return { fraction: 0, text: run.status };
+  const ran = Math.max(0, (finished - started) / 1000);
+  const expected = run.expected_duration_s;
+  const fraction = expected > 0 ? clamp01(ran / expected) : 0;
+  return {
+    fraction,
+    text: `${run.status} after ${formatDuration(ran)} of an expected ${formatDuration(expected)} (about ${Math.round(Math.min(0.99, fraction) * 100)} %)`,
+  };
+}
+
 export function RunProgress({ run }: { run: RunPublic }) {
   const active = isActive(run.status);
   const [now, setNow] = useState(() => Date.now());
@@ -30,9 +46,24 @@ export function RunProgress({ run }: { run: RunPublic }) {
     return () => clearInterval(t);
   }, [active]);
 
-  const p = clamp01(run.status === 'succeeded' ? 1 : run.progress);
+  const stopped = stoppedAt(run);
+  const p = stopped ? stopped.fraction : clamp01(run.status === 'succeeded' || run.status === 'untrusted' ? 1 : run.progress);
   const left = timeLeft(run, now);
   const pct = Math.round(p * 100);
+  if (stopped) {
+    // A failed or cancelled run did not reach 100 %: how far it got by the clock, in words
+    return (
+      <div className="run-progress">
+        <label htmlFor={`run-${run.id}-progress`} className="small">
+          Progress
+        </label>
+        <progress id={`run-${run.id}-progress`} max={1} value={p} aria-valuetext={stopped.text}>
+          {stopped.text}
+        </progress>
+        <span className="small text-bad">{stopped.text}</span>
+      </div>
+    );
+  }
   return (
     <div className="run-progress">
       <label htmlFor={`run-${run.id}-progress`} className="small">

@@ -1,0 +1,90 @@
+"""One verdict per result row and per run: what a figure means, said in words.
+
+A figure is `valid` only when nothing is known against it. Otherwise it carries flags:
+
+- invalid (the figure is wrong, not just disturbed): above the theoretical peak, below a physical floor,
+  failed verification, a non-finite value;
+- caution (the figure is a real measurement of something other than the host's capacity):
+  `oversubscribed` (more threads than CPUs: each thread had at most CPUs / threads of a CPU),
+  `disturbed` (the kernel's threads were on a CPU less than DISTURBED_SHARE of the wall time they could
+  have had: other processes or the hypervisor took the rest), `throttled` (a trace's rate fell while
+  the kernel kept its CPU: the clock fell), `cpu_lost` (a trace's rate fell while the kernel lost its CPU).
+
+The verdict is the worst flag's kind: `invalid` before any caution; among cautions, the first of
+CAUTION_ORDER. The flags keep every reason. docs/methodology/statistics.md says why each threshold.
+"""
+import math
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+# A kernel whose threads got less than this share of the CPU time they could have had was disturbed.
+# 0.90: the sampler thread and a VM's timer work cost about 1 %; a share of 0.9 already moves a CPU-bound
+# figure by 10 %, more than the repeat-to-repeat spread of a quiet host.
+DISTURBED_SHARE = 0.90
+
+FlagKind = Literal["oversubscribed", "disturbed", "throttled", "cpu_lost", "above_peak", "below_floor",
+                   "unverified", "non_finite"]
+Verdict = Literal["valid", "oversubscribed", "disturbed", "throttled", "cpu_lost", "invalid"]
+INVALID_KINDS = {"above_peak", "below_floor", "unverified", "non_finite"}
+CAUTION_ORDER: list[Verdict] = ["oversubscribed", "disturbed", "cpu_lost", "throttled"]
+
+
+class Flag(BaseModel):
+    kind: FlagKind
+    severity: Literal["invalid", "caution"]
+    text: str  # the reason in words, as the dashboard shows it
+    value: float | None = None  # the figure behind it (the CPU share, the drop), where there is one
+
+
+def flag(kind: FlagKind, text: str, value: float | None = None) -> Flag:
+    return Flag(kind=kind, severity="invalid" if kind in INVALID_KINDS else "caution", text=text, value=value)
+
+
+def verdict_of(flags: list[Flag]) -> Verdict:
+    if any(f.severity == "invalid" for f in flags):
+        return "invalid"
+    kinds = {f.kind for f in flags}
+    return next((v for v in CAUTION_ORDER if v in kinds), "valid")
+
+
+def allowed_cpus(kernel_info: dict[str, Any], inventory: dict[str, Any]) -> int | None:
+    """The CPUs the kernel could run on: its affinity mask (start event), else the host's logical CPUs."""
+    aff = kernel_info.get("affinity_cpus")
+    if isinstance(aff, list) and aff:
+        return len(aff)
+    n = (inventory.get("cpu") or {}).get("threads")
+    return int(n) if isinstance(n, int) and n > 0 else None
+
+
+def share_flags(threads: int, reps: list[dict[str, Any]], cpus: int | None) -> list[Flag]:
+    """oversubscribed and disturbed for one row, from each repeat's `oversubscribed` and `cpu_share`."""
+    out: list[Flag] = []
+    over = any(r.get("oversubscribed") is True for r in reps) or (cpus is not None and threads > cpus)
+    shares = [(int(r.get("repeat") or 0), float(r["cpu_share"])) for r in reps
+              if isinstance(r.get("cpu_share"), int | float) and not isinstance(r.get("cpu_share"), bool)
+              and math.isfinite(r["cpu_share"])]
+    worst = min(shares, key=lambda x: x[1]) if shares else None
+    if over:
+        where = f"{cpus} CPU{'s' if cpus != 1 else ''}" if cpus else "fewer CPUs"
+        limit = f"; each thread could have at most {cpus}/{threads} of a CPU" if cpus else ""
+        got = f" (CPU share {worst[1]:.2f})" if worst else ""
+        out.append(flag("oversubscribed", f"oversubscribed: {threads} threads on {where}{limit}{got}. "
+                                          "The figure is what the threads got when sharing, not the host's capacity",
+                        worst[1] if worst else None))
+    if worst is not None:
+        # The share each thread could have had: 1, or cpus / threads when oversubscribed.
+        possible = min(1.0, cpus / threads) if (over and cpus) else 1.0
+        relative = worst[1] / possible
+        if relative < DISTURBED_SHARE:
+            of = f" of the {possible:.2f} it could have had" if possible < 1 else ""
+            out.append(flag("disturbed", f"disturbed: CPU share {worst[1]:.2f}{of} in repeat {worst[0]} "
+                                         f"(below {DISTURBED_SHARE:.2f}): other processes or the hypervisor "
+                                         f"took {1 - relative:.0%} of the CPU time the kernel's threads needed",
+                            worst[1]))
+    return out
+
+
+def non_finite_repeats(reps: list[dict[str, Any]]) -> list[int]:
+    return [int(r.get("repeat") or 0) for r in reps
+            if not isinstance(r.get("value"), int | float) or not math.isfinite(float(r["value"]))]

@@ -1,0 +1,203 @@
+"""The verdict corpus: injected bad and disturbed results, none of which may be shown as plainly "valid".
+
+Each case goes through the runner API (start, samples, finish) like a real runner's, and is read back
+through GET /api/runs/{id}. One case is a real measurement: the real CPU kernel run while a competing
+process, started here, takes the CPUs. A clean control run must stay "valid" (so the check can fail).
+"""
+import json
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from app.jobs import dispatch
+from app.results.service import trace_summary
+from app.results.verdict import DISTURBED_SHARE
+
+HBK = Path(__file__).resolve().parents[2] / "runner" / "kernels" / "build" / "hbk"
+KINFO = {"type": "start", "kernel": "cpu", "isa": "avx512", "clock_ghz": 3.65, "affinity_cpus": [0, 1]}
+
+
+def _run(client, session, runner, experiment="cpu", params=None, kernel_info=KINFO, results=(), samples=(),
+         status="succeeded"):
+    host_id, headers = runner
+    r = client.post("/api/jobs", json={"host_ids": [host_id], "experiment": experiment,
+                                       "params": params or {"threads": [1], "repeats": 1, "duration_s": 1,
+                                                            "warmup_s": 0}})
+    assert r.status_code == 201, r.text
+    run_id = r.json()["runs"][0]["id"]
+    dispatch.dispatch_host(session, host_id)
+    assert client.get("/api/runner/work?wait_s=0", headers=headers).status_code == 200
+    assert client.post(f"/api/runner/runs/{run_id}/start", json={"attempt": 1, "kernel_info": kernel_info},
+                       headers=headers).status_code == 200
+    for i in range(0, len(samples), 1000):
+        r = client.post(f"/api/runner/runs/{run_id}/samples", headers=headers,
+                        json={"attempt": 1, "samples": list(samples[i:i + 1000])})
+        assert r.status_code == 200, r.text
+    body = json.dumps({"attempt": 1, "status": status, "results": list(results)})  # NaN as JSON's NaN token
+    r = client.post(f"/api/runner/runs/{run_id}/finish", headers={**headers, "Content-Type": "application/json"},
+                    content=body)
+    return run_id, r
+
+
+def _res(value, threads=1, repeat=1, share=0.99, **kw):
+    return {"threads": threads, "repeat": repeat, "value": value, "unit": "GFLOP/s", "verified": True,
+            "oversubscribed": False, "cpu_share": share, "op": "fp64", **kw}
+
+
+def _trace_samples(values):
+    return [{"seq": i, "t": 1.7e9 + i, "interval_s": 1.0, "threads": 1, "repeat": 1, "warmup": False,
+             "value": v, "unit": "GFLOP/s", "op": "fp64"} for i, v in enumerate(values)]
+
+
+def _competing_kernel_results(threads: int = 2) -> tuple[dict, list[dict]]:
+    """The real CPU kernel at `threads` threads while as many busy processes, started here, compete."""
+    if not HBK.exists():
+        pytest.fail(f"kernel not built ({HBK}): run `make -C runner/kernels` (./hostbench test does)")
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(threads)]
+    try:
+        time.sleep(0.3)
+        out = subprocess.run([str(HBK), "cpu", "--op", "fp64", "--threads", str(threads), "--repeats", "2",
+                              "--duration_s", "1", "--warmup_s", "0"], capture_output=True, text=True, timeout=120,
+                             check=True).stdout
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    start = next(e for e in events if e["type"] == "start")
+    return start, [{k: v for k, v in e.items() if k not in ("v", "type")} for e in events if e["type"] == "result"]
+
+
+def test_corpus_of_bad_and_disturbed_results_has_no_plain_valid(client, session, runner):
+    cases: dict[str, tuple[int, str]] = {}
+
+    refused: list[str] = []
+
+    def case(name, kind, **kw):
+        run_id, r = _run(client, session, runner, **kw)
+        if kind == "non_finite" and r.status_code == 422:
+            # refused at the door (runner_api's finite-number bound): never stored, never shown as anything
+            assert "finite" in r.text, r.text
+            _, headers = runner
+            assert client.post(f"/api/runner/runs/{run_id}/finish", headers=headers, json={
+                "attempt": 1, "status": "failed", "reason": "finish refused: non-finite result", "results": []
+            }).status_code == 200
+            run = client.get(f"/api/runs/{run_id}").json()
+            assert run["result"] is None and run["status"] != "succeeded"
+            refused.append(name)
+            return
+        assert r.status_code == 200, (name, r.text)
+        cases[name] = (run_id, kind)
+
+    case("oversubscribed", "oversubscribed", params={"threads": [4], "repeats": 1, "duration_s": 1, "warmup_s": 0},
+         results=[_res(20.0, threads=4, share=0.49, oversubscribed=True)])
+    case("disturbed", "disturbed", results=[_res(40.0, share=0.70), _res(55.0, repeat=2, share=0.99)],
+         params={"threads": [1], "repeats": 2, "duration_s": 1, "warmup_s": 0})
+    case("above_peak", "above_peak", results=[_res(90.0)])  # Zen 4 at 3.65 GHz: 58.4 GFLOP/s per core
+    case("unverified", "unverified", results=[_res(50.0, verified=False, reason="chunk 3: x != x0 + n*c")])
+    case("nan", "non_finite", results=[_res(float("nan"))])
+    case("nan_one_repeat", "non_finite", results=[_res(50.0), _res(float("inf"), repeat=2)],
+         params={"threads": [1], "repeats": 2, "duration_s": 1, "warmup_s": 0})
+    case("below_floor", "below_floor", experiment="memory",
+         params={"op": "latency", "sizes": [64 * 2**20], "threads": [1], "repeats": 1, "duration_s": 1, "warmup_s": 0},
+         kernel_info={"type": "start", "kernel": "memory", "affinity_cpus": [0, 1]},
+         results=[{"threads": 1, "repeat": 1, "value": 9000.0, "unit": "Mload/s", "verified": True, "op": "latency",
+                   "block_bytes": 64 * 2**20, "ns_per_load": 0.11, "cpu_share": 0.99, "oversubscribed": False}])
+    start, real = _competing_kernel_results(2)
+    assert real and all(r["cpu_share"] < DISTURBED_SHARE for r in real), real  # the competitor took CPU time
+    case("competing_process", "disturbed", params={"threads": [2], "repeats": 2, "duration_s": 1, "warmup_s": 0},
+         kernel_info=start, results=real)
+    # A 120-sample trace that halves for 40 s while the kernel's share over the trace was 0.70 ...
+    lost = [100.0] * 40 + [50.0] * 40 + [100.0] * 40
+    case("trace_cpu_lost", "cpu_lost", experiment="cpu_trace", params={"threads": 1, "duration_s": 120},
+         results=[_res(83.0, share=0.70)], samples=_trace_samples(lost))
+    # ... and one whose kernel kept its CPU (share 0.99): the clock fell.
+    case("trace_throttled", "throttled", experiment="cpu_trace", params={"threads": 1, "duration_s": 120},
+         results=[_res(83.0, share=0.99)], samples=_trace_samples(lost))
+    control_id, r = _run(client, session, runner, results=[_res(55.0, share=0.995)])
+    assert r.status_code == 200
+
+    plainly_valid = []
+    for name, (run_id, kind) in cases.items():
+        run = client.get(f"/api/runs/{run_id}").json()
+        res = run["result"]
+        assert res is not None, name
+        kinds = {f["kind"] for f in res["flags"]} | {f["kind"] for row in res["rows"] for f in row["flags"]}
+        if res["trace"]:
+            kinds |= {f["kind"] for f in res["trace"]["flags"]}
+        assert kind in kinds, (name, kinds, res)
+        if res["verdict"] == "valid" or any(row["verdict"] == "valid" and not row["flags"] for row in res["rows"]
+                                            if name not in ("disturbed", "nan_one_repeat")):
+            plainly_valid.append(name)
+        every_text = [f["text"] for f in res["flags"]] + [f["text"] for row in res["rows"] for f in row["flags"]]
+        assert all(t.strip() for t in every_text)
+    assert plainly_valid == []
+    control = client.get(f"/api/runs/{control_id}").json()["result"]
+    assert control["verdict"] == "valid" and control["rows"][0]["flags"] == []
+
+    over = client.get(f"/api/runs/{cases['oversubscribed'][0]}").json()["result"]["rows"][0]
+    assert over["verdict"] == "oversubscribed" and "4 threads on 2 CPUs" in over["flags"][0]["text"]
+    assert not any(f["kind"] == "disturbed" for f in over["flags"])  # 0.49 of the 0.5 possible: not disturbed
+    dist = client.get(f"/api/runs/{cases['disturbed'][0]}").json()
+    assert dist["result"]["verdict"] == "disturbed" and dist["status"] == "succeeded"  # measured, flagged, kept
+    assert "CPU share 0.70" in dist["result"]["rows"][0]["flags"][0]["text"]
+    if "nan" not in refused:
+        nan = client.get(f"/api/runs/{cases['nan'][0]}").json()
+        assert nan["result"]["verdict"] == "invalid" and nan["result"]["rows"] == []
+    if "nan_one_repeat" not in refused:
+        partial = client.get(f"/api/runs/{cases['nan_one_repeat'][0]}").json()["result"]["rows"][0]
+        assert partial["n"] == 1 and partial["verdict"] == "invalid" and math.isfinite(partial["mean"])
+    t_lost = client.get(f"/api/runs/{cases['trace_cpu_lost'][0]}").json()["result"]["trace"]
+    assert [(s["from_s"], s["to_s"], s["cause"]) for s in t_lost["stretches"]] == [(40.0, 80.0, "cpu_lost")]
+    t_fell = client.get(f"/api/runs/{cases['trace_throttled'][0]}").json()["result"]["trace"]
+    assert [s["cause"] for s in t_fell["stretches"]] == ["throttled"]
+
+
+def test_non_finite_values_are_flagged_where_they_get_past_the_api():
+    """The runner API refuses NaN and infinity; a stored run from before that bound still gets its verdict."""
+    from app.results.service import compute_result
+
+    inv = {"cpu": {"vendor": "AuthenticAMD", "family": 0x19, "model_number": 0x11, "sockets": 1, "cores_per_socket": 2}}
+    res = compute_result("cpu", {"op": "fp64"}, [_res(float("nan")), _res(50.0, threads=2), _res(math.inf, threads=2,
+                                                                                                  repeat=2)],
+                         KINFO, inv)
+    assert res.verdict == "invalid" and [f.kind for f in res.flags] == ["non_finite"]
+    assert [(r.threads, r.n, r.verdict) for r in res.rows] == [(2, 1, "invalid")]
+
+
+def test_trace_stretches_cause_follows_the_cpu_share():
+    times = [float(i) for i in range(100)]
+    flat = [100.0] * 100
+    assert trace_summary(times, flat, 0.99).stretches == []
+    dip = [100.0] * 30 + [60.0] * 20 + [100.0] * 50
+    assert [s.cause for s in trace_summary(times, dip, 0.80).stretches] == ["cpu_lost"]  # 20 s lost, 8 s of dip
+    assert [s.cause for s in trace_summary(times, dip, 0.99).stretches] == ["throttled"]
+    assert [s.cause for s in trace_summary(times, dip, None).stretches] == ["unknown"]
+    short = [100.0] * 30 + [60.0] * 3 + [100.0] * 67  # 3 s: noise, not a stretch
+    assert trace_summary(times, short, 0.99).stretches == []
+
+
+def test_a_peak_entered_by_hand_reaches_earlier_runs(client, session, runner):
+    host_id, _ = runner
+    # A CPU no table knows and no ISA flag describes: the run is stored without a peak.
+    client_inv = {"cpu": {"vendor": "CentaurHauls", "family": 0x07, "model_number": 0x5B, "sockets": 1,
+                          "cores_per_socket": 2, "isa": [], "best_isa": None}}
+    from app.hosts.models import Host
+    host = session.get(Host, host_id)
+    host.inventory = client_inv
+    session.commit()
+    run_id, r = _run(client, session, runner, kernel_info={**KINFO, "isa": "scalar"}, results=[_res(5.0)])
+    assert r.status_code == 200
+    before = client.get(f"/api/runs/{run_id}").json()["result"]["rows"][0]
+    assert before["peak"] is None and before["efficiency"] is None
+    assert client.put(f"/api/hosts/{host_id}/peaks/cpu_fp64", json={"value": 20.0, "note": "datasheet"}).status_code == 200
+    after = client.get(f"/api/runs/{run_id}").json()["result"]["rows"][0]
+    assert after["peak"]["source"] == "user" and after["peak"]["since"]
+    assert after["peak"]["value"] == 10.0 and after["efficiency"] == 0.5  # 20 for 2 cores, 1 thread used
+    assert "entered by test-admin on " in after["peak"]["formula"]
+    listed = client.get("/api/runs", params={"ids": [run_id]}).json()["data"][0]["result"]["rows"][0]
+    assert listed["efficiency"] == 0.5

@@ -1,0 +1,269 @@
+"""./hostbench chaos: faults injected by process id into the real stack, then the ledger checked
+(docs/reliability.md, rule 11).
+
+The stack is the real one (embedded PostgreSQL and Redis, the API, a Celery worker and beat, two runners with the
+C kernels) in a short-lease profile. Each trial runs a short real job, injects one fault at a random moment into a
+process the trial started, and afterwards checks what PostgreSQL holds: the run terminal, every sample the runner
+had spooled present exactly once with contiguous `seq`, no kernel left running, no host stuck busy.
+
+Scenarios so far:
+- runner-kill: `kill -9` of the runner during a run; odd trials restart it 3 s later, even ones only once the
+  server has resolved the run (it stayed down).
+- idle-runner-kill: `kill -9` of an idle runner (its long poll open), then a job for its host within the poll's
+  window: the dead poll must claim nothing; the job runs once the runner is back.
+
+It prints one row per scenario and ends with one JSON line, as `./hostbench bench` does."""
+import argparse
+import json
+import os
+import random
+import signal
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from hostbench_cli import STATE
+from hostbench_cli.stack import Child, Stack
+
+LEASE_S = 10.0  # the server's lease in this profile; the runner renews every 5 s (its own default)
+RECONCILE_S = 5.0  # Celery beat's reconcile period
+TERMINAL = {"succeeded", "failed", "untrusted", "cancelled"}
+
+
+@dataclass
+class Tally:
+    trials: int = 0
+    lost: int = 0
+    duplicated: int = 0
+    stuck: int = 0
+    kernels_left: int = 0
+    dead_claims: int = 0
+    resolve_s: list[float] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def row(self) -> dict:
+        return {"trials": self.trials, "lost": self.lost, "duplicated": self.duplicated, "stuck": self.stuck,
+                "kernels_left": self.kernels_left, "dead_claims": self.dead_claims,
+                "resolve_p50_s": round(statistics.median(self.resolve_s), 2) if self.resolve_s else None,
+                "resolve_max_s": round(max(self.resolve_s), 2) if self.resolve_s else None}
+
+    @property
+    def ok(self) -> bool:
+        return not (self.lost or self.duplicated or self.stuck or self.kernels_left or self.dead_claims)
+
+
+class Trials:
+    def __init__(self, stack: Stack, rng: random.Random):
+        self.stack = stack
+        self.rng = rng
+        self.auth = stack.admin_headers()
+        self.http = httpx.Client(base_url=stack.url, headers=self.auth, timeout=10)
+        hosts = {h["name"]: h["id"] for h in self.http.get("/api/hosts").json()["data"]}
+        self.host = hosts["chaos-a"]
+        self.runner: Child = stack.children["runner"]
+        self.spool = stack.state / "runner" / "spool"
+
+    # -- helpers -------------------------------------------------------------------------------------
+    def job(self, duration_s: float) -> int:
+        r = self.http.post("/api/jobs", json={"host_ids": [self.host], "experiment": "cpu_trace",
+                                              "params": {"op": "fp64", "threads": 1, "duration_s": duration_s}})
+        if r.status_code != 201:
+            raise RuntimeError(f"job refused: {r.status_code} {r.text[:300]}")
+        return r.json()["runs"][0]["id"]
+
+    def run(self, run_id: int) -> dict:
+        return self.http.get(f"/api/runs/{run_id}").json()
+
+    def wait(self, run_id: int, statuses: set[str], timeout: float) -> dict | None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            run = self.run(run_id)
+            if run["status"] in statuses:
+                return run
+            time.sleep(0.1)
+        return None
+
+    def wait_online(self, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            host = self.http.get(f"/api/hosts/{self.host}").json()
+            busy = self.http.get(f"/api/runs?host_id={self.host}&status=running").json()["count"] + \
+                self.http.get(f"/api/runs?host_id={self.host}&status=dispatched").json()["count"]
+            if host["online"] and not busy and self.runner.alive():
+                return
+            time.sleep(0.25)
+        raise RuntimeError("runner chaos-a did not come back online and idle")
+
+    def kernels_of(self, pid: int) -> list[int]:
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    stat = (entry / "stat").read_text()
+                except OSError:
+                    continue
+                if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry.name))
+        return found
+
+    def kill_runner(self) -> list[int]:
+        """kill -9 the runner by its pid; returns the pids of the kernels it had started."""
+        assert self.runner.proc is not None
+        pid = self.runner.proc.pid
+        kernels = self.kernels_of(pid)
+        os.kill(pid, signal.SIGKILL)
+        self.runner.proc.wait(10)
+        return kernels
+
+    def spooled(self, run_id: int, attempt: int) -> set[int]:
+        path = self.spool / f"run-{run_id}-attempt-{attempt}" / "samples.jsonl"
+        seqs = set()
+        if path.exists():
+            for line in path.read_text().splitlines():
+                try:
+                    seqs.add(int(json.loads(line)["seq"]))
+                except (ValueError, KeyError, TypeError):
+                    pass
+        return seqs
+
+    def stored(self, run_id: int) -> list[int]:
+        return [s["seq"] for s in self.http.get(f"/api/runs/{run_id}/samples").json()["data"]]
+
+    def ledger(self, t: Tally, run_id: int, spooled: set[int]) -> None:
+        seqs = self.stored(run_id)
+        t.duplicated += len(seqs) - len(set(seqs))
+        expected = set(range(max([*seqs, *spooled], default=-1) + 1))  # contiguous from 0, and all it spooled
+        missing = expected - set(seqs)
+        t.lost += len(missing)
+        if missing:
+            t.notes.append(f"run {run_id}: seq {sorted(missing)[:10]} missing")
+
+    # -- scenarios -----------------------------------------------------------------------------------
+    def runner_kill(self, t: Tally, i: int) -> None:
+        self.wait_online()
+        run_id = self.job(8)
+        if self.wait(run_id, {"running"}, 30) is None:
+            t.stuck += 1
+            t.notes.append(f"run {run_id} never started")
+            return
+        time.sleep(self.rng.uniform(0.3, 5.0))
+        attempt = self.run(run_id)["attempt"]
+        kernels = self.kill_runner()
+        t_kill = time.monotonic()
+        spooled = self.spooled(run_id, attempt)
+        comes_back = i % 2 == 1
+        if comes_back:
+            time.sleep(3)
+            self.runner.start()
+        end = self.wait(run_id, TERMINAL, LEASE_S + RECONCILE_S + 30)
+        resolved = time.monotonic() - t_kill
+        time.sleep(2 - min(2, time.monotonic() - t_kill))
+        t.kernels_left += sum(1 for k in kernels if _alive(k))
+        if not comes_back:
+            self.runner.start()  # back after the server resolved the run: its backlog goes up now
+        if end is None:
+            t.stuck += 1
+            t.notes.append(f"run {run_id} not terminal {resolved:.0f} s after the kill")
+            return
+        t.resolve_s.append(resolved)
+        self.wait_online()  # the restarted runner has uploaded its backlog and finished the attempt
+        self.ledger(t, run_id, spooled)
+
+    def idle_runner_kill(self, t: Tally, i: int) -> None:
+        self.wait_online()
+        time.sleep(1.5)  # its long poll is open
+        self.kill_runner()
+        time.sleep(self.rng.uniform(0.2, 1.5))
+        run_id = self.job(3)
+        watched_until = time.monotonic() + 8
+        claimed_dead = False
+        while time.monotonic() < watched_until:  # the runner is dead: nothing may claim the run
+            if self.run(run_id)["attempt"] > 0:
+                claimed_dead = True
+                t.notes.append(f"run {run_id} was claimed while its runner was dead")
+                break
+            time.sleep(0.1)
+        t_back = time.monotonic()
+        self.runner.start()
+        end = self.wait(run_id, TERMINAL, 60)
+        if end is None:
+            t.stuck += 1
+            t.notes.append(f"run {run_id} not terminal 60 s after the runner came back")
+            return
+        t.resolve_s.append(time.monotonic() - t_back)
+        if end["status"] != "succeeded" or end["attempt"] != 1:
+            t.notes.append(f"run {run_id}: {end['status']} at attempt {end['attempt']}: {end['status_reason']}")
+        t.dead_claims += claimed_dead or end["attempt"] > 1  # one per trial: an attempt the live runner never had
+        self.ledger(t, run_id, set())
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+SCENARIOS = {"runner-kill": Trials.runner_kill, "idle-runner-kill": Trials.idle_runner_kill}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--trials", type=int, default=3, help="trials per scenario (default 3)")
+    p.add_argument("--scenario", action="append", choices=sorted(SCENARIOS), default=[],
+                   help="run only these scenarios; repeatable")
+    p.add_argument("--seed", type=int, default=None, help="seed for the fault moments")
+
+
+def run(args: argparse.Namespace) -> int:
+    names = args.scenario or list(SCENARIOS)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
+    STATE.mkdir(exist_ok=True)
+    state = Path(tempfile.mkdtemp(prefix="chaos-", dir=STATE))
+    stack = Stack(state, durable=False, runner_name="chaos-a", database="hostbench_chaos", fresh_database=True,
+                  extra_env={"LEASE_S": str(LEASE_S)})
+    tallies = {n: Tally() for n in names}
+    t0 = time.monotonic()
+    try:
+        stack.start(timeout=120)
+        stack.start_runner("runner-b", state / "runner-b", {"HOSTBENCH_RUNNER_NAME": "chaos-b"})
+        stack.wait_healthy(60, runners=2)
+        trials = Trials(stack, random.Random(seed))
+        for name in names:
+            for i in range(args.trials):
+                tallies[name].trials += 1
+                SCENARIOS[name](trials, tallies[name], i)
+    except (RuntimeError, httpx.HTTPError) as exc:
+        print(f"chaos: the stack failed: {exc} (logs in {stack.logs})", flush=True)
+        _report(tallies, seed, time.monotonic() - t0, error=str(exc))
+        return 1
+    finally:
+        stack.stop()
+    ok = _report(tallies, seed, time.monotonic() - t0)
+    return 0 if ok else 1
+
+
+def _report(tallies: dict[str, Tally], seed: int, took_s: float, error: str | None = None) -> bool:
+    head = f"{'scenario':18s} {'trials':>6s} {'lost':>5s} {'dup':>4s} {'stuck':>5s} {'kernels':>7s} " \
+           f"{'dead claims':>11s} {'p50 s':>6s} {'max s':>6s}"
+    print(head)
+    print("-" * len(head))
+    for name, t in tallies.items():
+        r = t.row()
+        fmt = lambda v: "-" if v is None else f"{v:.1f}"  # noqa: E731
+        print(f"{name:18s} {r['trials']:6d} {r['lost']:5d} {r['duplicated']:4d} {r['stuck']:5d} "
+              f"{r['kernels_left']:7d} {r['dead_claims']:11d} {fmt(r['resolve_p50_s']):>6s} {fmt(r['resolve_max_s']):>6s}")
+        for note in t.notes[:10]:
+            print(f"    {note}")
+    ok = error is None and all(t.ok for t in tallies.values())
+    print(f"resolve = seconds from the fault (runner-kill) or from the runner's return (idle-runner-kill) to the "
+          f"run's end; lease {LEASE_S:.0f} s, reconcile every {RECONCILE_S:.0f} s; seed {seed}; {took_s:.0f} s")
+    line = {"chaos": {n: t.row() for n, t in tallies.items()}, "seed": seed, "ok": ok}
+    if error:
+        line["error"] = error
+    print(json.dumps(line), flush=True)
+    return ok

@@ -1,0 +1,91 @@
+"""FMA issue-rate probe: how many FP64 FLOP per cycle one core completes at each vector width.
+
+The CPU kernel's fp64 loop is independent FMA chains (12 accumulators: more than latency x units on any
+core), so its GFLOP/s divided by the clock it measured is the core's FLOP/cycle at that ISA. Dividing by
+the FLOP of one FMA at that width (2 x lanes) gives the FMA units, rounded: an Intel core at a lower AVX-512
+licence clock than the scalar clock the kernel timed lands a little under its integer (0.92 x 2 on one
+Xeon), which rounding absorbs. CPU time lost to other processes is taken out (value / cpu_share).
+
+The backend uses it for a CPU its peak table does not know (app/hosts/peaks.py inferred_arch), and to
+overrule a table row the probe contradicts. About 0.4 s of one core per ISA (up to 3 tries when disturbed),
+when the inventory is collected with a kernel (`bench cpu`; not on the runner's registration path yet).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+PROBE_ISAS = ("avx512", "avx2", "sse2", "neon", "sve")
+LANES64 = {"avx512": 8, "avx2": 4, "sse2": 2, "neon": 2, "sve": 2}
+DURATION_S = 0.3
+QUIET_SHARE = 0.9  # below it a VM's stolen time (counted as the guest thread's CPU time) skews FLOP/cycle low
+TRIES = 3  # per ISA, until one is quiet; the best FLOP/cycle counts
+METHOD = ("hbk cpu --op fp64 --threads 1, 0.3 s per ISA: FP64 FLOP/cycle = GFLOP/s / cpu_share / clock_ghz "
+          "(the kernel's independent FMA chains); FMA units = round(FLOP/cycle / (2 x FP64 lanes))")
+
+
+def parse(isa: str, stdout: str) -> dict[str, Any] | None:
+    """One probe's figures from the kernel's JSON lines, or None when it did not measure."""
+    events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    start = next((e for e in events if e.get("type") == "start"), None)
+    result = next((e for e in events if e.get("type") == "result"), None)
+    if not start or not result or not result.get("verified"):
+        return None
+    clocks = [c for c in (start.get("clock_ghz"), result.get("clock_after_ghz")) if isinstance(c, int | float) and c > 0]
+    share = result.get("cpu_share")
+    if not clocks or not isinstance(share, int | float) or share <= 0.05:
+        return None
+    ghz = max(clocks)
+    fpc = float(result["value"]) / min(1.0, float(share)) / ghz
+    per_fma = 2 * LANES64[isa] if start.get("fma") and share >= QUIET_SHARE else None
+    return {
+        "gflops": round(float(result["value"]), 3), "cpu_share": round(float(share), 3), "clock_ghz": round(ghz, 3),
+        "flop_per_cycle": round(fpc, 2), "fma": bool(start.get("fma")),
+        # None when the probe was disturbed (the backend then assumes, and says so) or the ISA has no FMA
+        "fma_units": max(1, round(fpc / per_fma)) if per_fma else None,
+    }
+
+
+def kernel_isas(kernel_bin: Path | str, timeout_s: float) -> list[str]:
+    """The vector ISAs `hbk cpu --describe` lets a run ask for (its isa parameter); [] when it has none."""
+    try:
+        proc = subprocess.run([str(kernel_bin), "cpu", "--describe"], capture_output=True, text=True,
+                              timeout=timeout_s, check=False)
+        enum = json.loads(proc.stdout)["parameters"]["properties"]["isa"]["enum"]
+    except (OSError, subprocess.TimeoutExpired, ValueError, KeyError, TypeError):
+        return []
+    return [isa for isa in enum if isa in LANES64] if isinstance(enum, list) else []
+
+
+def run(kernel_bin: Path | str | None, available: list[str] | None = None, timeout_s: float = 20) -> dict[str, Any] | None:
+    """Probe every ISA both the CPU (`available`) and the kernel (its --describe) support; None without a
+    kernel that can be asked for an ISA."""
+    if not kernel_bin or not Path(kernel_bin).exists():
+        return None
+    can = kernel_isas(kernel_bin, timeout_s)
+    out: dict[str, Any] = {}
+    for isa in available or PROBE_ISAS:
+        if isa not in can:
+            continue
+        argv = [str(kernel_bin), "cpu", "--op", "fp64", "--isa", isa, "--threads", "1", "--repeats", "1",
+                "--duration_s", str(DURATION_S), "--warmup_s", "0.1", "--no_sampler", "true"]
+        best: dict[str, Any] | None = None
+        for _ in range(TRIES):
+            try:
+                proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+            except (OSError, subprocess.TimeoutExpired):
+                break
+            fig = parse(isa, proc.stdout) if proc.returncode == 0 else None
+            if fig is None:
+                break
+            if best is None or (fig["cpu_share"] >= QUIET_SHARE) > (best["cpu_share"] >= QUIET_SHARE) \
+                    or fig["flop_per_cycle"] > best["flop_per_cycle"]:
+                best = fig
+            if fig["cpu_share"] >= QUIET_SHARE:
+                break
+        if best is not None:
+            out[isa] = best
+    return {"method": METHOD, "isa": out} if out else None
