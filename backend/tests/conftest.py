@@ -59,6 +59,8 @@ def clean_db() -> Iterator[None]:
     from app.core.db import get_engine
 
     with get_engine().begin() as conn:
+        # a transaction some process left open fails the test here, loudly, instead of hanging the suite
+        conn.execute(text("set local lock_timeout = '20s'"))
         conn.execute(text("truncate samples, runs, jobs, hosts, registration_tokens, users, user_sessions, api_tokens, "
                           "sign_in_links, audit_events restart identity cascade"))
     get_redis().flushdb()

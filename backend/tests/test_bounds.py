@@ -53,6 +53,47 @@ def test_peak_values_must_be_finite(client, runner, token):
     assert peak is None or peak["source"] != "user"
 
 
+# The body CI's fuzzer sent (a NUL inside an inventory key) reached PostgreSQL and came back as a 500: a NUL or an
+# unpaired surrogate is now stored as U+FFFD (app.core.body), in keys and values at any depth.
+@pytest.mark.parametrize(("raw", "stored"), [
+    ('{"inventory": {"a\\u0000b": 1}, "version": "0.1.0"}', {"a\ufffdb": 1}),
+    ('{"inventory": {"cpu": {"model": "x\\u0000"}}, "version": "0.1.0"}', {"cpu": {"model": "x\ufffd"}}),
+    ('{"inventory": {"cpu": ["\\ud800", 2.5]}, "version": "0.1.0"}', {"cpu": ["\ufffd", 2.5]}),
+    ('{"inventory": {"note": "\\ud83d\\ude00"}, "version": "0.1.0"}', {"note": "\U0001f600"}),
+])
+def test_strings_postgresql_cannot_store_are_stored_as_the_replacement_character(client, runner, raw, stored):
+    host_id, headers = runner
+    r = _json_raw(client, "POST", "/api/runner/heartbeat", raw, headers)
+    assert r.status_code == 200, r.text
+    host = client.get(f"/api/hosts/{host_id}")
+    assert host.status_code == 200, host.text
+    assert host.json()["inventory"] == stored
+
+
+@pytest.mark.parametrize("inventory", [
+    {"cpu": ["\ufffd", 2.5]}, {"cpu": {"sockets": "x", "cores_per_socket": [2], "isa": 5, "max_mhz": "3000"}},
+    {"cpu": {"vendor": "AuthenticAMD", "family": 25, "model_number": 1, "sockets": 1, "cores_per_socket": 2,
+             "isa": ["avx2", "fma"], "fma_probe": {"isa": {"avx2": [1], "avx512": {"fma_units": "two"}}}}},
+    {"memory": {"channels": True, "speed_mts": "4800"}, "cpu": None},
+])
+def test_a_malformed_inventory_leaves_peaks_unknown_not_a_500(client, runner, inventory):
+    host_id, headers = runner
+    r = client.post("/api/runner/heartbeat", json={"inventory": inventory, "version": "0.1.0"}, headers=headers)
+    assert r.status_code == 200, r.text
+    host = client.get(f"/api/hosts/{host_id}")
+    assert host.status_code == 200, host.text
+    assert host.json()["peaks"]["memory_bw"] is None
+    assert client.get("/api/hosts").status_code == 200
+
+
+def test_a_nul_in_a_job_field_is_not_a_500(client, session, runner):
+    host_id, _ = runner
+    raw = f'{{"host_ids": [{host_id}], "experiment": "cpu\\u0000", "params": {{"threads": [1]}}}}'
+    r = _json_raw(client, "POST", "/api/jobs", raw)
+    assert r.status_code == 422, r.text
+    assert _count(session, Job) == 0
+
+
 def _running(client, session, host_id, headers) -> int:
     from app.jobs import dispatch
 

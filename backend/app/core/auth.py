@@ -92,6 +92,10 @@ def _require(role: str) -> Callable[..., Principal]:
         if request.method in UNSAFE or request.url.path.endswith("/events"):
             check_origin(request)
         p = authenticate(request, session)
+        # End the read transaction the look-up opened (objects stay loaded: expire_on_commit=False). Left open,
+        # a live stream held it "idle in transaction" for its whole life: a pooled connection per stream, and
+        # locks that made a TRUNCATE (and would make a migration) wait behind every open stream.
+        session.commit()
         if not users.role_at_least(p.role, role):
             raise Forbidden(f"this needs the {role} role; {p.name} is {p.role}")
         return p

@@ -7,10 +7,12 @@ Pure ASGI, in front of everything:
   (1e400): Python's json module accepts all three, and one such value stored poisoned every later read of its
   run (PostgreSQL's JSONB refuses NaN; a float column stores it and the API then fails to serialise it). The
   refusal is a 422 whose `loc` names the field;
-- a JSON string (key or value) holding a NUL character (\\u0000) or an unpaired surrogate is refused the same way:
-  PostgreSQL's text and JSONB cannot hold either, and one reached the database as a 500 (a fuzzed heartbeat
-  inventory with a NUL in a key).
-The body, once read here, is handed on to the application unchanged.
+- a NUL character (\\u0000) or an unpaired surrogate in any JSON string or key is replaced with U+FFFD (the
+  replacement character) before the application sees the body: PostgreSQL's text and JSONB can hold neither, and
+  a fuzzed heartbeat whose inventory had a NUL in a key reached the database as a 500. Replacing rather than
+  refusing keeps a real runner registering when a firmware string it read carries a NUL, and keeps every body
+  the OpenAPI document calls valid accepted; numbers are not touched.
+Otherwise the body, once read here, is handed on to the application unchanged.
 """
 import json
 import math
@@ -39,17 +41,51 @@ class TooDeep(ValueError):
 
 
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
 
 
-def _unstorable(text: str) -> bool:
-    """A NUL or an unpaired surrogate: neither can be stored in PostgreSQL text (json.loads joins a valid
-    surrogate pair into one character, so any surrogate left is unpaired)."""
-    return _UNSTORABLE.search(text) is not None
+def _storable(node: Any) -> tuple[Any, bool]:
+    """The document with every NUL and unpaired surrogate in its strings and keys replaced (json.loads joins a
+    valid surrogate pair into one character, so any surrogate left is unpaired); and whether anything was."""
+    if isinstance(node, str):
+        fixed = _UNSTORABLE.sub(REPLACEMENT, node)
+        return fixed, fixed != node
+    if isinstance(node, list):
+        items = [_storable(v) for v in node]
+        return [v for v, _ in items], any(c for _, c in items)
+    if isinstance(node, dict):
+        changed = False
+        out = {}
+        for k, v in node.items():
+            k2, ck = _storable(k)
+            v2, cv = _storable(v)
+            out[k2] = v2
+            changed = changed or ck or cv
+        return out, changed
+    return node, False
+
+
+_ESCAPED_UNSTORABLE = re.compile(rb"\\u(?:0000|d[89a-f])", re.IGNORECASE)
+
+
+def _maybe_unstorable(body: bytes) -> bool:
+    """A cheap look at the raw bytes first, so a sample batch pays for no second parse: valid JSON can carry a
+    NUL or a surrogate only as an escape (a raw one is refused by the parser)."""
+    return _ESCAPED_UNSTORABLE.search(body) is not None
+
+
+def storable_body(body: bytes) -> bytes | None:
+    """The body re-encoded with its unstorable characters replaced; None when it needs nothing or is not JSON.
+    Called only once non_finite_paths found every number finite, so re-encoding changes no number."""
+    try:
+        fixed, changed = _storable(json.loads(body))
+    except (ValueError, RecursionError):
+        return None
+    return json.dumps(fixed, separators=(",", ":")).encode() if changed else None
 
 
 def non_finite_paths(body: bytes) -> list[tuple[list[str | int], str]] | None:
-    """Where a JSON body holds NaN, ±Infinity or a number beyond a double's range, or a string PostgreSQL cannot
-    store (a NUL or an unpaired surrogate; its token starts with "string:"); None when it is not JSON
+    """Where a JSON body holds NaN, ±Infinity or a number beyond a double's range; None when it is not JSON
     (the application then answers with its own parse error). Raises TooDeep for nesting Python's parser cannot
     follow (it would fail again, with a 500, in the application)."""
     try:
@@ -64,14 +100,8 @@ def non_finite_paths(body: bytes) -> list[tuple[list[str | int], str]] | None:
         node, path = stack.pop()
         if isinstance(node, _NonFinite):
             found.append((path, node.token))
-        elif isinstance(node, str):
-            if _unstorable(node):
-                found.append((path, "string:"))
         elif isinstance(node, dict):
-            for k, v in node.items():
-                if _unstorable(k):
-                    found.append(([*path, k.encode("utf-8", "backslashreplace").decode()], "string:"))
-            stack.extend((v, [*path, k]) for k, v in node.items() if not _unstorable(k))
+            stack.extend((v, [*path, k]) for k, v in node.items())
         elif isinstance(node, list):
             stack.extend((v, [*path, i]) for i, v in enumerate(node))
     return found
@@ -82,15 +112,6 @@ def _is_json(scope: Scope) -> bool:
     media = ctype.split(";", 1)[0].strip().lower()
     # FastAPI parses a body with no content type as JSON too
     return media == "" or media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
-
-
-def _refusal(path: list[str | int], token: str) -> dict[str, Any]:
-    safe = [p.encode("utf-8", "backslashreplace").decode() if isinstance(p, str) else p for p in path]
-    if token.startswith("string:"):
-        return {"type": "string_unstorable", "loc": ["body", *safe],
-                "msg": "a NUL character (\\u0000) or an unpaired surrogate is refused in any string or key"}
-    return {"type": "finite_number", "loc": ["body", *safe],
-            "msg": f"{token[:40]} is not a finite number: NaN, Infinity and numbers beyond ±1.8e308 are refused"}
 
 
 async def _answer(send: Send, status: int, detail: Any) -> None:
@@ -143,8 +164,17 @@ class BodyLimits:
                 await _answer(send, 422, [{"type": "json_invalid", "loc": ["body"], "msg": "JSON nested too deeply"}])
                 return
             if bad:
-                await _answer(send, 422, [_refusal(path, token) for path, token in bad])
+                await _answer(send, 422, [
+                    {"type": "finite_number", "loc": ["body", *path],
+                     "msg": f"{token[:40]} is not a finite number: NaN, Infinity and numbers beyond ±1.8e308 are "
+                            "refused"}
+                    for path, token in bad])
                 return
+            fixed = storable_body(body) if _maybe_unstorable(body) else None
+            if fixed is not None:
+                body = fixed
+                scope = dict(scope, headers=[(k, v) for k, v in scope["headers"] if k != b"content-length"]
+                             + [(b"content-length", str(len(body)).encode())])
         sent = False
 
         async def replay() -> Message:

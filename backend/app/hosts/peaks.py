@@ -96,6 +96,61 @@ _ARM_TABLE: dict[tuple[str, int], Microarch] = {
     ("Ampere", 0xAC4): Microarch("AmpereOne (Ampere1A)", 2, 128, 2, 128),
 }
 
+# The inventory fields the peak, limit and verdict code reads, with the type each must have. The inventory is the
+# runner's free-form JSON (stored as sent); a field of another type is left out of what these computations see,
+# so a malformed one makes a peak unknown instead of making GET /api/hosts a 500 (a heartbeat whose "cpu" was a
+# list did).
+_COUNT = "count"  # an int > 0
+_READ: dict[str, dict[str, str]] = {
+    "cpu": {"vendor": "str", "family": "int", "model_number": "int", "sockets": _COUNT, "cores_per_socket": _COUNT,
+            "threads": _COUNT, "max_mhz": "positive", "best_isa": "str", "isa": "strs", "fma_probe": "dict"},
+    "memory": {"channels": _COUNT, "speed_mts": "positive"},
+}
+
+
+def _typed(value: Any, kind: str) -> bool:
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == "str":
+        return isinstance(value, str)
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == _COUNT:
+        return isinstance(value, int) and not isinstance(value, bool) and value > 0
+    if kind == "positive":
+        return number and value > 0
+    if kind == "strs":
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    return isinstance(value, dict)
+
+
+def _probe(probe: dict[str, Any]) -> dict[str, Any]:
+    isa = probe.get("isa")
+    if not isinstance(isa, dict):
+        return {}
+    keep = {}
+    for name, at in isa.items():
+        if isinstance(at, dict):
+            keep[name] = {k: v for k, v in at.items()
+                          if (k == "fma_units" and _typed(v, _COUNT))
+                          or (k in ("flop_per_cycle", "cpu_share") and _typed(v, "positive"))}
+    return {"isa": keep}
+
+
+def readable_inventory(inventory: Any) -> dict[str, Any]:
+    """The inventory as the peak, limit and verdict code may read it: the sections and fields above, each of its
+    type or left out. Everything else is dropped from this view (the stored inventory is unchanged)."""
+    out: dict[str, Any] = {}
+    if not isinstance(inventory, dict):
+        return out
+    for name, fields in _READ.items():
+        section = inventory.get(name)
+        if isinstance(section, dict):
+            out[name] = {k: section[k] for k, kind in fields.items() if k in section and _typed(section[k], kind)}
+            if isinstance(out[name].get("fma_probe"), dict):
+                out[name]["fma_probe"] = _probe(out[name]["fma_probe"])
+    return out
+
+
 _ISA_BITS = {"avx512": 512, "avx2": 256, "sse2": 128, "scalar": 64,
              # SVE's length is the CPU's (128-2048 bits); every ARM row's pipes are 128 bits, which caps it
              "neon": 128, "sve": 128, "sve2": 128}

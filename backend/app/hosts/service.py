@@ -10,7 +10,7 @@ from app.core.db import utcnow
 from app.core.errors import Conflict, NotFound, Unauthorized
 from app.core.security import hash_token, new_token
 from app.hosts.models import Host, RegistrationToken
-from app.hosts.peaks import cpu_peak
+from app.hosts.peaks import cpu_peak, readable_inventory
 from app.hosts.schemas import PEAK_UNITS, HostPublic, Peak
 
 
@@ -29,14 +29,15 @@ def runners_online(session: Session) -> int:
 def host_peaks(host: Host) -> tuple[dict[str, Peak | None], dict[str, str]]:
     peaks: dict[str, Peak | None] = {}
     notes: dict[str, str] = {}
-    cpu = host.inventory.get("cpu") or {}
+    inventory = readable_inventory(host.inventory)
+    cpu = inventory.get("cpu") or {}
     threads = (cpu.get("sockets") or 1) * (cpu.get("cores_per_socket") or 1)
     for op, key in (("fp64", "cpu_fp64"), ("fp32", "cpu_fp32"), ("int32", "cpu_int32")):
-        peak, why = cpu_peak(host.inventory, op, threads, None, host.measured_clock_ghz)
+        peak, why = cpu_peak(inventory, op, threads, None, host.measured_clock_ghz)
         peaks[key] = peak
         if why:
             notes[key] = why
-    mem = host.inventory.get("memory") or {}
+    mem = inventory.get("memory") or {}
     if mem.get("channels") and mem.get("speed_mts"):
         peaks["memory_bw"] = Peak(value=mem["channels"] * mem["speed_mts"] * 8.0, unit="MB/s", source="computed",
                                   formula=f"{mem['channels']} channels × {mem['speed_mts']} MT/s × 8 bytes")

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import AsyncIterator
 from typing import Annotated
 
+import anyio
 import redis
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
@@ -195,7 +196,10 @@ async def run_events(
                     next_ping = time.monotonic() + PING_S
         finally:
             h.unsubscribe(sub)
-            await run_in_threadpool(give_slot, p.name, slot_id)
+            # Starlette cancels this generator when the client goes away; unshielded, the await below was
+            # cancelled too and the slot stayed taken until its TTL (a flaky slot test caught it).
+            with anyio.CancelScope(shield=True):
+                await run_in_threadpool(give_slot, p.name, slot_id)
 
     return StreamingResponse(stream(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

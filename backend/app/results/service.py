@@ -3,7 +3,7 @@ import math
 from collections import defaultdict
 from typing import Any
 
-from app.hosts.peaks import cpu_peak
+from app.hosts.peaks import cpu_peak, readable_inventory
 from app.hosts.schemas import Peak
 from app.jobs.schemas import ReferenceFigure, ResultRow, RunResult, Throttle, TraceStretch, TraceSummary
 from app.results.limits import below_floor, other_peak
@@ -134,6 +134,7 @@ def compute_result(
         key = (r.get("op") or params.get("op"), int(r["threads"]), r.get("block_bytes"))
         groups[key].append(r)
     info = kernel_info or {}
+    inventory = readable_inventory(inventory)
     cpus = allowed_cpus(info, inventory)
     rows: list[ResultRow] = []
     notes: set[str] = set()

@@ -154,6 +154,10 @@ async def work(
         live = await h.ready(1.0)  # subscribed before the first read: a doorbell rung after it is not missed
         next_safety = time.monotonic() + (POLL_SAFETY_S if live else POLL_NO_REDIS_S)
         while True:
+            # A runner killed while its poll was open leaves the poll running here: it must claim nothing, or the
+            # run waits out a lease on a dead host (chaos idle-runner-kill; docs/reliability.md, rule 4).
+            if await request.is_disconnected():
+                return Response(status_code=204)
             async with slot("poll"):
                 assignment = await run_in_threadpool(_claim_once, host_id, address)
             if assignment is not None:

@@ -483,7 +483,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Samples */
+        /**
+         * Samples
+         * @description One batch, one multi-row insert, one commit (app.runner_api.ingest). A sample resent with the same seq and
+         *     the same fields is acknowledged without a second row; one with different fields is refused: listed in
+         *     `conflicts`, logged, never stored over the first.
+         */
         post: operations["samples_api_runner_runs__run_id__samples_post"];
         delete?: never;
         options?: never;
@@ -517,7 +522,9 @@ export interface paths {
         };
         /**
          * Work
-         * @description Long poll. Woken by the dispatch doorbell on Redis; re-checks PostgreSQL every 2 s regardless.
+         * @description Long poll. Reads PostgreSQL once, then waits on the host's doorbell (Redis, through this process's one
+         *     subscription) without touching PostgreSQL until it rings, with a safety re-read every POLL_SAFETY_S
+         *     (every POLL_NO_REDIS_S while Redis is down).
          */
         get: operations["work_api_runner_work_get"];
         put?: never;
@@ -1974,6 +1981,11 @@ export interface components {
         };
         /** SamplesAck */
         SamplesAck: {
+            /**
+             * Conflicts
+             * @default []
+             */
+            conflicts: number[];
             /** Inserted */
             inserted: number;
             /** Max Seq */
@@ -4609,7 +4621,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description over a limit; Retry-After says when to try again */
+            /** @description no live-stream slot left (per person or in total); Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
