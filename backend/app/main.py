@@ -99,7 +99,8 @@ def _api_docs(app: FastAPI) -> None:
     def swagger() -> HTMLResponse:
         return own_origin(get_swagger_ui_html(
             openapi_url=app.openapi_url or "/openapi.json", title=f"{app.title} API",
-            swagger_js_url=f"{API_DOCS_ASSETS}/swagger-ui-bundle.js", swagger_css_url=f"{API_DOCS_ASSETS}/swagger-ui.css",
+            swagger_js_url=f"{API_DOCS_ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{API_DOCS_ASSETS}/swagger-ui.css",
             swagger_favicon_url=icon))
 
     @app.get("/redoc", include_in_schema=False)

@@ -18,7 +18,6 @@ from pathlib import Path
 import httpx
 import psycopg
 import pytest
-
 from hostbench_cli.stack import Stack
 
 ROOT = Path(__file__).resolve().parents[2]

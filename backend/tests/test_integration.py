@@ -12,7 +12,6 @@ from pathlib import Path
 import httpx
 import psycopg
 import pytest
-
 from hostbench_cli.stack import Stack
 
 # A personal API token of an admin of the stack under test, set once the stack is up.

@@ -11,7 +11,6 @@ from pathlib import Path
 import httpx
 import psycopg
 import pytest
-
 from hostbench_cli import ROOT
 from hostbench_cli.stack import PY, Stack
 

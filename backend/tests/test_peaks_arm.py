@@ -1,9 +1,9 @@
 """ARM rows of the CPU peak table: each core's per-core FLOP/cycle against the figure its vendor publishes,
 and the core found from /proc/cpuinfo's "CPU implementer" / "CPU part" as the runner parses them."""
 import pytest
+from hostbench_runner.inventory import cpu as runner_cpu
 
 from app.hosts.peaks import cpu_peak, microarch
-from hostbench_runner.inventory import cpu as runner_cpu
 
 # (implementer, part, published FP64 FLOP/cycle/core, FP32, ISAs the core has, name). Published: Arm
 # Neoverse Software Optimization Guides: N1 and N2 have two 128-bit FP/SIMD pipes (V0, V1) with FMA:

@@ -5,9 +5,9 @@ import platform
 from pathlib import Path
 
 import pytest
+from hostbench_runner.inventory import collect, fma_probe, probe_isas
 
 from app.hosts.peaks import cpu_peak, microarch
-from hostbench_runner.inventory import collect, fma_probe, probe_isas
 
 HBK = Path(__file__).resolve().parents[2] / "runner" / "kernels" / "build" / "hbk"
 

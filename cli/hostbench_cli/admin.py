@@ -15,10 +15,13 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from hostbench_cli import STATE
 from hostbench_cli.services import private_dir, write_private
+
+if TYPE_CHECKING:
+    from hostbench_cli.stack import Stack
 
 SERVICES = "services.json"
 LOCK = "up.lock"
@@ -91,7 +94,7 @@ def default_public_url() -> str:
 
 
 @contextlib.contextmanager
-def database(state: Path = STATE, *, wait_s: float = 180) -> Iterator["Stack"]:  # noqa: F821
+def database(state: Path = STATE, *, wait_s: float = 180) -> Iterator["Stack"]:
     """A Stack whose env() reaches the database and Redis (found as the module says); nothing but the
     embedded servers is started, and those are stopped on exit."""
     from hostbench_cli.stack import Stack

@@ -104,8 +104,8 @@ def _node_path() -> str | None:
     if why is None:
         return None
     bindir = _node_from_wheel()
-    say(f"using Node {subprocess.run([str(bindir / 'node'), '--version'], capture_output=True, text=True).stdout.strip()}"
-        f" from PyPI ({why}; the dashboard needs >= {'.'.join(map(str, need))})")
+    version = subprocess.run([str(bindir / "node"), "--version"], capture_output=True, text=True).stdout.strip()
+    say(f"using Node {version} from PyPI ({why}; the dashboard needs >= {'.'.join(map(str, need))})")
     return str(bindir)
 
 

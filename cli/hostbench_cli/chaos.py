@@ -232,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
         stack.start(timeout=120)
         stack.start_runner("runner-b", state / "runner-b", {"HOSTBENCH_RUNNER_NAME": "chaos-b"})
         stack.wait_healthy(60, runners=2)
-        trials = Trials(stack, random.Random(seed))
+        trials = Trials(stack, random.Random(seed))  # noqa: S311 - seeded fault timing, reproducible; not crypto
         for name in names:
             for i in range(args.trials):
                 tallies[name].trials += 1
@@ -256,7 +256,8 @@ def _report(tallies: dict[str, Tally], seed: int, took_s: float, error: str | No
         r = t.row()
         fmt = lambda v: "-" if v is None else f"{v:.1f}"  # noqa: E731
         print(f"{name:18s} {r['trials']:6d} {r['lost']:5d} {r['duplicated']:4d} {r['stuck']:5d} "
-              f"{r['kernels_left']:7d} {r['dead_claims']:11d} {fmt(r['resolve_p50_s']):>6s} {fmt(r['resolve_max_s']):>6s}")
+              f"{r['kernels_left']:7d} {r['dead_claims']:11d} {fmt(r['resolve_p50_s']):>6s} "
+              f"{fmt(r['resolve_max_s']):>6s}")
         for note in t.notes[:10]:
             print(f"    {note}")
     ok = error is None and all(t.ok for t in tallies.values())

@@ -28,7 +28,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,7 +93,7 @@ class Conn:
         if "content-length" in hdrs:
             return await self.reader.readexactly(int(hdrs["content-length"]))
         if hdrs.get("transfer-encoding", "").lower() == "chunked":
-            out = []
+            out: list[bytes] = []
             while True:
                 size = int((await self.reader.readline()).split(b";")[0].strip(), 16)
                 if size == 0:
@@ -424,7 +424,7 @@ async def stream_loop(load: "Load", run_id: int, token: str) -> None:
                 await conn.send("GET", f"/api/runs/{run_id}/events", headers, None)
                 st, hdrs = await conn.read_head()
             if st != 200:
-                body = await asyncio.wait_for(conn.read_body(hdrs), 5)
+                await asyncio.wait_for(conn.read_body(hdrs), 5)  # read (and drop) the refusal's body
                 fig.note("stream-open", st)
                 fig.streams_refused[st] += 1
                 conn.close()

@@ -310,7 +310,8 @@ class EmbeddedPostgres:
                     raise PasswordRefused(f"PostgreSQL in {self.data_dir} refused the password kept in "
                                           f"{self.data_dir.parent / SECRETS_FILE}") from None
                 if time.monotonic() > deadline or (proc and proc.poll() is not None):
-                    raise RuntimeError(f"PostgreSQL did not accept connections; see {self.log}:\n{_tail(self.log)}")
+                    raise RuntimeError(
+                        f"PostgreSQL did not accept connections; see {self.log}:\n{_tail(self.log)}") from exc
                 time.sleep(0.2)
 
     def _stop_stale(self) -> None:

@@ -135,7 +135,8 @@ class Stack:
         workers = api_workers(self.api_workers if self.api_workers is not None else 1)
         more = ["--workers", str(workers)] if workers > 1 else []
         self._child("api", [PY, "-m", "uvicorn", "app.main:app", "--host", self.bind, "--port", str(self.port),
-                            *proxy, *more, "--no-access-log", "--timeout-graceful-shutdown", "5"], ROOT / "backend", env)
+                            *proxy, *more, "--no-access-log", "--timeout-graceful-shutdown", "5"],
+                    ROOT / "backend", env)
 
     def start_worker(self) -> None:
         celery = [PY, "-m", "celery", "-A", "app.worker.celery_app"]
@@ -207,9 +208,9 @@ class Stack:
                                        f"log {c.log}:\n{_tail(c.log, 30)}")
             try:
                 r = httpx.get(f"{self.url}/api/health", timeout=2)
-                last = r.json()
-                if r.status_code == 200 and last["status"] == "ok" and last["runners_online"] >= runners:
-                    return last
+                last = health = r.json()
+                if r.status_code == 200 and health["status"] == "ok" and health["runners_online"] >= runners:
+                    return health
             except (httpx.HTTPError, ValueError) as exc:
                 last = exc
             time.sleep(0.25)

@@ -1,6 +1,8 @@
 """./hostbench test: every suite against real parts. PostgreSQL and Redis are embedded and started here
 when DATABASE_URL / REDIS_URL are not set; the integration and browser suites start the API, a Celery
-worker and runners as real processes (two for the browser suite: e2e-host and e2e-peer)."""
+worker and runners as real processes (two for the browser suite: e2e-host and e2e-peer). The lint suite runs
+ruff and mypy over the three Python packages (TypeScript's eslint and tsc run in the frontend suite); the fleet
+suite runs a small `./hostbench chaos` and a small `./hostbench load` (their long runs are done by hand)."""
 import argparse
 import os
 import re
@@ -13,12 +15,29 @@ import time
 from pathlib import Path
 
 from hostbench_cli import ROOT, STATE
-from hostbench_cli.build import (FRONTEND, KERNELS, arm64_tools, chromium, frontend, kernels, node_env,
-                                 npm_install, say, test_tools)
+from hostbench_cli.build import (
+    FRONTEND,
+    KERNELS,
+    arm64_tools,
+    chromium,
+    frontend,
+    kernels,
+    node_env,
+    npm_install,
+    say,
+    test_tools,
+)
 from hostbench_cli.services import EmbeddedPostgres, EmbeddedRedis
 
 PY = sys.executable
-SUITES = ("kernels", "runner", "backend", "frontend", "e2e")
+SUITES = ("lint", "kernels", "runner", "backend", "fleet", "frontend", "e2e")
+# (package folder, what mypy checks there)
+PY_PACKAGES = (("backend", "app"), ("runner", "hostbench_runner"), ("cli", "hostbench_cli"))
+# The small runs CI makes: every chaos scenario once, and a load of 50 runners (10 running) with 20 live streams
+# and 50 dashboard reads/s for 15 s, with a burst of 100 simultaneous reads. Both fail on any loss.
+CHAOS_SMALL = ["chaos", "--trials", "1"]
+LOAD_SMALL = ["load", "--runners", "50", "--running", "10", "--streams", "20", "--streams-per-user", "10",
+              "--reads", "50", "--seconds", "15", "--idle-seconds", "5", "--burst", "100"]
 
 
 def _run(name: str, argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[bool, int, int, str]:
@@ -72,6 +91,12 @@ def run_all(args: argparse.Namespace) -> int:
             env["REDIS_URL"] = redis.start()
         pytest_k = ["-k", args.keyword] if args.keyword else []
         plan: list[tuple[str, list[str], Path]] = []
+        if "lint" in only:
+            for folder, target in PY_PACKAGES:
+                plan.append((f"ruff-{folder}", [PY, "-m", "ruff", "check", "--no-cache", "."], ROOT / folder))
+                plan.append((f"mypy-{folder}", [PY, "-m", "mypy", "--no-incremental", target], ROOT / folder))
+        # mypy does not follow the editable installs' import hooks: it finds the sibling packages here
+        env["MYPYPATH"] = os.pathsep.join(str(ROOT / folder) for folder, _ in PY_PACKAGES)
         if "kernels" in only:
             plan.append(("kernels", ["make", "-s", "-C", str(KERNELS), "check"], ROOT))
         if "runner" in only:
@@ -83,12 +108,18 @@ def run_all(args: argparse.Namespace) -> int:
         if "backend" in only:
             plan.append(("backend", [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_k, "tests"],
                          ROOT / "backend"))
+        if "fleet" in only:
+            plan.append(("chaos", [PY, "-m", "hostbench_cli", *CHAOS_SMALL], ROOT))
+            plan.append(("load", [PY, "-m", "hostbench_cli", *LOAD_SMALL], ROOT))
         if "frontend" in only:
             plan.append(("frontend-types", ["npm", "run", "--silent", "typecheck"], FRONTEND))
             plan.append(("frontend-lint", ["npm", "run", "--silent", "lint"], FRONTEND))
             plan.append(("frontend", ["npm", "test", "--silent"], FRONTEND))
+        # chaos and load start their own stack on their own embedded PostgreSQL and Redis, as a person's run does
+        own_services = {k: v for k, v in env.items() if k not in ("DATABASE_URL", "REDIS_URL")}
         for name, argv, cwd in plan:
-            ok, p, f, _ = _run(name, argv, cwd, node_env(env) if cwd == FRONTEND else env)
+            run_env = node_env(env) if cwd == FRONTEND else own_services if name in ("chaos", "load") else env
+            ok, p, f, _ = _run(name, argv, cwd, run_env)
             results.append((name, ok, p, f))
         if "e2e" in only:
             results.append(_e2e(env, state, pg))

@@ -41,8 +41,8 @@ def _runnable(path: Path) -> bool:
 def locate_kernel(explicit: str | None = None, path_env: str | None = None) -> KernelSearch:
     if explicit:
         where = Path(explicit)
-        looked = f"{where} (--kernel-bin / HOSTBENCH_KERNEL_BIN; nothing else is searched when it is set)"
-        return KernelSearch(where if _runnable(where) else None, (looked,))
+        given = f"{where} (--kernel-bin / HOSTBENCH_KERNEL_BIN; nothing else is searched when it is set)"
+        return KernelSearch(where if _runnable(where) else None, (given,))
     looked = []
     for where, what in ((PACKAGED_KERNEL_BIN, "packaged with the runner"),
                         (SOURCE_KERNEL_BIN, "the source tree's kernels/build")):

@@ -759,9 +759,9 @@ class ReferencePhase:
                 port = str(reference_net.free_port(plan.server_proto))
                 argv = [a.replace(PORT, port) for a in argv]
                 server_argv = [a.replace(PORT, port) for a in server_argv]
-                why = self._start_server(server_argv, cwd, plan, int(port))
-                if why is not None:
-                    self.entries.append(entry(plan.tool, "failed", why[:2000], argv, plan.matches))
+                refused = self._start_server(server_argv, cwd, plan, int(port))
+                if refused is not None:
+                    self.entries.append(entry(plan.tool, "failed", refused[:2000], argv, plan.matches))
                     self._stop_server()
                     shutil.rmtree(cwd, ignore_errors=True)
                     return

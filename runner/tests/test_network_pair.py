@@ -7,6 +7,7 @@ from hostbench_runner.errors import ParamError, ProtocolError
 from hostbench_runner.experiments import EXPERIMENTS
 from hostbench_runner.protocol import Stream, parse_line
 
+
 def test_serve_argv_binds_every_address_on_a_free_port_until_the_deadline(net_schema):
     exp = EXPERIMENTS["network_serve"]
     params = exp.kernel_params({"op": "udp_rr"}, net_schema, deadline_s=720.4)

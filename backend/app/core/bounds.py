@@ -12,7 +12,6 @@ from annotated_types import Ge, Le
 from pydantic import AfterValidator, AllowInfNan, BeforeValidator
 
 
-
 def _json_number(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError("expected a JSON number")

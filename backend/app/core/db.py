@@ -5,8 +5,8 @@ from datetime import UTC, datetime
 from functools import lru_cache
 
 from sqlalchemy import DateTime, MetaData, create_engine
-from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 from app.core.config import get_settings

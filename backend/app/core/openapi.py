@@ -36,7 +36,8 @@ RETRY_AFTER = {"Retry-After": {"description": "seconds to wait", "required": Tru
 
 def document_errors(schema: dict[str, Any]) -> None:
     comps = schema.setdefault("components", {}).setdefault("schemas", {})
-    detail = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"$ref": "#/components/schemas/ValidationError"}}],
+    detail = {"anyOf": [{"type": "string"},
+                        {"type": "array", "items": {"$ref": "#/components/schemas/ValidationError"}}],
               "title": "Detail"}
     comps["Error"] = {"type": "object", "title": "Error", "required": ["detail"], "properties": {"detail": detail}}
     if "HTTPValidationError" in comps:  # 422s from checks that need the database carry a sentence, not a list

@@ -281,7 +281,8 @@ def cpu_peak(
         unit = "GFLOP/s"
     elif op == "int32":
         per_cycle = arch.int_add_pipes * (min(bits, arch.int_datapath_bits) // 32)
-        how = f"{per_cycle} int32 adds/cycle ({arch.int_add_pipes} vector ALUs × {min(bits, arch.int_datapath_bits) // 32} lanes, {arch.name}, {isa})"
+        lanes = min(bits, arch.int_datapath_bits) // 32
+        how = f"{per_cycle} int32 adds/cycle ({arch.int_add_pipes} vector ALUs × {lanes} lanes, {arch.name}, {isa})"
         unit = "GIOP/s"
     else:
         return None, f"no peak model for op {op}"

@@ -4,9 +4,9 @@ from fastapi import APIRouter, Query, Request, Response
 
 from app.audit.service import record
 from app.core.auth import AdminDep, OperatorDep, ViewerDep
+from app.core.bounds import Id
 from app.core.config import get_settings
 from app.core.deps import SessionDep
-from app.core.bounds import Id
 from app.hosts import admin, service
 from app.hosts.schemas import (
     HostLabelsUpdate,
@@ -78,7 +78,8 @@ def create_registration_token(body: RegistrationTokenCreate, request: Request, p
     from app.install.service import container_command, install_command
 
     base = public_base_url(request)
-    return RegistrationTokenCreated(token=token, expires_at=row.expires_at, install_command=install_command(base, token),
+    return RegistrationTokenCreated(token=token, expires_at=row.expires_at,
+                                    install_command=install_command(base, token),
                                     container_command=container_command(base, token))
 
 

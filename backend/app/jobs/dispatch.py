@@ -72,7 +72,8 @@ def reconcile(session: Session) -> dict[str, int]:
             session.rollback()
             continue
         silent = (utcnow() - (run.lease_expires_at - timedelta(seconds=s.lease_s))).total_seconds()
-        finish_run(session, run, "failed", f"runner went silent: no lease renewal for {silent:.0f} s (attempt {run.attempt})")
+        finish_run(session, run, "failed",
+                   f"runner went silent: no lease renewal for {silent:.0f} s (attempt {run.attempt})")
         failed += 1
     for run_id in unclaimed_ids:
         run = session.scalar(select(Run).where(Run.id == run_id).with_for_update())
@@ -83,7 +84,9 @@ def reconcile(session: Session) -> dict[str, int]:
                    f"no runner claimed the run within {s.claim_timeout_s:.0f} s; is the host's runner running?")
         failed += 1
     waiting = session.scalars(
-        select(Run.host_id).where(Run.status == "queued", Run.created_at < now - timedelta(seconds=s.redispatch_after_s)).distinct()
+        select(Run.host_id)
+        .where(Run.status == "queued", Run.created_at < now - timedelta(seconds=s.redispatch_after_s))
+        .distinct()
     ).all()
     session.rollback()
     dispatched = sum(1 for host_id in waiting if dispatch_host(session, host_id) is not None)

@@ -1,4 +1,3 @@
-from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Query, Response
@@ -10,9 +9,9 @@ from app.core.deps import SessionDep
 from app.experiments.registry import EXPERIMENTS, RunExperimentKind
 from app.jobs import export, service
 from app.jobs.schemas import (
-    IsoDatetime,
     ExperimentPublic,
     ExperimentsPublic,
+    IsoDatetime,
     JobCreate,
     JobPublic,
     RunFilter,
@@ -55,7 +54,9 @@ Label = Annotated[str | None, Query(max_length=64)]
 def read_runs(
     _: ViewerDep,
     session: SessionDep,
-    ids: Annotated[str | None, Query(pattern=r"^\d{1,12}(,\d{1,12}){0,49}$", description="comma-separated run ids")] = None,
+    ids: Annotated[
+        str | None, Query(pattern=r"^\d{1,12}(,\d{1,12}){0,49}$", description="comma-separated run ids")
+    ] = None,
     job_id: Annotated[Id | None, Query(description="the runs of one job")] = None,
     host_id: Id | None = None,
     experiment: RunExperimentKind | None = None,
@@ -79,7 +80,8 @@ def read_runs(
 
 @router.get("/runs/{run_id}/export", response_class=Response,
             responses={200: {"content": {"text/csv": {}, "application/json": {}}}})
-def export_run(run_id: Id, _: ViewerDep, session: SessionDep, format: Annotated[str, Query(pattern="^(csv|json)$")] = "csv") -> Response:
+def export_run(run_id: Id, _: ViewerDep, session: SessionDep,
+               format: Annotated[str, Query(pattern="^(csv|json)$")] = "csv") -> Response:
     run = service.get_run(session, run_id)
     body, media = export.run_export(service.run_public(session, run), service.all_samples(session, run), format)
     name = f"hostbench-run-{run_id}.{format}"

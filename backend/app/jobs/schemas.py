@@ -1,7 +1,7 @@
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from app.core.bounds import BodyId
 from app.experiments.registry import (
@@ -15,6 +15,7 @@ from app.experiments.registry import (
 )
 from app.hosts.schemas import Peak
 from app.results.verdict import Flag, Verdict
+
 
 def _iso_datetime(value: Any) -> Any:
     """A date-time in a query is ISO 8601 (2026-11-24T18:00:00Z), never a bare number that pydantic would read as a

@@ -4,9 +4,9 @@ from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
 from app.core import broker
+from app.core.bounds import human_duration
 from app.core.config import get_settings
 from app.core.db import utcnow
-from app.core.bounds import human_duration
 from app.core.errors import FieldInvalid, NotFound, TooMany, Unprocessable
 from app.experiments.registry import EXPERIMENTS, SERVE_SLACK_S, reference_allowance
 from app.hosts.models import Host

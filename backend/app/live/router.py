@@ -20,8 +20,8 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.core import broker
-from app.core.auth import ViewerDep
 from app.core.admission import slot
+from app.core.auth import ViewerDep
 from app.core.bounds import Id
 from app.core.config import get_settings
 from app.core.db import busy_as_503, get_sessionmaker

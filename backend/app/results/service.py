@@ -1,7 +1,7 @@
 """Turn a run's per-repeat kernel results into the stored result: statistics, peak, efficiency, validity."""
 import math
 from collections import defaultdict
-from typing import Any
+from typing import Any, Literal
 
 from app.hosts.peaks import cpu_peak, readable_inventory
 from app.hosts.schemas import Peak
@@ -40,8 +40,8 @@ def _flatten(r: dict[str, Any]) -> dict[str, float]:
         if isinstance(v, int | float):
             out[k] = float(v)
         elif isinstance(v, dict):
-            base, unit = (k[: -len(sfx)], sfx) if (sfx := next((x for x in ("_us", "_ms", "_ns") if k.endswith(x)), "")) \
-                else (k, "")
+            sfx = next((x for x in ("_us", "_ms", "_ns") if k.endswith(x)), "")
+            base, unit = (k[: -len(sfx)], sfx) if sfx else (k, "")
             for sub, x in v.items():
                 if isinstance(x, int | float) and not isinstance(x, bool):
                     out[f"{base}_{sub}{unit}"] = float(x)
@@ -66,7 +66,8 @@ def match_references(row_key: tuple[str | None, int, int | None], mean: float, u
         if m.get("op") not in (None, op) or m.get("threads") not in (None, threads) \
                 or m.get("block_bytes") not in (None, block):
             continue
-        fig = ReferenceFigure(tool=ref["tool"], status=ref["status"], reason=ref.get("reason"), argv=ref.get("argv") or [])
+        fig = ReferenceFigure(tool=ref["tool"], status=ref["status"], reason=ref.get("reason"),
+                              argv=ref.get("argv") or [])
         if ref["status"] == "ok":
             metric = next((x for x in ref.get("metrics") or []
                            if _normalise_unit(x.get("unit")) == _normalise_unit(unit)
@@ -97,7 +98,7 @@ def overridden_peak(overrides: dict[str, Any], key: str, threads: int, inventory
                 source="user")
 
 
-def _stopped_by(params: dict[str, Any], cv: float | None) -> str | None:
+def _stopped_by(params: dict[str, Any], cv: float | None) -> Literal["stable", "max_repeats"] | None:
     target = params.get("stable_cv") or 0
     if target <= 0:
         return None
@@ -139,7 +140,8 @@ def compute_result(
     rows: list[ResultRow] = []
     notes: set[str] = set()
     run_flags: list[Flag] = []
-    for (op, threads, block), all_reps in sorted(groups.items(), key=lambda kv: (str(kv[0][0]), kv[0][1], kv[0][2] or 0)):
+    for (op, threads, block), all_reps in sorted(groups.items(),
+                                                 key=lambda kv: (str(kv[0][0]), kv[0][1], kv[0][2] or 0)):
         bad = non_finite_repeats(all_reps)
         reps = [r for r in all_reps if int(r.get("repeat") or 0) not in bad]
         where = f"{op or experiment}, {threads} thread{'s' if threads != 1 else ''}" + (
@@ -309,7 +311,8 @@ def trace_summary(times: list[float], values: list[float], cpu_share: float | No
                         stretches=stretches, cpu_share=cpu_share, flags=trace_flags(stretches, cpu_share))
 
 
-def current_result(run: Any, overrides: dict[str, Any] | None, host_inventory: dict[str, Any] | None) -> RunResult | None:
+def current_result(run: Any, overrides: dict[str, Any] | None,
+                   host_inventory: dict[str, Any] | None) -> RunResult | None:
     """A stored run's result as the host's peaks stand now: recomputed from its raw results, so a peak
     entered by hand (or a table that learned the CPU) reaches earlier runs; the trace summary is the one
     stored at the end of the run (it needs the samples). A result that cannot be recomputed is shown as

@@ -48,6 +48,8 @@ def summarize(values: list[float]) -> Summary:
     n = len(values)
     mean = math.fsum(values) / n
     stddev = math.sqrt(math.fsum((x - mean) ** 2 for x in values) / (n - 1)) if n > 1 else 0.0
+    lo: float | None
+    hi: float | None
     if n > 1:
         half = t975(n - 1) * stddev / math.sqrt(n)
         lo, hi = mean - half, mean + half

@@ -14,6 +14,7 @@ from app.core.auth import REGISTRATION, RUNNER
 from app.core.bounds import Id
 from app.core.db import busy_as_503, get_runner_session, get_runner_sessionmaker
 from app.core.errors import Unauthorized
+from app.core.security import hash_token
 from app.hosts import service as hosts
 from app.hosts.models import Host
 from app.hosts.service import authenticate_runner, note_address
@@ -34,7 +35,6 @@ from app.runner_api.schemas import (
     SamplesAck,
     SamplesIn,
 )
-from app.core.security import hash_token
 from app.worker.tasks import ring
 
 router = APIRouter(prefix="/api", tags=["runner"])

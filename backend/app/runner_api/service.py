@@ -28,7 +28,11 @@ def touch(session: Session, host: Host, inventory: dict | None = None, version: 
 
 def claim(session: Session, host: Host) -> Assignment | None:
     run = session.scalar(
-        select(Run).where(Run.host_id == host.id, Run.status == "dispatched").order_by(Run.id).limit(1).with_for_update()
+        select(Run)
+        .where(Run.host_id == host.id, Run.status == "dispatched")
+        .order_by(Run.id)
+        .limit(1)
+        .with_for_update()
     )
     if run is None:
         session.rollback()
@@ -149,7 +153,8 @@ def ingest(session: Session, host: Host, run_id: int, attempt: int, samples: lis
     session.commit()  # acknowledge only after the commit
     if inserted:
         fresh = [
-            {k: r[k] for k in ("seq", "t", "interval_s", "threads", "repeat", "warmup", "value", "unit", "op", "block_bytes")}
+            {k: r[k] for k in ("seq", "t", "interval_s", "threads", "repeat", "warmup", "value", "unit", "op",
+                               "block_bytes")}
             for r in rows if r["seq"] in inserted
         ]
         broker.publish(broker.run_channel(run_id), {"type": "samples", "samples": fresh, "published": time.time()})

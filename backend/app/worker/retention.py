@@ -4,8 +4,9 @@ own short transaction, so that the task never holds locks for long and a large b
 several beats. The run row, its computed result (statistics, peaks, validity) and its audit trail stay; only a
 finished run's samples ever go, never those of a run still queued, dispatched or running."""
 from datetime import timedelta
+from typing import Any, cast
 
-from sqlalchemy import delete, select
+from sqlalchemy import CursorResult, delete, select
 from sqlalchemy.orm import Session
 
 from app.core.config import get_settings
@@ -26,7 +27,9 @@ def prune_samples(session: Session) -> int:
     total = 0
     for _ in range(MAX_BATCHES_PER_CALL):
         batch = select(Sample.id).where(Sample.run_id.in_(expired_runs)).limit(s.sample_retention_batch)
-        gone = session.execute(delete(Sample).where(Sample.id.in_(batch.scalar_subquery()))).rowcount or 0
+        # a DELETE's result is a CursorResult at run time; Session.execute is typed as returning the base Result
+        result = cast(CursorResult[Any], session.execute(delete(Sample).where(Sample.id.in_(batch.scalar_subquery()))))
+        gone = result.rowcount or 0
         session.commit()
         total += gone
         if gone < s.sample_retention_batch:

@@ -2,10 +2,10 @@
 import json
 import resource
 import shutil
-import time
 import statistics
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -180,11 +180,12 @@ def sampler_ab_pairs(report: BenchReport, metric: str, unit: str, kernel: str, a
         res = results(events)
         if len(res) != 2 * pairs_per_process or not all(r["verified"] for r in res):
             raise RuntimeError(f"hbk {kernel} --sampler_ab: expected {2 * pairs_per_process} verified results")
-        for first, second in zip(res[::2], res[1::2]):
+        for first, second in zip(res[::2], res[1::2], strict=True):  # even length: checked above
             on, off = (first, second) if first.get("sampler") else (second, first)
             if on.get("sampler") is not True or off.get("sampler") is not False:
                 raise RuntimeError(f"hbk {kernel} --sampler_ab: a pair without one phase of each kind")
             pair = Pair(metric, unit, on["value"], off["value"],
-                        f"the same process's phase without the sampler (--sampler_ab: {duration_s:g}-s phases in pairs)")
+                        "the same process's phase without the sampler "
+                        f"(--sampler_ab: {duration_s:g}-s phases in pairs)")
             report.pairs.append(pair)
             progress(pair, f"cpu_share with {on['cpu_share']:.3f}, without {off['cpu_share']:.3f}")

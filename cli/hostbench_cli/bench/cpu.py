@@ -10,7 +10,17 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from hostbench_cli.bench.common import HBK, BenchReport, ToolMissing, cpu_share_of_child, hbk_events, interleave_quiet, results, sampler_ab_pairs, tool
+from hostbench_cli.bench.common import (
+    HBK,
+    BenchReport,
+    ToolMissing,
+    cpu_share_of_child,
+    hbk_events,
+    interleave_quiet,
+    results,
+    sampler_ab_pairs,
+    tool,
+)
 
 THREADS = (1, 2)
 DURATION_S = 5.0
@@ -158,31 +168,51 @@ def run(pairs: int) -> BenchReport:
         unit = "GIOP/s" if op == "int32" else "GFLOP/s"
         try:
             for t in THREADS:
-                interleave_quiet(report, f"{op}_{t}t_vs_peak", unit, "theoretical peak at the clock measured in the same run",
-                                 lambda op=op, t=t: _ours(op, t, start), lambda op=op, t=t: _peak(inventory, op, t, start),
+                def ours_vs_peak(op: str = op, t: int = t) -> tuple[float, float]:
+                    return _ours(op, t, start)
+
+                def peak(op: str = op, t: int = t) -> tuple[float, float]:
+                    return _peak(inventory, op, t, start)
+
+                interleave_quiet(report, f"{op}_{t}t_vs_peak", unit,
+                                 "theoretical peak at the clock measured in the same run",
+                                 ours_vs_peak, peak,
                                  pairs, QUIET, swap=False)  # the peak is computed from the clock ours just measured
         except ToolMissing as exc:  # an unknown peak skips these pairs; HPL and likwid-bench still run
             report.skipped.append(f"{op} against the theoretical peak: {exc}")
     # What the per-second sampler costs: phases with and without it inside one process, both cores busy (the
     # sampler thread then has to take its time from a measuring thread). Bar: with / without >= 0.99.
     for op in ("fp64", "int32"):
-        sampler_ab_pairs(report, f"{op}_2t_with_vs_without_sampler", "GFLOP/s" if op == "fp64" else "GIOP/s", "cpu",
-                         ["--op", op, "--threads", "2"], SAMPLER_PAIRS)
+        sampler_ab_pairs(report, f"{op}_2t_with_vs_without_sampler", "GFLOP/s" if op == "fp64" else "GIOP/s",
+                         "cpu", ["--op", op, "--threads", "2"], SAMPLER_PAIRS)
     isa = start.get("isa", "avx512")
     try:
         for op in ("fp64", "fp32"):
             for t in THREADS:
-                interleave_quiet(report, f"{op}_{t}t_vs_likwid", "GFLOP/s", f"likwid-bench peakflops {op} {isa}, {t} thr",
-                                 lambda op=op, t=t: _ours(op, t, start), lambda op=op, t=t: _likwid(op, t, isa),
-                                 pairs, QUIET)
+                def ours_vs_likwid(op: str = op, t: int = t) -> tuple[float, float]:
+                    return _ours(op, t, start)
+
+                def likwid(op: str = op, t: int = t) -> tuple[float, float]:
+                    return _likwid(op, t, isa)
+
+                interleave_quiet(report, f"{op}_{t}t_vs_likwid", "GFLOP/s",
+                                 f"likwid-bench peakflops {op} {isa}, {t} thr",
+                                 ours_vs_likwid, likwid, pairs, QUIET)
     except ToolMissing as exc:
         report.missing.append(str(exc))
     try:
         tool("hpcc")
         hpl_env, blas_text = hpl_blas_env(blas, isa)
         for t in THREADS:
-            interleave_quiet(report, f"fp64_{t}t_vs_hpl", "GFLOP/s", f"hpcc HPL N={HPL_N} NB=192 P=1 Q={t}, {blas_text}",
-                             lambda t=t: _ours("fp64", t, start), lambda t=t: _hpl(t, hpl_env), pairs, QUIET)
+            def ours_vs_hpl(t: int = t) -> tuple[float, float]:
+                return _ours("fp64", t, start)
+
+            def hpl(t: int = t) -> tuple[float, float]:
+                return _hpl(t, hpl_env)
+
+            interleave_quiet(report, f"fp64_{t}t_vs_hpl", "GFLOP/s",
+                             f"hpcc HPL N={HPL_N} NB=192 P=1 Q={t}, {blas_text}",
+                             ours_vs_hpl, hpl, pairs, QUIET)
     except ToolMissing as exc:
         report.missing.append(str(exc))
     report.notes.append(f"our kernel: {DURATION_S:.0f} s per measurement after 1 s warm-up, ISA {isa}, "

@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 from hostbench_cli import STATE
-from hostbench_cli.bench.common import HBK, BenchReport, Pair, hbk_events, progress, results, run as run_cmd, tool
+from hostbench_cli.bench.common import HBK, BenchReport, Pair, hbk_events, progress, results, tool
+from hostbench_cli.bench.common import run as run_cmd
 
 FILE_SIZE = 1 << 30  # 1 GiB: modest, the disk is shared
 DURATION_S = 5
@@ -156,11 +157,13 @@ def run(pairs: int) -> BenchReport:
                 argv = fio_argv(fio, fio_file, rw, block, depth, engine)
                 got: dict[str, dict] = {}
 
-                def run_ours() -> None:
+                # this iteration's values bound as defaults (each step runs within the iteration anyway)
+                def run_ours(got: dict[str, dict] = got, op: str = op, block: int = block, depth: int = depth,
+                             engine: str = engine, extra: tuple[str, ...] = extra) -> None:
                     got["ours"] = ours(workdir, op, block, depth, engine, duration_s=duration_for(depth),
                                        extra=extra)[1]
 
-                def run_theirs() -> None:
+                def run_theirs(got: dict[str, dict] = got, argv: list[str] = argv, rw: str = rw) -> None:
                     got["theirs"] = theirs(argv, rw, fio_file)
 
                 # A B in even pairs, B A in odd ones: what one run leaves behind (the host flushing

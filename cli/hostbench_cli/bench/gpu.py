@@ -70,35 +70,46 @@ def run(pairs: int) -> BenchReport:
     report = BenchReport("gpu")
     ours = Ours()
     for op, unit in (("fp32_fma", "GFLOP/s"), ("fp64_fma", "GFLOP/s"), ("int32", "GIOP/s")):
+        def ours_vs_peak(op: str = op) -> float:
+            return ours.value(op)
+
+        def peak(op: str = op) -> float:  # reads ours.start / ours.result when called: the repeat just measured
+            return peak_at_clock(ours.start, ours.result, op)
+
         try:
             interleave(report, f"{op}_vs_peak", unit,
                        "SMs x lanes/SM (CUDA guide table) x 2 x SM clock measured in the same repeat",
-                       lambda op=op: ours.value(op), lambda op=op: peak_at_clock(ours.start, ours.result, op),
-                       pairs)
+                       ours_vs_peak, peak, pairs)
         except ToolMissing as exc:
             report.missing.append(str(exc))
         if ours.start.get("lanes_per_sm", {}).get(PEAK_KEY[op]) and ours.result.get("sm_clock_mhz"):
             boost = ours.start["sm_count"] * ours.start["lanes_per_sm"][PEAK_KEY[op]] * 2 * \
                 ours.start["sm_clock_mhz_reported"] / 1e3
-            report.notes.append(f"{op}: peak at the reported boost clock {ours.start['sm_clock_mhz_reported']:.0f} "
-                                f"MHz = {boost:.0f} {unit}; last repeat ran at {ours.result.get('sm_clock_mhz'):.0f} MHz")
+            report.notes.append(f"{op}: peak at the reported boost clock "
+                                f"{ours.start['sm_clock_mhz_reported']:.0f} MHz = {boost:.0f} {unit}; "
+                                f"last repeat ran at {ours.result.get('sm_clock_mhz'):.0f} MHz")
     interleave(report, "dram_bw_vs_theoretical", "GB/s",
                "2 x memory clock x bus width / 8 (cudaDeviceGetAttribute)",
                lambda: ours.value("dram_bw"), lambda: ours.start["dram_gbs_theoretical"], pairs)
     for op in ("h2d", "d2h"):
+        def copies(op: str = op) -> float:
+            return ours.value(op)
+
         def link(op: str = op) -> float:
             gbs = ours.result.get("pcie_gbs_theoretical")
             if not gbs:
                 raise ToolMissing(f"{op}: the PCIe link speed is not in sysfs on this host")
             return gbs
         try:
-            interleave(report, f"{op}_vs_pcie_link", "GB/s", "PCIe GT/s x lanes x line code / 8 (sysfs, after the copies)",
-                       lambda op=op: ours.value(op), link, pairs)
+            interleave(report, f"{op}_vs_pcie_link", "GB/s",
+                       "PCIe GT/s x lanes x line code / 8 (sysfs, after the copies)",
+                       copies, link, pairs)
         except ToolMissing as exc:
             report.missing.append(str(exc))
             report.notes.append(f"{op}: ours {ours.result.get('value', 0):.2f} GB/s, nothing to compare it with")
     s = ours.start
-    report.notes.append(f"device {s.get('name')} (compute capability {s.get('compute_capability')}, {s.get('sm_count')} "
-                        f"SMs, {s.get('code_used')}), driver CUDA {s.get('driver_cuda_version')}; our kernel: "
+    report.notes.append(f"device {s.get('name')} (compute capability {s.get('compute_capability')}, "
+                        f"{s.get('sm_count')} SMs, {s.get('code_used')}), driver CUDA {s.get('driver_cuda_version')}; "
+                        f"our kernel: "
                         f"{DURATION_S:.0f} s per measurement after 1 s warm-up; bars: fp32_fma >= 0.9, dram_bw >= 0.85")
     return report

@@ -23,7 +23,17 @@ import os
 import re
 import shutil
 
-from hostbench_cli.bench.common import HBK, BenchReport, Pair, ToolMissing, cpu_share_of_child, hbk_events, progress, results, sampler_ab_pairs
+from hostbench_cli.bench.common import (
+    HBK,
+    BenchReport,
+    Pair,
+    ToolMissing,
+    cpu_share_of_child,
+    hbk_events,
+    progress,
+    results,
+    sampler_ab_pairs,
+)
 from hostbench_cli.bench.common import interleave_quiet as _interleave_quiet
 from hostbench_cli.bench.common import run as run_tool
 
@@ -158,7 +168,7 @@ def hpcc_stream_pairs(report: BenchReport, pairs: int, rule: int) -> int:
         ref = f"hpcc StarSTREAM %s x {t} process{'es' if t > 1 else ''} (HPL N={hpl_n}), MB/s over all"
         size = 0  # hpcc's, learnt from pair 0 (hpcc goes first in even pairs)
         for i in range(pairs):
-            def theirs() -> dict:
+            def theirs(t: int = t) -> dict:  # this pass's thread count, bound when defined
                 return parse_hpcc_stream(run_hpcc(hpl_n, t, env)[0], t)
 
             got = theirs() if i % 2 == 0 else None

@@ -65,6 +65,7 @@ class Server:
         self.port = free_port()
         self.proc = subprocess.Popen(argv_for_port(self.port), stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
+        assert self.proc.stdout is not None  # stdout=PIPE
         deadline = time.time() + 10
         seen = ""
         while time.time() < deadline:
@@ -111,7 +112,7 @@ class Ours:
         fd, self.exe = tempfile.mkstemp(prefix="hbk-bench-")
         os.close(fd)
         shutil.copyfile(HBK, self.exe)
-        os.chmod(self.exe, 0o755)
+        os.chmod(self.exe, 0o755)  # noqa: S103 - a private copy of the kernel binary: it has to be executable
 
     def close(self) -> None:
         with contextlib.suppress(OSError):

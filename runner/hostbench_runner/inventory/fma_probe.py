@@ -34,9 +34,10 @@ def parse(isa: str, stdout: str) -> dict[str, Any] | None:
     result = next((e for e in events if e.get("type") == "result"), None)
     if not start or not result or not result.get("verified"):
         return None
-    clocks = [c for c in (start.get("clock_ghz"), result.get("clock_after_ghz")) if isinstance(c, int | float) and c > 0]
+    clocks = [c for c in (start.get("clock_ghz"), result.get("clock_after_ghz"))
+              if isinstance(c, (int, float)) and c > 0]
     share = result.get("cpu_share")
-    if not clocks or not isinstance(share, int | float) or share <= 0.05:
+    if not clocks or not isinstance(share, (int, float)) or share <= 0.05:
         return None
     ghz = max(clocks)
     fpc = float(result["value"]) / min(1.0, float(share)) / ghz
@@ -60,7 +61,8 @@ def kernel_isas(kernel_bin: Path | str, timeout_s: float) -> list[str]:
     return [isa for isa in enum if isa in LANES64] if isinstance(enum, list) else []
 
 
-def run(kernel_bin: Path | str | None, available: list[str] | None = None, timeout_s: float = 20) -> dict[str, Any] | None:
+def run(kernel_bin: Path | str | None, available: list[str] | None = None,
+        timeout_s: float = 20) -> dict[str, Any] | None:
     """Probe every ISA both the CPU (`available`) and the kernel (its --describe) support; None without a
     kernel that can be asked for an ISA."""
     if not kernel_bin or not Path(kernel_bin).exists():

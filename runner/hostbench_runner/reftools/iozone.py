@@ -237,8 +237,8 @@ def _check_throughput_excel(lines: list[str], metrics: list[Metric]) -> None:
     except StopIteration:
         return
     by_name: dict[str, list[float]] = {}
-    for m in metrics:
-        by_name.setdefault(m["name"], []).append(m["value"])
+    for figure in metrics:
+        by_name.setdefault(figure["name"], []).append(figure["value"])
     for i in range(start + 1, len(lines)):
         line = lines[i].strip()
         if not line or line.startswith('"Record size') or line.startswith('"Output is in'):

@@ -22,7 +22,9 @@ _COUNTS = re.compile(
     r"^(\d+) packets transmitted, (\d+) (?:packets )?received,(?: \+(\d+) duplicates,)?(?: \+(\d+) errors,)?"
     r" ([\d.]+)% packet loss"
 )
-_RTT = re.compile(r"^(?:rtt|round-trip) min/avg/max(/mdev|/stddev)? = ([\d.]+)/([\d.]+)/([\d.]+)(?:/([\d.]+))? ms(?:,.*)?$")
+_RTT = re.compile(
+    r"^(?:rtt|round-trip) min/avg/max(/mdev|/stddev)? = ([\d.]+)/([\d.]+)/([\d.]+)(?:/([\d.]+))? ms(?:,.*)?$"
+)
 
 
 def parse(text: str) -> tuple[str, list[Metric]]:

@@ -84,9 +84,9 @@ def _block(lines: list[str], server: int | None) -> list[Metric]:
     keys["measures"] = mode
     out = [metric("latency_avg", to_float(avg.group(2), "avg"), "µs", std_dev=to_float(avg.group(3), "std-dev"),
                   **keys)]
-    for p, name in ((50.0, "latency_p50"), (99.0, "latency_p99"), (90.0, "latency_p90"), (99.9, "latency_p999")):
-        if p in pct:
-            out.append(metric(name, pct[p], "µs", **keys))
+    for level, name in ((50.0, "latency_p50"), (99.0, "latency_p99"), (90.0, "latency_p90"), (99.9, "latency_p999")):
+        if level in pct:
+            out.append(metric(name, pct[level], "µs", **keys))
     out.append(metric("latency_min", extremes["MIN"], "µs", **keys))
     out.append(metric("latency_max", extremes["MAX"], "µs", **keys))
     return out

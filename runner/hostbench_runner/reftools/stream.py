@@ -39,8 +39,8 @@ def parse(text: str) -> tuple[str, list[Metric]]:
     if len(headers) > 1:
         raise ParseError(f"{len(headers)} STREAM result tables in one file; give one run per file")
     if re.search(r"^\s*Failed Validation", text, re.M):
-        line = re.search(r"^\s*Failed Validation.*$", text, re.M)
-        raise ParseError(f"STREAM's validation failed: '{line.group(0).strip() if line else ''}'")
+        failed = re.search(r"^\s*Failed Validation.*$", text, re.M)
+        raise ParseError(f"STREAM's validation failed: '{failed.group(0).strip() if failed else ''}'")
 
     lines = text.split("\n")
     start = next(i for i, line in enumerate(lines) if _HEADER.match(line))

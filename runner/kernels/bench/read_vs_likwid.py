@@ -37,7 +37,8 @@ def likwid():
 
 def main(before, after, rounds):
     runs = (("before, THP", lambda: ours(before, "true")), ("after, THP", lambda: ours(after, "true")),
-            ("before, 4 KiB pages", lambda: ours(before, "false")), ("after, 4 KiB pages", lambda: ours(after, "false")),
+            ("before, 4 KiB pages", lambda: ours(before, "false")),
+            ("after, 4 KiB pages", lambda: ours(after, "false")),
             ("likwid-bench load_avx (4 KiB pages)", likwid))
     res = {}
     for _ in range(rounds):

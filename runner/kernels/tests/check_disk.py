@@ -224,7 +224,7 @@ class Checks:
         self.bad(rc, lines, "bad_param", "quarter", "buffers larger than a quarter of RAM")
         rc, lines, _ = self.disk("--blocks", ",".join(str(1 << k) for k in range(13)))
         self.bad(rc, lines, "bad_param", "configurations", "more than 64 configurations")
-        rc, lines, _ = self.disk("--workdir", "/tmp/a\nb")
+        rc, lines, _ = self.disk("--workdir", "/tmp/a\nb")  # noqa: S108 - must be refused (newline); never created
         self.bad(rc, lines, "bad_param", "control", "workdir with a newline")
         rc, lines, _ = self.disk("--op", "read")
         self.bad(rc, lines, "bad_param", "rw, seq_read", "unknown op")
