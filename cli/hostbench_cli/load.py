@@ -88,8 +88,10 @@ class Conn:
                 hdrs[k.strip().lower()] = v.strip()
         return status, hdrs
 
-    async def read_body(self, hdrs: dict[str, str]) -> bytes:
+    async def read_body(self, hdrs: dict[str, str], status: int = 200) -> bytes:
         assert self.reader is not None
+        if status in (204, 304) or 100 <= status < 200:
+            return b""  # no body by definition (RFC 9112 6.3): reading to EOF waited for the server's idle close
         if "content-length" in hdrs:
             return await self.reader.readexactly(int(hdrs["content-length"]))
         if hdrs.get("transfer-encoding", "").lower() == "chunked":
@@ -109,7 +111,7 @@ class Conn:
             async with asyncio.timeout(timeout):
                 await self.send(method, path, headers, body)
                 status, hdrs = await self.read_head()
-                content = await self.read_body(hdrs)
+                content = await self.read_body(hdrs, status)
         except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError, IndexError,
                 TimeoutError) as exc:
             self.close()
@@ -212,6 +214,7 @@ class RunState:
     inserted: int = 0
     started: float = 0.0
     lost: bool = False
+    lease_task: "asyncio.Task[None] | None" = None
 
 
 class SimRunner:
@@ -284,6 +287,8 @@ class SimRunner:
                     "GET", f"/api/runner/work?wait_s={POLL_WAIT_S}", {"Authorization": f"Bearer {self.token}"},
                     None, POLL_WAIT_S + REQUEST_TIMEOUT_S)
             except HttpFailure as exc:
+                if self.stop.is_set():
+                    break  # the poll in flight was cut by the stop itself, not by the server
                 self.load.fig.note("work-poll", "timeout" if "Timeout" in str(exc) else "no answer")
                 await asyncio.sleep(backoff)
                 backoff = min(10.0, backoff * 2)
@@ -315,7 +320,8 @@ class SimRunner:
                 return
             await asyncio.sleep(retry_after(hdrs, 1.0))
         self.load.running.add(self)
-        self.tasks += [asyncio.create_task(self.lease_loop(run)), asyncio.create_task(self.sample_loop(run)),
+        run.lease_task = asyncio.create_task(self.lease_loop(run))
+        self.tasks += [run.lease_task, asyncio.create_task(self.sample_loop(run)),
                        asyncio.create_task(self.upload_loop(run))]
 
     async def lease_loop(self, run: RunState) -> None:
@@ -336,8 +342,9 @@ class SimRunner:
         """The kernel: one cpu_trace sample every 1/rate s, with the fields the real kernel writes."""
         period = 1.0 / self.load.rate
         next_at = time.monotonic()
-        watched = run.run_id in self.load.watched
         while not self.load.stop_samples.is_set() and not run.lost:
+            # looked up per sample: the streams (and so the watched runs) are chosen after the runs start
+            watched = run.run_id in self.load.watched
             now = time.monotonic()
             due = int((now - next_at) / period) + 1  # catch up if the event loop was late
             for _ in range(due):
@@ -390,6 +397,9 @@ class SimRunner:
         run = self.run
         if run is None or run.lost:
             return
+        if run.lease_task is not None:  # as the runner does: no renewal once the run is being finished
+            run.lease_task.cancel()
+            await asyncio.gather(run.lease_task, return_exceptions=True)
         for _ in range(10):
             st, hdrs, _, _ = await self.call("finish", "POST", f"/api/runner/runs/{run.run_id}/finish",
                                              {"attempt": run.attempt, "status": "failed",
@@ -424,7 +434,7 @@ async def stream_loop(load: "Load", run_id: int, token: str) -> None:
                 await conn.send("GET", f"/api/runs/{run_id}/events", headers, None)
                 st, hdrs = await conn.read_head()
             if st != 200:
-                await asyncio.wait_for(conn.read_body(hdrs), 5)  # read (and drop) the refusal's body
+                await asyncio.wait_for(conn.read_body(hdrs, st), 5)  # read (and drop) the refusal's body
                 fig.note("stream-open", st)
                 fig.streams_refused[st] += 1
                 conn.close()
