@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("up", help="start the whole system on embedded PostgreSQL and Redis (port $HOSTBENCH_PORT, 8000)")
     t = sub.add_parser("test", help="run every test: C kernels, runner, backend, integration, frontend, browser")
     t.add_argument("--only", action="append", default=[],
-                   help="run only these suites (kernels, runner, backend, frontend, e2e); repeatable")
+                   help="run only these suites (lint, kernels, runner, backend, fleet, frontend, e2e); repeatable")
     t.add_argument("-k", dest="keyword", default=None, help="pytest -k expression for the Python suites")
     b = sub.add_parser("bench", help="our kernel vs the reference tool on this host, side by side (installs nothing)")
     b.add_argument("area", choices=["cpu", "memory", "disk", "network", "gpu"])
