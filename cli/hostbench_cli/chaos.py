@@ -11,6 +11,10 @@ Scenarios so far:
   server has resolved the run (it stayed down).
 - idle-runner-kill: `kill -9` of an idle runner (its long poll open), then a job for its host within the poll's
   window: the dead poll must claim nothing; the job runs once the runner is back.
+- worker-kill: `kill -9` of the Celery worker, a job created while it is down, the worker back 2 s later: the
+  run starts within 2 s + the reconcile period + 3 s, once, and no pool process of the killed worker lives on.
+- beat-kill: `kill -9` of Celery beat, kept down for the trial: a job created meanwhile still starts within the
+  reconcile period + 3 s, once.
 
 It prints one row per scenario and ends with one JSON line, as `./hostbench bench` does."""
 import argparse
@@ -31,6 +35,7 @@ from hostbench_cli.stack import Child, Stack
 
 LEASE_S = 10.0  # the server's lease in this profile; the runner renews every 5 s (its own default)
 RECONCILE_S = 5.0  # Celery beat's reconcile period
+RESTART_S = 2.0  # how long a killed worker stays down (./hostbench up's supervisor restarts it within 0.5 s)
 TERMINAL = {"succeeded", "failed", "untrusted", "cancelled"}
 
 
@@ -201,6 +206,73 @@ class Trials:
         self.ledger(t, run_id, set())
 
 
+    # -- the Celery side ------------------------------------------------------------------------------
+    def _kill_child(self, name: str) -> list[int]:
+        """kill -9 one of the stack's processes by pid; returns the pids of its children (a prefork worker's
+        pool) so the trial can check none outlives it."""
+        child: Child = self.stack.children[name]
+        assert child.proc is not None
+        pid = child.proc.pid
+        kids = self.kernels_of(pid)
+        os.kill(pid, signal.SIGKILL)
+        child.proc.wait(10)
+        return kids
+
+    def _job_dispatched(self, t: Tally, run_id: int, since: float, limit_s: float) -> None:
+        """The run must be running (or done) within limit_s of `since`, then succeed at attempt 1 (one run, no
+        second attempt) with every sample stored once."""
+        started = self.wait(run_id, {"running", *TERMINAL}, limit_s + 30)
+        if started is None:
+            t.stuck += 1
+            t.notes.append(f"run {run_id} not dispatched {limit_s + 30:.0f} s after the fault")
+            return
+        waited = time.monotonic() - since
+        t.resolve_s.append(waited)
+        if waited > limit_s:
+            t.stuck += 1
+            t.notes.append(f"run {run_id} waited {waited:.1f} s to start (limit {limit_s:.0f} s)")
+        end = self.wait(run_id, TERMINAL, 60)
+        if end is None:
+            t.stuck += 1
+            t.notes.append(f"run {run_id} not terminal 60 s after it started")
+            return
+        if end["status"] != "succeeded" or end["attempt"] != 1:
+            t.duplicated += end["attempt"] > 1
+            t.notes.append(f"run {run_id}: {end['status']} at attempt {end['attempt']}: {end['status_reason']}")
+        self.ledger(t, run_id, set())
+
+    def worker_kill(self, t: Tally, i: int) -> None:
+        """kill -9 the Celery worker, then create a job while it is down; it is back RESTART_S later, as
+        `./hostbench up`'s supervisor brings it back. The doorbell waits in Redis; the run must start within
+        the restart + the reconcile period + 3 s, once."""
+        self.wait_online()
+        pool = self._kill_child("worker")
+        t_kill = time.monotonic()
+        time.sleep(self.rng.uniform(0.0, 1.0))
+        run_id = self.job(3)
+        time.sleep(max(0.0, RESTART_S - (time.monotonic() - t_kill)))
+        self.stack.children["worker"].start()
+        self._job_dispatched(t, run_id, t_kill, RESTART_S + RECONCILE_S + 3)
+        time.sleep(1)
+        left = [k for k in pool if _alive(k)]
+        t.kernels_left += len(left)  # here: the killed worker's pool processes still alive
+        if left:
+            t.notes.append(f"worker pool processes {left} outlived the killed worker")
+
+    def beat_kill(self, t: Tally, i: int) -> None:
+        """kill -9 Celery beat and keep it down for the trial: a job created meanwhile must still be dispatched
+        within the reconcile period + 3 s (dispatch is the API's doorbell, not beat's schedule)."""
+        self.wait_online()
+        self._kill_child("beat")
+        t_kill = time.monotonic()
+        time.sleep(self.rng.uniform(0.0, 1.0))
+        run_id = self.job(3)
+        try:
+            self._job_dispatched(t, run_id, t_kill, RECONCILE_S + 3)
+        finally:
+            self.stack.children["beat"].start()
+
+
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -209,7 +281,8 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
-SCENARIOS = {"runner-kill": Trials.runner_kill, "idle-runner-kill": Trials.idle_runner_kill}
+SCENARIOS = {"runner-kill": Trials.runner_kill, "idle-runner-kill": Trials.idle_runner_kill,
+             "worker-kill": Trials.worker_kill, "beat-kill": Trials.beat_kill}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -262,7 +335,9 @@ def _report(tallies: dict[str, Tally], seed: int, took_s: float, error: str | No
             print(f"    {note}")
     ok = error is None and all(t.ok for t in tallies.values())
     print(f"resolve = seconds from the fault (runner-kill) or from the runner's return (idle-runner-kill) to the "
-          f"run's end; lease {LEASE_S:.0f} s, reconcile every {RECONCILE_S:.0f} s; seed {seed}; {took_s:.0f} s")
+          f"run's end; from the kill to the run's start (worker-kill, beat-kill); for worker-kill 'kernels' counts "
+          f"pool processes that outlived their worker; lease {LEASE_S:.0f} s, reconcile every {RECONCILE_S:.0f} s; "
+          f"seed {seed}; {took_s:.0f} s")
     line = {"chaos": {n: t.row() for n, t in tallies.items()}, "seed": seed, "ok": ok}
     if error:
         line["error"] = error
