@@ -1,4 +1,4 @@
-// Badges that sit next to every figure: efficiency against the theoretical peak, validity, and the
+// Badges that sit next to every figure: efficiency against the theoretical peak, the verdict, and the
 // ratio to each reference tool. All three come from the backend's result row; nothing is recomputed.
 import { referenceToolLabels } from '../config/experiments';
 import type { ResultRow } from '../lib/api/types';
@@ -26,12 +26,23 @@ export function verdictClass(verdict: Verdict): string {
  * The verdict first, then every reason in words (visible, not only in a tooltip): a disturbed or
  * oversubscribed figure is never shown as plainly "valid".
  */
-export function VerdictBadge({ verdict, flags, showReasons = true }: { verdict: Verdict | undefined; flags?: Flag[] | null; showReasons?: boolean }) {
+export function VerdictBadge({
+  verdict,
+  flags,
+  showReasons = true,
+  reason,
+}: {
+  verdict: Verdict | undefined;
+  flags?: Flag[] | null;
+  showReasons?: boolean;
+  /** words for the tooltip when no flag says why (a row's invalid_reason) */
+  reason?: string | null;
+}) {
   const v: Verdict = verdict ?? 'valid';
   const reasons = flags ?? [];
   return (
     <span className={`verdict verdict-${v}`} data-verdict={v}>
-      <span className={`badge ${verdictClass(v)}`} title={reasons.map((f) => f.text).join('\n') || undefined}>
+      <span className={`badge ${verdictClass(v)}`} title={reasons.map((f) => f.text).join('\n') || reason || undefined}>
         {verdictLabels[v]}
       </span>
       {showReasons && reasons.length ? (
@@ -60,18 +71,6 @@ export function EfficiencyBadge({ row, peakNote }: { row: Row; peakNote?: string
   return (
     <span className={`badge ${row.efficiency > 1 ? 'badge-bad' : 'badge-info'}`} title={title}>
       {formatPercent(row.efficiency)} of peak
-    </span>
-  );
-}
-
-export function ValidityBadge({ row, showReason = true }: { row: Row; showReason?: boolean }) {
-  if (row.valid) return <span className="badge badge-ok">valid</span>;
-  return (
-    <span className="validity-invalid">
-      <span className="badge badge-bad" title={row.invalid_reason ?? undefined}>
-        invalid
-      </span>
-      {showReason && row.invalid_reason ? <span className="invalid-reason"> {row.invalid_reason}</span> : null}
     </span>
   );
 }

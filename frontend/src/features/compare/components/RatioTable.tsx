@@ -1,6 +1,6 @@
 // Every compared cell against the baseline run: each run's mean ± stddev (with unit and the
 // backend's badges) and its ratio to the baseline's mean. The table is also the bars' text form.
-import { EfficiencyBadge, ValidityBadge } from '../../../components/ResultBadges';
+import { EfficiencyBadge, VerdictBadge } from '../../../components/ResultBadges';
 import { decimalsFor, formatFixed, formatNumber } from '../../../lib/format';
 import type { RatioTable as Table } from '../lib/compare';
 
@@ -63,7 +63,14 @@ export function RatioTable({ table, runLabels }: { table: Table; runLabels: stri
                     </span>
                     <span className="badges">
                       <EfficiencyBadge row={row} />
-                      <ValidityBadge row={row} />
+                      {/* the row's verdict (oversubscribed, disturbed, … never a plain "valid" for those);
+                          its reasons in the tooltip, the table stays one figure per cell */}
+                      <VerdictBadge
+                        verdict={row.valid ? (row.verdict ?? 'valid') : 'invalid'}
+                        flags={row.flags}
+                        reason={row.invalid_reason}
+                        showReasons={false}
+                      />
                     </span>
                   </td>
                 );
