@@ -905,7 +905,7 @@ static const hb_param_def mem_params[] = {
      "read), or auto: nt when the working set is larger than the L3 and the writes cover whole "
      "lines (sequential ops, or random blocks of at least a line), as glibc's memcpy does for "
      "large copies; plain otherwise. Results say which was used."},
-    {"array_size", HB_P_INT, "0", 0, 134217728, NULL,
+    {"array_size", HB_P_INT, "0", 0, 536870912, NULL, /* 4 GiB per array: 4 x an L3 of up to 1 GiB */
      "STREAM-variant ops: elements (8-byte doubles) per array, over all threads, as STREAM's "
      "STREAM_ARRAY_SIZE; each thread sweeps its own contiguous slice. 0: 4x the L3 of the CPUs "
      "in use per array (STREAM's rule). Smaller than that is refused unless allow_cache."},
