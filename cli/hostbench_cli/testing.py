@@ -34,10 +34,10 @@ SUITES = ("lint", "kernels", "runner", "backend", "fleet", "frontend", "e2e")
 # (package folder, what mypy checks there)
 PY_PACKAGES = (("backend", "app"), ("runner", "hostbench_runner"), ("cli", "hostbench_cli"))
 # The small runs CI makes: every chaos scenario once, and a load of 50 runners (10 running) with 20 live streams
-# and 50 dashboard reads/s for 15 s, with a burst of 100 simultaneous reads. Both fail on any loss.
+# and 50 dashboard reads/s for 10 s, with a burst of 100 simultaneous reads. Both fail on any loss.
 CHAOS_SMALL = ["chaos", "--trials", "1"]
 LOAD_SMALL = ["load", "--runners", "50", "--running", "10", "--streams", "20", "--streams-per-user", "10",
-              "--reads", "50", "--seconds", "15", "--idle-seconds", "5", "--burst", "100"]
+              "--reads", "50", "--seconds", "10", "--idle-seconds", "3", "--burst", "100"]
 
 
 def _run(name: str, argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[bool, int, int, str]:
