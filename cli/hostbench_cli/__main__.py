@@ -72,8 +72,8 @@ def cmd_up(args: argparse.Namespace) -> int:
             say("first start: created the user 'admin'. Open this one-time link to sign in and set a password")
             say(f"(it works once, within 24 h; `./hostbench sign-in-link admin` makes another):\n\n    {link}\n")
         while not stop["now"]:
-            for name in stack.supervise_once():
-                say(f"{name} had stopped; restarted it (log: {stack.logs})")
+            for line in stack.supervise_once():
+                say(line)
             time.sleep(0.5)
     except (RuntimeError, subprocess.CalledProcessError) as exc:
         say(f"error: {exc}")

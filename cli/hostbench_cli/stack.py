@@ -23,6 +23,8 @@ from hostbench_cli.services import (
 )
 
 PY = sys.executable
+# A runner's exit statuses that another start cannot change (hostbench_runner.daemon): not restarted.
+RUNNER_FINAL = {2: "its configuration is wrong", 3: "its credential was revoked"}
 
 
 @dataclass
@@ -69,6 +71,7 @@ class Stack:
         self.extra_env = extra_env or {}
         self.api_workers = api_workers
         self.stopping = False
+        self.given_up: set[str] = set()  # children the supervisor will not restart (supervise_once)
         self._admin_headers: dict[str, str] | None = None
         self.migrated = False
 
@@ -229,10 +232,17 @@ class Stack:
         return self
 
     def supervise_once(self) -> list[str]:
-        """Restart any child that died (at most 5 times a minute each); returns the names restarted."""
+        """Restart any child that died (at most 5 times a minute each); returns one line per child restarted or
+        given up on. A runner that exited 2 (its configuration) or 3 (its credential was revoked) is not
+        restarted: another start would fail the same way (the systemd unit says RestartPreventExitStatus=2 3)."""
         restarted = []
         for c in self.children.values():
-            if c.alive() or self.stopping:
+            if c.alive() or self.stopping or c.name in self.given_up:
+                continue
+            rc = c.proc.poll() if c.proc is not None else None
+            if c.name.startswith("runner") and rc in RUNNER_FINAL:
+                self.given_up.add(c.name)
+                restarted.append(f"{c.name} exited {rc} ({RUNNER_FINAL[rc]}); not restarted (log: {c.log})")
                 continue
             now = time.monotonic()
             c.restarts = [t for t in c.restarts if now - t < 60]
@@ -240,11 +250,11 @@ class Stack:
                 continue
             c.restarts.append(now)
             c.start()
-            restarted.append(c.name)
+            restarted.append(f"{c.name} had stopped; restarted it (log: {c.log})")
         for svc in (self.pg, self.redis):
             if svc is not None and svc.proc is not None and svc.proc.poll() is not None and not self.stopping:
                 svc.start()
-                restarted.append(type(svc).__name__)
+                restarted.append(f"{type(svc).__name__} had stopped; restarted it")
         return restarted
 
     def stop(self) -> None:
