@@ -1,28 +1,13 @@
 // Copy a secret or a command to the clipboard. Where the clipboard is blocked (plain http on another
 // host, a locked-down browser) the text stays selectable beside the button, and we say so.
-import { useEffect, useState } from 'react';
+import { useClipboard } from '../lib/clipboard';
 
 export function CopyButton({ text, label = 'Copy', what = 'Text' }: { text: string; label?: string; what?: string }) {
-  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
-
-  useEffect(() => {
-    if (state !== 'copied') return;
-    const t = setTimeout(() => setState('idle'), 2500);
-    return () => clearTimeout(t);
-  }, [state]);
-
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(text);
-      setState('copied');
-    } catch {
-      setState('failed');
-    }
-  };
+  const { state, copy } = useClipboard();
 
   return (
     <span className="copy-button">
-      <button type="button" className="button button-small" onClick={() => void copy()}>
+      <button type="button" className="button button-small" onClick={() => void copy(text)}>
         {label}
       </button>
       <span role="status" aria-live="polite" className="small muted">
