@@ -16,7 +16,6 @@ import io
 import os
 import re
 import shlex
-import shutil
 import signal
 import subprocess
 import tarfile
@@ -28,12 +27,13 @@ import httpx
 import psycopg
 import pytest
 from hostbench_cli import ROOT
+from hostbench_cli import netns as netns_lib
 from hostbench_cli.stack import PY, Stack
 
 # Names of our own for this process (a test suite may run beside another in the same machine), and a /30 of
 # ours: 10.231.N.0/30, N from 88 up, the first not yet on any interface here.
 _TAG = f"hbf{os.getpid() % 100000}"
-NS, OUTER, INNER = f"{_TAG}-ns", f"{_TAG}o", f"{_TAG}i"
+NS = f"{_TAG}-ns"
 NET_PARAMS = {"op": "tcp_stream", "sizes": [65536], "streams": [1], "repeats": 2, "duration_s": 0.5,
               "warmup_s": 0, "reference": False}
 TERMINAL = {"succeeded", "failed", "untrusted", "cancelled"}
@@ -90,48 +90,22 @@ def test_dashboard_commands_quote_every_value():
 
 # --- the fleet ----------------------------------------------------------------------------------------------
 
-def _ip(*args: str) -> None:
-    subprocess.run(["ip", *args], check=True, capture_output=True, text=True)
-
-
-def _teardown_netns() -> None:
-    subprocess.run(["ip", "netns", "del", NS], capture_output=True)
-    subprocess.run(["ip", "link", "del", OUTER], capture_output=True)
-
-
-def _free_subnet() -> tuple[str, str]:
-    used = subprocess.run(["ip", "-o", "-4", "addr", "show"], capture_output=True, text=True).stdout
-    for n in range(88, 120):
-        if f" 10.231.{n}." not in used:
-            return f"10.231.{n}.1", f"10.231.{n}.2"
-    pytest.skip("no free 10.231.N.0/30 here")
-
-
 @pytest.fixture
 def netns():
-    """(outer address, inner address): a veth pair between this namespace and a new one."""
-    if os.geteuid() != 0:
-        pytest.skip("network namespaces need root")
-    if shutil.which("ip") is None:
-        pytest.skip("the `ip` command (iproute2) is missing")
-    _teardown_netns()
-    outer_ip, inner_ip = _free_subnet()
+    """(outer address, inner address): a veth pair between this namespace and a new one (hostbench_cli.netns,
+    as the browser suite's fleet test makes it; a /30 from 10.231.88-119, apart from that test's range)."""
+    why = netns_lib.available()
+    if why:
+        pytest.skip(why)
     try:
-        _ip("netns", "add", NS)
-        _ip("link", "add", OUTER, "type", "veth", "peer", "name", INNER)
-        _ip("link", "set", INNER, "netns", NS)
-        _ip("addr", "add", f"{outer_ip}/30", "dev", OUTER)
-        _ip("link", "set", OUTER, "up")
-        _ip("-n", NS, "addr", "add", f"{inner_ip}/30", "dev", INNER)
-        _ip("-n", NS, "link", "set", INNER, "up")
-        _ip("-n", NS, "link", "set", "lo", "up")
-    except (subprocess.CalledProcessError, OSError) as exc:
-        _teardown_netns()
-        pytest.skip(f"cannot create a network namespace here: {getattr(exc, 'stderr', None) or exc}")
+        outer_ip, inner_ip = netns_lib.free_pair(88, 120)
+        ns = netns_lib.Netns(NS, outer_ip, inner_ip).create()
+    except RuntimeError as exc:
+        pytest.skip(f"cannot create a network namespace here: {exc}")
     try:
         yield outer_ip, inner_ip
     finally:
-        _teardown_netns()
+        ns.destroy()
 
 
 def _fresh_db(name: str) -> str:
