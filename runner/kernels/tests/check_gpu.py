@@ -135,7 +135,11 @@ def build_mock(build):
 def gpu_checks(call, of, tiny, check, exe, test_exe, what):
     """Every op in one run: verified results, samples per interval, rates below the peak; the test
     build's corruption caught in every op; a device index past the last refused."""
-    rc, lines, raw = call(*tiny("--op", ",".join(OPS), "--interval_s", "0.1", "--bytes", "16777216"), exe=exe)
+    # the triad refuses arrays under 4x the device's L2 (50 MiB on an H100): size them from the device
+    _, first, _ = call(*tiny("--op", "fp32_fma"), exe=exe)
+    l2 = (first[0].get("l2_bytes") or 0) if first else 0
+    size = str(max(16 << 20, -(-4 * l2 // (1 << 20)) << 20))
+    rc, lines, raw = call(*tiny("--op", ",".join(OPS), "--interval_s", "0.1", "--bytes", size), exe=exe)
     check(rc == 0 and lines and lines[-1].get("status") == "ok",
           f"{what}: every op, exit 0, end ok; got {rc} {raw[-400:]!r}")
     start = lines[0] if lines else {}
@@ -145,6 +149,9 @@ def gpu_checks(call, of, tiny, check, exe, test_exe, what):
         check(key in start, f"{what} start has {key}")
     check(start.get("sm_count", 0) > 0 and 100 < start.get("sm_clock_mhz", 0) < 5000,
           f"{what}: sm_count and a plausible measured clock: {start.get('sm_count')} {start.get('sm_clock_mhz')}")
+    implied, mhz = start.get("sm_clock_mhz_implied"), start.get("sm_clock_mhz") or 0
+    check(implied is None or 0.85 * mhz <= implied <= 1.02 * mhz,
+          f"{what}: the clock the FP32 FMA count implies is a little below the measured one: {implied} vs {mhz}")
     check([c.get("op") for c in start.get("configs", [])] == OPS and
           [c.get("unit") for c in start["configs"]] == ["GFLOP/s", "GFLOP/s", "GIOP/s", "GB/s", "GB/s", "GB/s"],
           f"{what}: a config per op with its unit: {start.get('configs')}")
@@ -167,7 +174,7 @@ def gpu_checks(call, of, tiny, check, exe, test_exe, what):
             check(100 < (r.get("sm_clock_mhz") or 0) < 5000, f"{what} {op}: clock over the repeat: {r}")
         if op == "dram_bw":
             check(r.get("bytes_read") == 2 * r.get("bytes_written", -1) > 0, f"{what}: 2 reads per write")
-    rc, lines, raw = call(*tiny("--op", ",".join(OPS), "--bytes", "16777216"), exe=test_exe,
+    rc, lines, raw = call(*tiny("--op", ",".join(OPS), "--bytes", size), exe=test_exe,
                           env={"HBK_TEST_CORRUPT": "1"})
     res = {r.get("op"): r for r in of(lines, "result")}
     check(rc == 4 and lines and lines[-1].get("status") == "untrusted" and

@@ -71,13 +71,13 @@ int hbg_device_info(int dev, hbg_info *info, char *why, size_t n)
     return 0;
 }
 
-int hbg_measure_clock(int dev, double *mhz_timer, double *mhz_event, char *why, size_t n)
+int hbg_measure_clock(int dev, double *mhz_timer, double *fma_per_us, char *why, size_t n)
 {
     (void)dev;
     (void)why;
     (void)n;
     *mhz_timer = 1755;
-    *mhz_event = 1754;
+    *fma_per_us = 1740.0 * 128 * 132; /* the mock's 132 SMs x 128 lanes, at 1740 MHz */
     return 0;
 }
 

@@ -660,10 +660,10 @@ long long hbg_check_phase(hbg_ctx *c, uint64_t *checked, char *why, size_t n)
     return bad;
 }
 
-int hbg_measure_clock(int dev, double *mhz_timer, double *mhz_event, char *why, size_t n)
+int hbg_measure_clock(int dev, double *mhz_timer, double *fma_per_us, char *why, size_t n)
 {
     hbg_plan plan;
-    *mhz_timer = *mhz_event = 0;
+    *mhz_timer = *fma_per_us = 0;
     hbg_ctx *c = hbg_open(dev, HBG_FP32_FMA, 0, 50, 1, 1, &plan, why, n);
     if (!c)
         return -1;
@@ -684,7 +684,7 @@ int hbg_measure_clock(int dev, double *mhz_timer, double *mhz_event, char *why, 
         if (rc == 0 && b.bad)
             rc = whyf(why, n, "the clock-measuring FMA launch failed its check");
         timer[k] = b.ns > 0 ? (double)b.cycles / (double)b.ns * 1e3 : 0;
-        event[k] = b.gpu_ms > 0 ? (double)b.cycles / (b.gpu_ms * 1e3) : 0;
+        event[k] = b.gpu_ms > 0 ? (double)b.units / (b.gpu_ms * 1e3) : 0;
     }
     hbg_close(c);
     if (rc)
@@ -692,6 +692,6 @@ int hbg_measure_clock(int dev, double *mhz_timer, double *mhz_event, char *why, 
     std::sort(timer, timer + 3);
     std::sort(event, event + 3);
     *mhz_timer = timer[1];
-    *mhz_event = event[1];
+    *fma_per_us = event[1];
     return 0;
 }

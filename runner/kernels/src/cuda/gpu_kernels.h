@@ -49,8 +49,10 @@ int hbg_device_count(char *why, size_t n);
 int hbg_device_info(int dev, hbg_info *info, char *why, size_t n);
 
 /* The SM clock under a full-grid FP32 FMA load: clock64() cycles of block 0 per %globaltimer
- * nanosecond, and the same cycles per cudaEvent millisecond (a cross-check). 0, or -1. */
-int hbg_measure_clock(int dev, double *mhz_timer, double *mhz_event, char *why, size_t n);
+ * nanosecond; and the launch's FP32 FMA lane-operations per microsecond of its cudaEvent time
+ * (the whole grid's rate, for a cross-check: block 0 alone finishes well before the last block,
+ * so its cycles cannot be divided by the launch's time). 0, or -1. */
+int hbg_measure_clock(int dev, double *mhz_timer, double *fma_per_us, char *why, size_t n);
 
 /* How an op runs: fixed when it is opened (sizes calibrated to batch_ms). */
 typedef struct hbg_plan {

@@ -164,7 +164,7 @@ typedef struct pcie {
 typedef struct gpu_state {
     int dev;
     hbg_info info;
-    double mhz, mhz_event;
+    double mhz, fma_per_us;
     int numa_node, host_cpu;
     char placement[200];
     pcie link;
@@ -350,7 +350,7 @@ static hb_status gpu_setup(const hb_params *p, hb_setup *s, hb_err *err)
     snprintf(st->sysfs, sizeof st->sysfs, "/sys/bus/pci/devices/%s", in->pci_bus_id);
     read_link(st->sysfs, &st->link);
     choose_cpu(st);
-    if (hbg_measure_clock(st->dev, &st->mhz, &st->mhz_event, why, sizeof why) != 0)
+    if (hbg_measure_clock(st->dev, &st->mhz, &st->fma_per_us, why, sizeof why) != 0)
         return hb_errorf(err, HB_INTERNAL, "measuring the SM clock on device %d: %s", st->dev,
                          why);
     return HB_OK;
@@ -386,11 +386,15 @@ static void gpu_facts(const hb_setup *s, hb_json *j)
     hb_json_kbool(j, "ecc", in->ecc);
     hb_json_kbool(j, "integrated", in->integrated);
     hb_json_knum(j, "sm_clock_mhz", st->mhz);
-    hb_json_knum(j, "sm_clock_mhz_event", st->mhz_event);
+    knum_or_null(j, "sm_clock_mhz_implied",
+                 ln && ln->fp32 > 0 ? st->fma_per_us / ((double)in->sm_count * ln->fp32) : 0,
+                 ln && ln->fp32 > 0);
     hb_json_knum(j, "sm_clock_mhz_reported", in->clock_khz / 1e3);
     hb_json_kstr(j, "sm_clock_method", "clock64() cycles of block 0 per %globaltimer ns during a "
                  "full-grid FP32 FMA launch of ~50 ms, median of 3 after ~200 ms of load; "
-                 "sm_clock_mhz_event: the same cycles per cudaEvent time of the launch; "
+                 "sm_clock_mhz_implied: the same launches' FP32 FMAs per cudaEvent time / (SMs x "
+                 "FP32 lanes per SM), the lowest clock that can deliver them (a cross-check of the "
+                 "measured clock and of the lanes table: it should be a few percent below it); "
                  "_reported: cudaDevAttrClockRate (the peak boost clock). Each FMA result "
                  "adds sm_clock_mhz measured the same way over that repeat.");
     hb_json_knum(j, "mem_clock_mhz_reported", in->mem_clock_khz / 1e3);
