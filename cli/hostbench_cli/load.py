@@ -268,11 +268,14 @@ class SimRunner:
         while not self.stop.is_set():
             run = self.run
             body = {"run": {"run_id": run.run_id, "attempt": run.attempt} if run else None, "version": VERSION}
-            st, _, _, took = await self.call("heartbeat", "POST", "/api/runner/heartbeat", body)
-            if st == 200 and self.load.fig.measuring:
-                self.load.fig.heartbeat.append(took)
+            st, _, content, took = await self.call("heartbeat", "POST", "/api/runner/heartbeat", body)
+            wait = HEARTBEAT_S
+            if st == 200:
+                if self.load.fig.measuring:
+                    self.load.fig.heartbeat.append(took)
+                wait = float(json.loads(content).get("heartbeat_s") or HEARTBEAT_S)  # as the runner honours it
             try:
-                await asyncio.wait_for(self.stop.wait(), HEARTBEAT_S)
+                await asyncio.wait_for(self.stop.wait(), wait)
             except TimeoutError:
                 pass
 
@@ -569,11 +572,13 @@ def _procs(pid: int) -> list:
 
 
 def cpu_s(procs: list) -> float:
+    """CPU seconds of a process tree (the root first): the live processes' own, plus what the root's children
+    that already exited used (PostgreSQL's backends come and go with connections; the postmaster reaps them)."""
     total = 0.0
-    for p in procs:
+    for i, p in enumerate(procs):
         try:
             t = p.cpu_times()
-            total += t.user + t.system
+            total += t.user + t.system + (t.children_user + t.children_system if i == 0 else 0.0)
         except Exception:  # noqa: BLE001, S112 - a worker that exited
             continue
     return total
@@ -705,7 +710,9 @@ async def drive(args: argparse.Namespace, stack: Any) -> dict:
                                                         "params": {"duration_s": 3600, "threads": 1}})
             if st == 201:
                 break
-            await asyncio.sleep(retry_after(hdrs, 1.0))
+            if st not in (429, 503):
+                raise RuntimeError(f"could not create a job: HTTP {st} {body[:300]!r}")
+            await asyncio.sleep(min(5.0, retry_after(hdrs, 1.0)))
         else:
             raise RuntimeError(f"could not create a job: HTTP {st} {body[:300]!r}")
     deadline = time.monotonic() + 60
@@ -872,7 +879,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     STATE.mkdir(exist_ok=True)
     state = Path(tempfile.mkdtemp(prefix="load-", dir=STATE))
-    extra = {"MAX_ACTIVE_JOBS": str(max(50, args.running + 16))}
+    # the server's active-run caps (50 in all, 20 per person by default) would refuse the simulated fleet's runs
+    cap = str(max(50, args.running + 16))
+    extra = {"MAX_ACTIVE_JOBS": cap, "MAX_ACTIVE_RUNS_PER_USER": cap}
     if args.api_workers is not None:
         extra["HOSTBENCH_API_WORKERS"] = str(args.api_workers)
     stack = Stack(state, with_runner=False, durable=False, database="hostbench_load", fresh_database=True,

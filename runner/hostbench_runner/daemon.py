@@ -59,6 +59,15 @@ class State(enum.Enum):
     FINISHING = "finishing"
 
 
+def advised_interval(ack: Any, default_s: float) -> float:
+    """The heartbeat period the server asked for (longer while idle: the long polls show the runner alive),
+    within 1..60 s; the runner's own setting when the server says nothing usable."""
+    advised = ack.get("heartbeat_s") if isinstance(ack, dict) else None
+    if isinstance(advised, int | float) and not isinstance(advised, bool) and 1 <= advised <= 60:
+        return float(advised)
+    return default_s
+
+
 class Heartbeat:
     """POST /api/runner/heartbeat every interval, idle or busy; the first one carries the inventory, every one
     the runner's version. An answer with `rotate_credential: true` calls `rotate` (from this thread)."""
@@ -86,9 +95,11 @@ class Heartbeat:
             body: dict[str, Any] = {"run": self._current_run(), "version": __version__}
             if self._inventory is not None:
                 body["inventory"] = self._inventory
+            wait = self._interval
             try:
                 ack = self._api.heartbeat(body)
                 self._inventory = None
+                wait = advised_interval(ack, self._interval)
                 if self.reachable is not True:
                     log.info("heartbeat ok: server reachable")
                 self.reachable = True
@@ -112,7 +123,7 @@ class Heartbeat:
                 if self._stop.is_set():
                     return
                 log.warning("heartbeat error: %s: %s", type(exc).__name__, exc)
-            self._stop.wait(self._interval)
+            self._stop.wait(wait)
 
 
 class LeaseKeeper:

@@ -7,7 +7,7 @@ import time
 import pytest
 from runner_fakes import CPU_PARAMS, assignment, daemon_for, kernel_calls, pids_alive, run_once
 
-from hostbench_runner.daemon import RESTARTED_REASON, Daemon, State
+from hostbench_runner.daemon import RESTARTED_REASON, Daemon, State, advised_interval
 from hostbench_runner.spool import Spool
 
 
@@ -289,3 +289,17 @@ def test_the_loop_claims_runs_heartbeats_the_current_run_and_stops_on_the_flag(s
         thread.join(10)
     assert result == [0]
     assert server.finishes[0][1]["reason"] == "runner stopped"
+
+
+@pytest.mark.parametrize(("ack", "period"), [
+    ({"server_time": 1.0, "heartbeat_s": 10}, 10.0),   # idle: the server asks for fewer
+    ({"server_time": 1.0, "heartbeat_s": 5.0}, 5.0),
+    ({"server_time": 1.0}, 7.0),                       # an older server says nothing: the runner's own
+    ({"heartbeat_s": 0.01}, 7.0),                      # out of 1..60 s: ignored
+    ({"heartbeat_s": 3600}, 7.0),
+    ({"heartbeat_s": True}, 7.0),
+    ({"heartbeat_s": "10"}, 7.0),
+    (None, 7.0),
+])
+def test_the_heartbeat_period_is_the_servers_advice_within_bounds(ack, period):
+    assert advised_interval(ack, 7.0) == period

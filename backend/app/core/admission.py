@@ -8,7 +8,10 @@ no more slots than its connection pool has connections (app.core.db), so a reque
 a connection. One that finds no slot within its class's wait gets 503 with Retry-After at once.
 
 Classes, each with its own slots and its own connection pool (docs/architecture.md, "Concurrency"):
-- runner: the runners' control calls (/api/runner/..., /api/runners/register); never starved by the dashboard;
+- run: the calls a running benchmark's life depends on (start, lease renewal, listening, finish): a renewal
+  that cannot get in for the lease's length fails the run, so they never queue behind heartbeats or uploads;
+- runner: the runners' other calls (heartbeat, samples, registration, credential rotation); never starved by
+  the dashboard;
 - poll: the database steps of the runners' long polls (the wait itself holds nothing: it listens on Redis);
 - dashboard: everything else under /api/, including the opening of a live stream (the slot is given back when
   the response starts, so an open stream holds none).
@@ -64,12 +67,45 @@ def _env(name: str, default: float) -> float:
     return float(os.environ.get(name, default))
 
 
+class LoopLag:
+    """How late this process's event loop runs a timer: the time a request that just arrived waits for the CPU
+    before anything of it runs. Above DASHBOARD_SHED_LAG_S the process is out of CPU, and the dashboard's
+    requests are refused at once (503) instead of queueing: what is left of the CPU goes to the runners, whose
+    lease renewals fail a benchmark when they come too late (issue 11: a dashboard stampede must not)."""
+
+    def __init__(self, period_s: float = 0.05):
+        self.period_s = period_s
+        self.lag_s = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    def ensure(self) -> None:
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._watch())
+
+    async def _watch(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            t0 = loop.time()
+            await asyncio.sleep(self.period_s)
+            late = loop.time() - t0 - self.period_s
+            # rise at once, fall slowly: one quick tick in a saturated loop does not reopen the gate
+            self.lag_s = late if late > self.lag_s else 0.8 * self.lag_s + 0.2 * late
+
+
+LAG = LoopLag()
+DASHBOARD_SHED_LAG_S = _env("HOSTBENCH_DASHBOARD_SHED_LAG_S", 0.25)
+
+
 GATES = {
-    "runner": Gate("runner", max(2, RUNNER_POOL_SIZE - 2), _env("HOSTBENCH_RUNNER_WAIT_S", 3.0), 2000),
+    "run": Gate("run", 4, _env("HOSTBENCH_RUNNER_WAIT_S", 3.0), 2000),
+    "runner": Gate("runner", max(2, RUNNER_POOL_SIZE - 4), _env("HOSTBENCH_RUNNER_WAIT_S", 3.0), 2000),
     "poll": Gate("poll", 4, _env("HOSTBENCH_POLL_WAIT_S", 8.0), 5000),
     "dashboard": Gate("dashboard", POOL_SIZE + POOL_SIZE // 2 - 2, _env("HOSTBENCH_DASHBOARD_WAIT_S", 2.0), 1000),
 }
 THREADS = sum(g.slots for g in GATES.values()) + 8  # a thread for every admitted request, and some to spare
+
+
+_RUN_LIFE = ("/start", "/lease", "/listening", "/finish")
 
 
 def gate_of(path: str) -> str | None:
@@ -77,6 +113,8 @@ def gate_of(path: str) -> str | None:
         return None  # the dashboard's static files
     if path == "/api/runner/work":
         return None  # the long poll admits its database steps itself (slot("poll"))
+    if path.startswith("/api/runner/runs/") and path.endswith(_RUN_LIFE):
+        return "run"
     if path.startswith(("/api/runner/", "/api/runners/")):
         return "runner"
     return "dashboard"
@@ -126,7 +164,11 @@ class Admission:
             await self.app(scope, receive, send)
             return
         gate = GATES[name]
-        if not await gate.enter():
+        LAG.ensure()
+        shed = name == "dashboard" and LAG.lag_s > DASHBOARD_SHED_LAG_S and scope["path"] != "/api/health"
+        if shed:
+            gate.refused += 1
+        if shed or not await gate.enter():
             await send({"type": "http.response.start", "status": 503, "headers": [
                 (b"content-type", b"application/json"), (b"retry-after", b"1"),
                 (b"content-length", str(len(_BUSY_BODY)).encode())]})

@@ -14,6 +14,9 @@ class Settings(BaseSettings):
     hostbench_version: str = "0.1.0"
     # A runner that has not been heard from for this long is shown offline.
     runner_online_s: float = 20.0
+    # the heartbeat period the server asks of a runner with a run on, and of an idle one (below runner_online_s)
+    runner_heartbeat_busy_s: float = Field(default=5.0, ge=1, le=60)
+    runner_heartbeat_idle_s: float = Field(default=10.0, ge=1, le=60)
     # Lease granted to a runner per renewal; the runner renews every ~5 s.
     lease_s: float = 30.0
     # A dispatched run no runner claimed within this long ends as failed.

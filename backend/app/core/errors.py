@@ -5,6 +5,8 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import InterfaceError as SAInterfaceError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
@@ -65,6 +67,9 @@ class Unavailable(HostbenchError):
     status_code = 503
 
 
+DB_RETRY_AFTER_S = 5  # what a client is told to wait when PostgreSQL cannot be reached
+
+
 # A 422 names what was wrong; it repeats an input only when that is a short scalar, never a large or nested one
 # (a 200 MB body used to come back whole inside its 422), and never a value JSON cannot carry (NaN).
 ECHO_MAX_CHARS = 100
@@ -123,6 +128,16 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse({"detail": validation_detail(exc.errors())}, status_code=422)
+
+    @app.exception_handler(DBAPIError)
+    async def _database(_: Request, exc: DBAPIError) -> JSONResponse:
+        """PostgreSQL unreachable, restarting or gone mid-request: 503 with Retry-After, never a 500. The pool
+        has already thrown the dead connection away (and, on a disconnect, every connection older than it), so
+        the retry gets a fresh one. Any other database error is a bug and stays a 500."""
+        if exc.connection_invalidated or isinstance(exc, OperationalError | SAInterfaceError):
+            return JSONResponse({"detail": "the database is unavailable; retry shortly"}, status_code=503,
+                                headers={"Retry-After": str(DB_RETRY_AFTER_S)})
+        raise exc
 
     @app.exception_handler(HostbenchError)
     async def _handle(_: Request, exc: HostbenchError) -> JSONResponse:

@@ -12,6 +12,7 @@ from app.core import broker
 from app.core.admission import slot
 from app.core.auth import REGISTRATION, RUNNER
 from app.core.bounds import Id
+from app.core.config import get_settings
 from app.core.db import busy_as_503, get_runner_session, get_runner_sessionmaker
 from app.core.errors import Unauthorized
 from app.core.security import hash_token
@@ -104,11 +105,18 @@ def heartbeat(body: Heartbeat, request: Request, session: RunnerSessionDep,
                                          "address": _ip(request.client.host if request.client else None)}).scalar()
         if rotate is not None:
             session.commit()
-            return HeartbeatAck(server_time=time.time(), rotate_credential=bool(rotate))
+            return HeartbeatAck(server_time=time.time(), rotate_credential=bool(rotate),
+                                heartbeat_s=_next_heartbeat_s(body))
         session.rollback()
     runner = current_runner(request, session, authorization)
     service.touch(session, runner, body.inventory, body.version)
-    return HeartbeatAck(server_time=time.time(), rotate_credential=runner.rotate_requested_at is not None)
+    return HeartbeatAck(server_time=time.time(), rotate_credential=runner.rotate_requested_at is not None,
+                        heartbeat_s=_next_heartbeat_s(body))
+
+
+def _next_heartbeat_s(body: Heartbeat) -> float:
+    s = get_settings()
+    return s.runner_heartbeat_busy_s if body.run is not None else s.runner_heartbeat_idle_s
 
 
 @router.post("/runner/credential/rotate", response_model=RunnerCredential)
@@ -122,10 +130,25 @@ def _runner_id(token: str | None) -> int:
         return authenticate_runner(session, token).id
 
 
+# One statement per pass of the long poll while nothing is dispatched to the host (an idle fleet's every poll):
+# the runner is seen (last_seen_at, address) and learns whether a run waits; only then the full claim.
+_POLL = text("""
+update hosts set last_seen_at = now(), address = coalesce(:address, address)
+where id = :host_id and revoked_at is null and deleted_at is null
+returning exists (select 1 from runs where runs.host_id = hosts.id and runs.status = 'dispatched')
+""")
+
+
 def _claim_once(host_id: int, address: str | None) -> Assignment | None:
     """One pass of the long poll. The credential was checked when the poll began; a rotation completed since
     must not fail this poll, a revocation must: so the host is re-read by id, not by the token."""
     with busy_as_503("runner"), get_runner_sessionmaker()() as session:
+        waiting = session.execute(_POLL, {"host_id": host_id, "address": _ip(address)}).scalar()
+        if waiting is None:
+            raise Unauthorized("runner credential unknown or revoked")
+        session.commit()
+        if not waiting:
+            return None
         host = session.get(Host, host_id)
         if host is None or host.revoked_at is not None or host.deleted_at is not None:
             raise Unauthorized("runner credential unknown or revoked")

@@ -41,6 +41,9 @@ class HeartbeatAck(BaseModel):
     server_time: float
     # The admin asked for a new credential: call POST /api/runner/credential/rotate.
     rotate_credential: bool = False
+    # When the server wants the next heartbeat: sooner while a run is on than while idle (an idle runner's long
+    # polls already show it alive), so a large idle fleet costs the server less.
+    heartbeat_s: float = Field(default=5.0, ge=1, le=60)
 
 
 class RunnerCredential(BaseModel):

@@ -1,0 +1,76 @@
+"""A real API process whose PostgreSQL cannot be reached (a port nobody listens on, as during a restart): every
+route that needs the database answers 503 with Retry-After at once, never a 500 and never a hang; health says
+which part is down. The chaos command proves the same with a real PostgreSQL stopped under a running job."""
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy.engine import make_url
+
+BACKEND = Path(__file__).resolve().parents[1]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def api_without_database(tmp_path):
+    dead = _free_port()  # bound and released: nothing listens there
+    url = make_url(os.environ["DATABASE_URL"]).set(host="127.0.0.1", port=dead)
+    env = dict(os.environ, DATABASE_URL=url.render_as_string(hide_password=False), PYTHONUNBUFFERED="1")
+    port = _free_port()
+    log = open(tmp_path / "api.log", "wb")  # noqa: SIM115
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port",
+                             str(port), "--no-access-log"], cwd=BACKEND, env=env, stdout=log, stderr=log)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        assert proc.poll() is None, (tmp_path / "api.log").read_text()[-3000:]
+        try:
+            httpx.get(f"{base}/api/health", timeout=5)
+            break
+        except httpx.HTTPError:
+            assert time.monotonic() < deadline, "API process did not start"
+            time.sleep(0.2)
+    yield base
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+
+
+@pytest.mark.parametrize(("method", "path", "body"), [
+    ("GET", "/api/hosts", None),
+    ("GET", "/api/runs", None),
+    ("POST", "/api/runner/heartbeat", {"run": None, "version": "t"}),
+    ("GET", "/api/runner/work?wait_s=0", None),
+    ("POST", "/api/runner/runs/1/samples", {"attempt": 1, "samples": []}),
+    ("POST", "/api/auth/login", {"name": "admin", "password": "x" * 12}),
+])
+def test_every_database_route_answers_503_with_retry_after(api_without_database, method, path, body):
+    t0 = time.monotonic()
+    token = ("hbrun_" if "/runner" in path else "hbpat_") + "x" * 40
+    r = httpx.request(method, api_without_database + path, json=body, timeout=10,
+                      headers={"Authorization": f"Bearer {token}", "Origin": api_without_database})
+    took = time.monotonic() - t0
+    assert r.status_code == 503, (r.status_code, r.text)
+    assert int(r.headers["Retry-After"]) >= 1
+    assert "database" in r.json()["detail"]
+    assert took < 5, f"{method} {path} took {took:.1f} s"
+
+
+def test_health_says_the_database_is_down(api_without_database):
+    r = httpx.get(api_without_database + "/api/health", timeout=10)
+    assert r.status_code == 200
+    h = r.json()
+    assert h["status"] == "degraded" and h["database"].startswith("error") and h["broker"] == "ok", h
