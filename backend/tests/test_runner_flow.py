@@ -1,11 +1,11 @@
 """The runner-facing API: claim, start, idempotent ingest, leases, stale attempts, finish and results."""
 from datetime import timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from app.core.db import utcnow
 from app.jobs import dispatch
-from app.jobs.models import Run, Sample
+from app.jobs.models import Run, Sample, ServerMark
 
 
 def _job(client, host_id, **params):
@@ -129,6 +129,7 @@ def test_silent_runner_fails_the_run(client, session, runner):
     run_id = _job(client, host_id)
     _claim(client, session, host_id, headers)
     client.post(f"/api/runner/runs/{run_id}/start", json={"attempt": 1, "kernel_info": KERNEL_INFO}, headers=headers)
+    dispatch.reconcile(session)  # the reconciler is watching (no gap since its last pass)
     run = session.get(Run, run_id)
     run.lease_expires_at = utcnow() - timedelta(seconds=1)
     session.commit()
@@ -139,6 +140,30 @@ def test_silent_runner_fails_the_run(client, session, runner):
     assert run.status_reason.startswith("runner went silent")
     r = client.post(f"/api/runner/runs/{run_id}/lease", json={"attempt": 1}, headers=headers)
     assert r.status_code == 409  # the runner learns to stop its kernel
+
+
+def test_a_lease_that_ran_out_while_the_server_was_away_gets_a_fresh_term(client, session, runner):
+    """PostgreSQL (or the worker, or beat) was gone for a minute: no renewal could land, so the first pass of the
+    reconciler after it renews every running lease instead of failing the runs; the runner's next renewal works."""
+    host_id, headers = runner
+    run_id = _job(client, host_id)
+    _claim(client, session, host_id, headers)
+    client.post(f"/api/runner/runs/{run_id}/start", json={"attempt": 1, "kernel_info": KERNEL_INFO}, headers=headers)
+    dispatch.reconcile(session)
+    session.execute(update(ServerMark).values(at=utcnow() - timedelta(seconds=60)))  # the last pass, a minute ago
+    run = session.get(Run, run_id)
+    run.lease_expires_at = utcnow() - timedelta(seconds=20)
+    session.commit()
+    result = dispatch.reconcile(session)
+    assert result["failed"] == 0 and result["renewed"] == 1, result
+    session.expire_all()
+    run = session.get(Run, run_id)
+    assert run.status == "running" and run.lease_expires_at > utcnow()
+    assert client.post(f"/api/runner/runs/{run_id}/lease", json={"attempt": 1}, headers=headers).status_code == 200
+    # and with the reconciler watching again, a lease that runs out fails the run as before
+    run.lease_expires_at = utcnow() - timedelta(seconds=1)
+    session.commit()
+    assert dispatch.reconcile(session) == {"failed": 1, "dispatched": 0, "renewed": 0}
 
 
 def test_cancel_stops_the_runner_at_its_next_lease(client, session, runner):

@@ -41,6 +41,8 @@ HEARTBEAT_S = 5.0
 LEASE_RENEW_S = 5.0
 POLL_WAIT_S = 20
 REQUEST_TIMEOUT_S = 10.0  # the runner's http_timeout_s
+BROWSER_CONNS = 6  # connections a browser opens to one server (HTTP/1.1)
+STREAM_RETRY_MIN_S, STREAM_RETRY_MAX_S = 1.0, 15.0  # the dashboard's RECONNECT_MIN_MS / RECONNECT_MAX_MS
 
 
 # --- a small HTTP/1.1 client ---------------------------------------------------------------------------------
@@ -122,14 +124,23 @@ class Conn:
 
 
 class Client:
-    """Keep-alive connections to one server, reused LIFO; one in flight per connection."""
+    """Keep-alive connections to one server, reused LIFO; one in flight per connection; at most `max_conns` at
+    once when given (a browser opens 6 per server and queues the rest: the wait counts in the latency)."""
 
-    def __init__(self, host: str, port: int):
+    def __init__(self, host: str, port: int, max_conns: int | None = None):
         self.host, self.port = host, port
         self.idle: list[Conn] = []
+        self.slots = asyncio.Semaphore(max_conns) if max_conns else None
 
     async def request(self, method: str, path: str, *, token: str | None = None, body: Any = None,
                       timeout: float = REQUEST_TIMEOUT_S) -> tuple[int, dict[str, str], bytes]:
+        if self.slots is None:
+            return await self._request(method, path, token, body, timeout)
+        async with self.slots:
+            return await self._request(method, path, token, body, timeout)
+
+    async def _request(self, method: str, path: str, token: str | None, body: Any,
+                       timeout: float) -> tuple[int, dict[str, str], bytes]:
         conn = self.idle.pop() if self.idle else Conn(self.host, self.port)
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         data = json.dumps(body, separators=(",", ":")).encode() if body is not None else None
@@ -423,9 +434,12 @@ class SimRunner:
 # --- browsers -------------------------------------------------------------------------------------------------
 
 async def stream_loop(load: "Load", run_id: int, token: str) -> None:
-    """One browser tab's EventSource: reconnects after `retry` (1 s) with Last-Event-ID, like the browser."""
+    """One browser tab's EventSource: reconnects after `retry` (1 s) with Last-Event-ID, like the browser; a
+    refused open (an HTTP error: the browser gives up on it) is retried after a backoff of 1 s doubling to 15 s,
+    or the Retry-After if longer, as the dashboard does (frontend/src/config/live.ts)."""
     fig = load.fig
     last = -1
+    backoff = STREAM_RETRY_MIN_S
     while not load.stop_streams.is_set():
         conn = Conn(load.host, load.port)
         opened = time.time()
@@ -441,8 +455,10 @@ async def stream_loop(load: "Load", run_id: int, token: str) -> None:
                 fig.note("stream-open", st)
                 fig.streams_refused[st] += 1
                 conn.close()
-                await asyncio.sleep(retry_after(hdrs, 1.0))
+                await asyncio.sleep(max(backoff, retry_after(hdrs, 1.0)))
+                backoff = min(STREAM_RETRY_MAX_S, backoff * 2)
                 continue
+            backoff = STREAM_RETRY_MIN_S
             fig.streams_open += 1
             try:
                 buf = b""
@@ -494,7 +510,8 @@ READS = [  # (weight, path template): what the dashboard's pages ask for
 
 async def reads_loop(load: "Load", tokens: list[str]) -> None:
     fig = load.fig
-    client = Client(load.host, load.port)
+    # each viewer is a browser: its own keep-alive connections, 6 at most, the rest of its reads queued
+    clients = {t: Client(load.host, load.port, max_conns=BROWSER_CONNS) for t in tokens}
     inflight: set[asyncio.Task] = set()
     paths = [p for w, p in READS for _ in range(w)]
     period = 1.0 / load.reads_per_s
@@ -503,7 +520,7 @@ async def reads_loop(load: "Load", tokens: list[str]) -> None:
     async def one(path: str, token: str) -> None:
         t0 = time.monotonic()
         try:
-            st, _, _ = await client.request("GET", path, token=token)
+            st, _, _ = await clients[token].request("GET", path, token=token)
         except HttpFailure as exc:
             fig.note("read", "timeout" if "Timeout" in str(exc) else "no answer", time.monotonic() - t0)
             return
@@ -529,13 +546,14 @@ async def reads_loop(load: "Load", tokens: list[str]) -> None:
             t.add_done_callback(inflight.discard)
         await asyncio.sleep(max(0.0, next_at - time.monotonic()))
     await asyncio.gather(*inflight, return_exceptions=True)
-    client.close()
+    for c in clients.values():
+        c.close()
 
 
 async def burst(load: "Load", k: int, token: str) -> dict:
     """K simultaneous GET /api/hosts/1, each on a connection of its own, opened beforehand."""
     conns = [Conn(load.host, load.port) for _ in range(k)]
-    await asyncio.gather(*(c.open() for c in conns), return_exceptions=True)
+    await asyncio.gather(*(asyncio.wait_for(c.open(), 30) for c in conns), return_exceptions=True)
     statuses: Counter = Counter()
     took: list[float] = []
     lease_before = len(load.fig.lease)
@@ -665,7 +683,8 @@ def make_viewers(stack: Any, n: int) -> list[str]:
 async def drive(args: argparse.Namespace, stack: Any) -> dict:
     load = Load(args, stack.url)
     admin = stack.admin_headers()["Authorization"][7:]
-    viewers = make_viewers(stack, max(1, -(-args.streams // args.streams_per_user)))
+    # the people: enough for the streams (--streams-per-user each) and for the reads (20 a second each at most)
+    viewers = make_viewers(stack, max(1, -(-args.streams // args.streams_per_user), -(-int(args.reads) // 20)))
     api = Meter(lambda: _procs(stack.children["api"].proc.pid))
     pg = Meter(lambda: _procs(stack.pg.proc.pid) if stack.pg and stack.pg.proc else [])
     me = Meter(lambda: _procs(os.getpid())[:1])
@@ -868,7 +887,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--burst", type=lambda s: [int(x) for x in s.split(",") if x], default=[],
                    help="bursts of K simultaneous GET /api/hosts/1 during the measured time, e.g. 100,1000")
     p.add_argument("--api-workers", type=int, default=None,
-                   help="API processes (HOSTBENCH_API_WORKERS; default: the server's own default)")
+                   help="API processes (uvicorn workers on the one port; default 1)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -882,10 +901,8 @@ def run(args: argparse.Namespace) -> int:
     # the server's active-run caps (50 in all, 20 per person by default) would refuse the simulated fleet's runs
     cap = str(max(50, args.running + 16))
     extra = {"MAX_ACTIVE_JOBS": cap, "MAX_ACTIVE_RUNS_PER_USER": cap}
-    if args.api_workers is not None:
-        extra["HOSTBENCH_API_WORKERS"] = str(args.api_workers)
     stack = Stack(state, with_runner=False, durable=False, database="hostbench_load", fresh_database=True,
-                  extra_env=extra)
+                  extra_env=extra, api_workers=args.api_workers)
     before = round(os.getloadavg()[0], 2)
     say(f"starting the stack in {state} (machine load {before:.2f})")
     ok = False

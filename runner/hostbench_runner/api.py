@@ -102,6 +102,11 @@ def _detail(resp: Response) -> str:
     return text[:500]
 
 
+# The header a server's 503 names the part that is down with (backend app/core/errors.py): "database" means the
+# server itself answered, so it cannot have handed this runner's run to anyone else meanwhile.
+UNAVAILABLE_HEADER = "x-hostbench-unavailable"
+
+
 def _retry_after(resp: Response) -> float | None:
     value = resp.headers.get("retry-after")
     try:
@@ -266,7 +271,8 @@ class ApiClient:
                 raise Retryable(f"{method} {path}: answer is not JSON") from exc
         if disposition is Disposition.RETRY:
             raise Retryable(
-                f"{method} {path}: HTTP {resp.status_code}: {_detail(resp)}", _retry_after(resp)
+                f"{method} {path}: HTTP {resp.status_code}: {_detail(resp)}", _retry_after(resp),
+                resp.headers.get(UNAVAILABLE_HEADER),
             )
         if disposition is Disposition.UNAUTHORIZED:
             with self._lock:

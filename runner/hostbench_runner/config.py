@@ -86,6 +86,8 @@ class Settings:
     poll_wait_s: int = 20
     lease_renew_s: float = 5.0
     lease_lost_after_s: float = 30.0
+    # how long a run keeps measuring while the server answers that its database is unavailable (0: not at all)
+    db_outage_grace_s: float = 300.0
     kill_grace_s: float = 3.0
     upload_interval_s: float = 0.2
     upload_batch_max: int = 1000

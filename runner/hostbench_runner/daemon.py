@@ -63,7 +63,7 @@ def advised_interval(ack: Any, default_s: float) -> float:
     """The heartbeat period the server asked for (longer while idle: the long polls show the runner alive),
     within 1..60 s; the runner's own setting when the server says nothing usable."""
     advised = ack.get("heartbeat_s") if isinstance(ack, dict) else None
-    if isinstance(advised, int | float) and not isinstance(advised, bool) and 1 <= advised <= 60:
+    if isinstance(advised, (int, float)) and not isinstance(advised, bool) and 1 <= advised <= 60:
         return float(advised)
     return default_s
 
@@ -126,18 +126,38 @@ class Heartbeat:
             self._stop.wait(wait)
 
 
+def lease_timing(lease_s: Any, renew_s: float, lost_after_s: float) -> tuple[float, float]:
+    """(renew every, stop the kernel after this long without a renewal) for a run whose server lease is `lease_s`:
+    at least three renewals per lease, and a fence a renewal period shorter than the lease, so the kernel has
+    stopped before the server may expire the lease and hand the run to a new attempt (docs/reliability.md,
+    rule 4)."""
+    if isinstance(lease_s, (int, float)) and not isinstance(lease_s, bool) and lease_s > 0:
+        renew_s = min(renew_s, max(0.5, lease_s / 3))
+        lost_after_s = min(lost_after_s, max(2 * renew_s, lease_s - renew_s))
+    return renew_s, lost_after_s
+
+
 class LeaseKeeper:
-    """Renews the lease of one (run, attempt) every `renew_s` (docs/reliability.md, rule 4)."""
+    """Renews the lease of one (run, attempt) every `renew_s` (docs/reliability.md, rule 4).
+
+    The run is lost (the kernel must stop) when no renewal succeeded for `lost_after_s`, which the daemon keeps
+    shorter than the server's lease: the runner stops before the server may give the run away. One exception:
+    while the server itself answers that only its database is unavailable (503, X-Hostbench-Unavailable:
+    database), nobody can be handed this run, so the kernel keeps measuring (into the spool) for up to
+    `db_grace_s`; the server gives running leases a fresh term when its database is back."""
 
     def __init__(self, api: ApiClient, run_id: Any, attempt: int, renew_s: float,
-                 lost_after_s: float, revoked: threading.Event):
+                 lost_after_s: float, revoked: threading.Event, db_grace_s: float = 0.0):
         self._api, self.run_id, self.attempt = api, run_id, attempt
-        self._renew_s, self._lost_after_s = renew_s, lost_after_s
+        self._renew_s, self._lost_after_s, self._db_grace_s = renew_s, lost_after_s, db_grace_s
         self._revoked = revoked
         self.stale = threading.Event()  # 409: the server wants the kernel stopped
         self.lost = threading.Event()  # no renewal for lost_after_s
+        self.lost_reason = ""
         self.rejected: str | None = None
         self.last_ok = time.monotonic()
+        self.last_db_down: float | None = None  # the server's last "database unavailable" answer
+        self.db_down_since: float | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"lease-{run_id}", daemon=True)
 
@@ -152,6 +172,10 @@ class LeaseKeeper:
             try:
                 self._api.lease(self.run_id, self.attempt, timeout_s=max(1.0, min(self._renew_s, 5.0)))
                 self.last_ok = time.monotonic()
+                if self.db_down_since is not None:
+                    log.info("lease renewed for run=%s after the server's database was unavailable for %.0f s",
+                             self.run_id, self.last_ok - self.db_down_since)
+                self.db_down_since = self.last_db_down = None
             except Stale as exc:
                 log.warning("lease refused for run=%s attempt=%s: %s", self.run_id, self.attempt, exc)
                 self.stale.set()
@@ -164,15 +188,33 @@ class LeaseKeeper:
                 self.rejected = f"lease refused by the server: {exc}"
                 return
             except Retryable as exc:
-                log.warning("lease renewal failed for run=%s (%.0fs since last): %s",
-                            self.run_id, time.monotonic() - self.last_ok, exc)
+                if exc.unavailable == "database" and self._db_grace_s > 0:
+                    self.last_db_down = time.monotonic()
+                    if self.db_down_since is None:
+                        self.db_down_since = self.last_db_down
+                        log.warning("run=%s: the server's database is unavailable; measuring on (spooled) for up "
+                                    "to %.0f s", self.run_id, self._db_grace_s)
+                else:
+                    log.warning("lease renewal failed for run=%s (%.0fs since last): %s",
+                                self.run_id, time.monotonic() - self.last_ok, exc)
             except Exception as exc:  # never let the keeper die silently: count it as a failed renewal
                 if self._stop.is_set():
                     return
                 log.warning("lease renewal error for run=%s: %s: %s", self.run_id, type(exc).__name__, exc)
-            if time.monotonic() - self.last_ok >= self._lost_after_s:
+            why = self.lost_because(time.monotonic())
+            if why:
+                self.lost_reason = why
                 self.lost.set()
                 return
+
+    def lost_because(self, now: float) -> str:
+        """Why the lease counts as lost at `now`, or "" while it holds."""
+        heard = max(self.last_ok, self.last_db_down or 0.0)  # the server answered (renewed, or "database down")
+        if now - heard >= self._lost_after_s:
+            return f"lease lost: server unreachable for {now - heard:.0f} s"
+        if self.db_down_since is not None and now - self.db_down_since >= self._db_grace_s:
+            return f"lease lost: the server's database unavailable for {now - self.db_down_since:.0f} s"
+        return ""
 
 
 class Listening:
@@ -602,11 +644,8 @@ class Daemon:
             run.outcome = ("failed", _cap(f"cannot start the kernel: {exc}"))
             return
         run.stream = Stream(max_samples=int(run.deadline_s * 10) + 100)
-        lease_s = assignment.get("lease_s")
-        renew_s = self.s.lease_renew_s
-        if isinstance(lease_s, (int, float)) and not isinstance(lease_s, bool) and lease_s > 0:
-            renew_s = min(renew_s, max(0.5, lease_s / 3))
-        run.lease = LeaseKeeper(self.api, run_id, attempt, renew_s, self.s.lease_lost_after_s, self.revoked)
+        renew_s, fence_s = lease_timing(assignment.get("lease_s"), self.s.lease_renew_s, self.s.lease_lost_after_s)
+        run.lease = LeaseKeeper(self.api, run_id, attempt, renew_s, fence_s, self.revoked, self.s.db_outage_grace_s)
         run.lease.start()
         log.info("kernel started run=%s pid=%d argv=%s", run_id, run.kernel.pid, " ".join(argv[1:]))
         self.state = State.RUNNING
@@ -627,7 +666,7 @@ class Daemon:
             if run.lease.rejected:
                 return ("failed", run.lease.rejected)
             if run.lease.lost.is_set():
-                return ("failed", f"lease lost: server unreachable for {self.s.lease_lost_after_s:g} s")
+                return ("failed", run.lease.lost_reason or "lease lost")
         if run.listening is not None:
             if run.listening.stale:
                 return (None, run.listening.stale)

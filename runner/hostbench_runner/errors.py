@@ -29,11 +29,13 @@ class Rejected(RunnerError):
 
 
 class Retryable(RunnerError):
-    """5xx, 429 or a network error: retry later with backoff."""
+    """5xx, 429 or a network error: retry later with backoff. `unavailable` names the part the server said was
+    down when it answered (its X-Hostbench-Unavailable header: "database"), None when it did not answer."""
 
-    def __init__(self, message: str, retry_after: float | None = None):
+    def __init__(self, message: str, retry_after: float | None = None, unavailable: str | None = None):
         super().__init__(message)
         self.retry_after = retry_after
+        self.unavailable = unavailable
 
 
 class ParamError(RunnerError):

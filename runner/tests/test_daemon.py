@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
 from runner_fakes import CPU_PARAMS, assignment, daemon_for, kernel_calls, pids_alive, run_once
 
-from hostbench_runner.daemon import RESTARTED_REASON, Daemon, State, advised_interval
+from hostbench_runner.daemon import RESTARTED_REASON, Daemon, LeaseKeeper, State, advised_interval, lease_timing
 from hostbench_runner.spool import Spool
 
 
@@ -303,3 +304,36 @@ def test_the_loop_claims_runs_heartbeats_the_current_run_and_stops_on_the_flag(s
 ])
 def test_the_heartbeat_period_is_the_servers_advice_within_bounds(ack, period):
     assert advised_interval(ack, 7.0) == period
+
+
+@pytest.mark.parametrize(("lease_s", "renew", "fence"), [
+    (30, 5.0, 25.0),     # the production lease: renew every 5 s, stop the kernel 5 s before the server may expire it
+    (10, 10 / 3, 10 - 10 / 3),  # the chaos profile
+    (3, 1.0, 2.0),       # the short profile: still two renewals before the fence
+    (None, 5.0, 30.0),   # an assignment without lease_s: the runner's own settings
+    (True, 5.0, 30.0),
+])
+def test_the_runner_stops_before_the_server_may_expire_its_lease(lease_s, renew, fence):
+    r, f = lease_timing(lease_s, 5.0, 30.0)
+    assert r == pytest.approx(renew) and f == pytest.approx(fence)
+    if isinstance(lease_s, int) and not isinstance(lease_s, bool):
+        assert f < lease_s and f >= 2 * r
+
+
+def test_a_lease_holds_through_a_database_outage_up_to_the_grace_but_not_through_silence():
+    k = LeaseKeeper(None, 1, 1, renew_s=1.0, lost_after_s=4.0, revoked=threading.Event(), db_grace_s=60.0)
+    t0 = k.last_ok
+    assert k.lost_because(t0 + 3.9) == ""
+    assert "unreachable" in k.lost_because(t0 + 4.0)  # silence: the fence
+    # the server answers "database unavailable" every second: the run goes on past the fence ...
+    k.db_down_since = t0 + 1
+    k.last_db_down = t0 + 30
+    assert k.lost_because(t0 + 30.5) == ""
+    # ... until the server stops answering too (then the fence counts from its last answer) ...
+    assert "unreachable" in k.lost_because(t0 + 34.0)
+    # ... or the outage outlasts the grace
+    k.last_db_down = t0 + 61
+    assert "database unavailable for 60 s" in k.lost_because(t0 + 61)
+    # without a grace the database answer does not count at all (the runner's setting 0)
+    k0 = LeaseKeeper(None, 1, 1, renew_s=1.0, lost_after_s=4.0, revoked=threading.Event(), db_grace_s=0.0)
+    assert k0.db_down_since is None and "unreachable" in k0.lost_because(k0.last_ok + 4.0)

@@ -19,6 +19,9 @@ class Settings(BaseSettings):
     runner_heartbeat_idle_s: float = Field(default=10.0, ge=1, le=60)
     # Lease granted to a runner per renewal; the runner renews every ~5 s.
     lease_s: float = 30.0
+    # How often Celery beat runs the reconciler. A gap of more than twice this since its last complete pass (the
+    # database, the worker or beat was down) gives every running lease a fresh term before any is expired.
+    reconcile_s: float = Field(default=5.0, ge=0.5, le=60)
     # A dispatched run no runner claimed within this long ends as failed.
     claim_timeout_s: float = 600.0
     # A queued run older than this is re-dispatched by the reconciler (Celery is the doorbell, not the ledger).

@@ -136,7 +136,7 @@ def install_error_handlers(app: FastAPI) -> None:
         the retry gets a fresh one. Any other database error is a bug and stays a 500."""
         if exc.connection_invalidated or isinstance(exc, OperationalError | SAInterfaceError):
             return JSONResponse({"detail": "the database is unavailable; retry shortly"}, status_code=503,
-                                headers={"Retry-After": str(DB_RETRY_AFTER_S)})
+                                headers={"Retry-After": str(DB_RETRY_AFTER_S), "X-Hostbench-Unavailable": "database"})
         raise exc
 
     @app.exception_handler(HostbenchError)

@@ -4,14 +4,15 @@ Celery message changes nothing."""
 import logging
 from datetime import timedelta
 
-from sqlalchemy import select
+from sqlalchemy import func, select, update
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from app.core import broker
 from app.core.config import get_settings
 from app.core.db import utcnow
 from app.hosts.models import Host
-from app.jobs.models import Run
+from app.jobs.models import Run, ServerMark
 from app.jobs.service import finish_run, publish_run, serve_ready, serve_run_of
 
 log = logging.getLogger("hostbench.dispatch")
@@ -50,8 +51,33 @@ def _next_ready(session: Session, host_id: int) -> Run | None:
     return None
 
 
+def renew_after_gap(session: Session) -> int:
+    """Leases cannot have been renewed while the server was not there to take the renewals (PostgreSQL stopped or
+    hung, the API cut off from it): a runner that kept measuring through such an outage must not find its run
+    failed the moment the database is back. So when the reconciler's last complete pass is more than two periods
+    old, every running lease first gets a fresh term; the runners renew within it. Returns the leases renewed."""
+    s = get_settings()
+    prev = session.scalar(select(ServerMark.at).where(ServerMark.name == "reconciled").with_for_update())
+    now = utcnow()
+    renewed = 0
+    if prev is None or (now - prev).total_seconds() > 2 * s.reconcile_s:
+        renewed = session.execute(
+            update(Run).where(Run.status.in_(("dispatched", "running")), Run.claimed_at.is_not(None))
+            .values(lease_expires_at=func.greatest(Run.lease_expires_at, now + timedelta(seconds=s.lease_s)))
+        ).rowcount or 0
+        if renewed and prev is not None:
+            log.warning("the reconciler last ran %.0f s ago (database, worker or beat unavailable): %d running "
+                        "lease(s) renewed for %.0f s so their runners can renew", (now - prev).total_seconds(),
+                        renewed, s.lease_s)
+    session.execute(insert(ServerMark).values(name="reconciled", at=now)
+                    .on_conflict_do_update(index_elements=["name"], set_={"at": now}))
+    session.commit()
+    return renewed
+
+
 def reconcile(session: Session) -> dict[str, int]:
     """Fail runs whose runner went silent; re-dispatch what a lost message left queued."""
+    renewed = renew_after_gap(session)
     now = utcnow()
     s = get_settings()
     failed = 0
@@ -90,4 +116,4 @@ def reconcile(session: Session) -> dict[str, int]:
     ).all()
     session.rollback()
     dispatched = sum(1 for host_id in waiting if dispatch_host(session, host_id) is not None)
-    return {"failed": failed, "dispatched": dispatched}
+    return {"failed": failed, "dispatched": dispatched, "renewed": renewed}

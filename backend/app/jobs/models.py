@@ -90,3 +90,14 @@ class Sample(Base):
     op: Mapped[str | None] = mapped_column(String(32))
     block_bytes: Mapped[int | None] = mapped_column(BigInteger)
     received_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class ServerMark(Base):
+    """A moment the server itself records, by name: "reconciled" is when the reconciler last ran to the end. A
+    gap in it means nothing was watching leases (PostgreSQL, the worker or beat was down), so no runner could
+    have renewed through it either (app.jobs.dispatch.reconcile)."""
+
+    __tablename__ = "server_marks"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    at: Mapped[datetime] = mapped_column()

@@ -16,7 +16,7 @@ celery_app.conf.update(
     broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_S},
     broker_connection_retry_on_startup=True,
     worker_hijack_root_logger=False,
-    beat_schedule={"reconcile": {"task": "hostbench.reconcile", "schedule": 5.0},
+    beat_schedule={"reconcile": {"task": "hostbench.reconcile", "schedule": get_settings().reconcile_s},
                    # sample retention (app.worker.retention): hourly, a bounded number of batches per call
                    "prune_samples": {"task": "hostbench.prune_samples", "schedule": 3600.0}},
     timezone="UTC",
