@@ -15,6 +15,9 @@ Scenarios so far:
   run starts within 2 s + the reconcile period + 3 s, once, and no pool process of the killed worker lives on.
 - beat-kill: `kill -9` of Celery beat, kept down for the trial: a job created meanwhile still starts within the
   reconcile period + 3 s, once.
+- postgres-stop: PostgreSQL stopped at once (SIGQUIT) during a run for --pg-outage-s (20 s), then started again:
+  the API answers 503 with Retry-After throughout (a 500, a 503 without it, or an answer slower than 5 s is a
+  bad answer), the run is not failed and not restarted, every sample is stored once.
 
 It prints one row per scenario and ends with one JSON line, as `./hostbench bench` does."""
 import argparse
@@ -47,18 +50,20 @@ class Tally:
     stuck: int = 0
     kernels_left: int = 0
     dead_claims: int = 0
+    bad_answers: int = 0  # postgres-stop: a 500, a 503 without Retry-After, no answer, or one slower than 5 s
     resolve_s: list[float] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     def row(self) -> dict:
         return {"trials": self.trials, "lost": self.lost, "duplicated": self.duplicated, "stuck": self.stuck,
-                "kernels_left": self.kernels_left, "dead_claims": self.dead_claims,
+                "kernels_left": self.kernels_left, "dead_claims": self.dead_claims, "bad_answers": self.bad_answers,
                 "resolve_p50_s": round(statistics.median(self.resolve_s), 2) if self.resolve_s else None,
                 "resolve_max_s": round(max(self.resolve_s), 2) if self.resolve_s else None}
 
     @property
     def ok(self) -> bool:
-        return not (self.lost or self.duplicated or self.stuck or self.kernels_left or self.dead_claims)
+        return not (self.lost or self.duplicated or self.stuck or self.kernels_left or self.dead_claims
+                    or self.bad_answers)
 
 
 class Trials:
@@ -71,6 +76,7 @@ class Trials:
         self.host = hosts["chaos-a"]
         self.runner: Child = stack.children["runner"]
         self.spool = stack.state / "runner" / "spool"
+        self.pg_outage_s = 20.0
 
     # -- helpers -------------------------------------------------------------------------------------
     def job(self, duration_s: float) -> int:
@@ -272,6 +278,61 @@ class Trials:
         finally:
             self.stack.children["beat"].start()
 
+    # -- PostgreSQL --------------------------------------------------------------------------------------
+    def _probe(self, t: Tally, until: float) -> dict[str, int]:
+        """What the API answers while PostgreSQL is away: a dashboard read and a runner-side call, every 0.5 s.
+        Anything but 200/503 (a 500 above all) or an answer slower than 5 s is a bad answer."""
+        seen: dict[str, int] = {}
+        while time.monotonic() < until:
+            for method, path in (("GET", f"/api/hosts/{self.host}"), ("GET", "/api/runs?limit=5")):
+                t0 = time.monotonic()
+                try:
+                    r = self.http.request(method, path, timeout=10)
+                    took, st = time.monotonic() - t0, r.status_code
+                    key = str(st)
+                    if st == 503 and not r.headers.get("Retry-After"):
+                        key = "503 without Retry-After"
+                except httpx.HTTPError as exc:
+                    took, key = time.monotonic() - t0, type(exc).__name__
+                seen[key] = seen.get(key, 0) + 1
+                if key not in ("200", "503") or took > 5:
+                    t.bad_answers += 1
+                    t.notes.append(f"{method} {path} during the outage: {key} after {took:.1f} s")
+            time.sleep(0.5)
+        return seen
+
+    def postgres_stop(self, t: Tally, i: int) -> None:
+        """PostgreSQL stopped at once (SIGQUIT: no checkpoint, as a crash) during a run and started again
+        PG_OUTAGE_S later. The API answers 503 with Retry-After meanwhile, never a 500 and never slowly; the runner
+        measures on into its spool; the run is not failed by an outage shorter than the runner's grace; its
+        backlog is stored once PostgreSQL is back, every sample exactly once."""
+        self.wait_online()
+        pg = self.stack.pg
+        assert pg is not None and pg.proc is not None
+        run_id = self.job(self.pg_outage_s + 10)
+        if self.wait(run_id, {"running"}, 30) is None:
+            t.stuck += 1
+            t.notes.append(f"run {run_id} never started")
+            return
+        time.sleep(self.rng.uniform(0.5, 3.0))
+        os.kill(pg.proc.pid, signal.SIGQUIT)
+        pg.proc.wait(30)
+        t_stop = time.monotonic()
+        seen = self._probe(t, t_stop + self.pg_outage_s)
+        pg.start()
+        t_back = time.monotonic()
+        end = self.wait(run_id, TERMINAL, 60)
+        if end is None:
+            t.stuck += 1
+            t.notes.append(f"run {run_id} not terminal 60 s after PostgreSQL came back")
+            return
+        t.resolve_s.append(time.monotonic() - t_back)
+        t.notes.append(f"run {run_id}: {end['status']} (attempt {end['attempt']}); during the outage {seen}")
+        if end["status"] != "succeeded" or end["attempt"] != 1:
+            t.stuck += 1  # a run the outage failed or restarted
+            t.notes.append(f"run {run_id}: {end['status_reason']}")
+        self.ledger(t, run_id, set())
+
 
 def _alive(pid: int) -> bool:
     try:
@@ -282,7 +343,8 @@ def _alive(pid: int) -> bool:
 
 
 SCENARIOS = {"runner-kill": Trials.runner_kill, "idle-runner-kill": Trials.idle_runner_kill,
-             "worker-kill": Trials.worker_kill, "beat-kill": Trials.beat_kill}
+             "worker-kill": Trials.worker_kill, "beat-kill": Trials.beat_kill,
+             "postgres-stop": Trials.postgres_stop}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -290,6 +352,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scenario", action="append", choices=sorted(SCENARIOS), default=[],
                    help="run only these scenarios; repeatable")
     p.add_argument("--seed", type=int, default=None, help="seed for the fault moments")
+    p.add_argument("--pg-outage-s", type=float, default=20.0,
+                   help="how long postgres-stop keeps PostgreSQL down (default 20 s)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -297,7 +361,8 @@ def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
     STATE.mkdir(exist_ok=True)
     state = Path(tempfile.mkdtemp(prefix="chaos-", dir=STATE))
-    stack = Stack(state, durable=False, runner_name="chaos-a", database="hostbench_chaos", fresh_database=True,
+    # durable: the production settings (fsync, synchronous commit), which the postgres-stop scenario relies on
+    stack = Stack(state, durable=True, runner_name="chaos-a", database="hostbench_chaos", fresh_database=True,
                   extra_env={"LEASE_S": str(LEASE_S)})
     tallies = {n: Tally() for n in names}
     t0 = time.monotonic()
@@ -306,6 +371,7 @@ def run(args: argparse.Namespace) -> int:
         stack.start_runner("runner-b", state / "runner-b", {"HOSTBENCH_RUNNER_NAME": "chaos-b"})
         stack.wait_healthy(60, runners=2)
         trials = Trials(stack, random.Random(seed))  # noqa: S311 - seeded fault timing, reproducible; not crypto
+        trials.pg_outage_s = args.pg_outage_s
         for name in names:
             for i in range(args.trials):
                 tallies[name].trials += 1
@@ -322,21 +388,22 @@ def run(args: argparse.Namespace) -> int:
 
 def _report(tallies: dict[str, Tally], seed: int, took_s: float, error: str | None = None) -> bool:
     head = f"{'scenario':18s} {'trials':>6s} {'lost':>5s} {'dup':>4s} {'stuck':>5s} {'kernels':>7s} " \
-           f"{'dead claims':>11s} {'p50 s':>6s} {'max s':>6s}"
+           f"{'dead claims':>11s} {'bad answers':>11s} {'p50 s':>6s} {'max s':>6s}"
     print(head)
     print("-" * len(head))
     for name, t in tallies.items():
         r = t.row()
         fmt = lambda v: "-" if v is None else f"{v:.1f}"  # noqa: E731
         print(f"{name:18s} {r['trials']:6d} {r['lost']:5d} {r['duplicated']:4d} {r['stuck']:5d} "
-              f"{r['kernels_left']:7d} {r['dead_claims']:11d} {fmt(r['resolve_p50_s']):>6s} "
+              f"{r['kernels_left']:7d} {r['dead_claims']:11d} {r['bad_answers']:11d} {fmt(r['resolve_p50_s']):>6s} "
               f"{fmt(r['resolve_max_s']):>6s}")
         for note in t.notes[:10]:
             print(f"    {note}")
     ok = error is None and all(t.ok for t in tallies.values())
     print(f"resolve = seconds from the fault (runner-kill) or from the runner's return (idle-runner-kill) to the "
           f"run's end; from the kill to the run's start (worker-kill, beat-kill); for worker-kill 'kernels' counts "
-          f"pool processes that outlived their worker; lease {LEASE_S:.0f} s, reconcile every {RECONCILE_S:.0f} s; "
+          f"pool processes that outlived their worker; from PostgreSQL's return to the run's end (postgres-stop); "
+          f"lease {LEASE_S:.0f} s, reconcile every {RECONCILE_S:.0f} s; "
           f"seed {seed}; {took_s:.0f} s")
     line = {"chaos": {n: t.row() for n, t in tallies.items()}, "seed": seed, "ok": ok}
     if error:

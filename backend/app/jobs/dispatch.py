@@ -61,10 +61,11 @@ def renew_after_gap(session: Session) -> int:
     now = utcnow()
     renewed = 0
     if prev is None or (now - prev).total_seconds() > 2 * s.reconcile_s:
-        renewed = session.execute(
+        renewed = len(session.scalars(
             update(Run).where(Run.status.in_(("dispatched", "running")), Run.claimed_at.is_not(None))
             .values(lease_expires_at=func.greatest(Run.lease_expires_at, now + timedelta(seconds=s.lease_s)))
-        ).rowcount or 0
+            .returning(Run.id)
+        ).all())
         if renewed and prev is not None:
             log.warning("the reconciler last ran %.0f s ago (database, worker or beat unavailable): %d running "
                         "lease(s) renewed for %.0f s so their runners can renew", (now - prev).total_seconds(),

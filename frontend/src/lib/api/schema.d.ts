@@ -1162,6 +1162,11 @@ export interface components {
         /** HeartbeatAck */
         HeartbeatAck: {
             /**
+             * Heartbeat S
+             * @default 5
+             */
+            heartbeat_s: number;
+            /**
              * Rotate Credential
              * @default false
              */
