@@ -1,5 +1,10 @@
+import asyncio
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+
+import anyio.to_thread
 
 from fastapi import FastAPI
 from fastapi.responses import FileResponse
@@ -19,6 +24,7 @@ from app.core.hostcheck import AllowedHosts
 from app.core.openapi import document_errors
 from app.hosts.router import router as hosts_router
 from app.hosts.service import runners_online
+from app.jobs.dispatch import reconcile_exclusive
 from app.jobs.router import router as jobs_router
 from app.live.router import router as live_router
 from app.reference.router import router as reference_router
@@ -52,10 +58,41 @@ def health() -> Health:
                   version=get_settings().hostbench_version)
 
 
+async def _reconcile_loop() -> None:
+    """The reconciler from inside the API (dispatch.reconcile_exclusive), every reconcile_s: leases are expired
+    and lost doorbells re-rung even while Celery beat is down. A failed pass (the database away) is logged once
+    per outage and retried at the next period."""
+    log = logging.getLogger("hostbench.reconcile")
+    failing = False
+    while True:
+        await asyncio.sleep(get_settings().reconcile_s)
+        try:
+            await anyio.to_thread.run_sync(reconcile_exclusive)
+            if failing:
+                log.info("reconciler pass succeeded again")
+            failing = False
+        except Exception as exc:  # noqa: BLE001 - the loop must outlive any one pass
+            if not failing:
+                log.warning("reconciler pass failed (retrying every %.0f s): %s: %s", get_settings().reconcile_s,
+                            type(exc).__name__, str(exc)[:200])
+            failing = True
+
+
+@asynccontextmanager
+async def _lifespan(_: FastAPI) -> AsyncIterator[None]:
+    task = asyncio.create_task(_reconcile_loop()) if get_settings().api_reconcile else None
+    try:
+        yield
+    finally:
+        if task is not None:
+            task.cancel()
+
+
 def create_app() -> FastAPI:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # /docs and /redoc are served below from the dashboard's build (no CDN: they work without internet)
-    app = FastAPI(title="hostbench", version=get_settings().hostbench_version, docs_url=None, redoc_url=None)
+    app = FastAPI(title="hostbench", version=get_settings().hostbench_version, docs_url=None, redoc_url=None,
+                  lifespan=_lifespan)
     install_error_handlers(app)
     app.add_middleware(BodyLimits)  # size limits and finite numbers, before any route reads a body
     app.add_middleware(Admission)  # requests wait in the event loop for a slot of their class (app.core.admission)

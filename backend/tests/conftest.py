@@ -41,6 +41,9 @@ def _bootstrap() -> None:
 
 
 _bootstrap()
+# Tests drive the reconciler by hand (dispatch.reconcile) and assert what one pass did: no API process of this test
+# session runs it in the background (app.main._reconcile_loop).
+os.environ.setdefault("API_RECONCILE", "false")
 # TestClient calls come with Host: testserver; the allowed-hosts check must let that name in.
 os.environ.setdefault("HOSTBENCH_ALLOWED_HOSTS", "testserver")
 

@@ -2,51 +2,22 @@
 route that needs the database answers 503 with Retry-After at once, never a 500 and never a hang; health says
 which part is down. The chaos command proves the same with a real PostgreSQL stopped under a running job."""
 import os
-import socket
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import httpx
 import pytest
 from sqlalchemy.engine import make_url
 
-BACKEND = Path(__file__).resolve().parents[1]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.apiproc import api_process, free_port
 
 
 @pytest.fixture
 def api_without_database(tmp_path):
-    dead = _free_port()  # bound and released: nothing listens there
+    dead = free_port()  # bound and released: nothing listens there
     url = make_url(os.environ["DATABASE_URL"]).set(host="127.0.0.1", port=dead)
     env = dict(os.environ, DATABASE_URL=url.render_as_string(hide_password=False), PYTHONUNBUFFERED="1")
-    port = _free_port()
-    log = open(tmp_path / "api.log", "wb")  # noqa: SIM115
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port",
-                             str(port), "--no-access-log"], cwd=BACKEND, env=env, stdout=log, stderr=log)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        assert proc.poll() is None, (tmp_path / "api.log").read_text()[-3000:]
-        try:
-            httpx.get(f"{base}/api/health", timeout=5)
-            break
-        except httpx.HTTPError:
-            assert time.monotonic() < deadline, "API process did not start"
-            time.sleep(0.2)
-    yield base
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(5)
+    with api_process(tmp_path / "api.log", env) as base:
+        yield base
 
 
 @pytest.mark.parametrize(("method", "path", "body"), [

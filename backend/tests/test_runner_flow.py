@@ -216,3 +216,30 @@ def test_events_stream_refuses_foreign_origin(client, runner):
     run_id = _job(client, host_id)
     r = client.get(f"/api/runs/{run_id}/events", headers={"Origin": "https://evil.example"})
     assert r.status_code == 403
+
+
+def test_one_reconciler_pass_at_a_time_and_not_twice_in_half_a_period(client, session, runner):
+    """reconcile_exclusive (what beat's task and every API process call): skipped while another pass holds the
+    lock or one just finished, else one pass that fails the silent run."""
+    from sqlalchemy import create_engine
+
+    host_id, headers = runner
+    run_id = _job(client, host_id)
+    _claim(client, session, host_id, headers)
+    client.post(f"/api/runner/runs/{run_id}/start", json={"attempt": 1, "kernel_info": KERNEL_INFO}, headers=headers)
+    dispatch.reconcile(session)  # a fresh mark: the next pass would be too soon
+    session.get(Run, run_id).lease_expires_at = utcnow() - timedelta(seconds=1)
+    session.commit()
+    assert dispatch.reconcile_exclusive() is None  # a pass finished under half a period ago
+    session.execute(update(ServerMark).values(at=utcnow() - timedelta(seconds=4)))
+    session.commit()
+    other = create_engine(session.get_bind().url).connect()  # another process in the middle of a pass
+    try:
+        assert other.scalar(select(func.pg_try_advisory_lock(dispatch.RECONCILE_LOCK))) is True
+        assert dispatch.reconcile_exclusive() is None
+        other.scalar(select(func.pg_advisory_unlock(dispatch.RECONCILE_LOCK)))
+    finally:
+        other.close()
+    assert dispatch.reconcile_exclusive() == {"failed": 1, "dispatched": 0, "renewed": 0}
+    session.expire_all()
+    assert session.get(Run, run_id).status == "failed"

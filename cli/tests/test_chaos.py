@@ -13,14 +13,15 @@ def test_report_ends_with_one_json_line_and_fails_on_any_loss(capsys):
     line = json.loads(out[-1])
     assert line["ok"] is False and line["seed"] == 5
     assert line["chaos"]["runner-kill"] == {"trials": 3, "lost": 0, "duplicated": 0, "stuck": 0, "kernels_left": 0,
-                                            "dead_claims": 0, "resolve_p50_s": 2.0, "resolve_max_s": 4.0}
+                                            "dead_claims": 0, "bad_answers": 0, "resolve_p50_s": 2.0,
+                                            "resolve_max_s": 4.0}
     assert line["chaos"]["idle-runner-kill"]["dead_claims"] == 1
     assert any("claimed while its runner was dead" in row for row in out)
     assert sum(1 for row in out if row.startswith("{")) == 2  # one per report printed above
 
 
 def test_every_tally_column_fails_the_trial():
-    for column in ("lost", "duplicated", "stuck", "kernels_left", "dead_claims"):
+    for column in ("lost", "duplicated", "stuck", "kernels_left", "dead_claims", "bad_answers"):
         assert not Tally(trials=1, **{column: 1}).ok
     assert Tally(trials=1).ok
-    assert set(SCENARIOS) == {"runner-kill", "idle-runner-kill", "worker-kill", "beat-kill"}
+    assert set(SCENARIOS) == {"runner-kill", "idle-runner-kill", "worker-kill", "beat-kill", "postgres-stop"}

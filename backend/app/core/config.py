@@ -22,6 +22,9 @@ class Settings(BaseSettings):
     # How often Celery beat runs the reconciler. A gap of more than twice this since its last complete pass (the
     # database, the worker or beat was down) gives every running lease a fresh term before any is expired.
     reconcile_s: float = Field(default=5.0, ge=0.5, le=60)
+    # Every API process also runs the reconciler every reconcile_s (one pass at a time over all of them), so it
+    # does not depend on beat alone. False only where a test drives reconcile() by hand.
+    api_reconcile: bool = True
     # A dispatched run no runner claimed within this long ends as failed.
     claim_timeout_s: float = 600.0
     # A queued run older than this is re-dispatched by the reconciler (Celery is the doorbell, not the ledger).

@@ -150,17 +150,24 @@ def authenticate_runner(session: Session, token: str | None) -> Host:
     return host
 
 
-def note_address(session: Session, host: Host, address: str | None) -> None:
-    """Record the source IP of a runner's call (what a two-host job's driver connects to); only an IP literal."""
+def ip_literal(address: str | None) -> str | None:
+    """A caller's address as hosts record it: an IP literal (an IPv4-mapped IPv6 one as IPv4), else None."""
     if not address:
-        return
+        return None
     try:
         ip = ipaddress.ip_address(address.split("%", 1)[0])
     except ValueError:
-        return
+        return None
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
-    address = str(ip)
+    return str(ip)
+
+
+def note_address(session: Session, host: Host, address: str | None) -> None:
+    """Record the source IP of a runner's call (what a two-host job's driver connects to); only an IP literal."""
+    address = ip_literal(address)
+    if address is None:
+        return
     if host.address != address:
         host.address = address
         session.commit()

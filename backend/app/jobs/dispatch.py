@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.core import broker
 from app.core.config import get_settings
-from app.core.db import utcnow
+from app.core.db import get_engine, utcnow
 from app.hosts.models import Host
 from app.jobs.models import Run, ServerMark
 from app.jobs.service import finish_run, publish_run, serve_ready, serve_run_of
@@ -74,6 +74,32 @@ def renew_after_gap(session: Session) -> int:
                     .on_conflict_do_update(index_elements=["name"], set_={"at": now}))
     session.commit()
     return renewed
+
+
+RECONCILE_LOCK = 0x6862_7263  # "hbrc": one reconciler pass at a time, whoever runs it
+
+
+def reconcile_exclusive() -> dict[str, int] | None:
+    """One reconciler pass, unless another is running (a PostgreSQL advisory lock) or one finished less than half a
+    period ago; None then. Celery beat's task and every API process call this (app.main's reconcile loop), so
+    leases are expired and lost doorbells re-rung with beat down too (docs/reliability.md, rule 1)."""
+    s = get_settings()
+    with get_engine().connect() as conn:
+        if not conn.scalar(select(func.pg_try_advisory_lock(RECONCILE_LOCK))):
+            conn.rollback()
+            return None
+        conn.commit()
+        try:
+            last = conn.scalar(select(ServerMark.at).where(ServerMark.name == "reconciled"))
+            conn.commit()
+            if last is not None and (utcnow() - last).total_seconds() < s.reconcile_s / 2:
+                return None
+            with Session(bind=conn, expire_on_commit=False) as session:
+                return reconcile(session)
+        finally:
+            conn.rollback()
+            conn.scalar(select(func.pg_advisory_unlock(RECONCILE_LOCK)))
+            conn.commit()
 
 
 def reconcile(session: Session) -> dict[str, int]:

@@ -1,5 +1,4 @@
 import asyncio
-import ipaddress
 import time
 from typing import Annotated
 
@@ -18,7 +17,7 @@ from app.core.errors import Unauthorized
 from app.core.security import hash_token
 from app.hosts import service as hosts
 from app.hosts.models import Host
-from app.hosts.service import authenticate_runner, note_address
+from app.hosts.service import authenticate_runner, ip_literal, note_address
 from app.live.hub import hub
 from app.runner_api import ingest, service
 from app.runner_api.schemas import (
@@ -65,18 +64,6 @@ current_runner.__hostbench_access__ = "runner"  # type: ignore[attr-defined]  # 
 RunnerDep = Annotated[Host, Depends(current_runner)]
 
 
-def _ip(address: str | None) -> str | None:
-    """The caller's address as note_address records it (an IP literal), else None."""
-    if not address:
-        return None
-    try:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
-    except ValueError:
-        return None
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return str(ip)
-
 
 @router.post("/runners/register", response_model=RunnerRegistered, status_code=201, dependencies=[REGISTRATION])
 def register(body: RunnerRegister, session: RunnerSessionDep) -> RunnerRegistered:
@@ -102,7 +89,7 @@ def heartbeat(body: Heartbeat, request: Request, session: RunnerSessionDep,
     token = _bearer(authorization)
     if token and body.inventory is None:
         rotate = session.execute(_BEAT, {"version": body.version or None, "digest": hash_token(token),
-                                         "address": _ip(request.client.host if request.client else None)}).scalar()
+                                         "address": ip_literal(request.client.host if request.client else None)}).scalar()
         if rotate is not None:
             session.commit()
             return HeartbeatAck(server_time=time.time(), rotate_credential=bool(rotate),
@@ -143,7 +130,7 @@ def _claim_once(host_id: int, address: str | None) -> Assignment | None:
     """One pass of the long poll. The credential was checked when the poll began; a rotation completed since
     must not fail this poll, a revocation must: so the host is re-read by id, not by the token."""
     with busy_as_503("runner"), get_runner_sessionmaker()() as session:
-        waiting = session.execute(_POLL, {"host_id": host_id, "address": _ip(address)}).scalar()
+        waiting = session.execute(_POLL, {"host_id": host_id, "address": ip_literal(address)}).scalar()
         if waiting is None:
             raise Unauthorized("runner credential unknown or revoked")
         session.commit()

@@ -11,9 +11,8 @@ def dispatch_host(host_id: int) -> None:
 
 
 @celery_app.task(name="hostbench.reconcile")
-def reconcile() -> dict[str, int]:
-    with get_sessionmaker()() as session:
-        return dispatch.reconcile(session)
+def reconcile() -> dict[str, int] | None:
+    return dispatch.reconcile_exclusive()
 
 
 @celery_app.task(name="hostbench.prune_samples")

@@ -18,33 +18,7 @@
 
 #include "../harness.h"
 #include "../host.h"
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define HB_X86 1
-#else
-#define HB_X86 0
-#endif
-#if defined(__aarch64__)
-#include <arm_neon.h>
-#include <sys/auxv.h>
-#define HB_ARM 1
-/* SVE where gcc can target it per function (as in cpu.c): picked at run time by HWCAP_SVE */
-#if !defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 10 && __has_include(<arm_sve.h>)
-#define HB_SVE 1
-#else
-#define HB_SVE 0
-#endif
-#ifndef HWCAP_ASIMD
-#define HWCAP_ASIMD (1UL << 1)
-#endif
-#ifndef HWCAP_SVE
-#define HWCAP_SVE (1UL << 22)
-#endif
-#else
-#define HB_ARM 0
-#define HB_SVE 0
-#endif
+#include "../isa.h"
 
 __extension__ typedef unsigned __int128 u128;
 
