@@ -11,6 +11,8 @@ Scenarios so far:
   server has resolved the run (it stayed down).
 - idle-runner-kill: `kill -9` of an idle runner (its long poll open), then a job for its host within the poll's
   window: the dead poll must claim nothing; the job runs once the runner is back.
+- runner-stop: SIGSTOP of the runner mid-run until the server has failed the run, then SIGCONT: the kernel that
+  ran on meanwhile must be gone within 2 s + one renewal period; the attempt's samples stored once.
 - worker-kill: `kill -9` of the Celery worker, a job created while it is down, the worker back 2 s later: the
   run starts within 2 s + the reconcile period + 3 s, once, and no pool process of the killed worker lives on.
 - beat-kill: `kill -9` of Celery beat, kept down for the trial: a job created meanwhile still starts within the
@@ -212,6 +214,48 @@ class Trials:
         self.ledger(t, run_id, set())
 
 
+    def runner_stop(self, t: Tally, i: int) -> None:
+        """SIGSTOP of the runner mid-run, held until the server has failed the run (its lease ran out), then
+        SIGCONT. The woken runner's old attempt is refused (409) or its own fence has passed: its kernel, which
+        ran on meanwhile, must be gone within 2 s + one renewal period of SIGCONT; the samples of the attempt
+        are stored once; the host is free again."""
+        self.wait_online()
+        run_id = self.job(25)
+        if self.wait(run_id, {"running"}, 30) is None:
+            t.stuck += 1
+            t.notes.append(f"run {run_id} never started")
+            return
+        time.sleep(self.rng.uniform(0.5, 3.0))
+        assert self.runner.proc is not None
+        pid = self.runner.proc.pid
+        kernels = self.kernels_of(pid)
+        os.kill(pid, signal.SIGSTOP)
+        t_stop = time.monotonic()
+        try:
+            end = self.wait(run_id, TERMINAL, LEASE_S + RECONCILE_S + 10)
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        t_cont = time.monotonic()
+        deadline = t_cont + 2 + LEASE_S / 3
+        while any(_alive(k) for k in kernels) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        gone_s = time.monotonic() - t_cont
+        left = [k for k in kernels if _alive(k)]
+        t.kernels_left += len(left)
+        if left:
+            t.notes.append(f"run {run_id}: kernel {left} still running {gone_s:.1f} s after SIGCONT")
+        if end is None:
+            t.stuck += 1
+            t.notes.append(f"run {run_id} not failed while its runner was stopped")
+            return
+        t.resolve_s.append(t_cont - t_stop)
+        if end["status"] != "failed":
+            t.notes.append(f"run {run_id}: {end['status']} while its runner was stopped: {end['status_reason']}")
+        t.notes.append(f"run {run_id}: {end['status']} after {t_cont - t_stop:.1f} s stopped; kernel gone "
+                       f"{gone_s:.1f} s after SIGCONT")
+        self.wait_online()
+        self.ledger(t, run_id, set())
+
     # -- the Celery side ------------------------------------------------------------------------------
     def _kill_child(self, name: str) -> list[int]:
         """kill -9 one of the stack's processes by pid; returns the pids of its children (a prefork worker's
@@ -343,6 +387,7 @@ def _alive(pid: int) -> bool:
 
 
 SCENARIOS = {"runner-kill": Trials.runner_kill, "idle-runner-kill": Trials.idle_runner_kill,
+             "runner-stop": Trials.runner_stop,
              "worker-kill": Trials.worker_kill, "beat-kill": Trials.beat_kill,
              "postgres-stop": Trials.postgres_stop}
 
@@ -400,7 +445,8 @@ def _report(tallies: dict[str, Tally], seed: int, took_s: float, error: str | No
         for note in t.notes[:10]:
             print(f"    {note}")
     ok = error is None and all(t.ok for t in tallies.values())
-    print(f"resolve = seconds from the fault (runner-kill) or from the runner's return (idle-runner-kill) to the "
+    print(f"resolve = seconds from the fault (runner-kill; runner-stop: to SIGCONT, once the server failed the "
+          f"run) or from the runner's return (idle-runner-kill) to the "
           f"run's end; from the kill to the run's start (worker-kill, beat-kill); for worker-kill 'kernels' counts "
           f"pool processes that outlived their worker; from PostgreSQL's return to the run's end (postgres-stop); "
           f"lease {LEASE_S:.0f} s, reconcile every {RECONCILE_S:.0f} s; "

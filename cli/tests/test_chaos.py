@@ -24,4 +24,5 @@ def test_every_tally_column_fails_the_trial():
     for column in ("lost", "duplicated", "stuck", "kernels_left", "dead_claims", "bad_answers"):
         assert not Tally(trials=1, **{column: 1}).ok
     assert Tally(trials=1).ok
-    assert set(SCENARIOS) == {"runner-kill", "idle-runner-kill", "worker-kill", "beat-kill", "postgres-stop"}
+    assert set(SCENARIOS) == {"runner-kill", "idle-runner-kill", "runner-stop", "worker-kill", "beat-kill",
+                              "postgres-stop"}
