@@ -88,8 +88,9 @@ def heartbeat(body: Heartbeat, request: Request, session: RunnerSessionDep,
               authorization: Annotated[str | None, Header()] = None) -> HeartbeatAck:
     token = _bearer(authorization)
     if token and body.inventory is None:
+        address = ip_literal(request.client.host if request.client else None)
         rotate = session.execute(_BEAT, {"version": body.version or None, "digest": hash_token(token),
-                                         "address": ip_literal(request.client.host if request.client else None)}).scalar()
+                                         "address": address}).scalar()
         if rotate is not None:
             session.commit()
             return HeartbeatAck(server_time=time.time(), rotate_credential=bool(rotate),
