@@ -17,6 +17,8 @@ Scenarios so far:
   run starts within 2 s + the reconcile period + 3 s, once, and no pool process of the killed worker lives on.
 - beat-kill: `kill -9` of Celery beat, kept down for the trial: a job created meanwhile still starts within the
   reconcile period + 3 s, once.
+- redis-kill: `kill -9` of Redis for --redis-outage-s (20 s), a job created meanwhile and one right after its
+  return: both run once, every sample stored once, the second starts within 30 s of Redis's return.
 - postgres-stop: PostgreSQL stopped at once (SIGQUIT) during a run for --pg-outage-s (20 s), then started again:
   the API answers 503 with Retry-After throughout (a 500, a 503 without it, or an answer slower than 5 s is a
   bad answer), the run is not failed and not restarted, every sample is stored once.
@@ -79,6 +81,7 @@ class Trials:
         self.runner: Child = stack.children["runner"]
         self.spool = stack.state / "runner" / "spool"
         self.pg_outage_s = 20.0
+        self.redis_outage_s = 20.0
 
     # -- helpers -------------------------------------------------------------------------------------
     def job(self, duration_s: float) -> int:
@@ -377,6 +380,56 @@ class Trials:
             t.notes.append(f"run {run_id}: {end['status_reason']}")
         self.ledger(t, run_id, set())
 
+    # -- Redis ---------------------------------------------------------------------------------------------
+    def redis_kill(self, t: Tally, i: int) -> None:
+        """`kill -9` of Redis (the Celery broker, the doorbells, the live fan-out) for --redis-outage-s (20 s), a
+        job created while it is down, Redis started again (its own data as it left it), a second job right
+        after. Both jobs are accepted, run once at attempt 1 with every sample stored once, and the second
+        starts within 30 s of Redis's return. PostgreSQL holds the jobs; Redis only rings."""
+        self.wait_online()
+        redis = self.stack.redis
+        assert redis is not None and redis.proc is not None
+        os.kill(redis.proc.pid, signal.SIGKILL)
+        redis.proc.wait(10)
+        t_kill = time.monotonic()
+        time.sleep(self.rng.uniform(0.5, 2.0))
+        try:
+            during = self.job(3)
+        except RuntimeError as exc:
+            t.bad_answers += 1
+            t.notes.append(f"a job created while Redis was down was refused: {exc}")
+            during = None
+        time.sleep(max(0.0, self.redis_outage_s - (time.monotonic() - t_kill)))
+        redis.start()
+        t_back = time.monotonic()
+        after = self.job(3)
+        for run_id, since, limit in ((during, t_kill, self.redis_outage_s + 30), (after, t_back, 30.0)):
+            if run_id is None:
+                continue
+            started = self.wait(run_id, {"running", *TERMINAL}, limit + 30)
+            if started is None:
+                t.stuck += 1
+                t.notes.append(f"run {run_id} never started")
+                continue
+            waited = time.monotonic() - since
+            t.notes.append(f"run {run_id} (created {'during the outage' if run_id == during else 'after it'}) "
+                           f"started {waited:.1f} s after Redis was {'killed' if run_id == during else 'back'}")
+            if run_id == after:
+                t.resolve_s.append(waited)
+                if waited > limit:
+                    t.stuck += 1
+                    t.notes.append(f"run {run_id} started {waited:.1f} s after Redis came back (limit {limit:.0f} s)")
+            end = self.wait(run_id, TERMINAL, 60)
+            if end is None:
+                t.stuck += 1
+                t.notes.append(f"run {run_id} not terminal 60 s after it started")
+                continue
+            if end["status"] != "succeeded" or end["attempt"] != 1:
+                t.duplicated += end["attempt"] > 1
+                t.stuck += end["status"] != "succeeded"
+                t.notes.append(f"run {run_id}: {end['status']} at attempt {end['attempt']}: {end['status_reason']}")
+            self.ledger(t, run_id, set())
+
 
 def _alive(pid: int) -> bool:
     try:
@@ -389,7 +442,7 @@ def _alive(pid: int) -> bool:
 SCENARIOS = {"runner-kill": Trials.runner_kill, "idle-runner-kill": Trials.idle_runner_kill,
              "runner-stop": Trials.runner_stop,
              "worker-kill": Trials.worker_kill, "beat-kill": Trials.beat_kill,
-             "postgres-stop": Trials.postgres_stop}
+             "redis-kill": Trials.redis_kill, "postgres-stop": Trials.postgres_stop}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -399,6 +452,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed for the fault moments")
     p.add_argument("--pg-outage-s", type=float, default=20.0,
                    help="how long postgres-stop keeps PostgreSQL down (default 20 s)")
+    p.add_argument("--redis-outage-s", type=float, default=20.0,
+                   help="how long redis-kill keeps Redis down (default 20 s)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -417,6 +472,7 @@ def run(args: argparse.Namespace) -> int:
         stack.wait_healthy(60, runners=2)
         trials = Trials(stack, random.Random(seed))  # noqa: S311 - seeded fault timing, reproducible; not crypto
         trials.pg_outage_s = args.pg_outage_s
+        trials.redis_outage_s = args.redis_outage_s
         for name in names:
             for i in range(args.trials):
                 tallies[name].trials += 1
@@ -448,7 +504,8 @@ def _report(tallies: dict[str, Tally], seed: int, took_s: float, error: str | No
     print(f"resolve = seconds from the fault (runner-kill; runner-stop: to SIGCONT, once the server failed the "
           f"run) or from the runner's return (idle-runner-kill) to the "
           f"run's end; from the kill to the run's start (worker-kill, beat-kill); for worker-kill 'kernels' counts "
-          f"pool processes that outlived their worker; from PostgreSQL's return to the run's end (postgres-stop); "
+          f"pool processes that outlived their worker; from Redis's return to the next job's start (redis-kill); "
+          f"from PostgreSQL's return to the run's end (postgres-stop); "
           f"lease {LEASE_S:.0f} s, reconcile every {RECONCILE_S:.0f} s; "
           f"seed {seed}; {took_s:.0f} s")
     line = {"chaos": {n: t.row() for n, t in tallies.items()}, "seed": seed, "ok": ok}
