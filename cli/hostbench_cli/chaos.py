@@ -399,7 +399,12 @@ class Trials:
             t.bad_answers += 1
             t.notes.append(f"a job created while Redis was down was refused: {exc}")
             during = None
-        time.sleep(max(0.0, self.redis_outage_s - (time.monotonic() - t_kill)))
+        started_during: float | None = None  # when the job created during the outage was seen running
+        while time.monotonic() - t_kill < self.redis_outage_s:
+            if during is not None and started_during is None and \
+                    self.run(during)["status"] in {"running", *TERMINAL}:
+                started_during = time.monotonic() - t_kill
+            time.sleep(0.2)
         redis.start()
         t_back = time.monotonic()
         after = self.job(3)
@@ -412,8 +417,12 @@ class Trials:
                 t.notes.append(f"run {run_id} never started")
                 continue
             waited = time.monotonic() - since
-            t.notes.append(f"run {run_id} (created {'during the outage' if run_id == during else 'after it'}) "
-                           f"started {waited:.1f} s after Redis was {'killed' if run_id == during else 'back'}")
+            if run_id == during:
+                t.notes.append(f"run {run_id} (created during the outage) started " + (
+                    f"{started_during:.1f} s after the kill, Redis still down" if started_during is not None
+                    else f"only after Redis was back ({waited:.1f} s after the kill)"))
+            else:
+                t.notes.append(f"run {run_id} (created after it) started {waited:.1f} s after Redis was back")
             if run_id == after:
                 t.resolve_s.append(waited)
                 if waited > limit:
