@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from sqlalchemy import text
 
 from app.audit.router import router as audit_router
-from app.core.admission import Admission
+from app.core.admission import LAG, Admission
 from app.core.auth import PUBLIC, api_routes, route_access
 from app.core.body import BodyLimits
 from app.core.broker import get_redis
@@ -79,11 +79,13 @@ async def _reconcile_loop() -> None:
 
 @asynccontextmanager
 async def _lifespan(_: FastAPI) -> AsyncIterator[None]:
-    task = asyncio.create_task(_reconcile_loop()) if get_settings().api_reconcile else None
+    tasks = [LAG.start()]  # how late the event loop runs: the dashboard is shed when it is out of CPU
+    if get_settings().api_reconcile:
+        tasks.append(asyncio.create_task(_reconcile_loop()))
     try:
         yield
     finally:
-        if task is not None:
+        for task in tasks:
             task.cancel()
 
 

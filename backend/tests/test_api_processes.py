@@ -4,61 +4,25 @@ and live-stream slots are counted across both."""
 import json
 import os
 import queue
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
+from contextlib import ExitStack
 
 import httpx
 import pytest
 
 from app.hosts.service import create_registration_token
 from app.jobs import dispatch
+from tests.apiproc import api_process
 from tests.conftest import ZEN4_INVENTORY, make_user
-
-BACKEND = Path(__file__).resolve().parents[1]
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
 def two_apis(tmp_path):
-    procs, urls = [], []
     env = dict(os.environ, HOSTBENCH_SSE_PER_USER="2", PYTHONUNBUFFERED="1")
-    for i in range(2):
-        port = _free_port()
-        log = open(tmp_path / f"api{i}.log", "wb")  # noqa: SIM115
-        procs.append(subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
-                                       "--port", str(port), "--no-access-log"], cwd=BACKEND, env=env,
-                                      stdout=log, stderr=log))
-        urls.append(f"http://127.0.0.1:{port}")
-    deadline = time.monotonic() + 60
-    for url, p in zip(urls, procs, strict=True):
-        while True:
-            assert p.poll() is None, (tmp_path / "api0.log").read_text()[-3000:]
-            try:
-                if httpx.get(f"{url}/api/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "API process did not start"
-            time.sleep(0.2)
-    yield urls
-    for p in procs:
-        p.terminate()
-    for p in procs:
-        try:
-            p.wait(10)  # uvicorn waits for open streams to end; the tests close theirs
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait(5)
+    with ExitStack() as stack:
+        # uvicorn waits for open streams to end when stopped; the tests close theirs
+        yield [stack.enter_context(api_process(tmp_path / f"api{i}.log", env)) for i in range(2)]
 
 
 def _events(url: str, headers: dict, out: queue.Queue, stop: threading.Event) -> None:

@@ -271,28 +271,33 @@ class Trials:
         child.proc.wait(10)
         return kids
 
-    def _job_dispatched(self, t: Tally, run_id: int, since: float, limit_s: float) -> None:
-        """The run must be running (or done) within limit_s of `since`, then succeed at attempt 1 (one run, no
-        second attempt) with every sample stored once."""
+    def _job_dispatched(self, t: Tally, run_id: int, since: float, limit_s: float, *, timed: bool = True,
+                        must_succeed: bool = False) -> float | None:
+        """The run must be running (or done) within limit_s of `since` (counted in the scenario's resolve times
+        when `timed`), then end at attempt 1 (one run, no second attempt) — and succeed, with `must_succeed` —
+        with every sample stored once. Returns the seconds from `since` to its start, None if it never did."""
         started = self.wait(run_id, {"running", *TERMINAL}, limit_s + 30)
         if started is None:
             t.stuck += 1
             t.notes.append(f"run {run_id} not dispatched {limit_s + 30:.0f} s after the fault")
-            return
+            return None
         waited = time.monotonic() - since
-        t.resolve_s.append(waited)
-        if waited > limit_s:
-            t.stuck += 1
-            t.notes.append(f"run {run_id} waited {waited:.1f} s to start (limit {limit_s:.0f} s)")
+        if timed:
+            t.resolve_s.append(waited)
+            if waited > limit_s:
+                t.stuck += 1
+                t.notes.append(f"run {run_id} waited {waited:.1f} s to start (limit {limit_s:.0f} s)")
         end = self.wait(run_id, TERMINAL, 60)
         if end is None:
             t.stuck += 1
             t.notes.append(f"run {run_id} not terminal 60 s after it started")
-            return
+            return waited
         if end["status"] != "succeeded" or end["attempt"] != 1:
             t.duplicated += end["attempt"] > 1
+            t.stuck += must_succeed and end["status"] != "succeeded"
             t.notes.append(f"run {run_id}: {end['status']} at attempt {end['attempt']}: {end['status_reason']}")
         self.ledger(t, run_id, set())
+        return waited
 
     def worker_kill(self, t: Tally, i: int) -> None:
         """kill -9 the Celery worker, then create a job while it is down; it is back RESTART_S later, as
@@ -408,37 +413,16 @@ class Trials:
         redis.start()
         t_back = time.monotonic()
         after = self.job(3)
-        for run_id, since, limit in ((during, t_kill, self.redis_outage_s + 30), (after, t_back, 30.0)):
-            if run_id is None:
-                continue
-            started = self.wait(run_id, {"running", *TERMINAL}, limit + 30)
-            if started is None:
-                t.stuck += 1
-                t.notes.append(f"run {run_id} never started")
-                continue
-            waited = time.monotonic() - since
-            if run_id == during:
-                t.notes.append(f"run {run_id} (created during the outage) started " + (
+        if during is not None:
+            waited = self._job_dispatched(t, during, t_kill, self.redis_outage_s + 30, timed=False,
+                                          must_succeed=True)
+            if waited is not None:
+                t.notes.append(f"run {during} (created during the outage) started " + (
                     f"{started_during:.1f} s after the kill, Redis still down" if started_during is not None
                     else f"only after Redis was back ({waited:.1f} s after the kill)"))
-            else:
-                t.notes.append(f"run {run_id} (created after it) started {waited:.1f} s after Redis was back")
-            if run_id == after:
-                t.resolve_s.append(waited)
-                if waited > limit:
-                    t.stuck += 1
-                    t.notes.append(f"run {run_id} started {waited:.1f} s after Redis came back (limit {limit:.0f} s)")
-            end = self.wait(run_id, TERMINAL, 60)
-            if end is None:
-                t.stuck += 1
-                t.notes.append(f"run {run_id} not terminal 60 s after it started")
-                continue
-            if end["status"] != "succeeded" or end["attempt"] != 1:
-                t.duplicated += end["attempt"] > 1
-                t.stuck += end["status"] != "succeeded"
-                t.notes.append(f"run {run_id}: {end['status']} at attempt {end['attempt']}: {end['status_reason']}")
-            self.ledger(t, run_id, set())
-
+        waited = self._job_dispatched(t, after, t_back, 30.0, must_succeed=True)
+        if waited is not None:
+            t.notes.append(f"run {after} (created after it) started {waited:.1f} s after Redis was back")
 
 def _alive(pid: int) -> bool:
     try:

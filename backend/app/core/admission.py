@@ -78,9 +78,10 @@ class LoopLag:
         self.lag_s = 0.0
         self._task: asyncio.Task[None] | None = None
 
-    def ensure(self) -> None:
-        if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(self._watch())
+    def start(self) -> asyncio.Task[None]:
+        """The watcher for this process's event loop; app.main's lifespan starts it and cancels it."""
+        self._task = asyncio.get_running_loop().create_task(self._watch())
+        return self._task
 
     async def _watch(self) -> None:
         loop = asyncio.get_running_loop()
@@ -164,7 +165,6 @@ class Admission:
             await self.app(scope, receive, send)
             return
         gate = GATES[name]
-        LAG.ensure()
         shed = name == "dashboard" and LAG.lag_s > DASHBOARD_SHED_LAG_S and scope["path"] != "/api/health"
         if shed:
             gate.refused += 1

@@ -137,11 +137,9 @@ def _claim_once(host_id: int, address: str | None) -> Assignment | None:
         session.commit()
         if not waiting:
             return None
-        host = session.get(Host, host_id)
+        host = session.get(Host, host_id)  # seen and its address noted by _POLL just now
         if host is None or host.revoked_at is not None or host.deleted_at is not None:
             raise Unauthorized("runner credential unknown or revoked")
-        hosts.note_address(session, host, address)
-        service.touch(session, host)
         return service.claim(session, host)
 
 
