@@ -8,9 +8,10 @@
 Signal handlers only set flags; the loop notices them. Around the loop run three small threads:
 the heartbeat (every 5 s, idle or busy), the uploader (spool → server) and, while a run is on,
 its lease keeper (every 5 s; a 409 or 30 s without renewal stops the kernel). The lease is held
-until the finish is spooled, through the reference tools (reference.py) if any run. A two-host serve run
-that asked for references also keeps reference servers for its peer (reference_serve.py) from the kernel's
-`listening` until the run ends, however it ends.
+until the finish is spooled, through the reference tools (referencing.py, reftools/) if any run. A two-host
+serve run reports its kernel's port, and if it asked for references also keeps reference servers for its peer
+(peer.py) from the kernel's `listening` until the run ends, however it ends. The heartbeat and the lease keeper
+are in keepalive.py, one run's state in runstate.py.
 """
 
 from __future__ import annotations
@@ -18,33 +19,30 @@ from __future__ import annotations
 import enum
 import logging
 import math
-import os
 import queue
 import shutil
 import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from . import __version__, credential, inventory, reference
+from . import __version__, credential, inventory
 from .api import ApiClient, Backoff, call_with_retry
 from .config import Settings
-from .errors import ConfigError, KernelUnavailable, ParamError, ProtocolError, Rejected, Retryable, Stale, Unauthorized
+from .errors import ConfigError, KernelUnavailable, ParamError, ProtocolError, Retryable, Unauthorized
 from .experiments import EXPERIMENTS, kernels_needed
-from .kernel import KernelCatalog, KernelProcess, describe_exit
+from .keepalive import Heartbeat, LeaseKeeper, lease_timing
+from .kernel import KernelCatalog, KernelProcess
+from .peer import servers_dir
 from .protocol import Stream, sample_for_api
-from .reference_serve import PeerServers
+from .runstate import Run, cap, kernel_verdict
 from .spool import Spool, check_run_key
 from .uploader import Uploader
 
 log = logging.getLogger("hostbench.daemon")
 
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG, EXIT_REVOKED = 0, 1, 2, 3
-MAX_REASON = 2000
 STOPPED_REASON = "runner stopped"
 RESTARTED_REASON = "runner restarted during the run"
 # --register-only (the installer) gives up on a server it cannot reach after this long, and exits 1.
@@ -57,203 +55,6 @@ class State(enum.Enum):
     RUNNING = "running"
     REFERENCING = "referencing"
     FINISHING = "finishing"
-
-
-def advised_interval(ack: Any, default_s: float) -> float:
-    """The heartbeat period the server asked for (longer while idle: the long polls show the runner alive),
-    within 1..60 s; the runner's own setting when the server says nothing usable."""
-    advised = ack.get("heartbeat_s") if isinstance(ack, dict) else None
-    if isinstance(advised, (int, float)) and not isinstance(advised, bool) and 1 <= advised <= 60:
-        return float(advised)
-    return default_s
-
-
-class Heartbeat:
-    """POST /api/runner/heartbeat every interval, idle or busy; the first one carries the inventory, every one
-    the runner's version. An answer with `rotate_credential: true` calls `rotate` (from this thread)."""
-
-    def __init__(self, api: ApiClient, interval_s: float, inventory: dict[str, Any] | None,
-                 current_run: Callable[[], dict[str, Any] | None], revoked: threading.Event,
-                 rotate: Callable[[], None] | None = None):
-        self._api, self._interval = api, interval_s
-        self._inventory = inventory
-        self._current_run = current_run
-        self._revoked = revoked
-        self._rotate = rotate
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="heartbeat", daemon=True)
-        self.reachable: bool | None = None
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            body: dict[str, Any] = {"run": self._current_run(), "version": __version__}
-            if self._inventory is not None:
-                body["inventory"] = self._inventory
-            wait = self._interval
-            try:
-                ack = self._api.heartbeat(body)
-                self._inventory = None
-                wait = advised_interval(ack, self._interval)
-                if self.reachable is not True:
-                    log.info("heartbeat ok: server reachable")
-                self.reachable = True
-                if isinstance(ack, dict) and ack.get("rotate_credential") is True and self._rotate is not None:
-                    try:
-                        self._rotate()
-                    except (Rejected, Retryable) as exc:
-                        log.warning("credential rotation failed; the next heartbeat asks again: %s", exc)
-            except Unauthorized as exc:
-                log.error("heartbeat refused: %s", exc)
-                self._revoked.set()
-                return
-            except Rejected as exc:
-                log.error("heartbeat rejected (%s); inventory will not be re-sent", exc)
-                self._inventory = None
-            except Retryable as exc:
-                if self.reachable is not False:
-                    log.warning("heartbeat failed, server unreachable: %s", exc)
-                self.reachable = False
-            except Exception as exc:  # e.g. the client closed under it at exit
-                if self._stop.is_set():
-                    return
-                log.warning("heartbeat error: %s: %s", type(exc).__name__, exc)
-            self._stop.wait(wait)
-
-
-def lease_timing(lease_s: Any, renew_s: float, lost_after_s: float) -> tuple[float, float]:
-    """(renew every, stop the kernel after this long without a renewal) for a run whose server lease is `lease_s`:
-    at least three renewals per lease, and a fence a renewal period shorter than the lease, so the kernel has
-    stopped before the server may expire the lease and hand the run to a new attempt (docs/reliability.md,
-    rule 4)."""
-    if isinstance(lease_s, (int, float)) and not isinstance(lease_s, bool) and lease_s > 0:
-        renew_s = min(renew_s, max(0.5, lease_s / 3))
-        lost_after_s = min(lost_after_s, max(2 * renew_s, lease_s - renew_s))
-    return renew_s, lost_after_s
-
-
-class LeaseKeeper:
-    """Renews the lease of one (run, attempt) every `renew_s` (docs/reliability.md, rule 4).
-
-    The run is lost (the kernel must stop) when no renewal succeeded for `lost_after_s`, which the daemon keeps
-    shorter than the server's lease: the runner stops before the server may give the run away. One exception:
-    while the server itself answers that only its database is unavailable (503, X-Hostbench-Unavailable:
-    database), nobody can be handed this run, so the kernel keeps measuring (into the spool) for up to
-    `db_grace_s`; the server gives running leases a fresh term when its database is back."""
-
-    def __init__(self, api: ApiClient, run_id: Any, attempt: int, renew_s: float,
-                 lost_after_s: float, revoked: threading.Event, db_grace_s: float = 0.0):
-        self._api, self.run_id, self.attempt = api, run_id, attempt
-        self._renew_s, self._lost_after_s, self._db_grace_s = renew_s, lost_after_s, db_grace_s
-        self._revoked = revoked
-        self.stale = threading.Event()  # 409: the server wants the kernel stopped
-        self.lost = threading.Event()  # no renewal for lost_after_s
-        self.lost_reason = ""
-        self.rejected: str | None = None
-        self.last_ok = time.monotonic()
-        self.last_db_down: float | None = None  # the server's last "database unavailable" answer
-        self.db_down_since: float | None = None
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name=f"lease-{run_id}", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    def _loop(self) -> None:
-        while not self._stop.wait(self._renew_s):
-            try:
-                self._api.lease(self.run_id, self.attempt, timeout_s=max(1.0, min(self._renew_s, 5.0)))
-                self.last_ok = time.monotonic()
-                if self.db_down_since is not None:
-                    log.info("lease renewed for run=%s after the server's database was unavailable for %.0f s",
-                             self.run_id, self.last_ok - self.db_down_since)
-                self.db_down_since = self.last_db_down = None
-            except Stale as exc:
-                log.warning("lease refused for run=%s attempt=%s: %s", self.run_id, self.attempt, exc)
-                self.stale.set()
-                return
-            except Unauthorized as exc:
-                log.error("lease refused: %s", exc)
-                self._revoked.set()
-                return
-            except Rejected as exc:
-                self.rejected = f"lease refused by the server: {exc}"
-                return
-            except Retryable as exc:
-                if exc.unavailable == "database" and self._db_grace_s > 0:
-                    self.last_db_down = time.monotonic()
-                    if self.db_down_since is None:
-                        self.db_down_since = self.last_db_down
-                        log.warning("run=%s: the server's database is unavailable; measuring on (spooled) for up "
-                                    "to %.0f s", self.run_id, self._db_grace_s)
-                else:
-                    log.warning("lease renewal failed for run=%s (%.0fs since last): %s",
-                                self.run_id, time.monotonic() - self.last_ok, exc)
-            except Exception as exc:  # never let the keeper die silently: count it as a failed renewal
-                if self._stop.is_set():
-                    return
-                log.warning("lease renewal error for run=%s: %s: %s", self.run_id, type(exc).__name__, exc)
-            why = self.lost_because(time.monotonic())
-            if why:
-                self.lost_reason = why
-                self.lost.set()
-                return
-
-    def lost_because(self, now: float) -> str:
-        """Why the lease counts as lost at `now`, or "" while it holds."""
-        heard = max(self.last_ok, self.last_db_down or 0.0)  # the server answered (renewed, or "database down")
-        if now - heard >= self._lost_after_s:
-            return f"lease lost: server unreachable for {now - heard:.0f} s"
-        if self.db_down_since is not None and now - self.db_down_since >= self._db_grace_s:
-            return f"lease lost: the server's database unavailable for {now - self.db_down_since:.0f} s"
-        return ""
-
-
-class Listening:
-    """Reports a serving kernel's port (POST .../listening), with the ports of the run's reference servers if it
-    offers any, from its own thread, through the one client and its retry policy, so the loop keeps reading the
-    kernel. A 409 or a refusal stops the serve run."""
-
-    def __init__(self, api: ApiClient, run_id: Any, attempt: int, port: int, backoff: Backoff,
-                 give_up_after_s: float, revoked: threading.Event, reference_ports: dict[str, int] | None = None):
-        self._api, self.run_id, self.attempt, self.port = api, run_id, attempt, port
-        self.reference_ports = reference_ports
-        self._backoff, self._give_up_after_s, self._revoked = backoff, give_up_after_s, revoked
-        self.stop = threading.Event()
-        self.stale: str | None = None  # the server refused this attempt: stop, no finish
-        self.failed: str | None = None  # could not be reported: fail the run
-        self.done = threading.Event()
-        threading.Thread(target=self._run, name=f"listening-{run_id}", daemon=True).start()
-
-    def _run(self) -> None:
-        try:
-            call_with_retry(lambda: self._api.listening(self.run_id, self.attempt, self.port, self.reference_ports),
-                            self._backoff, self.stop, f"report port {self.port} of run={self.run_id}",
-                            self._give_up_after_s)
-            log.info("run=%s: reported listening port %d%s", self.run_id, self.port,
-                     f", reference servers {self.reference_ports}" if self.reference_ports is not None else "")
-        except Stale as exc:
-            self.stale = f"listening refused (409): {exc}"
-        except Unauthorized as exc:
-            log.error("listening refused: %s", exc)
-            self._revoked.set()
-        except Rejected as exc:
-            self.failed = f"the server refused the listening port: {exc}"
-        except Retryable as exc:
-            if not self.stop.is_set():
-                self.failed = f"could not report the listening port: {exc}"
-        except Exception as exc:  # never die silently
-            self.failed = f"could not report the listening port: {type(exc).__name__}: {exc}"
-        finally:
-            self.done.set()
 
 
 class _Claim:
@@ -275,47 +76,6 @@ class _Claim:
             return self._q.get(timeout=timeout_s)
         except queue.Empty:
             return None
-
-
-@dataclass
-class Run:
-    run_id: Any
-    attempt: int
-    experiment: Any
-    spool: Spool
-    deadline_s: float
-    deadline_at: float
-    kernel: KernelProcess | None = None
-    stream: Stream = field(default_factory=Stream)
-    lease: LeaseKeeper | None = None
-    outcome: tuple[str, str] | None = None  # decided by the runner: (status, reason)
-    skip_finish: str | None = None  # the server decided the run; say why no finish is sent
-    protocol_error: str | None = None
-    work_dir: Path | None = None
-    exited_at: float | None = None
-    kernel_params: dict[str, Any] | None = None
-    wants_reference: bool = False
-    verdict: tuple[str, str | None] | None = None  # the kernel's, once it is over
-    references: reference.ReferencePhase | None = None
-    listening: Listening | None = None  # a serving kernel's port, being reported to the server
-    # network_serve with reference tools: the servers the peer's tools run against, stopped when the run ends.
-    servers: PeerServers | None = None
-    # network_drive: the ports of the peer's reference servers, from the assignment (the server's records).
-    reference_ports: dict[str, int] = field(default_factory=dict)
-
-
-def _cap(text: str) -> str:
-    return text if len(text) <= MAX_REASON else text[: MAX_REASON - 3] + "..."
-
-
-def _mem_bytes(inv: dict[str, Any] | None) -> int | None:
-    total = ((inv or {}).get("memory") or {}).get("total_bytes")
-    if isinstance(total, int) and total > 0:
-        return total
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError):
-        return None
 
 
 class Daemon:
@@ -500,19 +260,17 @@ class Daemon:
             return
         if run.lease is not None:
             run.lease.stop()
-        if run.listening is not None:
-            run.listening.stop.set()
-        self._stop_servers(run)
+        run.peer.stop_reporting()
+        run.peer.stop_servers(run.run_id)
         if run.kernel is not None:
             run.kernel.kill()
             run.kernel.wait(self.s.kill_grace_s)
             run.kernel.close()
-        if run.references is not None:
-            run.references.close()
+        run.refs.close()
         try:
             run.spool.set_finish({
                 "attempt": run.attempt, "status": "failed",
-                "reason": _cap(f"runner error: {type(exc).__name__}: {exc}"),
+                "reason": cap(f"runner error: {type(exc).__name__}: {exc}"),
                 "results": run.stream.results, "end": run.stream.end,
             })
             self.uploader.kick()
@@ -624,15 +382,15 @@ class Daemon:
                                               deadline_s=float(deadline_s))
             argv = exp.argv(self.s.kernel_bin, kernel_params)
             run.kernel_params = kernel_params
-            run.wants_reference = exp.wants_reference(assignment["params"])
-            run.reference_ports = dict(assignment["params"].get("reference_ports") or {})
+            run.refs.wanted = exp.wants_reference(assignment["params"])
+            run.refs.ports = dict(assignment["params"].get("reference_ports") or {})
         except ParamError as exc:
             log.error("run=%s refused: invalid params: %s", run_id, exc)
-            run.outcome = ("failed", _cap(f"invalid params: {exc}"))
+            run.outcome = ("failed", cap(f"invalid params: {exc}"))
             return
         except KernelUnavailable as exc:
             log.error("run=%s refused: %s", run_id, exc)
-            run.outcome = ("failed", _cap(f"kernel unavailable: {exc}"))
+            run.outcome = ("failed", cap(f"kernel unavailable: {exc}"))
             return
         run.work_dir = self.s.work_dir / spool.key
         shutil.rmtree(run.work_dir, ignore_errors=True)
@@ -641,7 +399,7 @@ class Daemon:
             run.kernel = KernelProcess(argv, run.work_dir)
         except (OSError, subprocess.SubprocessError) as exc:
             log.error("run=%s: cannot start the kernel: %s", run_id, exc)
-            run.outcome = ("failed", _cap(f"cannot start the kernel: {exc}"))
+            run.outcome = ("failed", cap(f"cannot start the kernel: {exc}"))
             return
         run.stream = Stream(max_samples=int(run.deadline_s * 10) + 100)
         renew_s, fence_s = lease_timing(assignment.get("lease_s"), self.s.lease_renew_s, self.s.lease_lost_after_s)
@@ -667,11 +425,9 @@ class Daemon:
                 return ("failed", run.lease.rejected)
             if run.lease.lost.is_set():
                 return ("failed", run.lease.lost_reason or "lease lost")
-        if run.listening is not None:
-            if run.listening.stale:
-                return (None, run.listening.stale)
-            if run.listening.failed:
-                return ("failed", run.listening.failed)
+        peer = run.peer.stop_reason()
+        if peer is not None:
+            return peer
         if time.monotonic() >= run.deadline_at:
             return ("failed", f"deadline exceeded ({run.deadline_s:g} s)")
         return None
@@ -681,7 +437,7 @@ class Daemon:
         if status is None:
             run.skip_finish = run.skip_finish or reason
         elif run.outcome is None and run.protocol_error is None:
-            run.outcome = (status, _cap(reason))
+            run.outcome = (status, cap(reason))
         log.warning("stopping kernel of run=%s pid=%d: %s", run.run_id, run.kernel.pid, reason)
         if self.force.is_set():
             run.kernel.kill()
@@ -737,12 +493,13 @@ class Daemon:
                 log.info("run=%s kernel start: kernel=%s unit=%s", run.run_id, event.get("kernel"), event.get("unit"))
             elif kind == "result":
                 run.spool.append_result(event)
-            elif kind == "listening" and run.listening is None:
+            elif kind == "listening" and run.peer.listening is None:
                 log.info("run=%s kernel listening on %s port %d", run.run_id, event.get("bind"), event["port"])
-                ports = self._start_servers(run)
-                run.listening = Listening(self.api, run.run_id, run.attempt, event["port"],
-                                          Backoff(self.s.backoff_base_s, self.s.backoff_cap_s),
-                                          self.s.lease_lost_after_s, self.revoked, reference_ports=ports)
+                run.peer.kernel_listens(
+                    self.api, run.run_id, run.attempt, event["port"],
+                    Backoff(self.s.backoff_base_s, self.s.backoff_cap_s), self.s.lease_lost_after_s, self.revoked,
+                    op=str((run.kernel_params or {}).get("op")),
+                    servers_dir=servers_dir(run.experiment, run.refs.wanted, run.work_dir, run.kernel_params))
             elif kind == "served":
                 log.info("run=%s server stopped: %s; sessions=%s refused=%s bytes=%s", run.run_id,
                          event["stopped"], event["sessions"], event["refused"], event["bytes_received"])
@@ -758,30 +515,6 @@ class Daemon:
 
     # --- finishing -------------------------------------------------------------------------
 
-    def _verdict(self, run: Run) -> tuple[str, str | None]:
-        kernel = run.kernel
-        rc = kernel.returncode if kernel is not None else None
-        tail = kernel.stderr_tail() if kernel is not None else ""
-
-        def with_stderr(text: str) -> str:
-            return _cap(f"{text}; stderr: {tail}" if tail else text)
-
-        if run.protocol_error is not None:
-            return "failed", with_stderr(f"kernel protocol error: {run.protocol_error} ({describe_exit(rc)})")
-        if run.outcome is not None:
-            return run.outcome
-        err, end = run.stream.error, run.stream.end
-        if err is not None:
-            status = "untrusted" if err["code"] == "verify_failed" else "failed"
-            return status, _cap(f"kernel error {err['code']}: {err['message']} ({describe_exit(rc)})")
-        if end is not None and end["status"] == "untrusted":
-            return "untrusted", _cap(str(end.get("reason") or "kernel verification failed"))
-        if rc != 0:
-            return "failed", with_stderr(f"kernel failed ({describe_exit(rc)})")
-        if end is None:
-            return "failed", with_stderr(f"kernel output ended without an end event ({describe_exit(rc)})")
-        return "succeeded", None
-
     def _conclude_kernel(self, run: Run) -> None:
         if run.kernel is not None:
             deadline = time.monotonic() + 0.5
@@ -790,25 +523,24 @@ class Daemon:
                     self._handle_line(run, line)
             if run.kernel.returncode is None:
                 run.kernel.wait(self.s.kill_grace_s)
-        run.verdict = self._verdict(run)
+        run.verdict = kernel_verdict(run)
         if run.kernel is not None:
             run.kernel.close()
 
     def _step_finishing(self) -> None:
         run = self.run
         assert run is not None
-        self._stop_servers(run)
+        run.peer.stop_servers(run.run_id)
         if run.verdict is None:
             self._conclude_kernel(run)
-            self._stop_servers(run)  # the kernel's last lines may have said `listening`
+            run.peer.stop_servers(run.run_id)  # the kernel's last lines may have said `listening`
             if self._begin_references(run):
                 return
         assert run.verdict is not None
         status, reason = run.verdict
         if run.lease is not None:
             run.lease.stop()
-        if run.listening is not None:
-            run.listening.stop.set()
+        run.peer.stop_reporting()
         if run.skip_finish:
             run.spool.set_no_finish(run.skip_finish)
             log.warning("run=%s attempt=%s ended without finish: %s", run.run_id, run.attempt, run.skip_finish)
@@ -817,83 +549,44 @@ class Daemon:
                 "attempt": run.attempt, "status": status, "reason": reason,
                 "results": run.stream.results, "end": run.stream.end,
             }
-            if run.wants_reference:
-                body["references"] = run.references.report() if run.references is not None else []
+            if run.refs.wanted:
+                body["references"] = run.refs.report()
             run.spool.set_finish(body)
             log.info("run=%s attempt=%s finished: %s%s", run.run_id, run.attempt, status,
                      f" ({reason})" if reason else "")
         self.uploader.kick()
-        if run.references is not None:
-            run.references.close()
+        run.refs.close()
         if run.work_dir is not None:
             shutil.rmtree(run.work_dir, ignore_errors=True)
         self.run = None
         self.state = State.IDLE
 
-    # --- reference servers of a two-host serve run --------------------------------------------
-
-    def _start_servers(self, run: Run) -> dict[str, int] | None:
-        """Start the reference servers a serve run offers its peer; their ports, or None when none are wanted."""
-        if run.experiment != "network_serve" or not run.wants_reference or run.work_dir is None \
-                or run.kernel_params is None or run.servers is not None:
-            return None
-        run.servers = PeerServers(str(run.kernel_params.get("op")), run.work_dir / "reference-servers")
-        try:
-            run.servers.start()
-        except Exception:  # a bug here must not fail the serve run: its peer's tools report unavailable
-            log.exception("run=%s: cannot start the reference servers", run.run_id)
-            self._stop_servers(run)
-            return {}
-        for tool, why in run.servers.unavailable.items():
-            log.warning("run=%s: no %s reference server: %s", run.run_id, tool, why)
-        return dict(run.servers.ports)
-
-    @staticmethod
-    def _stop_servers(run: Run) -> None:
-        servers, run.servers = run.servers, None
-        if servers is not None:
-            try:
-                servers.stop()
-            except Exception:
-                log.exception("run=%s: stopping the reference servers failed", run.run_id)
-
     # --- reference tools (after a kernel that succeeded) ------------------------------------
 
     def _begin_references(self, run: Run) -> bool:
         """Plan the reference runs; True when there is one to run (state REFERENCING)."""
-        if not run.wants_reference or run.skip_finish or run.verdict != ("succeeded", None):
+        if run.skip_finish or run.verdict != ("succeeded", None):
             return False
-        if run.work_dir is None or run.kernel_params is None or not isinstance(run.experiment, str):
+        if not run.refs.begin(run.run_id, run.experiment, run.kernel_params, run.stream.start, run.stream.results,
+                              self.inventory, run.work_dir, run.deadline_at):
             return False
-        ctx = reference.Context(
-            experiment=run.experiment, params=run.kernel_params, start=run.stream.start,
-            results=run.stream.results, inventory=self.inventory,
-            cpus=len(os.sched_getaffinity(0)), mem_bytes=_mem_bytes(self.inventory),
-            is_root=os.geteuid() == 0, reference_ports=run.reference_ports,
-        )
-        plans, broken = reference.plan(ctx)
-        run.references = reference.ReferencePhase(plans, run.work_dir / "references", run.deadline_at,
-                                                  broken=broken)
-        if run.references.done:
-            return False
-        log.info("run=%s: %d reference run(s): %s", run.run_id, len(plans),
-                 ", ".join(f"{p.tool}@{p.matches.get('threads')}" for p in plans))
         self.state = State.REFERENCING
         return True
 
     def _step_referencing(self) -> None:
         run = self.run
-        assert run is not None and run.references is not None
+        assert run is not None and run.refs.phase is not None
+        phase = run.refs.phase
         why = self._stop_reason(run)
         if why is not None:
             status, reason = why
             if status is None:  # the server decided the run: no finish
                 run.skip_finish = run.skip_finish or reason
             log.warning("run=%s: stopping the reference tools: %s", run.run_id, reason)
-            run.references.abort(reason)  # the kernel's results stand; the tools left are marked failed
+            phase.abort(reason)  # the kernel's results stand; the tools left are marked failed
         else:
-            run.references.step(0.2)
-        if run.references.done:
+            phase.step(0.2)
+        if phase.done:
             self.state = State.FINISHING
 
     # --- endings ---------------------------------------------------------------------------
@@ -901,8 +594,9 @@ class Daemon:
     def _abort_for_revocation(self) -> None:
         run = self.run
         if run is not None:
-            if run.references is not None and not run.references.done:
-                run.references.abort("runner credential revoked")
+            if run.refs.running:
+                assert run.refs.phase is not None
+                run.refs.phase.abort("runner credential revoked")
             if run.kernel is not None and run.kernel.returncode is None:
                 run.kernel.kill()
                 run.kernel.wait(self.s.kill_grace_s)

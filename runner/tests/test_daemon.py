@@ -8,7 +8,8 @@ import time
 import pytest
 from runner_fakes import CPU_PARAMS, assignment, daemon_for, kernel_calls, pids_alive, run_once
 
-from hostbench_runner.daemon import RESTARTED_REASON, Daemon, LeaseKeeper, State, advised_interval, lease_timing
+from hostbench_runner.daemon import RESTARTED_REASON, Daemon, State
+from hostbench_runner.keepalive import LeaseKeeper, advised_interval, lease_timing
 from hostbench_runner.spool import Spool
 
 

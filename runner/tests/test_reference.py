@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from runner_fakes import CPU_PARAMS, FIXTURES, assignment, daemon_for, kernel_calls, pids_alive, run_once
 
-from hostbench_runner import reference, reference_likwid
 from hostbench_runner.daemon import State
 from hostbench_runner.errors import ParamError
 from hostbench_runner.experiments import EXPERIMENTS
-from hostbench_runner.reference import Context, Plan, ReferencePhase
-from hostbench_runner.reftools import ParseError
+from hostbench_runner.reftools import ParseError, engine, fio, hpcc, likwid, stream, table
+from hostbench_runner.reftools.engine import ReferencePhase
+from hostbench_runner.reftools.plan import Context, Plan
 
 REFTOOLS = FIXTURES / "reftools"
 LIKWID = FIXTURES / "reference"
@@ -45,13 +45,13 @@ def cpu_ctx(op="fp64", threads=(1, 2), results=(), isa="avx512", **kw) -> Contex
     (55.0, None, 1, 2, 4032),  # RAM unknown: the other bounds still hold
 ])
 def test_hpl_problem_size(peak, mem, procs, cpus, n):
-    got = reference.hpl_problem_size(peak, mem, procs, cpus)
-    assert got == n and got % reference.HPL_NB == 0
-    assert 2 / 3 * got**3 / (peak * 1e9) <= reference.HPL_TARGET_S * 1.01  # HPL at most ~60 s at the peak
+    got = hpcc.hpl_problem_size(peak, mem, procs, cpus)
+    assert got == n and got % hpcc.HPL_NB == 0
+    assert 2 / 3 * got**3 / (peak * 1e9) <= hpcc.HPL_TARGET_S * 1.01  # HPL at most ~60 s at the peak
 
 
 def test_hpcc_input_file_is_hpls_format():
-    lines = reference.hpcc_input(4032, 192, 1, 2).splitlines()
+    lines = hpcc.hpcc_input(4032, 192, 1, 2).splitlines()
     assert len(lines) == 36
     values = [line.split()[0] for line in lines[2:31]]
     assert values[3:10] == ["4032", "1", "192", "0", "1", "1", "2"]  # N, #NB, NB, PMAP, #grids, P, Q
@@ -61,7 +61,7 @@ def test_hpcc_input_file_is_hpls_format():
 
 def test_hpcc_plans_one_run_per_thread_count_from_the_measured_peak():
     results = [{"threads": 1, "value": 55.0, "op": "fp64"}, {"threads": 2, "value": 110.0, "op": "fp64"}]
-    plans = reference.hpcc_hpl(cpu_ctx(results=results, is_root=True))
+    plans = hpcc.plans(cpu_ctx(results=results, is_root=True))
     assert [p.argv for p in plans] == [
         ("mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "1", "hpcc"),
         ("mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2", "hpcc"),
@@ -72,11 +72,11 @@ def test_hpcc_plans_one_run_per_thread_count_from_the_measured_peak():
     assert dict(one.matches) == {"op": "fp64", "threads": 1, "block_bytes": None}
     assert one.files["hpccinf.txt"].splitlines()[5].split()[0] == "4032"
     assert plans[1].files["hpccinf.txt"].splitlines()[11].split()[0] == "2"  # Q = threads, P = 1
-    assert "--allow-run-as-root" not in reference.hpcc_hpl(cpu_ctx())[0].argv
+    assert "--allow-run-as-root" not in hpcc.plans(cpu_ctx())[0].argv
 
 
 def test_hpcc_only_for_fp64():
-    assert reference.hpcc_hpl(cpu_ctx(op="fp32")) == [] and reference.hpcc_hpl(cpu_ctx(op="int32")) == []
+    assert hpcc.plans(cpu_ctx(op="fp32")) == [] and hpcc.plans(cpu_ctx(op="int32")) == []
 
 
 @pytest.mark.parametrize("op, isa, inventory_isa, test", [
@@ -89,29 +89,29 @@ def test_hpcc_only_for_fp64():
 ])
 def test_likwid_test_follows_our_kernels_isa(op, isa, inventory_isa, test):
     inv = {"cpu": {"best_isa": inventory_isa}} if inventory_isa else None
-    plans = reference.likwid_peakflops(cpu_ctx(op=op, isa=isa, threads=(1, 4), inventory=inv))
+    plans = likwid.plans(cpu_ctx(op=op, isa=isa, threads=(1, 4), inventory=inv))
     assert [p.argv for p in plans] == [("likwid-bench", "-t", test, "-W", "N:16kB:1"),
                                        ("likwid-bench", "-t", test, "-W", "N:64kB:4")]
     assert plans[1].matches == {"op": op, "threads": 4, "block_bytes": None} and plans[1].primary == "peakflops"
 
 
 def test_the_table_maps_cpu_and_nothing_for_traces_or_int32():
-    plans, broken = reference.plan(cpu_ctx())
+    plans, broken = table.plan(cpu_ctx())
     assert [(p.tool, p.matches["threads"]) for p in plans] == [
         ("hpcc", 1), ("hpcc", 2), ("likwid-bench", 1), ("likwid-bench", 2)]
     assert broken == []
-    assert reference.plan(cpu_ctx(op="int32")) == ([], [])
+    assert table.plan(cpu_ctx(op="int32")) == ([], [])
     trace = Context(experiment="cpu_trace", params={"op": "fp64", "threads": [2], "duration_s": 600})
-    assert reference.plan(trace) == ([], [])
-    assert set(EXPERIMENTS) <= set(reference.REFERENCES)  # every experiment says what it has, even nothing
+    assert table.plan(trace) == ([], [])
+    assert set(EXPERIMENTS) <= set(table.REFERENCES)  # every experiment says what it has, even nothing
 
 
 def test_a_broken_builder_becomes_a_failed_entry(monkeypatch):
     def broken(ctx):
         raise KeyError("threads")
 
-    monkeypatch.setitem(reference.REFERENCES, "cpu", (reference.Reference("hpcc", broken),))
-    plans, failed = reference.plan(cpu_ctx())
+    monkeypatch.setitem(table.REFERENCES, "cpu", (table.Reference("hpcc", broken),))
+    plans, failed = table.plan(cpu_ctx())
     assert plans == [] and failed[0]["tool"] == "hpcc" and failed[0]["status"] == "failed"
     assert "cannot plan hpcc: KeyError" in failed[0]["reason"]
 
@@ -121,12 +121,12 @@ def test_a_broken_builder_becomes_a_failed_entry(monkeypatch):
 
 def test_stream_builder():
     ctx = Context(experiment="memory", params={"op": "stream_triad", "threads": [1, 4], "array_size": 0})
-    plans = reference.stream(ctx)
+    plans = stream.plans(ctx)
     assert [p.argv for p in plans] == [("stream",), ("stream",)]
     assert plans[1].env["OMP_NUM_THREADS"] == "4" and plans[1].parser == "stream" and plans[1].primary == "triad"
     assert plans[1].matches == {"op": "stream_triad", "threads": 4, "block_bytes": None}
-    assert reference.stream(Context(experiment="memory", params={"op": "stream_copy_nt", "threads": [2]}))[0].primary == "copy"
-    assert reference.stream(Context(experiment="memory", params={"op": "rand_read", "threads": [1]})) == []
+    assert stream.plans(Context(experiment="memory", params={"op": "stream_copy_nt", "threads": [2]}))[0].primary == "copy"
+    assert stream.plans(Context(experiment="memory", params={"op": "rand_read", "threads": [1]})) == []
 
 
 DISK = {"op": ["seq_read", "rand_write"], "blocks": [4096, 1048576], "threads": [1, 2], "direct": True,
@@ -134,7 +134,7 @@ DISK = {"op": ["seq_read", "rand_write"], "blocks": [4096, 1048576], "threads": 
 
 
 def test_fio_builder_matches_every_row_of_the_disk_kernel():
-    plans = reference.fio(Context(experiment="disk", params=DISK, start={"engine": "io_uring"}))
+    plans = fio.plans(Context(experiment="disk", params=DISK, start={"engine": "io_uring"}))
     assert len(plans) == 8
     assert {(p.matches["op"], p.matches["block_bytes"], p.matches["threads"]) for p in plans} == {
         (op, b, t) for op in DISK["op"] for b in DISK["blocks"] for t in DISK["threads"]}
@@ -151,12 +151,12 @@ def test_fio_builder_matches_every_row_of_the_disk_kernel():
 def test_fio_builder_defaults_and_fractions():
     params = {"op": ["rw"], "blocks": [8], "threads": [3], "direct": False, "iodepth": 1,
               "file_size": 1 << 20, "duration_s": 0.5, "warmup_s": 0}
-    argv = reference.fio(Context(experiment="disk", params=params))[0].argv
+    argv = fio.plans(Context(experiment="disk", params=params))[0].argv
     assert "--rw=rw" in argv and "--rwmixread=50" in argv and "--ioengine=psync" in argv and "--direct=0" in argv
     assert "--runtime=500ms" in argv and "--ramp_time=0" in argv
     assert "--size=348160" in argv  # (1 MiB / 3) down to a 4 KiB multiple: each thread its own region
-    assert reference.fio_engine(Context(experiment="disk", params={"iodepth": 8})) == "io_uring"
-    assert reference.fio_engine(Context(experiment="disk", params={"iodepth": 8, "engine": "libaio"})) == "libaio"
+    assert fio.engine(Context(experiment="disk", params={"iodepth": 8})) == "io_uring"
+    assert fio.engine(Context(experiment="disk", params={"iodepth": 8, "engine": "libaio"})) == "libaio"
 
 
 # --- the reference flag is a parameter like the others ----------------------------------------------------
@@ -179,14 +179,14 @@ def test_reference_flag_is_validated_as_a_boolean(cpu_schema):
 
 
 def test_likwid_parser_on_real_outputs():
-    got = reference_likwid.parse(LIKWID_OUT.read_text())
+    got = likwid.parse(LIKWID_OUT.read_text())
     assert [m["name"] for m in got] == ["peakflops", "bandwidth"]
     flops = got[0]
     assert flops["value"] == pytest.approx(51.87409) and flops["unit"] == "GFLOP/s"
     assert flops["printed"] == 51874.09 and flops["test"] == "peakflops_avx512_fma" and flops["threads"] == 2
-    sp = reference_likwid.parse((LIKWID / "likwid-bench-5.2-peakflops_sp_avx512_fma-1t.txt").read_text())
+    sp = likwid.parse((LIKWID / "likwid-bench-5.2-peakflops_sp_avx512_fma-1t.txt").read_text())
     assert sp[0]["value"] == pytest.approx(81.19655) and sp[0]["threads"] == 1
-    copy = reference_likwid.parse((LIKWID / "likwid-bench-5.2-copy_mem_avx512-2t.txt").read_text())
+    copy = likwid.parse((LIKWID / "likwid-bench-5.2-copy_mem_avx512-2t.txt").read_text())
     assert [m["name"] for m in copy] == ["bandwidth"] and copy[0]["value"] == 13840.47  # 0 MFlops/s: no flops
 
 
@@ -199,7 +199,7 @@ def test_likwid_parser_on_real_outputs():
 ])
 def test_likwid_parser_refuses(text, message):
     with pytest.raises(ParseError, match=message):
-        reference_likwid.parse(text)
+        likwid.parse(text)
 
 
 # --- the phase: fake tools on a PATH of our own -------------------------------------------------------------
@@ -269,7 +269,7 @@ def run_phase(plans, bindir, tmp_path, deadline_s=60.0, broken=None):
 
 def test_phase_runs_hpcc_and_likwid_and_parses_their_output(tools, tmp_path):
     bindir = tools(hpcc="ok", mpirun="ok", likwid_bench="ok")
-    plans, _ = reference.plan(cpu_ctx(threads=(2,)))
+    plans, _ = table.plan(cpu_ctx(threads=(2,)))
     phase = run_phase(plans, bindir, tmp_path)
     hpcc, likwid = phase.report()
     assert hpcc["status"] == "ok" and hpcc["reason"] is None
@@ -287,7 +287,7 @@ def test_phase_runs_hpcc_and_likwid_and_parses_their_output(tools, tmp_path):
 
 
 def test_missing_tools_are_unavailable_not_errors(tools, tmp_path):
-    plans, _ = reference.plan(cpu_ctx(threads=(1,)))
+    plans, _ = table.plan(cpu_ctx(threads=(1,)))
     got = run_phase(plans, tools(), tmp_path).report()
     assert [(e["tool"], e["status"], e["reason"]) for e in got] == [
         ("hpcc", "unavailable", "hpcc is not installed on this host"),
@@ -303,13 +303,13 @@ def test_missing_tools_are_unavailable_not_errors(tools, tmp_path):
     ("garbage", "hpcc output unreadable: not hpcc output"),
 ])
 def test_a_failing_tool_is_reported_failed_with_its_reason(tools, tmp_path, mode, reason):
-    plans, _ = reference.plan(cpu_ctx(threads=(1,)))
+    plans, _ = table.plan(cpu_ctx(threads=(1,)))
     got = run_phase(plans[:1], tools(hpcc=mode, mpirun="ok"), tmp_path).report()
     assert got[0]["status"] == "failed" and got[0]["reason"].startswith(reason) and got[0]["metrics"] == []
 
 
 def _hanging_plan(timeout_s: float) -> Plan:
-    return Plan(tool="likwid-bench", argv=("likwid-bench", "-t", "peakflops"), parser=reference_likwid.parse,
+    return Plan(tool="likwid-bench", argv=("likwid-bench", "-t", "peakflops"), parser=likwid.parse,
                 matches={"op": "fp64", "threads": 1}, timeout_s=timeout_s)
 
 
@@ -419,8 +419,8 @@ def test_deadline_during_references_keeps_the_kernels_result(server, settings_fo
                                                              monkeypatch):
     bindir = tools(hpcc="hang", mpirun="ok", likwid_bench="ok")
     monkeypatch.setenv("PATH", str(bindir))
-    monkeypatch.setattr(reference, "MIN_TIME_S", 0.5)
-    monkeypatch.setattr(reference, "FINISH_MARGIN_S", 0.5)
+    monkeypatch.setattr(engine, "MIN_TIME_S", 0.5)
+    monkeypatch.setattr(engine, "FINISH_MARGIN_S", 0.5)
     _, finish = run_once(server, settings_for(server.url, fake_kernel("ok")),
                          assignment(params={**CPU_PARAMS, "threads": [1], "reference": True}, deadline_s=2.5))
     assert finish["status"] == "succeeded" and len(finish["results"]) == 1
@@ -468,11 +468,11 @@ def test_reference_tools_do_not_inherit_blas_kernel_overrides(monkeypatch, tmp_p
     monkeypatch.setenv("OPENBLAS_L2_SIZE", "512")
     monkeypatch.setenv("HOSTBENCH_TOKEN_FOR_TEST", "secret")
     monkeypatch.setenv("SOME_OTHER", "kept")
-    env = reference.reference_env({"OMP_NUM_THREADS": "1"})
+    env = engine.reference_env({"OMP_NUM_THREADS": "1"})
     assert "OPENBLAS_CORETYPE" not in env and "OPENBLAS_L2_SIZE" not in env
     assert "HOSTBENCH_TOKEN_FOR_TEST" not in env  # the runner's own settings stay out, as for kernels
     assert env["SOME_OTHER"] == "kept" and env["OMP_NUM_THREADS"] == "1" and env["LC_ALL"] == "C"
-    tool = reference._Tool(["/usr/bin/env"], tmp_path, {"OMP_NUM_THREADS": "1"})
+    tool = engine.Tool(["/usr/bin/env"], tmp_path, {"OMP_NUM_THREADS": "1"})
     assert tool.proc.wait(timeout=10) == 0
     seen = dict(line.split("=", 1) for line in tool.stdout_path.read_text().splitlines() if "=" in line)
     assert "OPENBLAS_CORETYPE" not in seen and seen["OMP_NUM_THREADS"] == "1" and seen["SOME_OTHER"] == "kept"

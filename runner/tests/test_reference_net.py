@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 from runner_fakes import FIXTURES, pids_alive
 
-from hostbench_runner import reference, reference_net
-from hostbench_runner.reference import PORT, Context, ReferencePhase
-from hostbench_runner.reftools import ParseError
+from hostbench_runner.reftools import ParseError, engine, iozone, iperf3, sockperf, table
+from hostbench_runner.reftools._net import NET_MARGIN_S
+from hostbench_runner.reftools.engine import ReferencePhase
+from hostbench_runner.reftools.plan import PORT, Context
 
 REFTOOLS = FIXTURES / "reftools"
 
@@ -30,7 +31,7 @@ def net_ctx(op, sizes=(1024,), streams=(1,), poll="blocking", duration_s=5, warm
 
 
 def test_iperf3_plans_one_run_per_size_and_streams_with_its_own_server():
-    plans = reference.iperf3(net_ctx("tcp_stream", sizes=(1024, 131072), streams=(1, 4)), affinity=[0, 1, 2])
+    plans = iperf3.plans(net_ctx("tcp_stream", sizes=(1024, 131072), streams=(1, 4)), affinity=[0, 1, 2])
     assert [(p.matches["block_bytes"], p.matches["threads"]) for p in plans] == [
         (1024, 1), (1024, 4), (131072, 1), (131072, 4)]
     one, four = plans[0], plans[1]
@@ -39,24 +40,24 @@ def test_iperf3_plans_one_run_per_size_and_streams_with_its_own_server():
     assert four.argv[-3:] == ("4", "-O", "1")  # several streams: not pinned
     assert one.server_argv == ("iperf3", "-s", "-1", "-p", PORT, "-B", "127.0.0.1") and one.server_proto == "tcp"
     assert one.matches == {"op": "tcp_stream", "threads": 1, "block_bytes": 1024}
-    assert one.primary == "received_mbps" and one.parser is reference_net.parse_iperf3
-    assert one.timeout_s == 5 + 1 + reference.NET_MARGIN_S
+    assert one.primary == "received_mbps" and one.parser is iperf3.parse_received_mbps
+    assert one.timeout_s == 5 + 1 + NET_MARGIN_S
 
 
 def test_iperf3_udp_no_omit_and_no_size_beyond_a_datagram():
-    plans = reference.iperf3(net_ctx("udp_stream", sizes=(1, 65507, 65508, 1 << 20), duration_s=0.5),
+    plans = iperf3.plans(net_ctx("udp_stream", sizes=(1, 65507, 65508, 1 << 20), duration_s=0.5),
                              affinity=[5])
     assert [p.matches["block_bytes"] for p in plans] == [1, 65507]
     assert plans[0].argv == ("iperf3", "-c", "127.0.0.1", "-p", PORT, "-J", "-t", "1", "-l", "1", "-P", "1",
                              "-u", "-b", "0")  # whole seconds, no -O, one CPU: nothing to pin apart
-    assert reference.iperf3(net_ctx("tcp_rr")) == []
+    assert iperf3.plans(net_ctx("tcp_rr")) == []
 
 
 # --- sockperf builder ----------------------------------------------------------------------------------
 
 
 def test_sockperf_ping_pong_pinned_full_rtt():
-    plans = reference.sockperf(net_ctx("tcp_rr", sizes=(1, 14, 64, 65507, 65508), warmup_s=0.5),
+    plans = sockperf.plans(net_ctx("tcp_rr", sizes=(1, 14, 64, 65507, 65508), warmup_s=0.5),
                                affinity=[2, 3])
     assert [p.matches["block_bytes"] for p in plans] == [14, 64, 65507]  # sockperf's own header is 14 B
     p = plans[1]
@@ -68,17 +69,17 @@ def test_sockperf_ping_pong_pinned_full_rtt():
 
 
 def test_sockperf_udp_busy_unpinned_and_only_one_stream():
-    p = reference.sockperf(net_ctx("udp_rr", sizes=(64,), streams=(1, 8), poll="busy"), affinity=[0])[0]
+    p = sockperf.plans(net_ctx("udp_rr", sizes=(64,), streams=(1, 8), poll="busy"), affinity=[0])[0]
     assert p.argv == ("sockperf", "pp", "-i", "127.0.0.1", "-p", PORT, "-m", "64", "-t", "6", "--full-rtt",
                       "--nonblocked")
     assert p.server_argv == ("sockperf", "sr", "-i", "127.0.0.1", "-p", PORT, "--nonblocked")
     assert p.needs == () and p.server_proto == "udp"
-    assert reference.sockperf(net_ctx("udp_rr", streams=(2, 4))) == []  # no single-connection row to match
-    assert reference.sockperf(net_ctx("udp_stream")) == []
+    assert sockperf.plans(net_ctx("udp_rr", streams=(2, 4))) == []  # no single-connection row to match
+    assert sockperf.plans(net_ctx("udp_stream")) == []
 
 
 def test_the_table_maps_network_ops():
-    tools = {op: [p.tool for p in reference.plan(net_ctx(op))[0]]
+    tools = {op: [p.tool for p in table.plan(net_ctx(op))[0]]
              for op in ("tcp_stream", "udp_stream", "tcp_rr", "udp_rr")}
     assert tools == {"tcp_stream": ["iperf3"], "udp_stream": ["iperf3"], "tcp_rr": ["sockperf", "ping"],
                      "udp_rr": ["sockperf", "ping"]}
@@ -91,7 +92,7 @@ DISK = {"op": ["seq_read", "seq_write", "rand_read", "rand_write", "rw"], "block
 
 
 def test_iozone_one_process_per_op_and_block():
-    plans = reference.iozone(Context(experiment="disk", params=DISK))
+    plans = iozone.plans(Context(experiment="disk", params=DISK))
     assert [(p.matches["op"], p.matches["block_bytes"]) for p in plans] == [
         (op, b) for op in ("seq_read", "seq_write", "rand_read", "rand_write") for b in (4096, 1048576)]
     assert all(p.matches["threads"] == 1 for p in plans)
@@ -102,40 +103,40 @@ def test_iozone_one_process_per_op_and_block():
     assert by["rand_write", 4096].argv[:7] == ("iozone", "-i", "0", "-i", "2", "-r", "4k")
     assert [by[op, 4096].primary for op in ("seq_read", "seq_write", "rand_read", "rand_write")] == [
         "read_mb_s", "write_mb_s", "random_read_mb_s", "random_write_mb_s"]
-    buffered = reference.iozone(Context(experiment="disk", params={**DISK, "direct": False}))
+    buffered = iozone.plans(Context(experiment="disk", params={**DISK, "direct": False}))
     assert "-I" not in buffered[0].argv
-    assert reference.iozone(Context(experiment="disk", params={**DISK, "threads": [2]})) == []
-    assert [r.tool for r in reference.REFERENCES["disk"]] == ["fio", "iozone"]
+    assert iozone.plans(Context(experiment="disk", params={**DISK, "threads": [2]})) == []
+    assert [r.tool for r in table.REFERENCES["disk"]] == ["fio", "iozone"]
 
 
 # --- parsers -------------------------------------------------------------------------------------------
 
 
 def test_iperf3_receiver_sum_in_mbit_leads():
-    got = reference_net.parse_iperf3((REFTOOLS / "iperf3-3.12-tcp-P2.json").read_text())
+    got = iperf3.parse_received_mbps((REFTOOLS / "iperf3-3.12-tcp-P2.json").read_text())
     rx = next(m for m in got if m["name"] == "received_bps" and "stream" not in m)
     assert got[0]["name"] == "received_mbps" and got[0]["unit"] == "Mbit/s"
     assert got[0]["value"] == pytest.approx(rx["value"] / 1e6) and "sum_received" in got[0]["derived"]
-    udp = reference_net.parse_iperf3((REFTOOLS / "iperf3-3.12-udp.json").read_text())
+    udp = iperf3.parse_received_mbps((REFTOOLS / "iperf3-3.12-udp.json").read_text())
     assert udp[0]["name"] == "received_mbps" and udp[0]["protocol"] == "UDP"
     with pytest.raises(ParseError):
-        reference_net.parse_iperf3((REFTOOLS / "iperf3-3.12-error-connect.json").read_text())
+        iperf3.parse_received_mbps((REFTOOLS / "iperf3-3.12-error-connect.json").read_text())
 
 
 def test_sockperf_round_trips_per_second_from_the_full_rtt():
-    got = reference_net.parse_sockperf_rr((REFTOOLS / "sockperf-3.7-ping-pong-full-rtt.txt").read_text())
+    got = sockperf.parse_rr((REFTOOLS / "sockperf-3.7-ping-pong-full-rtt.txt").read_text())
     avg = next(m for m in got if m["name"] == "latency_avg")
     assert [m["name"] for m in got[:2]] == ["round_trips_per_s", "latency_p50"]
     assert got[0]["unit"] == "RT/s" and got[0]["value"] == pytest.approx(1e6 / avg["value"])
     assert "full-RTT" in got[0]["derived"] and got[0]["latency_avg_us"] == avg["value"]
     with pytest.raises(ParseError, match="needs --full-rtt"):  # a one-way (RTT / 2) report
-        reference_net.parse_sockperf_rr((REFTOOLS / "sockperf-3.7-ping-pong-tcp.txt").read_text())
+        sockperf.parse_rr((REFTOOLS / "sockperf-3.7-ping-pong-tcp.txt").read_text())
     with pytest.raises(ParseError):
-        reference_net.parse_sockperf_rr((REFTOOLS / "sockperf-3.7-error-tcp-connect.txt").read_text())
+        sockperf.parse_rr((REFTOOLS / "sockperf-3.7-error-tcp-connect.txt").read_text())
 
 
 def test_iozone_kb_per_s_become_mb_per_s():
-    got = reference_net.parse_iozone_mb((REFTOOLS / "iozone-3.489-write-random.txt").read_text())
+    got = iozone.parse_mb((REFTOOLS / "iozone-3.489-write-random.txt").read_text())
     pairs = list(zip(got[::2], got[1::2], strict=True))
     assert pairs and all(a["name"] == b["name"] + "_mb_s" and a["unit"] == "MB/s" and b["unit"] == "KB/s"
                          for a, b in pairs)
@@ -152,17 +153,17 @@ def test_port_ready_reads_proc_net(tmp_path):
     (tmp_path / "tcp").write_text(head + "   0: 0100007F:1F90 00000000:0000 0A 0:0 00:0 0 0 0 1\n"
                                          "   1: 0100007F:1F91 0100007F:9C40 01 0:0 00:0 0 0 0 1\n")
     (tmp_path / "udp").write_text(head + "  5: 0100007F:1F92 00000000:0000 07 0:0 00:0 0 0 0 1\n")
-    assert reference_net.port_ready(0x1F90, "tcp", tmp_path) is True
-    assert reference_net.port_ready(0x1F91, "tcp", tmp_path) is False  # connected, not listening
-    assert reference_net.port_ready(0x1F92, "udp", tmp_path) is True
-    assert reference_net.port_ready(0x1F90, "udp", tmp_path) is False
-    assert reference_net.port_ready(80, "tcp", tmp_path / "none") is None
+    assert engine.port_ready(0x1F90, "tcp", tmp_path) is True
+    assert engine.port_ready(0x1F91, "tcp", tmp_path) is False  # connected, not listening
+    assert engine.port_ready(0x1F92, "udp", tmp_path) is True
+    assert engine.port_ready(0x1F90, "udp", tmp_path) is False
+    assert engine.port_ready(80, "tcp", tmp_path / "none") is None
 
 
 def test_free_port_is_free_for_udp_too():
     import socket
 
-    port = reference_net.free_port("udp")
+    port = engine.free_port("udp")
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u, socket.socket() as t:
         u.bind(("127.0.0.1", port))
         t.bind(("127.0.0.1", port))
@@ -226,7 +227,7 @@ def run_phase(plans, tmp_path, path=None, deadline_s=60.0):
 
 def test_the_server_starts_first_on_the_clients_port_and_is_stopped_after(fake_iperf3, tmp_path):
     bindir = fake_iperf3("ok")
-    plans = reference.iperf3(net_ctx("tcp_stream", streams=(2,)))
+    plans = iperf3.plans(net_ctx("tcp_stream", streams=(2,)))
     got = run_phase(plans, tmp_path, path=str(bindir)).report()
     assert got[0]["status"] == "ok", got[0]["reason"]
     server, client = calls(bindir)
@@ -242,7 +243,7 @@ def test_the_server_starts_first_on_the_clients_port_and_is_stopped_after(fake_i
 
 def test_a_server_that_exits_fails_the_plan_with_its_words(fake_iperf3, tmp_path):
     bindir = fake_iperf3("server-dies")
-    got = run_phase(reference.iperf3(net_ctx("tcp_stream")), tmp_path, path=str(bindir)).report()
+    got = run_phase(iperf3.plans(net_ctx("tcp_stream")), tmp_path, path=str(bindir)).report()
     assert got[0]["status"] == "failed"
     assert got[0]["reason"].startswith("iperf3 server exited before listening (exit code 1)")
     assert "Address already in use" in got[0]["reason"]
@@ -250,9 +251,9 @@ def test_a_server_that_exits_fails_the_plan_with_its_words(fake_iperf3, tmp_path
 
 
 def test_a_server_that_never_listens_is_stopped(fake_iperf3, tmp_path, monkeypatch):
-    monkeypatch.setattr(reference, "SERVER_READY_S", 0.5)
+    monkeypatch.setattr(engine, "SERVER_READY_S", 0.5)
     bindir = fake_iperf3("server-deaf")
-    got = run_phase(reference.iperf3(net_ctx("tcp_stream")), tmp_path, path=str(bindir)).report()
+    got = run_phase(iperf3.plans(net_ctx("tcp_stream")), tmp_path, path=str(bindir)).report()
     assert got[0]["status"] == "failed" and "did not listen on 127.0.0.1:" in got[0]["reason"]
     assert pids_alive([c["pid"] for c in calls(bindir)]) == []
 
@@ -260,7 +261,7 @@ def test_a_server_that_never_listens_is_stopped(fake_iperf3, tmp_path, monkeypat
 def test_missing_network_tools_are_unavailable(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
-    plans = reference.iperf3(net_ctx("udp_stream")) + reference.sockperf(net_ctx("udp_rr"), affinity=[0, 1])
+    plans = iperf3.plans(net_ctx("udp_stream")) + sockperf.plans(net_ctx("udp_rr"), affinity=[0, 1])
     got = run_phase(plans, tmp_path, path=str(empty)).report()
     assert [(e["tool"], e["status"], e["reason"]) for e in got] == [
         ("iperf3", "unavailable", "iperf3 is not installed on this host"),
@@ -276,7 +277,7 @@ real = pytest.mark.skipif
 @real(shutil.which("iperf3") is None, reason="iperf3 is not installed")
 @pytest.mark.parametrize("op", ["tcp_stream", "udp_stream"])
 def test_real_iperf3(tmp_path, op):
-    plans = reference.iperf3(net_ctx(op, sizes=(16384,), duration_s=1, warmup_s=0))
+    plans = iperf3.plans(net_ctx(op, sizes=(16384,), duration_s=1, warmup_s=0))
     started = time.monotonic()
     got = run_phase(plans, tmp_path).report()[0]
     assert got["status"] == "ok", got["reason"]
@@ -287,7 +288,7 @@ def test_real_iperf3(tmp_path, op):
 
 @real(shutil.which("sockperf") is None or shutil.which("taskset") is None, reason="sockperf is not installed")
 def test_real_sockperf_tcp(tmp_path):
-    plans = reference.sockperf(net_ctx("tcp_rr", sizes=(64,), duration_s=1, warmup_s=0))
+    plans = sockperf.plans(net_ctx("tcp_rr", sizes=(64,), duration_s=1, warmup_s=0))
     got = run_phase(plans, tmp_path).report()[0]  # sockperf itself takes ~2 s beyond -t
     assert got["status"] == "ok", got["reason"]
     rate, p50 = got["metrics"][:2]
@@ -299,7 +300,7 @@ def test_real_sockperf_tcp(tmp_path):
 @real(shutil.which("iozone") is None, reason="iozone is not installed")
 def test_real_iozone(tmp_path):
     params = {"op": ["seq_read"], "blocks": [4096], "threads": [1], "direct": False, "file_size": 4 << 20}
-    got = run_phase(reference.iozone(Context(experiment="disk", params=params)), tmp_path).report()[0]
+    got = run_phase(iozone.plans(Context(experiment="disk", params=params)), tmp_path).report()[0]
     assert got["status"] == "ok", got["reason"]
     first = got["metrics"][0]
     assert (first["name"], first["unit"], first["primary"], first["record_kb"]) == ("read_mb_s", "MB/s", True, 4)

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from runner_fakes import FIXTURES, assignment, daemon_for, pids_alive
 
-from hostbench_runner import reference, reference_net, reference_serve
 from hostbench_runner.errors import ParamError
 from hostbench_runner.experiments import EXPERIMENTS
-from hostbench_runner.reference import PORT, Context, ReferencePhase
-from hostbench_runner.reference_serve import PeerServers
-from hostbench_runner.reftools import ParseError
+from hostbench_runner.reftools import ParseError, engine, iperf3, ping, serve, sockperf, table
+from hostbench_runner.reftools.engine import ReferencePhase
+from hostbench_runner.reftools.plan import PORT, Context
+from hostbench_runner.reftools.serve import PeerServers
 
 REFTOOLS = FIXTURES / "reftools"
 PEER = "10.231.77.2"
@@ -42,37 +42,37 @@ def drive_ctx(op, ports=None, **kw) -> Context:
 
 
 def test_ping_per_size_of_a_round_trip_run_with_its_payload_clamped():
-    plans = reference.ping(net_ctx("udp_rr", sizes=(1, 64, 65507, 1 << 20)))
+    plans = ping.plans(net_ctx("udp_rr", sizes=(1, 64, 65507, 1 << 20)))
     assert [p.argv for p in plans][1] == ("ping", "-n", "-c", "20", "-i", "0.2", "-s", "64", "127.0.0.1")
     assert [p.argv[-2] for p in plans] == ["16", "64", "65507", "65507"]  # ping's own limits
     assert [p.matches for p in plans][0] == {"op": "udp_rr", "threads": 1, "block_bytes": 1}  # our row
     assert all(p.primary == "round_trips_per_s" and p.server_argv == () for p in plans)
-    assert reference.ping(net_ctx("tcp_stream")) == [] and reference.ping(net_ctx("tcp_rr", streams=(2,))) == []
+    assert ping.plans(net_ctx("tcp_stream")) == [] and ping.plans(net_ctx("tcp_rr", streams=(2,))) == []
 
 
 def test_ping_parser_leads_with_round_trips_per_second_and_microseconds():
     text = (REFTOOLS / "ping-iputils-20221126-loopback.txt").read_text()
-    rate, avg_us, *rest = reference_net.parse_ping_rr(text, payload_bytes=64)
+    rate, avg_us, *rest = ping.parse_rr(text, payload_bytes=64)
     assert (rate["name"], rate["unit"]) == ("round_trips_per_s", "RT/s")
     assert rate["value"] == pytest.approx(1e6 / 34.0) and rate["rtt_avg_us"] == 34.0
     assert (avg_us["name"], avg_us["value"], avg_us["unit"]) == ("rtt_avg_us", 34.0, "µs")
     assert "ICMP echo" in rate["derived"] and "no socket stack of ours" in avg_us["measures"]
     assert rate["payload_bytes"] == 64
     assert [m["name"] for m in rest][:2] == ["loss_percent", "rtt_min"]
-    assert all(m["measures"] == reference_net.PING_MEASURES for m in rest)
+    assert all(m["measures"] == ping.PING_MEASURES for m in rest)
 
 
 def test_ping_parser_refuses_a_run_without_reply():
     text = ("PING 10.9.9.9 (10.9.9.9) 64(92) bytes of data.\n\n--- 10.9.9.9 ping statistics ---\n"
             "20 packets transmitted, 0 received, 100% packet loss, time 3800ms\n")
     with pytest.raises(ParseError, match="no reply"):
-        reference_net.parse_ping_rr(text)
+        ping.parse_rr(text)
 
 
 def test_the_tables_add_ping_to_round_trip_ops():
     ops = ("tcp_stream", "udp_stream", "tcp_rr", "udp_rr")
-    loop = {op: [p.tool for p in reference.plan(net_ctx(op))[0]] for op in ops}
-    pair = {op: [p.tool for p in reference.plan(drive_ctx(op))[0]] for op in ops}
+    loop = {op: [p.tool for p in table.plan(net_ctx(op))[0]] for op in ops}
+    pair = {op: [p.tool for p in table.plan(drive_ctx(op))[0]] for op in ops}
     assert loop == {"tcp_stream": ["iperf3"], "udp_stream": ["iperf3"], "tcp_rr": ["sockperf", "ping"],
                     "udp_rr": ["sockperf", "ping"]}
     assert pair == loop
@@ -83,35 +83,35 @@ def test_the_tables_add_ping_to_round_trip_ops():
 
 def test_iperf3_against_the_peer_matches_the_loopback_run():
     ctx = drive_ctx("tcp_stream", sizes=(1024, 65536), streams=(1, 4), ports={"iperf3": 5201})
-    peer, loop = reference.iperf3_peer(ctx), reference.iperf3(ctx, affinity=[0])
+    peer, loop = iperf3.peer_plans(ctx), iperf3.plans(ctx, affinity=[0])
     assert peer[0].argv == ("iperf3", "-c", PEER, "-p", "5201", "-J", "-t", "5", "-l", "1024", "-P", "1", "-O", "1")
     assert [p.argv for p in peer] == [tuple(PEER if a == "127.0.0.1" else "5201" if a == PORT else a
                                              for a in p.argv) for p in loop]
     assert [p.matches for p in peer] == [p.matches for p in loop]
     assert all(p.server_argv == () and p.unavailable is None for p in peer)
-    udp = reference.iperf3_peer(drive_ctx("udp_stream", ports={"iperf3": 5201}))[0]
+    udp = iperf3.peer_plans(drive_ctx("udp_stream", ports={"iperf3": 5201}))[0]
     assert udp.argv[-3:] == ("-u", "-b", "0")
 
 
 def test_sockperf_against_the_peer_has_no_server_of_its_own():
-    p = reference.sockperf_peer(drive_ctx("udp_rr", sizes=(64,), poll="busy", ports={"sockperf": 11111}))[0]
+    p = sockperf.peer_plans(drive_ctx("udp_rr", sizes=(64,), poll="busy", ports={"sockperf": 11111}))[0]
     assert p.argv == ("sockperf", "pp", "-i", PEER, "-p", "11111", "-m", "64", "-t", "6", "--full-rtt", "--nonblocked")
     assert p.server_argv == () and p.server_proto == "udp" and p.primary == "round_trips_per_s"
-    tcp = reference.sockperf_peer(drive_ctx("tcp_rr", ports={"sockperf": 11111}))[0]
+    tcp = sockperf.peer_plans(drive_ctx("tcp_rr", ports={"sockperf": 11111}))[0]
     assert tcp.argv[:3] == ("sockperf", "pp", "--tcp")
-    assert reference.ping_peer(drive_ctx("tcp_rr"))[0].argv[-1] == PEER
+    assert ping.peer_plans(drive_ctx("tcp_rr"))[0].argv[-1] == PEER
 
 
 def test_a_bad_peer_never_reaches_argv():
     ctx = drive_ctx("tcp_rr")
     ctx.params["peer"] = "example.com"
-    plans, broken = reference.plan(ctx)
+    plans, broken = table.plan(ctx)
     assert plans == [] and {b["tool"] for b in broken} == {"sockperf", "ping"}
     assert all(b["status"] == "failed" for b in broken)
 
 
 def test_tools_the_peer_offers_no_server_for_are_unavailable(tmp_path):
-    plans = reference.iperf3_peer(drive_ctx("tcp_stream")) + reference.sockperf_peer(drive_ctx("tcp_rr"))
+    plans = iperf3.peer_plans(drive_ctx("tcp_stream")) + sockperf.peer_plans(drive_ctx("tcp_rr"))
     phase = ReferencePhase(plans, tmp_path / "refs", time.monotonic() + 60)
     while not phase.done:
         phase.step(0.01)
@@ -196,7 +196,7 @@ def test_the_server_of_the_ops_tool_listens_on_every_address_until_stopped(tmp_p
     assert argv[0] == str(bindir / tool) and argv[1:1 + len(proto_args)] == proto_args
     assert "-1" not in argv  # the driver runs several clients
     assert argv[argv.index("-p") + 1] == str(servers.ports[tool]) and "0.0.0.0" in argv
-    assert reference_net.port_ready(servers.ports[tool], "tcp") is True
+    assert engine.port_ready(servers.ports[tool], "tcp") is True
     servers.stop()
     assert pids_alive([call["pid"]]) == [] and not (tmp_path / "servers").exists()
     servers.stop()  # idempotent
@@ -218,7 +218,7 @@ def test_a_missing_or_failing_server_is_not_offered(tmp_path):
 
 
 def test_a_server_that_ignores_sigterm_is_killed_and_reaped(tmp_path, monkeypatch):
-    monkeypatch.setattr(reference_serve, "KILL_GRACE_S", 0.3)
+    monkeypatch.setattr(serve, "KILL_GRACE_S", 0.3)
     bindir = fake_tools(tmp_path, iperf3="stubborn")
     servers = PeerServers("tcp_stream", tmp_path / "servers", path=str(bindir))
     servers.start()
@@ -284,7 +284,7 @@ def _run(plans, tmp_path):
 
 @pytest.mark.skipif(shutil.which("ping") is None, reason="ping (iputils-ping) is not installed")
 def test_real_ping_on_loopback(tmp_path):
-    got = _run(reference.ping(net_ctx("tcp_rr", sizes=(64,))), tmp_path)[0]
+    got = _run(ping.plans(net_ctx("tcp_rr", sizes=(64,))), tmp_path)[0]
     assert got["status"] == "ok", got["reason"]
     rate, avg_us = got["metrics"][:2]
     assert rate["primary"] is True and rate["value"] > 0 and avg_us["unit"] == "µs" and avg_us["value"] > 0
@@ -298,7 +298,7 @@ def test_real_iperf3_against_a_peer_server(tmp_path):
         ctx = drive_ctx("tcp_stream", sizes=(16384,), streams=(1, 2), duration_s=1, warmup_s=0,
                         ports=servers.ports)
         ctx.params["peer"] = "127.0.0.1"
-        got = _run(reference.iperf3_peer(ctx), tmp_path)  # two clients, one after the other, on one server
+        got = _run(iperf3.peer_plans(ctx), tmp_path)  # two clients, one after the other, on one server
     finally:
         pids = servers.pids()
         servers.stop()

@@ -95,7 +95,7 @@ def openblas_core(blas: str, env: dict | None = None) -> str | None:
 def hpcc_env() -> tuple[dict, list[str]]:
     """hpcc's environment: one thread per MPI process, without the BLAS kernel overrides the runner's
     references drop too (REFERENCE_ENV_DROP); and the dropped settings, "NAME=value" each."""
-    from hostbench_runner.reference import REFERENCE_ENV_DROP
+    from hostbench_runner.reftools.engine import REFERENCE_ENV_DROP
 
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     return env, [f"{k}={env.pop(k)}" for k in REFERENCE_ENV_DROP if k in env]

@@ -20,6 +20,7 @@ import re
 from typing import Any
 
 from ._common import Metric, ParseError, first_json_object, looks_like_json, metric, not_this_tool, to_float, zip_strict
+from .plan import Context, Plan, as_list
 
 _DIRECTIONS = ("read", "write", "trim")
 _FIO_ERROR = re.compile(r"^fio: .*(?:err=\s*\d+|error=).*$|^fio: failed .*$|^fio: .*(?:invalid|unknown).*$",
@@ -212,3 +213,93 @@ def _text_job(job: str, group: int, block: list[str]) -> list[Metric]:
         if chosen:
             out.append(metric("lat_p99", round(chosen[0], 6), "µs", lat_p99_of=chosen[1], **keys))
     return out
+
+
+# --- argv and the reference run --------------------------------------------------------------------------
+
+RW = {"rw": "rw", "seq_read": "read", "seq_write": "write", "rand_read": "randread", "rand_write": "randwrite"}
+FILE = "fio.dat"
+MARGIN_S = 120.0  # beyond the job's own ramp and runtime
+
+
+def secs(value: float) -> str:
+    # fio takes whole seconds without a unit; a fraction goes to milliseconds
+    return f"{int(value)}" if float(value).is_integer() else f"{int(round(value * 1000))}ms"
+
+
+def argv(*, name: str, filename: str, rw: str, block: int, size: int, iodepth: int, engine: str, direct: bool,
+         runtime_s: float, ramp_s: float, numjobs: int = 1, offset_increment: int | None = None,
+         group_reporting: bool = True, extra: tuple[str, ...] = ()) -> list[str]:
+    """One time-based fio job, JSON on stdout: `numjobs` processes, each on its own `size` bytes of the file
+    (at offset_increment apart) when offset_increment is given; `extra` options last."""
+    out = ["fio", f"--name={name}", f"--filename={filename}", f"--rw={rw}", f"--bs={block}", f"--size={size}"]
+    if offset_increment is not None:
+        out.append(f"--offset_increment={offset_increment}")
+    out += [f"--numjobs={numjobs}", f"--iodepth={iodepth}", f"--ioengine={engine}", f"--direct={int(direct)}",
+            "--time_based", f"--runtime={secs(runtime_s)}", f"--ramp_time={secs(ramp_s)}"]
+    if group_reporting:
+        out.append("--group_reporting")
+    return out + ["--invalidate=1", "--output-format=json", *extra]
+
+
+def engine(ctx: Context) -> str:
+    chosen = ctx.params.get("engine")
+    if chosen in ("io_uring", "libaio", "psync"):
+        return str(chosen)
+    started = (ctx.start or {}).get("engine")  # what the disk kernel chose under engine=auto
+    if started in ("io_uring", "libaio", "psync"):
+        return str(started)
+    return "psync" if int(ctx.params.get("iodepth") or 1) == 1 else "io_uring"
+
+
+def plans(ctx: Context) -> list[Plan]:
+    """One fio job per (op, block, threads) of our disk kernel: same block size, queue depth, direct
+    or buffered I/O, file size (split between the threads, each on its own region, as ours) and
+    phase length, on a file in the reference's own directory."""
+    ops = [op for op in as_list(ctx.params.get("op")) if op in RW]
+    file_size = int(ctx.params.get("file_size") or 1 << 30)
+    direct = bool(ctx.params.get("direct"))
+    iodepth = int(ctx.params.get("iodepth") or 1)
+    duration = float(ctx.params.get("duration_s") or 5)
+    warmup = float(ctx.params.get("warmup_s") or 0)
+    io_engine = engine(ctx)
+    out = []
+    for op in ops:
+        for block in as_list(ctx.params.get("blocks")):
+            for threads in as_list(ctx.params.get("threads")):
+                region = file_size // threads
+                region -= region % max(block, 4096)
+                job = argv(name=f"{op}-{block}-{threads}", filename=FILE, rw=RW[op], block=block, size=region,
+                           offset_increment=region, numjobs=threads, iodepth=iodepth, engine=io_engine,
+                           direct=direct, runtime_s=duration, ramp_s=warmup,
+                           extra=("--rwmixread=50",) if op == "rw" else ())
+                out.append(Plan(tool="fio", argv=tuple(job), parser="fio",
+                                matches={"op": op, "threads": threads, "block_bytes": block},
+                                timeout_s=duration + warmup + MARGIN_S, primary="bw"))
+    return out
+
+
+def parse_percentiles(text: str, levels: tuple[float, ...] = (50.0, 99.0, 99.9)) -> list[Metric]:
+    """The fio metrics (`parse`, through parse_text), then one `lat_percentile` (µs, with its `percentile`)
+    per level and direction that did I/O, from the JSON's lat_ns percentiles (a run with --lat_percentiles=1
+    and --percentile_list): the whole I/O time, submission to completion. A level fio did not report is
+    refused."""
+    from . import parse_text  # the registry imports this module
+
+    metrics = parse_text("fio", text)["metrics"]
+    obj, _before = first_json_object(text, "fio")
+    out: list[Metric] = []
+    for job in obj["jobs"]:
+        name = str(job.get("jobname", "?"))
+        for direction in _DIRECTIONS:
+            d = job.get(direction)
+            if not isinstance(d, dict) or not _did_io(d):
+                continue
+            pct = (d.get("lat_ns") or {}).get("percentile") or {}
+            for level in levels:
+                value = next((v for k, v in pct.items() if abs(float(k) - level) < 1e-9), None)
+                if value is None:
+                    raise ParseError(f"fio gave no {level:g} percentile of lat: {sorted(pct)}")
+                out.append(metric("lat_percentile", value / 1e3, "µs", percentile=level, lat_of="lat", job=name,
+                                  direction=direction, group=job.get("groupid")))
+    return [*metrics, *out]

@@ -20,6 +20,7 @@ import math
 import re
 
 from ._common import Metric, ParseError, metric, not_this_tool, round_sig, to_float
+from .plan import Context, Plan, as_list, op_of
 
 _BEGIN = "Begin of Summary section."
 _END = "End of Summary section."
@@ -148,3 +149,117 @@ def _float_or_none(token: str | None) -> float | None:
     except ValueError:
         return None
     return value if math.isfinite(value) else None
+
+
+# --- the reference run: HPL sized to our kernel's figure -----------------------------------------------
+
+HPL_NB = 192
+HPL_TARGET_S = 60.0  # HPL's own time at the measured peak
+HPL_N_MIN, HPL_N_MAX = 2000, 20000
+HPL_MEM_SHARE = 0.25  # of RAM for the matrix
+# hpcc sizes its other tests (RandomAccess, STREAM, FFT, PTRANS) from each process's share of the HPL
+# matrix, and on a small host they take far longer than HPL (a busy 2-vCPU VM: N=6912 on 2 processes
+# ran 215 s, HPL 12 s of it; N=4992 on 1 process 70 s; N=3840 on 1 process 37 s). This bound per CPU
+# keeps a whole hpcc run near a minute there and still gives a large host N=20000.
+HPCC_MATRIX_PER_CPU = 128 << 20
+HPCC_TIMEOUT_S = 600.0
+DEFAULT_GFLOPS_PER_THREAD = 10.0  # only to size N when the kernel gave no fp64 figure
+
+
+def measured_gflops(ctx: Context, threads: int) -> float | None:
+    """Our kernel's best FP64 figure at this thread count (FP32 halved when the run was FP32)."""
+    values = []
+    for r in ctx.results:
+        if r.get("threads") != threads or not isinstance(r.get("value"), (int, float)):
+            continue
+        op = r.get("op") or ctx.params.get("op")
+        if op == "fp64":
+            values.append(float(r["value"]))
+        elif op == "fp32":
+            values.append(float(r["value"]) / 2)
+    return max(values) if values else None
+
+
+def hpl_problem_size(peak_gflops: float, mem_bytes: int | None, procs: int, cpus: int) -> int:
+    """N for HPL: about HPL_TARGET_S at the peak (2/3 N^3 flops), the matrix (8 N^2 bytes) within
+    a quarter of RAM and HPCC_MATRIX_PER_CPU per CPU in use, bounded 2000..20000, a multiple of NB."""
+    n = (1.5 * peak_gflops * 1e9 * HPL_TARGET_S) ** (1 / 3)
+    n = min(n, math.sqrt(HPCC_MATRIX_PER_CPU * max(1, min(procs, cpus)) / 8))
+    n = min(max(n, HPL_N_MIN), HPL_N_MAX)
+    if mem_bytes:
+        n = min(n, math.sqrt(HPL_MEM_SHARE * mem_bytes / 8))  # a small host: below 2000 rather than swap
+    n = int(n)
+    return max(HPL_NB, n - n % HPL_NB)
+
+
+def hpcc_input(n: int, nb: int, p: int, q: int) -> str:
+    """hpccinf.txt: HPL's input format (one N, one NB, one P x Q grid), then hpcc's PTRANS lines
+    (no extra sizes: PTRANS takes N/2 from HPL)."""
+    rows = [
+        ("HPLinpack benchmark input file", None),
+        ("hostbench reference run", None),
+        ("HPL.out", "output file name (if any)"),
+        ("8", "device out (6=stdout,7=stderr,file)"),
+        ("1", "# of problems sizes (N)"),
+        (str(n), "Ns"),
+        ("1", "# of NBs"),
+        (str(nb), "NBs"),
+        ("0", "PMAP process mapping (0=Row-,1=Column-major)"),
+        ("1", "# of process grids (P x Q)"),
+        (str(p), "Ps"),
+        (str(q), "Qs"),
+        ("16.0", "threshold"),
+        ("1", "# of panel fact"),
+        ("2", "PFACTs (0=left, 1=Crout, 2=Right)"),
+        ("1", "# of recursive stopping criterium"),
+        ("4", "NBMINs (>= 1)"),
+        ("1", "# of panels in recursion"),
+        ("2", "NDIVs"),
+        ("1", "# of recursive panel fact."),
+        ("1", "RFACTs (0=left, 1=Crout, 2=Right)"),
+        ("1", "# of broadcast"),
+        ("1", "BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)"),
+        ("1", "# of lookahead depth"),
+        ("1", "DEPTHs (>=0)"),
+        ("2", "SWAP (0=bin-exch,1=long,2=mix)"),
+        ("64", "swapping threshold"),
+        ("0", "L1 in (0=transposed,1=no-transposed) form"),
+        ("0", "U  in (0=transposed,1=no-transposed) form"),
+        ("1", "Equilibration (0=no,1=yes)"),
+        ("8", "memory alignment in double (> 0)"),
+        ("##### This line (no. 32) is ignored (it serves as a separator). ######", None),
+        ("0", "Number of additional problem sizes for PTRANS"),
+        ("0", "values of N"),
+        ("0", "number of additional blocking sizes for PTRANS"),
+        ("0", "values of NB"),
+    ]
+    return "".join(f"{value:<13s}{label}\n" if label else f"{value}\n" for value, label in rows)
+
+
+# one process per thread, each single-threaded: the BLAS must not start threads of its own
+SINGLE_THREADED_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+INPUT, OUTPUT = "hpccinf.txt", "hpccoutf.txt"  # in the directory hpcc runs in
+
+
+def argv(procs: int, is_root: bool) -> list[str]:
+    """hpcc on `procs` MPI processes (mpirun; as root it needs --allow-run-as-root); it reads INPUT from its
+    working directory and writes OUTPUT there."""
+    return ["mpirun"] + (["--allow-run-as-root"] if is_root else []) + [
+        "--oversubscribe", "-np", str(procs), "hpcc"]
+
+
+def plans(ctx: Context) -> list[Plan]:
+    """hpcc's HPL per thread count of an fp64 CPU run: one process per thread, N sized from our figure."""
+    if op_of(ctx) != "fp64":
+        return []
+    out = []
+    for threads in as_list(ctx.params.get("threads")):
+        peak = measured_gflops(ctx, threads) or DEFAULT_GFLOPS_PER_THREAD * threads
+        n = hpl_problem_size(peak, ctx.mem_bytes, threads, ctx.cpus)
+        out.append(Plan(
+            tool="hpcc", argv=tuple(argv(threads, ctx.is_root)), needs=("hpcc",), parser="hpcc", output=OUTPUT,
+            matches={"op": "fp64", "threads": threads, "block_bytes": None},
+            env=dict(SINGLE_THREADED_ENV), files={INPUT: hpcc_input(n, HPL_NB, 1, threads)},
+            timeout_s=HPCC_TIMEOUT_S, primary="hpl_gflops",
+        ))
+    return out

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import re
 
-from ._common import Metric, ParseError, metric, not_this_tool, to_float, to_int, zip_strict
+from ._common import Metric, ParseError, metric, not_this_tool, round_sig, to_float, to_int, zip_strict
+from .plan import Context, Plan, as_list
 
 COLUMNS = ("write", "rewrite", "read", "reread", "random_read", "random_write", "bkwd_read", "record_rewrite",
            "stride_read", "fwrite", "frewrite", "fread", "freread")
@@ -255,3 +256,59 @@ def _check_throughput_excel(lines: list[str], metrics: list[Metric]) -> None:
         if by_name.get(name) != values:
             raise ParseError(f"iozone -R throughput row {m.group(1)!r} {values} disagrees with the "
                              f"'Children see' figures {by_name.get(name)}")
+
+
+# --- the reference run: one process, our block as its record --------------------------------------------
+
+# our op -> (iozone tests to run, the iozone figure that matches): a read needs the file written first
+OPS = {"seq_write": (("0",), "write"), "seq_read": (("0", "1"), "read"),
+       "rand_read": (("0", "2"), "random_read"), "rand_write": (("0", "2"), "random_write")}
+FILE = "iozone.tmp"
+MAX_RECORD = 16 << 20  # iozone's largest record (16 MiB)
+TIMEOUT_S = 300.0
+
+
+def plans(ctx: Context) -> list[Plan]:
+    """IOzone per (op, block) of a disk run with one thread: one process (no -t), record = our block
+    (4 KiB..16 MiB, whole KiB), file = our file size, -I for direct I/O, -e to count the flush in the
+    write figures. IOzone is not time-based: it goes through the file once per test."""
+    threads = [int(t) for t in as_list(ctx.params.get("threads") or 1)]
+    if 1 not in threads:
+        return []
+    file_kib = int(ctx.params.get("file_size") or 1 << 30) // 1024
+    direct = bool(ctx.params.get("direct"))
+    out = []
+    for op in as_list(ctx.params.get("op")):
+        if op not in OPS:
+            continue
+        tests, figure = OPS[op]
+        for block in as_list(ctx.params.get("blocks")):
+            block = int(block)
+            if block < 4096 or block > MAX_RECORD or block % 1024 or block // 1024 > file_kib:
+                continue
+            argv = ["iozone"]
+            for t in tests:
+                argv += ["-i", t]
+            argv += ["-r", f"{block // 1024}k", "-s", f"{file_kib}k", "-f", FILE, "-e"]
+            if direct:
+                argv.append("-I")
+            out.append(Plan(tool="iozone", argv=tuple(argv), parser=parse_mb, primary=f"{figure}_mb_s",
+                            matches={"op": op, "threads": 1, "block_bytes": block}, timeout_s=TIMEOUT_S))
+    return out
+
+
+def parse_mb(text: str) -> list[Metric]:
+    """iozone's metrics (KB/s, 1 KB = 1024 B), each preceded by `<test>_mb_s` in MB/s (value x 1024 / 1e6),
+    the unit of our disk kernel."""
+    from . import parse_text  # the registry imports this module
+
+    metrics = parse_text("iozone", text)["metrics"]
+    out: list[Metric] = []
+    for m in metrics:
+        if m.get("unit") == "KB/s":
+            extra = {k: v for k, v in m.items() if k not in ("name", "value", "unit")}
+            out.append(metric(f"{m['name']}_mb_s", round_sig(m["value"] * 1024 / 1e6), "MB/s",
+                              derived=f"iozone's {m['name']} in KB/s (1 KB = 1024 B) x 1024 / 1e6",
+                              printed=m["value"], **extra))
+        out.append(m)
+    return out

@@ -16,6 +16,7 @@ Refused: an error reported by iperf3 (the JSON "error" key, an "iperf3: error - 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ._common import (
@@ -27,9 +28,12 @@ from ._common import (
     metric,
     not_this_tool,
     rate_to_bps,
+    round_sig,
     to_float,
     to_int,
 )
+from ._net import NET_MARGIN_S, UDP_MAX, net_cpus, peer, peer_port, whole_s
+from .plan import PORT, Context, Plan, as_list, op_of
 
 
 def parse(text: str) -> tuple[str, list[Metric]]:
@@ -227,3 +231,86 @@ def _parse_text(text: str) -> list[Metric]:
     if not metrics:
         raise ParseError("the iperf3 summary holds no usable figure")
     return _nonzero(metrics)
+
+
+# --- argv and the reference runs -------------------------------------------------------------------------
+
+
+def client_argv(host: str, port: str | int, duration_s: int, size: int | str, streams: int | str = 1,
+                udp: bool = False, omit_s: int = 0, pin: tuple[int, int] | None = None,
+                extra: Sequence[str] = ()) -> list[str]:
+    """An iperf3 client, JSON on stdout: -l size -P streams for duration_s whole seconds; UDP unthrottled
+    (-u -b 0, never -O: iperf3 3.x counts omitted datagrams as lost), TCP omitting its first omit_s seconds;
+    pin: client and server CPUs (-A c,s)."""
+    argv = ["iperf3", "-c", host, "-p", str(port), "-J", "-t", str(duration_s), "-l", str(size), "-P", str(streams)]
+    if udp:
+        argv += ["-u", "-b", "0"]
+    elif omit_s:
+        argv += ["-O", str(omit_s)]
+    if pin:
+        argv += ["-A", f"{pin[0]},{pin[1]}"]
+    return argv + list(extra)
+
+
+def server_argv(bind: str, port: str | int, one_off: bool = False, extra: Sequence[str] = ()) -> list[str]:
+    """iperf3's server on bind:port; one_off (-1): it serves one client and exits."""
+    return ["iperf3", "-s", *(["-1"] if one_off else []), "-p", str(port), "-B", bind, *extra]
+
+
+def _plans(ctx: Context, host: str, port: str, pin: tuple[int, int] | None,
+           server: tuple[str, ...] = (), unavailable: str | None = None) -> list[Plan]:
+    """iperf3 clients per (size, streams) of a *_stream run against host:port, matched to our rows."""
+    op = op_of(ctx)
+    if op not in ("tcp_stream", "udp_stream"):
+        return []
+    udp = op == "udp_stream"
+    duration = whole_s(ctx.params.get("duration_s") or 5)
+    warmup = whole_s(ctx.params.get("warmup_s") or 0, least=0)
+    out = []
+    for size in as_list(ctx.params.get("sizes")):
+        if udp and int(size) > UDP_MAX:
+            continue
+        for streams in as_list(ctx.params.get("streams") or 1):
+            argv = client_argv(host, port, duration, size, streams, udp=udp, omit_s=warmup,
+                               pin=pin if int(streams) == 1 else None)
+            out.append(Plan(
+                tool="iperf3", argv=tuple(argv), parser=parse_received_mbps, primary="received_mbps",
+                matches={"op": op, "threads": streams, "block_bytes": size},
+                server_argv=server, server_proto="tcp", unavailable=unavailable,
+                timeout_s=duration + warmup + NET_MARGIN_S,
+            ))
+    return out
+
+
+def plans(ctx: Context, affinity: Sequence[int] | None = None) -> list[Plan]:
+    """iperf3 per (size, streams) of a *_stream run: a one-off server of its own on a free loopback port,
+    the client with -l size -P streams, JSON; the receiver's sum in Mbit/s is the figure, as ours. One
+    stream runs pinned like our kernel's (client, server on two CPUs: -A c,s); several streams are left
+    to the OS (iperf3 before 3.16 drives them all from one thread)."""
+    return _plans(ctx, "127.0.0.1", PORT, net_cpus(affinity),
+                  server=tuple(server_argv("127.0.0.1", PORT, one_off=True)))
+
+
+def peer_plans(ctx: Context) -> list[Plan]:
+    """iperf3 as on loopback (same sizes, streams, duration, protocol), against the peer's `iperf3 -s`.
+    Not pinned: -A would pin the remote server too, and our driving kernel leaves placement to the OS."""
+    if op_of(ctx) not in ("tcp_stream", "udp_stream"):
+        return []
+    port, why = peer_port(ctx, "iperf3")
+    return _plans(ctx, peer(ctx), port, None, unavailable=why)
+
+
+def parse_received_mbps(text: str) -> list[Metric]:
+    """The iperf3 metrics, led by `received_mbps`: the receiver's sum (all streams) / 1e6, our kernel's unit."""
+    from . import parse_text  # the registry imports this module
+
+    metrics = parse_text("iperf3", text)["metrics"]
+    rx = next((m for m in metrics if m["name"] == "received_bps" and "stream" not in m
+               and m.get("direction") is None), None)
+    if rx is None:
+        return metrics
+    extra = {k: rx[k] for k in ("protocol", "reverse") if k in rx}
+    mbps = metric("received_mbps", round_sig(rx["value"] / 1e6), "Mbit/s",
+                  derived="received_bps / 1e6: iperf3's receiver-side sum over all streams (end.sum_received)",
+                  **extra)
+    return [mbps, *metrics]

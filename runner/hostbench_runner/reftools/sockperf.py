@@ -17,8 +17,11 @@ throughput-mode report (it has no latency); a missing average, median, 99th perc
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from ._common import Metric, ParseError, metric, not_this_tool, to_float, to_int
+from ._common import Metric, ParseError, metric, not_this_tool, round_sig, to_float, to_int
+from ._net import NET_MARGIN_S, UDP_MAX, net_cpus, peer, peer_port, whole_s
+from .plan import PORT, Context, Plan, as_list, op_of
 
 _AVG = re.compile(r"====> avg-(latency|lat|rtt)\s*=\s*([\d.]+)\s*\(std-dev=\s*([\d.]+)[,)]")
 _PCT = re.compile(r"---> percentile\s+([\d.]+)\s*=\s*([\d.]+)\s*$")
@@ -90,3 +93,94 @@ def _block(lines: list[str], server: int | None) -> list[Metric]:
     out.append(metric("latency_min", extremes["MIN"], "µs", **keys))
     out.append(metric("latency_max", extremes["MAX"], "µs", **keys))
     return out
+
+
+# --- argv and the reference runs -------------------------------------------------------------------------
+
+MIN_SIZE = 14  # sockperf's smallest message (its own header)
+
+
+def _pinned(cpu: int | None) -> list[str]:
+    return ["taskset", "-c", str(cpu)] if cpu is not None else []
+
+
+def client_argv(host: str, port: str | int, size: int | str, duration_s: int, tcp: bool, busy: bool = False,
+                cpu: int | None = None) -> list[str]:
+    """sockperf ping-pong (pp) of `size`-byte messages for duration_s whole seconds, --full-rtt so the
+    figures are whole round trips; TCP or sockperf's default UDP; --nonblocked spins on recv (busy);
+    cpu: pinned there with taskset."""
+    return [*_pinned(cpu), "sockperf", "pp", *(["--tcp"] if tcp else []), "-i", host, "-p", str(port),
+            "-m", str(size), "-t", str(duration_s), "--full-rtt", *(["--nonblocked"] if busy else [])]
+
+
+def server_argv(host: str, port: str | int, tcp: bool, busy: bool = False, cpu: int | None = None) -> list[str]:
+    """sockperf's server (sr) on host:port, TCP or UDP, --nonblocked when busy; cpu: pinned with taskset."""
+    return [*_pinned(cpu), "sockperf", "sr", *(["--tcp"] if tcp else []), "-i", host, "-p", str(port),
+            *(["--nonblocked"] if busy else [])]
+
+
+def _plans(ctx: Context, host: str, port: str, pin: tuple[int, int] | None,
+           own_server: bool, unavailable: str | None = None) -> list[Plan]:
+    """sockperf ping-pong per size of a *_rr run with one stream against host:port; with own_server, its own
+    server (sr) on the same host, started first."""
+    op = op_of(ctx)
+    if op not in ("tcp_rr", "udp_rr"):
+        return []
+    if 1 not in [int(s) for s in as_list(ctx.params.get("streams") or 1)]:
+        return []
+    tcp = op == "tcp_rr"  # sockperf's default is UDP
+    busy = ctx.params.get("poll") == "busy"
+    # sockperf discards its first 400 ms and last 50 ms itself: -t covers our warm-up and measured time
+    duration = whole_s(float(ctx.params.get("duration_s") or 3) + float(ctx.params.get("warmup_s") or 0))
+    client_cpu, server_cpu = pin if pin else (None, None)
+    out = []
+    for size in as_list(ctx.params.get("sizes")):
+        if not MIN_SIZE <= int(size) <= UDP_MAX:
+            continue
+        argv = client_argv(host, port, size, duration, tcp, busy, client_cpu)
+        server = server_argv(host, port, tcp, busy, server_cpu) if own_server else []
+        out.append(Plan(
+            tool="sockperf", argv=tuple(argv), needs=("sockperf",) if pin else (), parser=parse_rr,
+            primary="round_trips_per_s", matches={"op": op, "threads": 1, "block_bytes": size},
+            server_argv=tuple(server), server_proto="tcp" if tcp else "udp", unavailable=unavailable,
+            timeout_s=duration + NET_MARGIN_S,
+        ))
+    return out
+
+
+def plans(ctx: Context, affinity: Sequence[int] | None = None) -> list[Plan]:
+    """sockperf ping-pong per size of a *_rr run with one stream (sockperf pp drives one connection; our
+    rows with several streams have no counterpart): its own server (sr), --full-rtt so the figures are
+    whole round trips as ours, --nonblocked on both ends under poll=busy, client and server pinned with
+    taskset like our kernel's. Our RT/s is matched by round_trips_per_s = 1e6 / the average round trip."""
+    return _plans(ctx, "127.0.0.1", PORT, net_cpus(affinity), own_server=True)
+
+
+def peer_plans(ctx: Context) -> list[Plan]:
+    """sockperf ping-pong as on loopback, against the peer's `sockperf sr` (TCP or UDP as the op)."""
+    if op_of(ctx) not in ("tcp_rr", "udp_rr"):
+        return []
+    port, why = peer_port(ctx, "sockperf")
+    return _plans(ctx, peer(ctx), port, None, own_server=False, unavailable=why)
+
+
+def parse_rr(text: str) -> list[Metric]:
+    """The sockperf metrics, led by `round_trips_per_s` = 1e6 / the full-RTT average (µs), then the p50.
+    Refuses a one-way (half RTT) report: the run must have used --full-rtt."""
+    from . import parse_text  # the registry imports this module
+
+    metrics = parse_text("sockperf", text)["metrics"]
+    avg = next((m for m in metrics if m["name"] == "latency_avg"), None)
+    if avg is None:
+        raise ParseError("the sockperf report has no average latency")
+    if avg.get("half_rtt"):
+        raise ParseError("sockperf reported one-way latency (RTT / 2): the run needs --full-rtt")
+    if avg["value"] <= 0:
+        raise ParseError(f"sockperf's average round trip {avg['value']} µs is not a measured figure")
+    rate = metric("round_trips_per_s", round_sig(1e6 / avg["value"]), "RT/s",
+                  derived="1e6 / sockperf's full-RTT average latency_avg (µs): one connection, one message "
+                          "in flight, as our *_rr rows",
+                  latency_avg_us=avg["value"], half_rtt=False)
+    p50 = [m for m in metrics if m["name"] == "latency_p50"][:1]
+    rest = [m for m in metrics if all(m is not p for p in p50)]
+    return [rate, *p50, *rest]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from ._common import Metric, ParseError, metric, not_this_tool, to_float, to_int
+from .plan import Context, Plan, as_list, op_of
 
 FUNCTIONS = ("copy", "scale", "add", "triad")
 # bytes moved per element: copy and scale read one array and write one, add and triad read two
@@ -121,3 +122,33 @@ def _check_rates(rows: dict[str, tuple[float, float, float, float]], decimals: d
         if not (lo - 0.051 <= rate <= hi + 0.051):
             raise ParseError(f"STREAM {name}: the rate {rate} MB/s does not follow from the array size ({n}) "
                              f"and the minimum time ({mn} s): expected {lo:.1f}..{hi:.1f} (garbled output?)")
+
+
+# --- the reference run ---------------------------------------------------------------------------------
+
+# our memory kernel's STREAM ops -> the STREAM function that matches
+OPS = {"stream_copy": "copy", "stream_scale": "scale", "stream_add": "add", "stream_triad": "triad",
+       "stream_copy_nt": "copy", "stream_scale_nt": "scale", "stream_add_nt": "add", "stream_triad_nt": "triad"}
+TIMEOUT_S = 300.0
+
+
+def argv() -> list[str]:
+    """McCalpin's `stream` binary on PATH: no arguments, its array size is compiled in (STREAM_ARRAY_SIZE)."""
+    return ["stream"]
+
+
+def omp_env(threads: int, bind: str = "spread") -> dict[str, str]:
+    """STREAM's OpenMP threads: `threads` of them, bound (OMP_PROC_BIND=bind) one per core."""
+    return {"OMP_NUM_THREADS": str(threads), "OMP_PROC_BIND": bind, "OMP_PLACES": "cores"}
+
+
+def plans(ctx: Context) -> list[Plan]:
+    """`stream`, OpenMP threads = our thread count. Its array size is fixed when it is compiled, so only op
+    and threads match; the parser reports it."""
+    op = op_of(ctx)
+    if op not in OPS:
+        return []
+    return [Plan(tool="stream", argv=tuple(argv()), parser="stream",
+                 matches={"op": op, "threads": threads, "block_bytes": None},
+                 env=omp_env(threads), timeout_s=TIMEOUT_S, primary=OPS[op])
+            for threads in as_list(ctx.params.get("threads"))]

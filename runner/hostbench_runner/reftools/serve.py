@@ -1,7 +1,7 @@
 """The reference servers of a two-host serve run: once the serving kernel listens, and only when the job asked
 for reference tools, the serving runner starts the server of the tool that matches the op on a free port of
 every address (like the kernel, 0.0.0.0), waits until it listens and reports the port with the kernel's own
-(POST .../listening, `reference_ports`). The driving runner's tools run against them (reference.py,
+(POST .../listening, `reference_ports`). The driving runner's tools run against them (table.py,
 `network_drive`). A tool that is not installed, or whose server does not come up, is left out: the driver
 reports it "unavailable".
 
@@ -22,9 +22,10 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from . import reference_net
-from .kernel import describe_exit
-from .reference import KILL_GRACE_S, PORT, SERVER_READY_S, _tail, _Tool
+from ..kernel import describe_exit
+from . import iperf3, sockperf
+from .engine import KILL_GRACE_S, SERVER_READY_S, Tool, free_port, port_ready, tail
+from .plan import PORT
 
 log = logging.getLogger("hostbench.reference")
 
@@ -33,10 +34,10 @@ TOOLS = ("iperf3", "sockperf")  # the names a listening report may carry (the AP
 
 # op -> tool -> (server argv with PORT, the protocol it listens on)
 SERVERS: Mapping[str, Mapping[str, tuple[tuple[str, ...], str]]] = {
-    "tcp_stream": {"iperf3": (("iperf3", "-s", "-p", PORT, "-B", BIND), "tcp")},
-    "udp_stream": {"iperf3": (("iperf3", "-s", "-p", PORT, "-B", BIND), "tcp")},  # its control connection
-    "tcp_rr": {"sockperf": (("sockperf", "sr", "--tcp", "-i", BIND, "-p", PORT), "tcp")},
-    "udp_rr": {"sockperf": (("sockperf", "sr", "-i", BIND, "-p", PORT), "udp")},
+    "tcp_stream": {"iperf3": (tuple(iperf3.server_argv(BIND, PORT)), "tcp")},
+    "udp_stream": {"iperf3": (tuple(iperf3.server_argv(BIND, PORT)), "tcp")},  # its control connection
+    "tcp_rr": {"sockperf": (tuple(sockperf.server_argv(BIND, PORT, tcp=True)), "tcp")},
+    "udp_rr": {"sockperf": (tuple(sockperf.server_argv(BIND, PORT, tcp=False)), "udp")},
 }
 
 
@@ -49,7 +50,7 @@ class PeerServers:
         self.path = path  # PATH to find the tools on; None: the runner's own
         self.ports: dict[str, int] = {}
         self.unavailable: dict[str, str] = {}
-        self._tools: list[tuple[str, _Tool]] = []
+        self._tools: list[tuple[str, Tool]] = []
 
     def start(self) -> None:
         for tool, (argv, proto) in SERVERS.get(self.op, {}).items():
@@ -63,11 +64,11 @@ class PeerServers:
         if exe is None:
             return f"{argv[0]} is not installed on this host"
         try:
-            port = reference_net.free_port(proto, host=BIND)
+            port = free_port(proto, host=BIND)
             argv = [exe, *(a.replace(PORT, str(port)) for a in argv[1:])]
             cwd = self.base_dir / tool
             cwd.mkdir(parents=True, exist_ok=True, mode=0o700)
-            proc = _Tool(argv, cwd, {}, prefix=".server")
+            proc = Tool(argv, cwd, {}, prefix=".server")
         except (OSError, subprocess.SubprocessError) as exc:
             return f"cannot start {argv[0]}: {exc}"
         self._tools.append((tool, proc))
@@ -76,10 +77,10 @@ class PeerServers:
         while True:
             rc = proc.poll(0.02)
             if rc is not None:
-                said = _tail(proc.stderr_path) or _tail(proc.stdout_path)
+                said = tail(proc.stderr_path) or tail(proc.stdout_path)
                 return f"{tool} server exited before listening ({describe_exit(rc)})" + (
                     f"; output: {said}" if said else "")
-            ready = reference_net.port_ready(port, proto)
+            ready = port_ready(port, proto)
             if ready is None:  # no /proc/net to look at: give it a moment
                 time.sleep(0.5)
                 ready = True

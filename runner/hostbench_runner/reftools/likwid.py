@@ -1,7 +1,9 @@
-"""likwid-bench's text report (LIKWID 5.x): the figures of one `-t TEST -W ...` run.
+"""likwid-bench: its argv (peakflops for the CPU runs, the memory tests of bench memory) and its text report
+(LIKWID 5.x): the figures of one `-t TEST -W ...` run.
 
-reftools has no likwid parser (the issue's tool list does not name it), so it lives beside the
-reference builders. Same rules as reftools: every figure of a complete report, or ParseError.
+It is not in PARSERS (`./hostbench parse` and the API's upload do not take likwid-bench), only the reference
+runs and `./hostbench bench cpu|memory` read it. Same rules as the others: every figure of a complete
+report, or ParseError.
 
     Test: peakflops_avx512_fma
     Using 2 threads
@@ -17,8 +19,9 @@ from __future__ import annotations
 
 import re
 
-from .reftools import MAX_CHARS, Metric, ParseError
-from .reftools._common import clean_text, metric, round_sig, to_float, to_int
+from . import MAX_CHARS
+from ._common import Metric, ParseError, clean_text, metric, round_sig, to_float, to_int
+from .plan import Context, Plan, as_list, op_of
 
 _TEST = re.compile(r"^Test:\s+(\S+)\s*$", re.M)
 _FIELD = re.compile(r"^(MFlops/s|MByte/s|Time|Using|Number of Flops|Data volume \(Byte\)):?\s+(.*?)\s*$", re.M)
@@ -72,3 +75,51 @@ def parse(raw: str) -> list[Metric]:
     if not metrics:
         raise ParseError("no figure found")
     return metrics
+
+
+# --- argv --------------------------------------------------------------------------------------------------
+
+# Our CPU kernel's ISA names -> likwid-bench's peakflops test suffix (peakflops[_sp]<suffix>).
+PEAKFLOPS_ISA = {"avx512": "_avx512_fma", "avx2": "_avx_fma", "sse2": "_sse", "scalar": ""}
+# Our memory kernel's non-temporal STREAM ops -> (likwid-bench test, arrays it streams), and the test suffix
+# for the vector ISA our kernel runs: the same stores on both sides. An AVX-512 test on a CPU without
+# AVX-512 dies with SIGILL ("Illegal instruction").
+MEMORY_TESTS = {"stream_copy_nt": ("copy_mem", 2), "stream_triad_nt": ("stream_mem", 3)}
+MEMORY_ISA = {"avx512": "_avx512", "avx2": "_avx", "sse2": "_sse", "scalar": ""}
+TIMEOUT_S = 120.0
+
+
+def peakflops_test(op: str, isa: str | None) -> str:
+    """likwid-bench's peakflops test for our fp64/fp32 op on this ISA (an unknown ISA: the scalar test)."""
+    return ("peakflops" if op == "fp64" else "peakflops_sp") + PEAKFLOPS_ISA.get(str(isa), "")
+
+
+def argv(test: str, workgroup: str, flag: str = "-W") -> list[str]:
+    """One likwid-bench run: `-W` gives the workgroup's size for all its threads, `-w` per thread domain."""
+    return ["likwid-bench", "-t", test, flag, workgroup]
+
+
+def peakflops_argv(op: str, isa: str | None, threads: int) -> list[str]:
+    # N: the whole node as one domain; 16 kB per thread stays in L1, so the FMA units are the limit.
+    # likwid pins by its workgroup: `threads` threads on its first hardware threads.
+    return argv(peakflops_test(op, isa), f"N:{16 * threads}kB:{threads}")
+
+
+def likwid_isa(ctx: Context) -> str:
+    """The ISA our kernel ran (its start event), else the host's best."""
+    isa = (ctx.start or {}).get("isa")
+    if isa not in PEAKFLOPS_ISA:
+        isa = ((ctx.inventory or {}).get("cpu") or {}).get("best_isa")
+    return isa if isa in PEAKFLOPS_ISA else "scalar"
+
+
+def plans(ctx: Context) -> list[Plan]:
+    """likwid-bench peakflops per thread count of an fp64/fp32 CPU run."""
+    op = op_of(ctx)
+    if op not in ("fp64", "fp32"):
+        return []
+    isa = likwid_isa(ctx)
+    return [Plan(tool="likwid-bench", argv=tuple(peakflops_argv(op, isa, threads)), parser=parse,
+                 matches={"op": op, "threads": threads, "block_bytes": None},
+                 timeout_s=TIMEOUT_S, primary="peakflops")
+            for threads in as_list(ctx.params.get("threads"))]

@@ -1,0 +1,85 @@
+"""The plan of one reference run, and what a builder may read to make it.
+
+    a builder: Context (our kernel's params, its events, the host) -> [Plan, ...]
+
+A Plan is data: an argv list (never a shell), extra environment, input files, where the output lands and
+which parser reads it. The engine (engine.py) runs it; the table (table.py) says which builders each
+experiment has; every tool's builder sits beside its parser, in its own module here.
+
+Each plan ends as one entry: {"tool", "status": "ok"|"unavailable"|"failed", "reason", "argv",
+"matches": {"op", "threads", "block_bytes"}, "metrics"}. A tool that is not installed is "unavailable",
+never an error of the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._common import Metric
+
+PORT = "{port}"  # in a plan's argv and server_argv: the free loopback port chosen when it starts
+
+Parser = Callable[[str], list[Metric]]
+
+
+@dataclass(frozen=True)
+class Plan:
+    tool: str  # the name reported ("hpcc", "likwid-bench", "stream", "fio")
+    argv: tuple[str, ...]  # argv[0] and every name in `needs` are resolved on PATH at run time
+    matches: Mapping[str, Any]  # our kernel's row: op, threads, block_bytes
+    parser: str | Parser  # a reftools tool name, or a parser of our own
+    needs: tuple[str, ...] = ()  # executables besides argv[0] (hpcc needs mpirun)
+    env: Mapping[str, str] = field(default_factory=dict)
+    files: Mapping[str, str] = field(default_factory=dict)  # written into the tool's directory first
+    output: str | None = None  # a file the tool writes in its directory; None = its stdout
+    timeout_s: float = 120.0
+    primary: str | None = None  # the metric that matches our kernel's figure: listed first
+    # A server of the tool's own (iperf3 -s, sockperf sr), started in the same directory before argv on a
+    # free loopback port (PORT in either argv), awaited until it listens (tcp) or is bound (udp), and
+    # stopped after the client (SIGTERM, SIGKILL after the grace). Empty: no server.
+    server_argv: tuple[str, ...] = ()
+    server_proto: str = "tcp"
+    # Why this plan cannot run (a two-host job whose peer offered no server for the tool): reported as
+    # "unavailable" with this reason, nothing is started.
+    unavailable: str | None = None
+
+
+@dataclass
+class Context:
+    """What a builder may use: the kernel's complete parameters, its start and result events, the host."""
+
+    experiment: str
+    params: Mapping[str, Any]
+    start: Mapping[str, Any] | None = None
+    results: Sequence[Mapping[str, Any]] = field(default_factory=list)
+    inventory: Mapping[str, Any] | None = None
+    cpus: int = 1
+    mem_bytes: int | None = None
+    is_root: bool = False
+    # network_drive: the ports of the reference servers the peer's serve run offers ({"iperf3": 5201}), from
+    # the server's own records (the assignment), never from the job's parameters.
+    reference_ports: Mapping[str, int] = field(default_factory=dict)
+
+
+Builder = Callable[[Context], list[Plan]]
+
+
+def entry(tool: str, status: str, reason: str | None, argv: list[str], matches: Mapping[str, Any],
+          metrics: list[Metric] | None = None) -> dict[str, Any]:
+    return {
+        "tool": tool, "status": status, "reason": reason, "argv": list(argv),
+        "matches": {"op": matches.get("op"), "threads": matches.get("threads"),
+                    "block_bytes": matches.get("block_bytes")},
+        "metrics": metrics or [],
+    }
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def op_of(ctx: Context) -> str | None:
+    op = ctx.params.get("op")
+    return op if isinstance(op, str) else None
