@@ -10,3 +10,5 @@ export const RECONNECT_MAX_MS = 15_000;
 export const GAP_FACTOR = 2;
 /** Above this many points per dataset the chart decimates (LTTB) to the plot width. */
 export const DECIMATION_SAMPLES = 800;
+/** The live chart's and the CPU trace's LTTB decimation: to DECIMATION_SAMPLES once a line has twice that. */
+export const LIVE_DECIMATION = { samples: DECIMATION_SAMPLES, threshold: DECIMATION_SAMPLES * 2 } as const;

@@ -9,6 +9,7 @@ import { formatNumber } from '../../lib/format';
 import type { Theme } from '../../lib/theme';
 import { ChartCanvas } from './ChartCanvas';
 import type { ErrorBar } from './plugins/error-bars';
+import { themedAxis } from './time-series';
 
 export interface BarSeries {
   label: string;
@@ -70,20 +71,14 @@ export function GroupedBarChart({ title, subtitle, categories, series, unit, the
 
   const ceiling = useMemo(() => valueCeiling(series), [series]);
   const options = useMemo<ChartOptions<'bar'>>(() => {
-    const { text, grid } = chartChrome[theme];
+    const { text } = chartChrome[theme];
     return {
       animation: false,
       responsive: true,
       maintainAspectRatio: false,
       scales: {
-        x: { title: { display: Boolean(xTitle), text: xTitle ?? '', color: text }, ticks: { color: text }, grid: { color: grid } },
-        y: {
-          beginAtZero: true,
-          suggestedMax: ceiling > 0 ? ceiling * 1.05 : undefined,
-          title: { display: true, text: unit, color: text },
-          ticks: { color: text },
-          grid: { color: grid },
-        },
+        x: themedAxis(theme, xTitle ?? '', Boolean(xTitle)),
+        y: { beginAtZero: true, suggestedMax: ceiling > 0 ? ceiling * 1.05 : undefined, ...themedAxis(theme, unit) },
       },
       plugins: {
         legend: { display: series.length > 1, labels: { color: text } },

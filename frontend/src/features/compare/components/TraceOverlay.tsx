@@ -2,11 +2,11 @@
 // (points are {x, y} already), normalized (sorted, unique x), no animation, and LTTB-decimated per
 // run to a few hundred points, so the overlay stays smooth on a laptop.
 import { useId, useMemo } from 'react';
-import type { ChartData, ChartOptions } from 'chart.js';
+import type { ChartData } from 'chart.js';
 import { ChartCanvas } from '../../../components/chart/ChartCanvas';
-import { OVERLAY_DECIMATION, chartChrome, seriesPalette } from '../../../config/chart';
+import { timeSeriesOptions, traceLine } from '../../../components/chart/time-series';
+import { OVERLAY_DECIMATION, seriesPalette } from '../../../config/chart';
 import type { Sample } from '../../../lib/api/types';
-import { formatNumber } from '../../../lib/format';
 import type { Point } from '../../../lib/series';
 import type { Theme } from '../../../lib/theme';
 import { tracePoints } from '../lib/overlay';
@@ -25,35 +25,16 @@ export function TraceOverlay({ traces, theme, loading }: { traces: OverlayTrace[
 
   const data = useMemo<ChartData<'line', Point[]>>(
     () => ({
-      datasets: lines.map((l, i) => {
-        const color = seriesPalette[i % seriesPalette.length] as string;
-        return { label: l.label, data: l.points, borderColor: color, backgroundColor: color, borderWidth: 1.5, pointRadius: 0, spanGaps: false, tension: 0 };
-      }),
+      datasets: lines.map((l, i) => traceLine(l.label, l.points, seriesPalette[i % seriesPalette.length] as string)),
     }),
     [lines],
   );
 
-  const options = useMemo<ChartOptions<'line'>>(() => {
-    const { text, grid } = chartChrome[theme];
-    return {
-      animation: false,
-      parsing: false,
-      normalized: true,
-      responsive: true,
-      maintainAspectRatio: false,
-      spanGaps: false,
-      interaction: { mode: 'nearest', axis: 'x', intersect: false },
-      scales: {
-        x: { type: 'linear', min: 0, title: { display: true, text: 'seconds since each run started', color: text }, ticks: { color: text }, grid: { color: grid } },
-        y: { type: 'linear', beginAtZero: true, title: { display: true, text: unit, color: text }, ticks: { color: text }, grid: { color: grid } },
-      },
-      plugins: {
-        decimation: { enabled: true, algorithm: 'lttb', samples: OVERLAY_DECIMATION.samples, threshold: OVERLAY_DECIMATION.threshold },
-        legend: { labels: { color: text } },
-        tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label ?? ''}: ${formatNumber(ctx.parsed.y)} ${unit}` } },
-      },
-    };
-  }, [theme, unit]);
+  const options = useMemo(
+    () =>
+      timeSeriesOptions({ theme, xTitle: 'seconds since each run started', yTitle: unit, decimation: OVERLAY_DECIMATION, tooltipUnit: unit }),
+    [theme, unit],
+  );
 
   const total = lines.reduce((n, l) => n + l.points.length, 0);
   return (

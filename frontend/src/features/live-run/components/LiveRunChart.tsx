@@ -3,11 +3,12 @@
 // phase change (warm-up, repeat, thread count, block size). The sample count is exposed as text and as
 // data-points so people (and tests) can tell the chart is receiving data without seeing pixels.
 import { useId, useMemo } from 'react';
-import type { ChartData, ChartOptions } from 'chart.js';
+import type { ChartData } from 'chart.js';
 import { ChartCanvas } from '../../../components/chart/ChartCanvas';
 import type { ChartMarker } from '../../../components/chart/plugins/markers';
-import { chartChrome, markerColors, seriesPalette, warmupColor } from '../../../config/chart';
-import { DECIMATION_SAMPLES } from '../../../config/live';
+import { timeSeriesOptions } from '../../../components/chart/time-series';
+import { seriesPalette, warmupColor } from '../../../config/chart';
+import { LIVE_DECIMATION } from '../../../config/live';
 import type { Sample } from '../../../lib/api/types';
 import { formatNumber } from '../../../lib/format';
 import type { Theme } from '../../../lib/theme';
@@ -64,46 +65,19 @@ export function LiveRunChart({ samples, t0, unit, theme, title = 'Live throughpu
     };
   }, [series, mixed, unitByOp]);
 
-  const options = useMemo<ChartOptions<'line'>>(() => {
-    const { text, grid } = chartChrome[theme];
-    return {
-      animation: false,
-      parsing: false,
-      normalized: true,
-      responsive: true,
-      maintainAspectRatio: false,
-      spanGaps: false,
-      interaction: { mode: 'nearest', axis: 'x', intersect: false },
-      scales: {
-        x: {
-          type: 'linear',
-          min: 0,
-          title: { display: true, text: 'seconds since run start', color: text },
-          ticks: { color: text },
-          grid: { color: grid },
-        },
-        y: {
-          type: 'linear',
-          beginAtZero: true,
-          title: { display: true, text: shownUnit, color: text },
-          ticks: { color: text },
-          grid: { color: grid },
-        },
-      },
-      plugins: {
-        decimation: { enabled: true, algorithm: 'lttb', samples: DECIMATION_SAMPLES, threshold: DECIMATION_SAMPLES * 2 },
-        hbMarkers: { markers, colors: markerColors[theme], labelColor: text },
-        legend: {
-          labels: { color: text, filter: (item) => !item.text.endsWith('(warm-up)') },
-        },
-        tooltip: {
-          callbacks: {
-            label: (ctx) => `${ctx.dataset.label ?? ''}: ${formatNumber(ctx.parsed.y)}${mixed ? '' : ` ${shownUnit}`}`,
-          },
-        },
-      },
-    };
-  }, [theme, shownUnit, markers, mixed]);
+  const options = useMemo(
+    () =>
+      timeSeriesOptions({
+        theme,
+        xTitle: 'seconds since run start',
+        yTitle: shownUnit,
+        decimation: LIVE_DECIMATION,
+        tooltipUnit: mixed ? undefined : shownUnit,
+        markers,
+        legendFilter: (item) => !item.text.endsWith('(warm-up)'),
+      }),
+    [theme, shownUnit, markers, mixed],
+  );
 
   const last = samples[samples.length - 1];
   const summary = last

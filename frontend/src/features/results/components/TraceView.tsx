@@ -2,10 +2,11 @@
 // min / mean / max as horizontal lines and figures, and a red marker where it detected throttling
 // (a sustained drop). 600 points draw without parsing, normalized, LTTB-decimated past 1 600.
 import { useId, useMemo } from 'react';
-import type { ChartData, ChartOptions } from 'chart.js';
+import type { ChartData } from 'chart.js';
 import { ChartCanvas } from '../../../components/chart/ChartCanvas';
-import { chartChrome, markerColors, seriesPalette, warmupColor } from '../../../config/chart';
-import { DECIMATION_SAMPLES } from '../../../config/live';
+import { timeSeriesOptions, traceLine } from '../../../components/chart/time-series';
+import { seriesPalette, warmupColor } from '../../../config/chart';
+import { LIVE_DECIMATION } from '../../../config/live';
 import type { Sample } from '../../../lib/api/types';
 import { formatNumber } from '../../../lib/format';
 import { buildSeries, seriesOrigin } from '../../../lib/series';
@@ -37,19 +38,9 @@ export function TraceView({ trace, samples, t0, unit, theme, fileName }: TraceVi
     const x1 = xs.length ? Math.max(...xs) : 1;
     return {
       datasets: [
-        ...measured.map((s, i) => {
-          const color = seriesPalette[i % seriesPalette.length] as string;
-          return {
-            label: measured.length > 1 ? s.label : `${unit} per second`,
-            data: s.points,
-            borderColor: color,
-            backgroundColor: color,
-            borderWidth: 1.5,
-            pointRadius: 0,
-            spanGaps: false,
-            tension: 0,
-          };
-        }),
+        ...measured.map((s, i) =>
+          traceLine(measured.length > 1 ? s.label : `${unit} per second`, s.points, seriesPalette[i % seriesPalette.length] as string),
+        ),
         ...summaryLines(trace, x0, x1).map((l) => ({
           label: l.label,
           data: l.points,
@@ -63,28 +54,11 @@ export function TraceView({ trace, samples, t0, unit, theme, fileName }: TraceVi
     };
   }, [measured, trace, unit]);
 
-  const options = useMemo<ChartOptions<'line'>>(() => {
-    const { text, grid } = chartChrome[theme];
-    return {
-      animation: false,
-      parsing: false,
-      normalized: true,
-      responsive: true,
-      maintainAspectRatio: false,
-      spanGaps: false,
-      interaction: { mode: 'nearest', axis: 'x', intersect: false },
-      scales: {
-        x: { type: 'linear', min: 0, title: { display: true, text: 'seconds since run start', color: text }, ticks: { color: text }, grid: { color: grid } },
-        y: { type: 'linear', beginAtZero: true, title: { display: true, text: unit, color: text }, ticks: { color: text }, grid: { color: grid } },
-      },
-      plugins: {
-        decimation: { enabled: true, algorithm: 'lttb', samples: DECIMATION_SAMPLES, threshold: DECIMATION_SAMPLES * 2 },
-        hbMarkers: { markers, bands, colors: markerColors[theme], labelColor: text },
-        legend: { labels: { color: text } },
-        tooltip: { callbacks: { label: (ctx) => `${ctx.dataset.label ?? ''}: ${formatNumber(ctx.parsed.y)} ${unit}` } },
-      },
-    };
-  }, [theme, unit, markers, bands]);
+  const options = useMemo(
+    () =>
+      timeSeriesOptions({ theme, xTitle: 'seconds since run start', yTitle: unit, decimation: LIVE_DECIMATION, tooltipUnit: unit, markers, bands }),
+    [theme, unit, markers, bands],
+  );
 
   const points = measured.reduce((n, s) => n + s.points.filter((p) => p.y !== null).length, 0);
   const throttle = trace.throttle;
