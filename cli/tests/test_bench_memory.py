@@ -41,7 +41,8 @@ def test_a_huge_l3_on_a_small_memory_is_skipped_with_the_reason_not_a_traceback(
 
 def test_likwid_runs_the_test_of_the_isa_our_kernel_runs():
     """An AVX-512 likwid test on an AVX2 CPU dies with SIGILL: the pair uses the same vector ISA as ours."""
-    from hostbench_cli.bench.memory import LIKWID, LIKWID_ISA
+    from hostbench_runner.reftools.likwid import MEMORY_ISA, MEMORY_TESTS
 
-    assert [base + LIKWID_ISA["avx2"] for base, _ in LIKWID.values()] == ["copy_mem_avx", "stream_mem_avx"]
-    assert [base + LIKWID_ISA["avx512"] for base, _ in LIKWID.values()] == ["copy_mem_avx512", "stream_mem_avx512"]
+    assert [base + MEMORY_ISA["avx2"] for base, _ in MEMORY_TESTS.values()] == ["copy_mem_avx", "stream_mem_avx"]
+    assert [base + MEMORY_ISA["avx512"] for base, _ in MEMORY_TESTS.values()] == ["copy_mem_avx512",
+                                                                               "stream_mem_avx512"]

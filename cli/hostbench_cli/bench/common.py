@@ -26,6 +26,31 @@ def tool(name: str) -> str:
     return path
 
 
+def resolve(argv: list[str], *names: str) -> list[str]:
+    """A shared builder's argv (hostbench_runner.reftools) with argv[0] and every word among `names` resolved on
+    PATH; ToolMissing names the first that is not installed."""
+    paths = {name: tool(name) for name in (argv[0], *names)}
+    return [paths.get(word, word) for word in argv]
+
+
+def parsed(parser: Callable[[str], list[dict]], text: str, what: str) -> list[dict]:
+    """A shared parser's metrics; an output it refuses is this bench's RuntimeError, with the reason."""
+    from hostbench_runner.reftools import ParseError
+
+    try:
+        return parser(text)
+    except ParseError as exc:
+        raise RuntimeError(f"cannot read {what}'s output: {exc}: {text[-400:]}") from None
+
+
+def figure(metrics: list[dict], name: str, what: str, **keys: object) -> float:
+    """The value of the first metric called `name` (with these keys), or RuntimeError."""
+    for m in metrics:
+        if m.get("name") == name and all(m.get(k) == v for k, v in keys.items()):
+            return float(m["value"])
+    raise RuntimeError(f"{what} reported no {name}{f' {keys}' if keys else ''}")
+
+
 def run(argv: list[str], timeout: float = 600, env: dict | None = None, cwd: Path | None = None) -> str:
     r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, env=env,
                        cwd=cwd)

@@ -15,8 +15,11 @@ from hostbench_cli.bench.common import (
     BenchReport,
     ToolMissing,
     cpu_share_of_child,
+    figure,
     hbk_events,
     interleave_quiet,
+    parsed,
+    resolve,
     results,
     sampler_ab_pairs,
     tool,
@@ -60,19 +63,15 @@ def _peak(inventory: dict, op: str, threads: int, start: dict) -> tuple[float, f
 
 
 def _likwid(op: str, threads: int, isa: str) -> tuple[float, float]:
-    exe = tool("likwid-bench")
-    suffix = {"avx512": "_avx512_fma", "avx2": "_avx_fma", "sse2": "_sse"}.get(isa, "")
-    test = ("peakflops" if op == "fp64" else "peakflops_sp") + suffix
-    # likwid pins by its workgroup: N = the whole node, `threads` threads on its first hardware threads.
-    out, _share = cpu_share_of_child([exe, "-t", test, "-W", f"N:{16 * threads}kB:{threads}"], threads, timeout=300)
-    m = re.search(r"^MFlops/s:\s+([\d.]+)", out, re.M)
-    if not m:
-        raise RuntimeError(f"likwid-bench printed no MFlops/s:\n{out[-400:]}")
+    from hostbench_runner.reftools import likwid
+
+    # the runner's peakflops run: N = the whole node, `threads` threads on its first hardware threads
+    out, _share = cpu_share_of_child(resolve(likwid.peakflops_argv(op, isa, threads)), threads, timeout=300)
     # likwid-bench sets up and calibrates on one thread before its timed loop, so its CPU time over
     # wall time x threads says nothing about disturbance (0.76 at 1 thread, 0.51 at 2 on an idle
     # host): the pair is judged by our side's share only, and a disturbed likwid run shows as an
     # outlier pair in the table
-    return float(m.group(1)) / 1000.0, 1.0
+    return figure(parsed(likwid.parse, out, "likwid-bench"), "peakflops", "likwid-bench"), 1.0
 
 
 _hpl_share: list[float] = []
@@ -96,8 +95,9 @@ def hpcc_env() -> tuple[dict, list[str]]:
     """hpcc's environment: one thread per MPI process, without the BLAS kernel overrides the runner's
     references drop too (REFERENCE_ENV_DROP); and the dropped settings, "NAME=value" each."""
     from hostbench_runner.reftools.engine import REFERENCE_ENV_DROP
+    from hostbench_runner.reftools.hpcc import SINGLE_THREADED_ENV
 
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    env = dict(os.environ, **SINGLE_THREADED_ENV)
     return env, [f"{k}={env.pop(k)}" for k in REFERENCE_ENV_DROP if k in env]
 
 
@@ -122,24 +122,16 @@ def hpl_blas_env(blas: str, isa: str) -> tuple[dict, str]:
 
 def run_hpcc(n: int, threads: int, env: dict) -> tuple[str, float]:
     """hpcc on `threads` single-threaded MPI processes (HPL N=n, NB=192, P=1, Q=threads) in a scratch
-    directory: the text of its hpccoutf.txt, and its CPU time / (wall time x processes)."""
-    mpirun, hpcc = tool("mpirun"), tool("hpcc")
-    template = Path("/usr/share/doc/hpcc/examples/_hpccinf.txt")
-    if not template.exists():
-        raise ToolMissing("hpcc's example input _hpccinf.txt is missing")
-    lines = template.read_text().splitlines()
-    lines[5] = f"{n:<13d}Ns"
-    lines[7] = "192          NBs"
-    lines[10] = "1            Ps"
-    lines[11] = f"{threads:<13d}Qs"
+    directory, with the runner's input file and argv: the text of its output file, and its CPU time / (wall
+    time x processes)."""
+    from hostbench_runner.reftools import hpcc
+
+    argv = resolve(hpcc.argv(threads, os.geteuid() == 0), "hpcc")
     work = Path(tempfile.mkdtemp(prefix="hb-hpcc-"))
     try:
-        (work / "hpccinf.txt").write_text("\n".join(lines) + "\n")
-        argv = [mpirun, "--oversubscribe", "-np", str(threads)]
-        if os.geteuid() == 0:
-            argv.insert(1, "--allow-run-as-root")
-        _out, share = cpu_share_of_child([*argv, hpcc], threads, env=env, timeout=1200, cwd=work)
-        return (work / "hpccoutf.txt").read_text(errors="replace"), share
+        (work / hpcc.INPUT).write_text(hpcc.hpcc_input(n, hpcc.HPL_NB, 1, threads))
+        _out, share = cpu_share_of_child(argv, threads, env=env, timeout=1200, cwd=work)
+        return (work / hpcc.OUTPUT).read_text(errors="replace"), share
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -10,7 +10,6 @@ The directory: a fresh one under $HOSTBENCH_BENCH_DIR, else under .hostbench/ben
 (a tmpfs /tmp would measure memory, and it may refuse O_DIRECT); the start event names the filesystem
 and device. Both tools' files are removed at the end.
 """
-import json
 import mmap
 import os
 import shutil
@@ -19,7 +18,18 @@ import time
 from pathlib import Path
 
 from hostbench_cli import STATE
-from hostbench_cli.bench.common import HBK, BenchReport, Pair, hbk_events, progress, results, tool
+from hostbench_cli.bench.common import (
+    HBK,
+    BenchReport,
+    Pair,
+    figure,
+    hbk_events,
+    parsed,
+    progress,
+    resolve,
+    results,
+    tool,
+)
 from hostbench_cli.bench.common import run as run_cmd
 
 FILE_SIZE = 1 << 30  # 1 GiB: modest, the disk is shared
@@ -77,13 +87,16 @@ def duration_for(depth: int) -> int:
     return LATENCY_S if depth == 1 else DURATION_S
 
 
-def fio_argv(fio: str, path: Path, rw: str, block: int, depth: int, engine: str) -> list[str]:
-    return [fio, "--name=hostbench", f"--filename={path}", f"--size={FILE_SIZE}", "--direct=1",
-            f"--ioengine={engine}", f"--rw={rw}", f"--bs={block}", f"--iodepth={depth}", "--numjobs=1",
-            "--time_based", f"--runtime={duration_for(depth)}", f"--ramp_time={WARMUP_S}", "--norandommap",
-            "--randrepeat=0", "--invalidate=1", "--overwrite=1", "--lat_percentiles=1",
-            "--percentile_list=50:99:99.9",
-            "--output-format=json"]
+def fio_argv(path: Path, rw: str, block: int, depth: int, engine: str) -> list[str]:
+    """The runner's fio job (hostbench_runner.reftools.fio), one process on the whole file, with this bench's
+    latency percentiles and a fresh random pattern; fio resolved on PATH."""
+    from hostbench_runner.reftools import fio
+
+    return resolve(fio.argv(name="hostbench", filename=str(path), rw=rw, block=block, size=FILE_SIZE, iodepth=depth,
+                            engine=engine, direct=True, runtime_s=duration_for(depth), ramp_s=WARMUP_S,
+                            group_reporting=False,
+                            extra=("--norandommap", "--randrepeat=0", "--overwrite=1", "--lat_percentiles=1",
+                                   "--percentile_list=50:99:99.9")))
 
 
 def theirs(argv: list[str], rw: str, path: Path) -> dict:
@@ -95,19 +108,13 @@ def theirs(argv: list[str], rw: str, path: Path) -> dict:
     # fio then finds the file whole and writes nothing before its job (--overwrite=1 only lays out a
     # missing or short file)
     prewrite(path, FILE_SIZE)
-    doc = json.loads(run_cmd(argv, timeout=300))
-    job = doc["jobs"][0]
-    side = job["write" if "write" in rw else "read"]
-    pct = side["lat_ns"].get("percentile", {})
+    from hostbench_runner.reftools import fio
 
-    def p(q: str) -> float:
-        for k, v in pct.items():
-            if abs(float(k) - float(q)) < 1e-9:
-                return v / 1e3
-        raise RuntimeError(f"fio gave no {q} percentile: {sorted(pct)}")
-
-    return {"bw": side["bw_bytes"] / 1e6, "iops": side["iops"], "p50": p("50"), "p99": p("99"),
-            "p99.9": p("99.9"), "clat_p50": side["clat_ns"]["percentile"].get("50.000000", 0) / 1e3}
+    metrics = parsed(fio.parse_percentiles, run_cmd(argv, timeout=300), "fio")
+    side = "write" if "write" in rw else "read"
+    return {"bw": figure(metrics, "bw", "fio", direction=side), "iops": figure(metrics, "iops", "fio", direction=side),
+            **{q: figure(metrics, "lat_percentile", "fio", direction=side, percentile=float(q))
+               for q in ("50", "99", "99.9")}}
 
 
 def prewrite(path: Path, size: int, chunk: int = 1 << 20) -> None:
@@ -132,7 +139,7 @@ def _engine_for(depth: int, async_engine: str) -> str:
 
 
 def run(pairs: int) -> BenchReport:
-    fio = tool("fio")
+    tool("fio")
     if not HBK.exists():
         raise RuntimeError(f"{HBK} is missing: build the kernels first (make -C runner/kernels)")
     report = BenchReport("disk")
@@ -154,7 +161,7 @@ def run(pairs: int) -> BenchReport:
         for i in range(pairs):
             for name, op, rw, block, depth, metrics, extra in CASES:
                 engine = _engine_for(depth, async_engine)
-                argv = fio_argv(fio, fio_file, rw, block, depth, engine)
+                argv = fio_argv(fio_file, rw, block, depth, engine)
                 got: dict[str, dict] = {}
 
                 # this iteration's values bound as defaults (each step runs within the iteration anyway)

@@ -29,8 +29,11 @@ from hostbench_cli.bench.common import (
     Pair,
     ToolMissing,
     cpu_share_of_child,
+    figure,
     hbk_events,
+    parsed,
     progress,
+    resolve,
     results,
     sampler_ab_pairs,
 )
@@ -39,30 +42,18 @@ from hostbench_cli.bench.common import run as run_tool
 
 THREADS = (1, 2)
 STREAM_BLOCK = 8 * 1024 * 1024  # the copy block op's block: 8 MiB
-LIKWID = {"stream_copy_nt": ("copy_mem", 2), "stream_triad_nt": ("stream_mem", 3)}
-# likwid-bench's test suffix for the vector ISA our kernel runs (its start event's isa): the same stores on
-# both sides. An AVX-512 test on a CPU without AVX-512 dies with SIGILL ("Illegal instruction").
-LIKWID_ISA = {"avx512": "_avx512", "avx2": "_avx", "sse2": "_sse", "scalar": ""}
 
 
 def parse_stream(text: str) -> dict:
-    """STREAM's output: array size, threads counted, best rates (MB/s); raises unless it validates."""
-    if "Solution Validates" not in text:
-        raise RuntimeError(f"stream did not validate its results: {text[-400:]}")
-    size = re.search(r"Array size = (\d+)", text)
-    rates = {m.group(1).lower(): float(m.group(2))
-             for m in re.finditer(r"^(Copy|Scale|Add|Triad):\s+([\d.]+)", text, re.M)}
-    threads = re.search(r"Number of Threads counted = (\d+)", text)
-    if not size or set(rates) != {"copy", "scale", "add", "triad"}:
-        raise RuntimeError(f"cannot read stream's output: {text[-400:]}")
-    return {"array_size": int(size.group(1)), "threads": int(threads.group(1)) if threads else 1, **rates}
+    """STREAM's figures (the runner's parser): array size, threads counted, best rates (MB/s) by function;
+    raises unless it validates."""
+    from hostbench_runner.reftools import parse_text
 
-
-def parse_likwid(text: str) -> float:
-    m = re.search(r"^MByte/s:\s+([\d.]+)", text, re.M)
-    if not m:
-        raise RuntimeError(f"cannot read likwid-bench's output: {text[-400:]}")
-    return float(m.group(1))
+    metrics = parsed(lambda t: parse_text("stream", t)["metrics"], text, "stream")
+    size = metrics[0].get("array_size")
+    if size is None:
+        raise RuntimeError(f"cannot read stream's array size: {text[-400:]}")
+    return {"array_size": size, "threads": metrics[0].get("threads", 1), **{m["name"]: m["value"] for m in metrics}}
 
 
 SAMPLER_PAIRS = 8  # with/without-sampler phase pairs per process (two processes)
@@ -91,8 +82,10 @@ def likwid_value(argv: list[str], threads: int) -> tuple[float, float]:
     # likwid-bench allocates and initialises its arrays on one thread before the timed loop, so its CPU
     # time over wall time x threads is 0.57-0.8 on an idle host: no measure of disturbance. Our side's
     # share decides these pairs (as in bench cpu); a disturbed likwid run shows as an outlier pair.
+    from hostbench_runner.reftools import likwid
+
     out, _share = cpu_share_of_child(argv, threads)
-    return parse_likwid(out), 1.0
+    return figure(parsed(likwid.parse, out, "likwid-bench"), "bandwidth", "likwid-bench"), 1.0
 
 
 HPCC_N = 8000  # hpcc sizes its STREAM vectors from HPL's matrix: N^2 / 3 doubles (21.3 M, 171 MB) over the processes
@@ -133,16 +126,16 @@ def gib(b: float) -> str:
 def parse_hpcc_stream(text: str, processes: int) -> dict:
     """hpcc's STREAM: elements per vector over all processes, and Copy/Triad MB/s over all of them (hpcc's
     Star figures are per process, every process running at once)."""
-    from hostbench_runner.reftools.cli import parse_text
+    from hostbench_runner.reftools import parse_text
 
-    parse_text("hpcc", text)  # refuses a run without a summary, or with Success=0
-    summary = dict(re.findall(r"^(\w+)=(\S+)$", text, re.M))
-    try:
-        vector = int(summary["STREAM_VectorSize"])
-        return {"array_size": vector * processes,
-                **{k: float(summary[f"StarSTREAM_{k.capitalize()}"]) * 1000 * processes for k in ("copy", "triad")}}
-    except (KeyError, ValueError) as exc:
-        raise RuntimeError(f"hpcc's summary has no STREAM figures ({exc}): {text[-400:]}") from None
+    # the runner's parser refuses a run without a summary, or with Success=0; it gives the Star figures in
+    # GB/s, but not the vector size, read here from the same summary
+    metrics = parsed(lambda t: parse_text("hpcc", t)["metrics"], text, "hpcc")
+    vector = re.search(r"^STREAM_VectorSize=(\d+)$", text, re.M)
+    if vector is None:
+        raise RuntimeError(f"hpcc's summary has no STREAM figures (no STREAM_VectorSize): {text[-400:]}")
+    return {"array_size": int(vector.group(1)) * processes,
+            **{k: figure(metrics, f"stream_{k}", "hpcc", variant="star") * 1000 * processes for k in ("copy", "triad")}}
 
 
 def hpcc_stream_pairs(report: BenchReport, pairs: int, rule: int) -> int:
@@ -197,7 +190,9 @@ def hpcc_stream_pairs(report: BenchReport, pairs: int, rule: int) -> int:
 
 
 def stream_env(threads: int) -> dict:
-    return dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="true", OMP_PLACES="cores")
+    from hostbench_runner.reftools.stream import omp_env
+
+    return dict(os.environ, **omp_env(threads, bind="true"))
 
 
 def run(pairs: int) -> BenchReport:
@@ -214,7 +209,10 @@ def run(pairs: int) -> BenchReport:
         report.skipped.append(f"every pair: three arrays of 4 x L3 ({gib(3 * rule * 8)}) do not fit in "
                               f"{MEMORY_SHARE:.0%} of the {gib(avail)} of memory available")
         return report
-    stream = shutil.which("stream")
+    from hostbench_runner.reftools import likwid
+    from hostbench_runner.reftools import stream as stream_tool
+
+    stream = shutil.which(stream_tool.argv()[0])
     array_size = 0
     if stream is None and shutil.which("hpcc") and shutil.which("mpirun"):
         try:
@@ -225,7 +223,7 @@ def run(pairs: int) -> BenchReport:
         report.missing.append("stream (STREAM built with OpenMP, on PATH) or hpcc (apt install hpcc): "
                               "the STREAM pairs were not run")
     else:
-        array_size = parse_stream(run_tool([stream], env=stream_env(1)))["array_size"]
+        array_size = parse_stream(run_tool(resolve(stream_tool.argv()), env=stream_env(1)))["array_size"]
         cache = ["--allow_cache", "true"] if array_size < rule else []
         if cache:
             report.notes.append(f"the stream binary's arrays ({array_size} elements) are smaller than 4 x L3 ({rule}): "
@@ -240,7 +238,7 @@ def run(pairs: int) -> BenchReport:
                             "plain-store loop")
         for t in THREADS:
             def theirs(kernel: str, t: int = t) -> tuple[float, float]:
-                out, share = cpu_share_of_child([stream], t, env=stream_env(t))
+                out, share = cpu_share_of_child(resolve(stream_tool.argv()), t, env=stream_env(t))
                 parsed = parse_stream(out)
                 if parsed["threads"] != t:
                     raise RuntimeError(f"stream ran {parsed['threads']} threads, asked for {t}")
@@ -258,17 +256,16 @@ def run(pairs: int) -> BenchReport:
                                                                 best=True),
                                  lambda kernel=kernel: theirs(kernel), pairs)
 
-    likwid = shutil.which("likwid-bench")
-    if likwid is None:
+    if shutil.which("likwid-bench") is None:
         report.missing.append("likwid-bench (apt install likwid): the non-temporal pairs were not run")
     else:
         n = max(array_size, rule)  # at least STREAM's rule; likwid then gets the same bytes
-        suffix = LIKWID_ISA.get(str(caches.get("isa")), "")
+        suffix = likwid.MEMORY_ISA.get(str(caches.get("isa")), "")
         for t in THREADS:
-            for op, (base, arrays) in LIKWID.items():
+            for op, (base, arrays) in likwid.MEMORY_TESTS.items():
                 test = base + suffix
                 size = f"{n * 8 * arrays // 1000}kB"
-                argv = [likwid, "-t", test, "-w", f"S0:{size}:{t}"]
+                argv = resolve(likwid.argv(test, f"S0:{size}:{t}", flag="-w"))
                 try:
                     interleave_quiet(report, f"{op}_t{t}", f"likwid-bench -t {test} -w S0:{size}:{t}",
                                      lambda op=op, t=t: ours(["--op", op, "--array_size", str(n), "--threads", str(t)],

@@ -34,7 +34,7 @@ import subprocess
 import tempfile
 import time
 
-from hostbench_cli.bench.common import HBK, BenchReport, ToolMissing, interleave, results
+from hostbench_cli.bench.common import HBK, BenchReport, ToolMissing, figure, interleave, parsed, resolve, results
 from hostbench_cli.bench.common import run as run_cmd
 
 DURATION = 5       # seconds per measurement (after a 1-s warm-up on both sides)
@@ -51,17 +51,13 @@ PLACEMENTS = (      # protocol, metric suffix, client CPU, server CPU, busy poll
 )
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Server:
     """A reference tool's server on a free loopback port, pinned; stopped on exit."""
 
     def __init__(self, argv_for_port, ready_line: str | None = None, connect_probe: bool = False,
                  settle: float = 0):
+        from hostbench_runner.reftools.engine import free_port
+
         self.port = free_port()
         self.proc = subprocess.Popen(argv_for_port(self.port), stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
@@ -132,22 +128,14 @@ class Ours:
         return res[0]
 
 
-def iperf3_json(iperf3: str, port: int, extra: list[str]) -> dict:
-    out = run_cmd([iperf3, "-c", "127.0.0.1", "-p", str(port), "-J", *extra], timeout=120)
-    d = json.loads(out)
-    if "error" in d:
-        raise RuntimeError(f"iperf3: {d['error']}")
-    return d["end"]
+def iperf3_metrics(port: int, duration: int, size: int, udp: bool = False, omit_s: int = 0,
+                   extra: tuple[str, ...] = ()) -> list[dict]:
+    """One iperf3 client run against our loopback server, pinned as our kernel (client CPU 0, server CPU 1):
+    the runner's argv and parser (received_mbps: the receiver's sum / 1e6)."""
+    from hostbench_runner.reftools import iperf3
 
-
-def parse_sockperf_p50(text: str) -> float:
-    """p50 of sockperf's --full-rtt report, in µs (a full round trip)."""
-    if "Round trip" not in text and "avg-rtt" not in text:
-        raise RuntimeError(f"sockperf did not report round-trip times (--full-rtt): {text[-400:]}")
-    for line in text.splitlines():
-        if "percentile 50.000" in line:
-            return float(line.split("=")[-1].strip())
-    raise RuntimeError(f"cannot read sockperf's p50: {text[-400:]}")
+    argv = iperf3.client_argv("127.0.0.1", port, duration, size, udp=udp, omit_s=omit_s, pin=(0, 1), extra=extra)
+    return parsed(iperf3.parse_received_mbps, run_cmd(resolve(argv), timeout=120), "iperf3")
 
 
 def run(pairs: int) -> BenchReport:
@@ -174,16 +162,16 @@ def pairs_of(report: BenchReport, ours: Ours, pairs: int) -> BenchReport:
 
     if iperf3:
         udp_notes: list[str] = []
-        with Server(lambda p: [iperf3, "-s", "-B", "127.0.0.1", "-p", str(p), "--forceflush"],
+        from hostbench_runner.reftools.iperf3 import server_argv
+
+        with Server(lambda p: resolve(server_argv("127.0.0.1", p, extra=("--forceflush",))),
                     ready_line="Server listening") as srv:
             def ours_tcp() -> float:
                 return ours.net(["--op", "tcp_stream", "--sizes", str(TCP_SIZE), "--streams", "1",
                                  "--client_cpu", "0", "--server_cpu", "1", "--duration_s", str(DURATION)])["value"]
 
             def iperf_tcp() -> float:
-                end = iperf3_json(iperf3, srv.port, ["-t", str(DURATION), "-O", "1", "-l", str(TCP_SIZE),
-                                                     "-A", "0,1"])
-                return end["sum_received"]["bits_per_second"] / 1e6
+                return figure(iperf3_metrics(srv.port, DURATION, TCP_SIZE, omit_s=1), "received_mbps", "iperf3")
 
             interleave(report, "tcp_1stream", "Mbit/s",
                        f"iperf3 -l {TCP_SIZE} -t {DURATION} -O 1 -A 0,1, receiver (sum_received)",
@@ -191,12 +179,12 @@ def pairs_of(report: BenchReport, ours: Ours, pairs: int) -> BenchReport:
 
             for metric, ours_buf, their_buf in (("udp_32k", [], []),
                                                  ("udp_32k_4mib_buffers", ["--sockbuf_kib", "4096"], ["-w", "4M"])):
-                udp_pairs(report, ours, iperf3, srv.port, metric, ours_buf, their_buf, pairs, udp_notes)
+                udp_pairs(report, ours, srv.port, metric, ours_buf, their_buf, pairs, udp_notes)
         report.notes.append("udp per run, in order: " + "; ".join(udp_notes))
 
     if sockperf and taskset:
         for proto, name, ccpu, scpu, busy in PLACEMENTS:
-            rtt_pairs(report, ours, sockperf, taskset, proto, name, ccpu, scpu, busy, pairs)
+            rtt_pairs(report, ours, proto, name, ccpu, scpu, busy, pairs)
         report.notes.append("rtt ratios are ours/sockperf of the full round-trip p50 (not half): "
                             "within 10 % means 0.90..1.10")
     report.notes.append(f"lowest cpu_share of our client threads: {ours.min_cpu_share:.2f} "
@@ -205,7 +193,7 @@ def pairs_of(report: BenchReport, ours: Ours, pairs: int) -> BenchReport:
     return report
 
 
-def udp_pairs(report: BenchReport, ours: Ours, iperf3: str, port: int, metric: str, ours_buf: list[str],
+def udp_pairs(report: BenchReport, ours: Ours, port: int, metric: str, ours_buf: list[str],
               their_buf: list[str], pairs: int, notes: list[str]) -> None:
     def ours_udp() -> float:
         r = ours.net(["--op", "udp_stream", "--sizes", str(UDP_SIZE), "--streams", "1", "--client_cpu", "0",
@@ -214,12 +202,11 @@ def udp_pairs(report: BenchReport, ours: Ours, iperf3: str, port: int, metric: s
         return r["value"]
 
     def iperf_udp() -> float:
-        end = iperf3_json(iperf3, port, ["-u", "-b", "0", "-t", str(DURATION), "-l", str(UDP_SIZE), "-A", "0,1",
-                                         *their_buf])
-        rx = end["sum_received"]
-        notes.append(f"{metric} iperf3: sender {end['sum_sent']['bits_per_second'] / 1e6:.0f} Mbit/s, "
-                     f"loss {rx['lost_percent']:.2f} %")
-        return rx["bits_per_second"] / 1e6
+        got = iperf3_metrics(port, DURATION, UDP_SIZE, udp=True, extra=tuple(their_buf))
+        sent = figure(got, "sent_bps", "iperf3", stream=None)
+        notes.append(f"{metric} iperf3: sender {sent / 1e6:.0f} Mbit/s, "
+                     f"loss {figure(got, 'lost_percent', 'iperf3', stream=None):.2f} %")
+        return figure(got, "received_mbps", "iperf3")
 
     ref = f"iperf3 -u -b 0 -l {UDP_SIZE} -t {DURATION} -A 0,1{' ' if their_buf else ''}{' '.join(their_buf)}, " \
           "receiver (sum_received)"
@@ -228,12 +215,13 @@ def udp_pairs(report: BenchReport, ours: Ours, iperf3: str, port: int, metric: s
     interleave(report, metric, "Mbit/s", ref, ours_udp, iperf_udp, pairs)
 
 
-def rtt_pairs(report: BenchReport, ours: Ours, sockperf: str, taskset: str, proto: str, name: str, ccpu: int,
-              scpu: int, busy: bool, pairs: int) -> None:
-    nb = ["--nonblocked"] if busy else []
-    tcp = ["--tcp"] if proto == "tcp" else []  # sockperf's default is UDP
-    with Server(lambda p: [taskset, "-c", str(scpu), sockperf, "sr", *tcp, "-i", "127.0.0.1",
-                           "-p", str(p), *nb], ready_line=None if tcp else "sockperf: Warmup stage",
+def rtt_pairs(report: BenchReport, ours: Ours, proto: str, name: str, ccpu: int, scpu: int, busy: bool,
+              pairs: int) -> None:
+    from hostbench_runner.reftools import sockperf
+
+    tcp = proto == "tcp"  # sockperf's default is UDP
+    with Server(lambda p: resolve(sockperf.server_argv("127.0.0.1", p, tcp, busy, cpu=scpu), "sockperf"),
+                ready_line=None if tcp else "sockperf: Warmup stage",
                 connect_probe=bool(tcp), settle=0 if tcp else 0.5) as srv:
         def ours_rtt() -> float:
             r = ours.net(["--op", f"{proto}_rr", "--sizes", str(RTT_SIZE), "--client_cpu", str(ccpu),
@@ -242,10 +230,10 @@ def rtt_pairs(report: BenchReport, ours: Ours, sockperf: str, taskset: str, prot
             return r["latency_us"]["p50"]
 
         def sockperf_rtt() -> float:
-            out = run_cmd([taskset, "-c", str(ccpu), sockperf, "pp", *tcp, "-i", "127.0.0.1",
-                           "-p", str(srv.port), "-m", str(RTT_SIZE), "-t", str(RTT_DURATION),
-                           "--full-rtt", *nb], timeout=120)
-            return parse_sockperf_p50(out)
+            # the full round trip's p50 in µs (the parser refuses a one-way report: --full-rtt)
+            argv = sockperf.client_argv("127.0.0.1", srv.port, RTT_SIZE, RTT_DURATION, tcp, busy, cpu=ccpu)
+            out = run_cmd(resolve(argv, "sockperf"), timeout=120)
+            return figure(parsed(sockperf.parse_rr, out, "sockperf"), "latency_p50", "sockperf")
 
         interleave(report, f"rtt_p50_{name}" if tcp else f"udp_rtt_p50_{name}", "µs",
                    f"sockperf pp{' --tcp' if tcp else ''} -m {RTT_SIZE} --full-rtt{' --nonblocked' if busy else ''}, "
