@@ -17,7 +17,7 @@ BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 HBK = os.path.join(BUILD, "hbk")
 HBK_TEST = os.path.join(BUILD, "hbk-test")
 CPU_OBJ = os.path.join(BUILD, "obj", "kernels", "cpu.o")
-C_TESTS = ["test_json", "test_params", "test_cpu"]
+C_TESTS = ["test_json", "test_params", "test_cpu", "test_hostfacts"]
 ARM = os.uname().machine == "aarch64"  # the ISAs of the cpu kernel, widest first, per architecture
 CPU_ISAS = ("sve", "neon", "scalar") if ARM else ("avx512", "avx2", "sse2", "scalar")
 HIDDEN_ISA = "neon" if ARM else "avx2"  # one the test build can pretend is missing

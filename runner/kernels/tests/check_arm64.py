@@ -39,7 +39,7 @@ CPU_LOOPS = {
     "fp64_sve": (r"fmad\s+z\d+\.d", 16), "fp32_sve": (r"fmad\s+z\d+\.s", 16),
     "int32_sve": (r"add\s+z\d+\.s", 16),
 }
-# function in memory.o: instruction regex that must appear in its loop
+# function in memory_loops.o: instruction regex that must appear in its loop
 MEM_LOOPS = {
     "sum_neon": r"add\s+v\d+\.2d", "copy_neon": r"(str|stp|st1)\s+q|st1\s+\{v",
     "sum_sve": r"add\s+z\d+\.d", "fill_sve": r"st1d\s+\{?z", "fill_nt_sve": r"stnt1d\s+\{?z",
@@ -103,7 +103,7 @@ def run(build, check):
 
     # ---- the hot loops ----
     if shutil.which(OBJDUMP):
-        for obj, loops in (("cpu.o", CPU_LOOPS), ("memory.o", MEM_LOOPS)):
+        for obj, loops in (("cpu.o", CPU_LOOPS), ("memory_loops.o", MEM_LOOPS)):
             disasm = subprocess.run([OBJDUMP, "-d", "--no-show-raw-insn",
                                      os.path.join(out, "obj", "kernels", obj)],
                                     capture_output=True, text=True).stdout

@@ -427,10 +427,15 @@ def run(build, check):
 
     # ---- the hot loops are the instructions the kernel claims ----
     if os.uname().machine in ("x86_64", "amd64"):
-        obj = os.path.join(build, "obj", "kernels", "memory.o")
-        disasm = subprocess.run(
-            ["objdump", "-d", "--no-show-raw-insn", obj], capture_output=True, text=True, check=True
-        ).stdout
+        disasm = "".join(  # the loops per ISA, and the chase of the per-thread side
+            subprocess.run(
+                ["objdump", "-d", "--no-show-raw-insn", os.path.join(build, "obj", "kernels", obj)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            for obj in ("memory_loops.o", "memory_work.o")
+        )
         loops = {  # function: (instruction, count, register) in its main loop
             "triad_d_nt_avx512": ("vmovntpd", 4, "zmm"),
             "triad_d_avx512": ("vmovapd", 4, "zmm"),

@@ -1,19 +1,8 @@
 /* The memory kernel's loops agree with plain C on every ISA this CPU has, its closed forms agree
- * with brute force, its chase is one cycle through every node, and sizes parse as sysfs writes
- * them. */
+ * with brute force, and its chase is one cycle through every node. (Cache sizes as sysfs writes
+ * them: tests/test_hostfacts.c.) */
 #include "check.h"
 #include "kernels/memory.h"
-
-static void test_parse_size(void)
-{
-    CHECK(hb_mem_parse_size("48K") == 48 * 1024, "48K");
-    CHECK(hb_mem_parse_size("32768K") == 32LL << 20, "32768K");
-    CHECK(hb_mem_parse_size("2M") == 2LL << 20, "2M");
-    CHECK(hb_mem_parse_size("1G") == 1LL << 30, "1G");
-    CHECK(hb_mem_parse_size("512") == 512, "512");
-    CHECK(hb_mem_parse_size("") == -1 && hb_mem_parse_size("K") == -1 &&
-          hb_mem_parse_size("12Q") == -1 && hb_mem_parse_size("-4K") == -1, "garbage refused");
-}
 
 static void test_pattern_sum_matches_brute_force(void)
 {
@@ -66,7 +55,6 @@ static void test_levels(void)
 
 int main(void)
 {
-    test_parse_size();
     test_pattern_sum_matches_brute_force();
     test_kernels_match_plain_c();
     test_chase_is_one_cycle();

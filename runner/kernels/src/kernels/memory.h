@@ -14,9 +14,6 @@ enum hb_mem_isa { HB_MEM_AVX512, HB_MEM_AVX2, HB_MEM_SCALAR, HB_MEM_ISAS };
 /* Whether this CPU can run the kernels of isa. */
 int hb_mem_isa_available(int isa);
 
-/* "48K", "1024K", "32M", "1G", "512" -> bytes; -1 when it is not a size. */
-long long hb_mem_parse_size(const char *text);
-
 /* Sum of the fill pattern (word i holds i + seed) over words [w0, w0 + n), mod 2^64. */
 uint64_t hb_mem_pattern_sum(uint64_t seed, uint64_t w0, uint64_t n);
 
