@@ -287,8 +287,8 @@ class Checks:
 
     def t_hot_path_in_assembly(self):
         """The work loops really issue the I/O and check what they read: the calls (relocations)
-        in objdump -dr of disk.o, whatever the compiler inlined."""
-        obj = os.path.join(self.c.BUILD, "obj", "kernels", "disk.o")
+        in objdump -dr of disk_io.o, whatever the compiler inlined."""
+        obj = os.path.join(self.c.BUILD, "obj", "kernels", "disk_io.o")
         if not shutil.which("objdump") or not os.path.exists(obj):
             return
         asm = subprocess.run(["objdump", "-dr", "--no-show-raw-insn", obj], capture_output=True,

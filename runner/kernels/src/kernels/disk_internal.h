@@ -1,0 +1,62 @@
+/* The disk kernel's internals, shared by its files and by no other kernel: disk.c (the kernel:
+ * parameters, facts), disk_setup.c (the test file, the engine, the interrupt CPU), disk_io.c
+ * (per-thread buffers and the I/O loops), disk_content.c and disk_uring.c (disk.h). */
+#ifndef HB_KERNEL_DISK_INTERNAL_H
+#define HB_KERNEL_DISK_INTERNAL_H
+
+#include <limits.h>
+
+#include "../harness.h"
+#include "../host.h"
+#include "disk.h"
+
+#define KiB 1024LL
+#define MiB (1024 * KiB)
+#define GiB (1024 * MiB)
+#define MAX_BLOCK (80 * MiB)
+#define FULL_CHECK_EVERY 16 /* reads of >= 4 KiB: every byte of one read in 16 */
+
+enum { OP_RW, OP_SEQ_READ, OP_SEQ_WRITE, OP_RAND_READ, OP_RAND_WRITE };
+extern const char *const disk_op_names[]; /* disk.c: the op parameter's names */
+enum { ENG_AUTO, ENG_URING, ENG_AIO, ENG_PSYNC };
+enum { PLACE_AUTO, PLACE_SPREAD, PLACE_UNPINNED };
+
+/* ---- state ---- */
+
+typedef struct disk_state {
+    int fd;     /* buffered, read-write: pre-fill source, flushes, cache drops, reopening */
+    int dfd;    /* O_DIRECT, or -1 */
+    int direct, depth, batch, engine, fsync_writes, corrupt, placement, cold_cache, hugepages;
+    long long file_bytes;
+    int cpus[HB_MAX_CPUS], ncpus; /* the affinity mask, ascending */
+    int irq_cpus[8], nirq_cpus, hw_queues;
+    char irq_name[64];
+    int ops[HB_MAX_CONFIGS];
+    long long blocks[HB_MAX_CONFIGS];
+    hb_disk_pattern *pat;
+    /* facts */
+    char workdir[PATH_MAX], file[64], fstype[32], mount[256], device[64];
+    const char *lbs_source;
+    int lbs, mem_align, rotational, memory_backed;
+    unsigned long long fs_free, fs_reserve, io_buffers;
+    char engine_why[320];
+    unsigned uring_flags;
+    double prefill_s;
+} disk_state;
+
+/* ---- disk_setup.c ---- */
+
+hb_status disk_setup(const hb_params *p, hb_setup *s, hb_err *err);
+void disk_state_free(disk_state *st);
+/* Where the interrupt CPU sits in the affinity mask, or -1 (not found, or not ours to use). */
+int disk_irq_slot(const disk_state *st);
+
+/* ---- disk_io.c ---- */
+
+hb_status disk_thread_setup(hb_worker *w, hb_err *err);
+void disk_thread_teardown(hb_worker *w);
+void disk_work(hb_worker *w);
+void disk_result_facts(const hb_setup *s, hb_worker *w, int nthreads, double seconds,
+                       hb_json *j);
+
+#endif
