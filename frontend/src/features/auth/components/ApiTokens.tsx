@@ -4,6 +4,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { CopyableText } from '../../../components/CopyButton';
 import { ConfirmDialog } from '../../../components/Dialog';
 import { ErrorState, Loading } from '../../../components/Status';
+import { TextField } from '../../../components/TextField';
 import { ApiError, errorMessage } from '../../../lib/api/errors';
 import type { ApiTokenCreated, ApiTokenPublic } from '../../../lib/api/types';
 import { formatDateTime } from '../../../lib/format';
@@ -66,24 +67,16 @@ function CreateTokenForm({ onCreated }: { onCreated: (t: ApiTokenCreated) => voi
 
   return (
     <form className="form form-row" aria-label="New API token" onSubmit={onSubmit} noValidate>
-      <div className={`field${shown ? ' field-invalid' : ''}`}>
-        <label htmlFor={`${id}-name`}>Token name</label>
-        <input
-          id={`${id}-name`}
-          type="text"
-          value={name}
-          maxLength={65}
-          placeholder="e.g. nightly compare script"
-          aria-invalid={shown ? true : undefined}
-          aria-describedby={shown ? `${id}-name-error` : undefined}
-          onChange={(e) => setName(e.target.value)}
-        />
-        {shown ? (
-          <p id={`${id}-name-error`} className="field-error">
-            {shown}
-          </p>
-        ) : null}
-      </div>
+      <TextField
+        id={`${id}-name`}
+        label="Token name"
+        error={shown}
+        type="text"
+        value={name}
+        maxLength={65}
+        placeholder="e.g. nightly compare script"
+        onChange={(e) => setName(e.target.value)}
+      />
       <div className="field">
         <label htmlFor={`${id}-expiry`}>Expires after</label>
         <select id={`${id}-expiry`} value={expiry} onChange={(e) => setExpiry(e.target.value)}>

@@ -1,6 +1,7 @@
 // Set or change one's own password. The current one is asked for only when there is one (a person
 // signed in by a one-time link has none yet).
 import { useId, useState, type FormEvent } from 'react';
+import { TextField } from '../../../components/TextField';
 import { ApiError, errorMessage } from '../../../lib/api/errors';
 import { useChangePassword } from '../api/change-password';
 import { PASSWORD_MAX, PASSWORD_MIN, newPasswordProblem } from '../lib/messages';
@@ -47,32 +48,18 @@ export function PasswordForm({ hasPassword, onDone, submitLabel }: { hasPassword
   };
 
   const field = (key: string, label: string, value: string, set: (v: string) => void, problem: string | null, autoComplete: string, help?: string) => {
-    const shown = touched ? problem : null;
-    const describedBy = [help ? `${id}-${key}-help` : null, shown ? `${id}-${key}-error` : null].filter(Boolean).join(' ') || undefined;
     return (
-      <div className={`field${shown ? ' field-invalid' : ''}`}>
-        <label htmlFor={`${id}-${key}`}>{label}</label>
-        <input
-          id={`${id}-${key}`}
-          type="password"
-          autoComplete={autoComplete}
-          value={value}
-          maxLength={PASSWORD_MAX + 1}
-          aria-invalid={shown ? true : undefined}
-          aria-describedby={describedBy}
-          onChange={(e) => set(e.target.value)}
-        />
-        {help ? (
-          <p id={`${id}-${key}-help`} className="help">
-            {help}
-          </p>
-        ) : null}
-        {shown ? (
-          <p id={`${id}-${key}-error`} className="field-error">
-            {shown}
-          </p>
-        ) : null}
-      </div>
+      <TextField
+        id={`${id}-${key}`}
+        label={label}
+        error={touched ? problem : null}
+        help={help}
+        type="password"
+        autoComplete={autoComplete}
+        value={value}
+        maxLength={PASSWORD_MAX + 1}
+        onChange={(e) => set(e.target.value)}
+      />
     );
   };
 

@@ -1,6 +1,7 @@
 // Instance labels (provider, instance type, region), editable in place. Empty means "not set"
 // (sent as null). Escape cancels; a 422 lands next to the field its `loc` names.
 import { useId, useState, type FormEvent } from 'react';
+import { TextField } from '../../../components/TextField';
 import { ApiError, errorMessage } from '../../../lib/api/errors';
 import type { HostPublic } from '../../../lib/api/types';
 import { useUpdateHostLabels } from '../api/update-host-labels';
@@ -77,30 +78,20 @@ export function HostLabelsEditor({ host, canEdit }: { host: HostPublic; canEdit:
       noValidate
     >
       <div className="labels-grid">
-        {FIELDS.map((f, i) => {
-          const err = fieldErrors[f.key];
-          return (
-            <div key={f.key} className={`field${err ? ' field-invalid' : ''}`}>
-              <label htmlFor={`${id}-${f.key}`}>{f.label}</label>
-              <input
-                id={`${id}-${f.key}`}
-                type="text"
-                value={draft[f.key]}
-                placeholder={f.placeholder}
-                maxLength={MAX + 1}
-                autoFocus={i === 0}
-                aria-invalid={err ? true : undefined}
-                aria-describedby={err ? `${id}-${f.key}-error` : undefined}
-                onChange={(e) => setDraft((d) => ({ ...d, [f.key]: e.target.value }))}
-              />
-              {err ? (
-                <p id={`${id}-${f.key}-error`} className="field-error">
-                  {err}
-                </p>
-              ) : null}
-            </div>
-          );
-        })}
+        {FIELDS.map((f, i) => (
+          <TextField
+            key={f.key}
+            id={`${id}-${f.key}`}
+            label={f.label}
+            error={fieldErrors[f.key] ?? null}
+            type="text"
+            value={draft[f.key]}
+            placeholder={f.placeholder}
+            maxLength={MAX + 1}
+            autoFocus={i === 0}
+            onChange={(e) => setDraft((d) => ({ ...d, [f.key]: e.target.value }))}
+          />
+        ))}
       </div>
       {formError ? (
         <p className="field-error" role="alert">

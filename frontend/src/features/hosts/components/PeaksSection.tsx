@@ -2,6 +2,7 @@
 // enters from a datasheet where the host cannot tell (memory channels, NIC speed) or the computed
 // one is wrong. Efficiency of later runs uses these; nothing is computed here.
 import { useId, useState, type FormEvent } from 'react';
+import { TextField } from '../../../components/TextField';
 import { peakLabels } from '../../../config/experiments';
 import { ApiError, errorMessage } from '../../../lib/api/errors';
 import type { HostPublic, PeakKey } from '../../../lib/api/types';
@@ -49,29 +50,20 @@ function PeakForm({ host, peakKey, initial, onDone }: { host: HostPublic; peakKe
   };
   return (
     <form className="peak-form" aria-label={`${label(peakKey)} peak of ${host.name}`} onSubmit={onSubmit} onKeyDown={(e) => e.key === 'Escape' && onDone()} noValidate>
-      <div className={`field${shown ? ' field-invalid' : ''}`}>
-        <label htmlFor={`${id}-value`}>
-          {label(peakKey)} peak ({unit})
-        </label>
-        <input
-          id={`${id}-value`}
-          type="number"
-          inputMode="decimal"
-          min={0}
-          step="any"
-          value={value}
-          autoFocus
-          aria-invalid={shown ? true : undefined}
-          aria-describedby={shown ? `${id}-error` : undefined}
-          onChange={(e) => setValue(e.target.value)}
-          onBlur={() => setTouched(true)}
-        />
-        {shown ? (
-          <p id={`${id}-error`} className="field-error">
-            {shown}
-          </p>
-        ) : null}
-      </div>
+      <TextField
+        id={`${id}-value`}
+        errorId={`${id}-error`}
+        label={`${label(peakKey)} peak (${unit})`}
+        error={shown}
+        type="number"
+        inputMode="decimal"
+        min={0}
+        step="any"
+        value={value}
+        autoFocus
+        onChange={(e) => setValue(e.target.value)}
+        onBlur={() => setTouched(true)}
+      />
       {arithmetic(host, peakKey) ? (
         <p className="small muted" id={`${id}-how`}>
           {arithmetic(host, peakKey)}

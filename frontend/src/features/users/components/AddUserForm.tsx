@@ -2,6 +2,7 @@
 // choose their own password when they open it). The link is shown once, with a copy button.
 import { useId, useState, type FormEvent } from 'react';
 import { CopyableText } from '../../../components/CopyButton';
+import { TextField } from '../../../components/TextField';
 import { ApiError, errorMessage } from '../../../lib/api/errors';
 import type { Role, UserCreated } from '../../../lib/api/types';
 import { ROLES, roleDescriptions } from '../../../lib/auth/roles';
@@ -22,6 +23,19 @@ export function SignInLinkShown({ name, link }: { name: string; link: string }) 
   );
 }
 
+function nameProblemOf(name: string): string | null {
+  return !name.trim() ? 'Enter a name' : !NAME_RE.test(name.trim()) ? 'Letters, digits and . _ @ - (at most 64), starting with a letter or digit' : null;
+}
+
+function passwordProblemOf(password: string): string | null {
+  return password.length < 10 ? 'At least 10 characters' : password.length > 256 ? 'At most 256 characters' : null;
+}
+
+/** The server's refusal: each 422 issue with the field it names, else the error's message. */
+function serverProblemOf(error: Error): string {
+  return error instanceof ApiError && error.issues.length ? error.issues.map((i) => `${i.loc[i.loc.length - 1]}: ${i.msg}`).join('; ') : errorMessage(error);
+}
+
 export function AddUserForm({ onDone }: { onDone?: () => void }) {
   const id = useId();
   const [name, setName] = useState('');
@@ -32,10 +46,9 @@ export function AddUserForm({ onDone }: { onDone?: () => void }) {
   const [created, setCreated] = useState<UserCreated | null>(null);
   const create = useCreateUser();
 
-  const nameProblem = !name.trim() ? 'Enter a name' : !NAME_RE.test(name.trim()) ? 'Letters, digits and . _ @ - (at most 64), starting with a letter or digit' : null;
-  const pwProblem = how === 'password' ? (password.length < 10 ? 'At least 10 characters' : password.length > 256 ? 'At most 256 characters' : null) : null;
-  const serverError =
-    create.error instanceof ApiError && create.error.issues.length ? create.error.issues.map((i) => `${i.loc[i.loc.length - 1]}: ${i.msg}`).join('; ') : create.isError ? errorMessage(create.error) : null;
+  const nameProblem = nameProblemOf(name);
+  const pwProblem = how === 'password' ? passwordProblemOf(password) : null;
+  const serverError = create.isError ? serverProblemOf(create.error) : null;
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
@@ -54,31 +67,16 @@ export function AddUserForm({ onDone }: { onDone?: () => void }) {
 
   if (created) {
     return (
-      <section aria-labelledby={`${id}-done`} className="add-user-done">
-        <h3 id={`${id}-done`}>
-          Added {created.user.name} <span className="muted">({created.user.role})</span>
-        </h3>
-        {created.sign_in_link ? <SignInLinkShown name={created.user.name} link={created.sign_in_link} /> : <p>They can sign in with the password you set.</p>}
-        <div className="form-actions">
-          <button
-            type="button"
-            className="button"
-            onClick={() => {
-              setCreated(null);
-              setName('');
-              setTouched(false);
-              create.reset();
-            }}
-          >
-            Add another
-          </button>
-          {onDone ? (
-            <button type="button" className="button button-ghost" onClick={onDone}>
-              Done
-            </button>
-          ) : null}
-        </div>
-      </section>
+      <UserAdded
+        created={created}
+        onAnother={() => {
+          setCreated(null);
+          setName('');
+          setTouched(false);
+          create.reset();
+        }}
+        onDone={onDone}
+      />
     );
   }
 
@@ -86,38 +84,18 @@ export function AddUserForm({ onDone }: { onDone?: () => void }) {
   const pwShown = touched ? pwProblem : null;
   return (
     <form className="form" aria-label="Add user" onSubmit={onSubmit} noValidate>
-      <div className={`field${nameShown ? ' field-invalid' : ''}`}>
-        <label htmlFor={`${id}-name`}>Name</label>
-        <input
-          id={`${id}-name`}
-          type="text"
-          autoComplete="off"
-          autoCapitalize="none"
-          spellCheck={false}
-          value={name}
-          aria-invalid={nameShown ? true : undefined}
-          aria-describedby={nameShown ? `${id}-name-error` : undefined}
-          onChange={(e) => setName(e.target.value)}
-        />
-        {nameShown ? (
-          <p id={`${id}-name-error`} className="field-error">
-            {nameShown}
-          </p>
-        ) : null}
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-role`}>Role</label>
-        <select id={`${id}-role`} value={role} onChange={(e) => setRole(e.target.value as Role)} aria-describedby={`${id}-role-help`}>
-          {ROLES.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
-        </select>
-        <p id={`${id}-role-help`} className="help">
-          {roleDescriptions[role]}
-        </p>
-      </div>
+      <TextField
+        id={`${id}-name`}
+        label="Name"
+        error={nameShown}
+        type="text"
+        autoComplete="off"
+        autoCapitalize="none"
+        spellCheck={false}
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+      />
+      <RoleField id={`${id}-role`} role={role} onChange={setRole} />
       <fieldset className="fieldset">
         <legend>How they sign in the first time</legend>
         <label className="check">
@@ -129,23 +107,15 @@ export function AddUserForm({ onDone }: { onDone?: () => void }) {
           A password I set now
         </label>
         {how === 'password' ? (
-          <div className={`field${pwShown ? ' field-invalid' : ''}`}>
-            <label htmlFor={`${id}-password`}>Password</label>
-            <input
-              id={`${id}-password`}
-              type="password"
-              autoComplete="new-password"
-              value={password}
-              aria-invalid={pwShown ? true : undefined}
-              aria-describedby={pwShown ? `${id}-password-error` : undefined}
-              onChange={(e) => setPassword(e.target.value)}
-            />
-            {pwShown ? (
-              <p id={`${id}-password-error`} className="field-error">
-                {pwShown}
-              </p>
-            ) : null}
-          </div>
+          <TextField
+            id={`${id}-password`}
+            label="Password"
+            error={pwShown}
+            type="password"
+            autoComplete="new-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         ) : null}
       </fieldset>
       {serverError ? (
@@ -164,5 +134,47 @@ export function AddUserForm({ onDone }: { onDone?: () => void }) {
         ) : null}
       </div>
     </form>
+  );
+}
+
+/** After adding: who was added, their sign-in link (once) when they have no password, and what next. */
+function UserAdded({ created, onAnother, onDone }: { created: UserCreated; onAnother: () => void; onDone?: () => void }) {
+  const id = useId();
+  return (
+    <section aria-labelledby={`${id}-done`} className="add-user-done">
+      <h3 id={`${id}-done`}>
+        Added {created.user.name} <span className="muted">({created.user.role})</span>
+      </h3>
+      {created.sign_in_link ? <SignInLinkShown name={created.user.name} link={created.sign_in_link} /> : <p>They can sign in with the password you set.</p>}
+      <div className="form-actions">
+        <button type="button" className="button" onClick={onAnother}>
+          Add another
+        </button>
+        {onDone ? (
+          <button type="button" className="button button-ghost" onClick={onDone}>
+            Done
+          </button>
+        ) : null}
+      </div>
+    </section>
+  );
+}
+
+/** The role to give, with what that role may do. */
+function RoleField({ id, role, onChange }: { id: string; role: Role; onChange: (role: Role) => void }) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>Role</label>
+      <select id={id} value={role} onChange={(e) => onChange(e.target.value as Role)} aria-describedby={`${id}-help`}>
+        {ROLES.map((r) => (
+          <option key={r} value={r}>
+            {r}
+          </option>
+        ))}
+      </select>
+      <p id={`${id}-help`} className="help">
+        {roleDescriptions[role]}
+      </p>
+    </div>
   );
 }
