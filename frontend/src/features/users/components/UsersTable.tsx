@@ -46,70 +46,21 @@ export function UsersTable({ users, currentUserId }: { users: UserPublic[]; curr
             </tr>
           </thead>
           <tbody>
-            {users.map((u) => {
-              const self = u.id === currentUserId;
-              return (
-                <tr key={u.id} className={u.disabled ? 'row-disabled' : undefined}>
-                  <th scope="row">
-                    {u.name}
-                    {self ? (
-                      <>
-                        {' '}
-                        <span className="muted small">(you)</span>
-                      </>
-                    ) : null}
-                  </th>
-                  <td>
-                    {self ? (
-                      u.role
-                    ) : (
-                      <select aria-label={`Role of ${u.name}`} value={u.role} disabled={update.isPending} onChange={(e) => patch(u, { role: e.target.value as Role }, 'change the role of')}>
-                        {ROLES.map((r) => (
-                          <option key={r} value={r}>
-                            {r}
-                          </option>
-                        ))}
-                      </select>
-                    )}
-                  </td>
-                  <td>
-                    {u.disabled ? <span className="badge badge-muted">disabled</span> : <span className="badge badge-ok">active</span>}{' '}
-                    {u.has_password ? null : <span className="badge badge-warn">no password yet</span>}
-                  </td>
-                  <td>{formatDateTime(u.created_at)}</td>
-                  <td>
-                    {self ? null : (
-                      <div className="row-actions">
-                        <button
-                          type="button"
-                          className="button button-small"
-                          disabled={update.isPending}
-                          onClick={() => patch(u, { disabled: !u.disabled }, u.disabled ? 'enable' : 'disable')}
-                          aria-label={`${u.disabled ? 'Enable' : 'Disable'} ${u.name}`}
-                        >
-                          {u.disabled ? 'Enable' : 'Disable'}
-                        </button>
-                        <button
-                          type="button"
-                          className="button button-small"
-                          onClick={() => {
-                            setLinkFor(u);
-                            link.reset();
-                            link.mutate(u.id);
-                          }}
-                          aria-label={`New sign-in link for ${u.name}`}
-                        >
-                          New sign-in link
-                        </button>
-                        <button type="button" className="button button-small button-danger" onClick={() => setDeleting(u)} aria-label={`Delete ${u.name}`}>
-                          Delete
-                        </button>
-                      </div>
-                    )}
-                  </td>
-                </tr>
-              );
-            })}
+            {users.map((u) => (
+              <UserRow
+                key={u.id}
+                user={u}
+                self={u.id === currentUserId}
+                pending={update.isPending}
+                onPatch={(body, what) => patch(u, body, what)}
+                onNewLink={() => {
+                  setLinkFor(u);
+                  link.reset();
+                  link.mutate(u.id);
+                }}
+                onDelete={() => setDeleting(u)}
+              />
+            ))}
           </tbody>
         </table>
       </div>
@@ -145,5 +96,70 @@ export function UsersTable({ users, currentUserId }: { users: UserPublic[]; curr
         </Dialog>
       ) : null}
     </>
+  );
+}
+
+interface UserRowProps {
+  user: UserPublic;
+  /** The signed-in person's own row: no role change, no actions. */
+  self: boolean;
+  pending: boolean;
+  onPatch: (body: { role?: Role; disabled?: boolean }, what: string) => void;
+  onNewLink: () => void;
+  onDelete: () => void;
+}
+
+function UserRow({ user: u, self, pending, onPatch, onNewLink, onDelete }: UserRowProps) {
+  return (
+    <tr className={u.disabled ? 'row-disabled' : undefined}>
+      <th scope="row">
+        {u.name}
+        {self ? (
+          <>
+            {' '}
+            <span className="muted small">(you)</span>
+          </>
+        ) : null}
+      </th>
+      <td>
+        {self ? (
+          u.role
+        ) : (
+          <select aria-label={`Role of ${u.name}`} value={u.role} disabled={pending} onChange={(e) => onPatch({ role: e.target.value as Role }, 'change the role of')}>
+            {ROLES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        )}
+      </td>
+      <td>
+        {u.disabled ? <span className="badge badge-muted">disabled</span> : <span className="badge badge-ok">active</span>}{' '}
+        {u.has_password ? null : <span className="badge badge-warn">no password yet</span>}
+      </td>
+      <td>{formatDateTime(u.created_at)}</td>
+      <td>
+        {self ? null : (
+          <div className="row-actions">
+            <button
+              type="button"
+              className="button button-small"
+              disabled={pending}
+              onClick={() => onPatch({ disabled: !u.disabled }, u.disabled ? 'enable' : 'disable')}
+              aria-label={`${u.disabled ? 'Enable' : 'Disable'} ${u.name}`}
+            >
+              {u.disabled ? 'Enable' : 'Disable'}
+            </button>
+            <button type="button" className="button button-small" onClick={onNewLink} aria-label={`New sign-in link for ${u.name}`}>
+              New sign-in link
+            </button>
+            <button type="button" className="button button-small button-danger" onClick={onDelete} aria-label={`Delete ${u.name}`}>
+              Delete
+            </button>
+          </div>
+        )}
+      </td>
+    </tr>
   );
 }
