@@ -1,5 +1,5 @@
 /* Which vector instruction sets this build can emit, for the kernels that pick one at run time (cpu.c,
- * memory.c): one definition of the platform tests and of the AArch64 HWCAP bits.
+ * memory_loops.c): one definition of the platform tests and of the AArch64 HWCAP bits.
  *
  * HB_X86: x86-64 (or i386), intrinsics from immintrin.h; each function names its own target ISA.
  * HB_ARM: AArch64 with Advanced SIMD (NEON); HB_SVE: SVE where the compiler can target it per function
