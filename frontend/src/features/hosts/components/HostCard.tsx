@@ -15,15 +15,8 @@ import { PeaksSection } from './PeaksSection';
  * history, and an admin may delete it. */
 export function HostCard({ host, now, can }: { host: HostPublic; now: number; can: Abilities }) {
   const cpu = readCpu(host.inventory);
-  const os = readOs(host.inventory);
-  const mem = readMemoryBytes(host.inventory);
   const labels = readLabels(host);
-  const caches = readCaches(host.inventory);
-  const platform = readPlatform(host.inventory);
-  const disks = readDevices(host.inventory, 'disks');
-  const nics = readDevices(host.inventory, 'nics');
   const headingId = `host-${host.id}-name`;
-  const dash = (v: number | null) => (v === null ? '—' : String(v));
 
   return (
     <article className={`card host-card${host.revoked ? ' host-card-revoked' : ''}`} aria-labelledby={headingId}>
@@ -54,82 +47,9 @@ export function HostCard({ host, now, can }: { host: HostPublic; now: number; ca
         </time>
       </p>
       {cpu.error ? <p className="field-error small">CPU inventory failed on the host: {cpu.error}</p> : null}
-      <dl className="facts">
-        <dt>Address</dt>
-        <dd>{host.address ?? <span className="muted">not known yet</span>}</dd>
-        <dt>Runner</dt>
-        <dd>
-          {host.runner_version}{' '}
-          {host.version_mismatch ? (
-            <span className="badge badge-warn" title="Re-run the install command (Add host) on this host to upgrade it in place.">
-              differs from server {host.server_version}
-            </span>
-          ) : null}
-          {host.credential_rotation_pending ? <span className="badge badge-info">credential rotation pending</span> : null}
-        </dd>
-        <dt>CPU</dt>
-        <dd>{cpu.model ?? '—'}</dd>
-        <dt>Sockets × cores × threads</dt>
-        <dd>
-          {dash(cpu.sockets)} × {dash(cpu.cores)} × {dash(cpu.threads)}
-        </dd>
-        <dt>Best ISA</dt>
-        <dd>
-          <strong>{cpu.bestIsa ?? '—'}</strong>
-          {cpu.maxMhz !== null ? <span className="muted"> · max {formatNumber(cpu.maxMhz / 1000, 3)} GHz</span> : null}
-        </dd>
-        <dt>ISA</dt>
-        <dd>
-          {cpu.isa.length ? (
-            <ul className="chips" aria-label="Instruction sets">
-              {cpu.isa.map((i) => (
-                <li key={i} className={`chip${i === cpu.bestIsa ? ' chip-strong' : ''}`}>
-                  {i}
-                </li>
-              ))}
-            </ul>
-          ) : (
-            '—'
-          )}
-        </dd>
-        <dt>Memory</dt>
-        <dd>{formatBytes(mem)}</dd>
-        <dt>Kernel</dt>
-        <dd>
-          {os.kernel ?? '—'}
-          {os.distribution ? <span className="muted"> · {os.distribution}</span> : null}
-        </dd>
-      </dl>
+      <HostFacts host={host} />
       <HostLabelsEditor host={host} canEdit={can.operate && !host.revoked} />
-      <details className="inventory-details">
-        <summary>Caches and platform</summary>
-        <dl className="facts">
-          <dt>Caches</dt>
-          <dd>
-            {caches.length ? (
-              <ul className="chips" aria-label="Caches">
-                {caches.map((c) => (
-                  <li key={c.label} className="chip">
-                    {c.label} {formatBlockSize(c.bytes)}
-                  </li>
-                ))}
-              </ul>
-            ) : (
-              <span className="muted">not reported</span>
-            )}
-          </dd>
-          {platform.map((f) => (
-            <Fragment key={f.label}>
-              <dt>{f.label}</dt>
-              <dd>{f.value}</dd>
-            </Fragment>
-          ))}
-          <dt>Disks</dt>
-          <dd>{disks.length ? disks.join('; ') : <span className="muted">not reported yet</span>}</dd>
-          <dt>NICs</dt>
-          <dd>{nics.length ? nics.join('; ') : <span className="muted">not reported yet</span>}</dd>
-        </dl>
-      </details>
+      <InventoryDetails host={host} />
       <PeaksSection host={host} canEdit={can.operate && !host.revoked} />
       <footer className="card-footer">
         {can.operate && !host.revoked ? (
@@ -143,5 +63,101 @@ export function HostCard({ host, now, can }: { host: HostPublic; now: number; ca
         {can.administer ? <HostAdminActions host={host} /> : null}
       </footer>
     </article>
+  );
+}
+
+const dash = (v: number | null) => (v === null ? '—' : String(v));
+
+/** Address, runner version, CPU, ISA, memory and kernel. */
+function HostFacts({ host }: { host: HostPublic }) {
+  const cpu = readCpu(host.inventory);
+  const os = readOs(host.inventory);
+  const mem = readMemoryBytes(host.inventory);
+  return (
+    <dl className="facts">
+      <dt>Address</dt>
+      <dd>{host.address ?? <span className="muted">not known yet</span>}</dd>
+      <dt>Runner</dt>
+      <dd>
+        {host.runner_version}{' '}
+        {host.version_mismatch ? (
+          <span className="badge badge-warn" title="Re-run the install command (Add host) on this host to upgrade it in place.">
+            differs from server {host.server_version}
+          </span>
+        ) : null}
+        {host.credential_rotation_pending ? <span className="badge badge-info">credential rotation pending</span> : null}
+      </dd>
+      <dt>CPU</dt>
+      <dd>{cpu.model ?? '—'}</dd>
+      <dt>Sockets × cores × threads</dt>
+      <dd>
+        {dash(cpu.sockets)} × {dash(cpu.cores)} × {dash(cpu.threads)}
+      </dd>
+      <dt>Best ISA</dt>
+      <dd>
+        <strong>{cpu.bestIsa ?? '—'}</strong>
+        {cpu.maxMhz !== null ? <span className="muted"> · max {formatNumber(cpu.maxMhz / 1000, 3)} GHz</span> : null}
+      </dd>
+      <dt>ISA</dt>
+      <dd>
+        {cpu.isa.length ? (
+          <ul className="chips" aria-label="Instruction sets">
+            {cpu.isa.map((i) => (
+              <li key={i} className={`chip${i === cpu.bestIsa ? ' chip-strong' : ''}`}>
+                {i}
+              </li>
+            ))}
+          </ul>
+        ) : (
+          '—'
+        )}
+      </dd>
+      <dt>Memory</dt>
+      <dd>{formatBytes(mem)}</dd>
+      <dt>Kernel</dt>
+      <dd>
+        {os.kernel ?? '—'}
+        {os.distribution ? <span className="muted"> · {os.distribution}</span> : null}
+      </dd>
+    </dl>
+  );
+}
+
+/** Caches, platform facts, disks and NICs, folded away. */
+function InventoryDetails({ host }: { host: HostPublic }) {
+  const caches = readCaches(host.inventory);
+  const platform = readPlatform(host.inventory);
+  const disks = readDevices(host.inventory, 'disks');
+  const nics = readDevices(host.inventory, 'nics');
+  return (
+    <details className="inventory-details">
+      <summary>Caches and platform</summary>
+      <dl className="facts">
+        <dt>Caches</dt>
+        <dd>
+          {caches.length ? (
+            <ul className="chips" aria-label="Caches">
+              {caches.map((c) => (
+                <li key={c.label} className="chip">
+                  {c.label} {formatBlockSize(c.bytes)}
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <span className="muted">not reported</span>
+          )}
+        </dd>
+        {platform.map((f) => (
+          <Fragment key={f.label}>
+            <dt>{f.label}</dt>
+            <dd>{f.value}</dd>
+          </Fragment>
+        ))}
+        <dt>Disks</dt>
+        <dd>{disks.length ? disks.join('; ') : <span className="muted">not reported yet</span>}</dd>
+        <dt>NICs</dt>
+        <dd>{nics.length ? nics.join('; ') : <span className="muted">not reported yet</span>}</dd>
+      </dl>
+    </details>
   );
 }
