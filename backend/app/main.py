@@ -8,53 +8,24 @@ import anyio.to_thread
 from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel
-from sqlalchemy import text
 
 from app.audit.router import router as audit_router
 from app.core.admission import LAG, Admission
 from app.core.auth import PUBLIC, api_routes, route_access
 from app.core.body import BodyLimits
-from app.core.broker import get_redis
 from app.core.config import get_settings
-from app.core.db import get_sessionmaker
+from app.core.dbwatch import DB_WATCH
 from app.core.errors import NotFound, install_error_handlers
 from app.core.hostcheck import AllowedHosts
 from app.core.openapi import document_errors
+from app.health import Health, health
 from app.hosts.router import router as hosts_router
-from app.hosts.service import runners_online
 from app.jobs.dispatch import reconcile_exclusive
 from app.jobs.router import router as jobs_router
 from app.live.router import router as live_router
 from app.reference.router import router as reference_router
 from app.runner_api.router import router as runner_router
 from app.users.router import router as users_router
-
-
-class Health(BaseModel):
-    status: str
-    database: str
-    broker: str
-    runners_online: int
-    version: str
-
-
-def health() -> Health:
-    db, online = "ok", 0
-    try:
-        with get_sessionmaker()() as session:
-            session.execute(text("select 1"))
-            online = runners_online(session)
-    except Exception as exc:  # noqa: BLE001 - health reports, never raises
-        db = f"error: {type(exc).__name__}"
-    try:
-        get_redis().ping()
-        br = "ok"
-    except Exception as exc:  # noqa: BLE001
-        br = f"error: {type(exc).__name__}"
-    ok = db == "ok" and br == "ok"
-    return Health(status="ok" if ok else "degraded", database=db, broker=br, runners_online=online,
-                  version=get_settings().hostbench_version)
 
 
 async def _reconcile_loop() -> None:
@@ -80,6 +51,7 @@ async def _reconcile_loop() -> None:
 @asynccontextmanager
 async def _lifespan(_: FastAPI) -> AsyncIterator[None]:
     tasks = [LAG.start()]  # how late the event loop runs: the dashboard is shed when it is out of CPU
+    DB_WATCH.start()  # is PostgreSQL answering (a hung one is refused at once: app.core.admission)
     if get_settings().api_reconcile:
         tasks.append(asyncio.create_task(_reconcile_loop()))
     try:

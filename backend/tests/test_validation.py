@@ -109,7 +109,31 @@ def test_read_run_not_found(client):
 
 
 def test_health_reports_database_broker_and_runners(client, runner):
+    from app.worker import tasks
+
+    tasks.reconcile()  # what beat does every period: a reconciler pass, and the "beat" mark
     r = client.get("/api/health")
     assert r.status_code == 200
-    assert r.json() | {"version": None} == {"status": "ok", "database": "ok", "broker": "ok", "runners_online": 1,
-                                            "version": None}
+    assert r.json() | {"version": None} == {"status": "ok", "database": "ok", "broker": "ok", "reconciler": "ok",
+                                            "scheduler": "ok", "runners_online": 1, "version": None}
+
+
+def test_health_says_when_beat_and_the_reconciler_have_not_run(client, session):
+    """Beat hung or dead, and no API process reconciling (this test's app runs none): health must say so, not
+    "ok" (issue 12: a hung beat left a run "running" for 90 s while health said ok)."""
+    from datetime import timedelta
+
+    from app.core.db import utcnow
+    from app.jobs import dispatch
+
+    long_ago = utcnow() - timedelta(minutes=10)
+    try:
+        dispatch.mark(session, "beat", long_ago)
+        dispatch.mark(session, "reconciled", long_ago)
+        h = client.get("/api/health").json()
+        assert h["status"] == "degraded", h
+        assert h["scheduler"].startswith("late: Celery beat's reconcile task last ran 6"), h
+        assert h["reconciler"].startswith("late: the reconciler last ran 6"), h
+    finally:  # an old "reconciled" mark would make the next test's reconcile pass renew leases first
+        dispatch.mark(session, "beat")
+        dispatch.mark(session, "reconciled")

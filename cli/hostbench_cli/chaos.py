@@ -40,10 +40,15 @@ import httpx
 from hostbench_cli import STATE
 from hostbench_cli.stack import Child, Stack
 
-LEASE_S = 10.0  # the server's lease in this profile; the runner renews every 5 s (its own default)
-RECONCILE_S = 5.0  # Celery beat's reconcile period
+# The short-timeout profile every trial runs in: the server grants 3-s leases (the runner then renews every 1 s and
+# stops its kernel 2 s after its last renewal), reconciles every 2 s, and asks for a heartbeat every 1 s.
+LEASE_S = 3.0
+RECONCILE_S = 2.0
+HEARTBEAT_S = 1.0
 RESTART_S = 2.0  # how long a killed worker stays down (./hostbench up's supervisor restarts it within 0.5 s)
 TERMINAL = {"succeeded", "failed", "untrusted", "cancelled"}
+HANG_ANSWER_S = 5.0  # a hung part may slow an answer this much, no more
+HEALTH_NOTICE_S = 6.0  # from this long after a part hung, /api/health must say so
 
 
 @dataclass
@@ -78,10 +83,12 @@ class Trials:
         self.http = httpx.Client(base_url=stack.url, headers=self.auth, timeout=10)
         hosts = {h["name"]: h["id"] for h in self.http.get("/api/hosts").json()["data"]}
         self.host = hosts["chaos-a"]
+        self.host_b = hosts["chaos-b"]
         self.runner: Child = stack.children["runner"]
         self.spool = stack.state / "runner" / "spool"
         self.pg_outage_s = 20.0
         self.redis_outage_s = 20.0
+        self.hang_s = 20.0
 
     # -- helpers -------------------------------------------------------------------------------------
     def job(self, duration_s: float) -> int:
@@ -92,7 +99,14 @@ class Trials:
         return r.json()["runs"][0]["id"]
 
     def run(self, run_id: int) -> dict:
-        return self.http.get(f"/api/runs/{run_id}").json()
+        """The run as the API shows it; a 503 (a part just back, the API catching up) is asked again."""
+        for _ in range(100):
+            r = self.http.get(f"/api/runs/{run_id}")
+            if r.status_code != 503:
+                r.raise_for_status()
+                return r.json()
+            time.sleep(0.2)
+        raise RuntimeError(f"GET /api/runs/{run_id} answered 503 for 20 s: {r.text[:200]}")
 
     def wait(self, run_id: int, statuses: set[str], timeout: float) -> dict | None:
         deadline = time.monotonic() + timeout
@@ -186,6 +200,10 @@ class Trials:
             t.notes.append(f"run {run_id} not terminal {resolved:.0f} s after the kill")
             return
         t.resolve_s.append(resolved)
+        if resolved > LEASE_S + 5 + (3 if comes_back else 0):
+            t.stuck += 1
+            t.notes.append(f"run {run_id} resolved {resolved:.1f} s after the kill (limit: the {LEASE_S:.0f}-s lease "
+                           f"+ 5 s)")
         self.wait_online()  # the restarted runner has uploaded its backlog and finished the attempt
         self.ledger(t, run_id, spooled)
 
@@ -424,6 +442,180 @@ class Trials:
         if waited is not None:
             t.notes.append(f"run {after} (created after it) started {waited:.1f} s after Redis was back")
 
+    # -- hung rather than dead (SIGSTOP) -------------------------------------------------------------------
+    def _freeze(self, pids: list[int], sig: int) -> None:
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def _family(self, pid: int) -> list[int]:
+        """A process and its children (PostgreSQL's postmaster and its backends): a hung server stops them all."""
+        return [pid, *self.kernels_of(pid)]
+
+    def _job_on(self, host: int, duration_s: float) -> tuple[int | None, float, str]:
+        """Create a job and time the answer: (run id or None, seconds, status or exception name)."""
+        t0 = time.monotonic()
+        try:
+            r = self.http.post("/api/jobs", json={"host_ids": [host], "experiment": "cpu_trace",
+                                                  "params": {"op": "fp64", "threads": 1, "duration_s": duration_s}},
+                               timeout=10)
+        except httpx.HTTPError as exc:
+            return None, time.monotonic() - t0, type(exc).__name__
+        took = time.monotonic() - t0
+        return (r.json()["runs"][0]["id"] if r.status_code == 201 else None), took, str(r.status_code)
+
+    def _hang_probe(self, t: Tally, until: float, part: str, since: float) -> dict[str, int]:
+        """While `part` (database, broker or reconciler) is hung: a dashboard read, a list, and /api/health every
+        0.5 s. Each must be answered within HANG_ANSWER_S, with 200 or a 503 that carries Retry-After; from
+        HEALTH_NOTICE_S after the fault on, /api/health must say that `part` is not ok."""
+        seen: dict[str, int] = {}
+        while time.monotonic() < until:
+            for path in (f"/api/hosts/{self.host}", "/api/runs?limit=5", "/api/health"):
+                t0 = time.monotonic()
+                try:
+                    r = self.http.get(path, timeout=10)
+                    took, st = time.monotonic() - t0, r.status_code
+                    key = f"{path.split('/')[2].split('?')[0]} {st}"
+                    bad = st not in (200, 503) or (st == 503 and not r.headers.get("Retry-After"))
+                    if path == "/api/health" and st == 200 and time.monotonic() - since > HEALTH_NOTICE_S:
+                        said = r.json().get(part, "?")
+                        if said == "ok":
+                            bad = True
+                            key = f"health says {part} ok"
+                except httpx.HTTPError as exc:
+                    took, key, bad = time.monotonic() - t0, f"{path} {type(exc).__name__}", True
+                seen[key] = seen.get(key, 0) + 1
+                if bad or took > HANG_ANSWER_S:
+                    t.bad_answers += 1
+                    if len(t.notes) < 40:
+                        t.notes.append(f"GET {path} while the {part} was hung: {key} after {took:.1f} s")
+            time.sleep(0.5)
+        return seen
+
+    def redis_stop(self, t: Tally, i: int) -> None:
+        """Redis hung (SIGSTOP) for --hang-s during a run, then SIGCONT. A job is still accepted at once
+        (PostgreSQL is the truth; Redis only rings), no request waits on Redis longer than a short timeout, health
+        says the broker is not answering, the running benchmark is not disturbed (its uploads do not wait on the
+        live fan-out), and the job created meanwhile runs once Redis answers again."""
+        self.wait_online()
+        redis = self.stack.redis
+        assert redis is not None and redis.proc is not None
+        run_id = self.job(self.hang_s + 6)
+        if self.wait(run_id, {"running"}, 30) is None:
+            t.stuck += 1
+            t.notes.append(f"run {run_id} never started")
+            return
+        time.sleep(self.rng.uniform(0.5, 2.0))
+        self._freeze([redis.proc.pid], signal.SIGSTOP)
+        t_stop = time.monotonic()
+        try:
+            time.sleep(self.rng.uniform(0.5, 2.0))
+            during, took, st = self._job_on(self.host_b, 3)
+            if during is None or took > HANG_ANSWER_S:
+                t.bad_answers += 1
+                t.notes.append(f"a job created while Redis was hung: {st} after {took:.1f} s")
+            seen = self._hang_probe(t, t_stop + self.hang_s, "broker", t_stop)
+        finally:
+            self._freeze([redis.proc.pid], signal.SIGCONT)
+        t_back = time.monotonic()
+        t.notes.append(f"job created during the hang answered in {took:.2f} s ({st}); during the hang {seen}")
+        end = self.wait(run_id, TERMINAL, 60)
+        if end is None or end["status"] != "succeeded" or end["attempt"] != 1:
+            t.stuck += 1
+            t.notes.append(f"run {run_id} (running through the hang): "
+                           + ("not terminal" if end is None else f"{end['status']} at attempt {end['attempt']}: "
+                                                                 f"{end['status_reason']}"))
+        else:
+            t.resolve_s.append(time.monotonic() - t_back)
+        self.ledger(t, run_id, set())
+        if during is not None:
+            self._job_dispatched(t, during, t_back, 30.0, timed=False, must_succeed=True)
+
+    def postgres_hang(self, t: Tally, i: int) -> None:
+        """PostgreSQL hung (SIGSTOP of the postmaster and every backend) for --hang-s during a run, then SIGCONT.
+        No request waits on it longer than a short timeout (503 with Retry-After instead), health says the
+        database is not answering, the runner measures on into its spool, and the run ends at attempt 1 with every
+        sample stored once."""
+        self.wait_online()
+        pg = self.stack.pg
+        assert pg is not None and pg.proc is not None
+        run_id = self.job(self.hang_s + 8)
+        if self.wait(run_id, {"running"}, 30) is None:
+            t.stuck += 1
+            t.notes.append(f"run {run_id} never started")
+            return
+        time.sleep(self.rng.uniform(0.5, 2.0))
+        family = self._family(pg.proc.pid)
+        self._freeze(family, signal.SIGSTOP)
+        t_stop = time.monotonic()
+        try:
+            seen = self._hang_probe(t, t_stop + self.hang_s, "database", t_stop)
+        finally:
+            self._freeze(family, signal.SIGCONT)
+        t_back = time.monotonic()
+        end = self.wait(run_id, TERMINAL, 60)
+        t.notes.append(f"run {run_id}: during the hang {seen}")
+        if end is None or end["status"] != "succeeded" or end["attempt"] != 1:
+            t.stuck += 1
+            t.notes.append(f"run {run_id}: " + ("not terminal 60 s after PostgreSQL resumed" if end is None else
+                                               f"{end['status']} at attempt {end['attempt']}: {end['status_reason']}"))
+        else:
+            t.resolve_s.append(time.monotonic() - t_back)
+        self.ledger(t, run_id, set())
+
+    def beat_stop(self, t: Tally, i: int) -> None:
+        """Celery beat hung (SIGSTOP) and, meanwhile, the runner frozen mid-run: the run's lease must still be
+        expired (the reconciler does not depend on beat alone) within the lease + the reconcile period + 3 s, and
+        health must say beat's schedule is not running. Both are resumed afterwards."""
+        self.wait_online()
+        beat = self.stack.children["beat"]
+        assert beat.proc is not None and self.runner.proc is not None
+        run_id = self.job(25)
+        if self.wait(run_id, {"running"}, 30) is None:
+            t.stuck += 1
+            t.notes.append(f"run {run_id} never started")
+            return
+        beat_family = self._family(beat.proc.pid)
+        self._freeze(beat_family, signal.SIGSTOP)
+        t_stop = time.monotonic()
+        runner_pid = self.runner.proc.pid
+        kernels = self.kernels_of(runner_pid)
+        try:
+            time.sleep(self.rng.uniform(0.2, 1.0))
+            self._freeze([runner_pid], signal.SIGSTOP)
+            t_frozen = time.monotonic()
+            try:
+                end = self.wait(run_id, TERMINAL, LEASE_S + RECONCILE_S + 3)
+                resolved = time.monotonic() - t_frozen
+                deadline = t_stop + max(HEALTH_NOTICE_S, 3 * RECONCILE_S) + 2
+                said = None
+                while time.monotonic() < deadline:
+                    said = self.http.get("/api/health", timeout=10).json().get("scheduler")
+                    time.sleep(0.5)
+                if said is None or said == "ok":
+                    t.bad_answers += 1
+                    t.notes.append(f"health still said the scheduler was ok {deadline - t_stop:.0f} s into beat's hang")
+            finally:
+                self._freeze([runner_pid], signal.SIGCONT)
+        finally:
+            self._freeze(beat_family, signal.SIGCONT)
+        if end is None:
+            t.stuck += 1
+            t.notes.append(f"run {run_id} still {self.run(run_id)['status']} {resolved:.0f} s after its runner froze "
+                           f"with beat hung")
+        else:
+            t.resolve_s.append(resolved)
+            t.notes.append(f"run {run_id}: {end['status']} {resolved:.1f} s after its runner froze: "
+                           f"{end['status_reason']}; health said scheduler={said!r}")
+        deadline = time.monotonic() + 2 + LEASE_S / 3
+        while any(_alive(k) for k in kernels) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        t.kernels_left += sum(1 for k in kernels if _alive(k))
+        self.wait_online()
+        self.ledger(t, run_id, set())
+
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -435,7 +627,8 @@ def _alive(pid: int) -> bool:
 SCENARIOS = {"runner-kill": Trials.runner_kill, "idle-runner-kill": Trials.idle_runner_kill,
              "runner-stop": Trials.runner_stop,
              "worker-kill": Trials.worker_kill, "beat-kill": Trials.beat_kill,
-             "redis-kill": Trials.redis_kill, "postgres-stop": Trials.postgres_stop}
+             "redis-kill": Trials.redis_kill, "postgres-stop": Trials.postgres_stop,
+             "redis-stop": Trials.redis_stop, "postgres-hang": Trials.postgres_hang, "beat-stop": Trials.beat_stop}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -447,6 +640,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="how long postgres-stop keeps PostgreSQL down (default 20 s)")
     p.add_argument("--redis-outage-s", type=float, default=20.0,
                    help="how long redis-kill keeps Redis down (default 20 s)")
+    p.add_argument("--hang-s", type=float, default=20.0,
+                   help="how long redis-stop, postgres-hang and beat-stop keep a part hung (default 20 s)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -456,7 +651,8 @@ def run(args: argparse.Namespace) -> int:
     state = Path(tempfile.mkdtemp(prefix="chaos-", dir=STATE))
     # durable: the production settings (fsync, synchronous commit), which the postgres-stop scenario relies on
     stack = Stack(state, durable=True, runner_name="chaos-a", database="hostbench_chaos", fresh_database=True,
-                  extra_env={"LEASE_S": str(LEASE_S)})
+                  extra_env={"LEASE_S": str(LEASE_S), "RECONCILE_S": str(RECONCILE_S),
+                             "RUNNER_HEARTBEAT_BUSY_S": str(HEARTBEAT_S), "RUNNER_HEARTBEAT_IDLE_S": str(HEARTBEAT_S)})
     tallies = {n: Tally() for n in names}
     t0 = time.monotonic()
     try:
@@ -466,6 +662,7 @@ def run(args: argparse.Namespace) -> int:
         trials = Trials(stack, random.Random(seed))  # noqa: S311 - seeded fault timing, reproducible; not crypto
         trials.pg_outage_s = args.pg_outage_s
         trials.redis_outage_s = args.redis_outage_s
+        trials.hang_s = args.hang_s
         for name in names:
             for i in range(args.trials):
                 tallies[name].trials += 1

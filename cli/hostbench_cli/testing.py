@@ -33,10 +33,11 @@ PY = sys.executable
 SUITES = ("lint", "kernels", "runner", "backend", "fleet", "frontend", "e2e")
 # (package folder, what mypy checks there)
 PY_PACKAGES = (("backend", "app"), ("runner", "hostbench_runner"), ("cli", "hostbench_cli"))
-# The small runs CI makes: every chaos scenario once (PostgreSQL down 8 s, Redis 5 s, instead of 20 each; 8 s still
-# outlasts the 6.7-s fence of the 10-s lease), and a load of 50 runners (10 running) with 20 live streams and 50
-# dashboard reads/s for 10 s, with a burst of 100 simultaneous reads. Both fail on any loss.
-CHAOS_SMALL = ["chaos", "--trials", "1", "--pg-outage-s", "8", "--redis-outage-s", "5"]
+# The small runs CI makes: every chaos scenario once (PostgreSQL down 8 s, Redis 5 s, a part hung 8 s, instead of 20
+# each; 8 s still far outlasts the 2-s fence of the chaos profile's 3-s lease), and a load of 50 runners (10
+# running) with 20 live streams and 50 dashboard reads/s for 10 s, with a burst of 100 simultaneous reads. Both
+# fail on any loss.
+CHAOS_SMALL = ["chaos", "--trials", "1", "--pg-outage-s", "8", "--redis-outage-s", "5", "--hang-s", "8"]
 LOAD_SMALL = ["load", "--runners", "50", "--running", "10", "--streams", "20", "--streams-per-user", "10",
               "--reads", "50", "--seconds", "10", "--idle-seconds", "3", "--burst", "100"]
 

@@ -15,6 +15,11 @@ Classes, each with its own slots and its own connection pool (docs/architecture.
 - poll: the database steps of the runners' long polls (the wait itself holds nothing: it listens on Redis);
 - dashboard: everything else under /api/, including the opening of a live stream (the slot is given back when
   the response starts, so an open stream holds none).
+
+While PostgreSQL is hung (app.core.dbwatch), a request that needs it is refused at once with 503 and
+`X-Hostbench-Unavailable: database`, and one already inside that has been waiting STALLED_ANSWER_S is answered
+the same way at once; its thread finishes, and gives its slot back, when PostgreSQL answers again. So no request
+waits on a hung database for longer than the watcher needs to see the hang (docs/reliability.md, rule 12).
 """
 import asyncio
 import json
@@ -26,7 +31,8 @@ from dataclasses import dataclass
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.core.db import POOL_SIZE, RUNNER_POOL_SIZE
-from app.core.errors import TooMany
+from app.core.dbwatch import DB_WATCH
+from app.core.errors import DB_RETRY_AFTER_S, TooMany, Unavailable
 
 
 @dataclass
@@ -128,9 +134,23 @@ class Busy(TooMany):
         super().__init__(f"the server is busy ({gate} requests); retry shortly", retry_after_s=1)
 
 
+class DatabaseHung(Unavailable):
+    def __init__(self) -> None:
+        super().__init__(f"the database is not answering ({DB_WATCH.state().detail}); retry shortly", "database")
+
+
+def database_hung() -> bool:
+    return DB_WATCH.running and DB_WATCH.state().hung
+
+
+STALLED_ANSWER_S = 1.0  # a request inside while PostgreSQL hangs is answered 503 after this long
+
+
 @asynccontextmanager
 async def slot(name: str) -> AsyncIterator[None]:
     """For a route the middleware does not gate: hold a slot of `name` around its database steps."""
+    if database_hung():
+        raise DatabaseHung()
     gate = GATES[name]
     if not await gate.enter():
         raise Busy(name)
@@ -141,6 +161,20 @@ async def slot(name: str) -> AsyncIterator[None]:
 
 
 _BUSY_BODY = json.dumps({"detail": "the server is busy; retry shortly"}).encode()
+
+
+async def _refuse(send: Send, status: int, body: bytes, retry_after_s: int, unavailable: str | None = None) -> None:
+    headers = [(b"content-type", b"application/json"), (b"retry-after", str(retry_after_s).encode()),
+               (b"content-length", str(len(body)).encode())]
+    if unavailable:
+        headers.append((b"x-hostbench-unavailable", unavailable.encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _hung_body() -> bytes:
+    return json.dumps({"detail": f"the database is not answering ({DB_WATCH.state().detail}); retry "
+                                 f"shortly"}).encode()
 
 
 class Admission:
@@ -165,26 +199,54 @@ class Admission:
             await self.app(scope, receive, send)
             return
         gate = GATES[name]
+        if scope["path"] != "/api/health" and database_hung():
+            gate.refused += 1
+            await _refuse(send, 503, _hung_body(), DB_RETRY_AFTER_S, "database")
+            return
         shed = name == "dashboard" and LAG.lag_s > DASHBOARD_SHED_LAG_S and scope["path"] != "/api/health"
         if shed:
             gate.refused += 1
         if shed or not await gate.enter():
-            await send({"type": "http.response.start", "status": 503, "headers": [
-                (b"content-type", b"application/json"), (b"retry-after", b"1"),
-                (b"content-length", str(len(_BUSY_BODY)).encode())]})
-            await send({"type": "http.response.body", "body": _BUSY_BODY})
+            await _refuse(send, 503, _BUSY_BODY, 1)
             return
-        held = True
+        held, started, answered = True, False, False
 
         async def send_and_release(message: Message) -> None:
-            nonlocal held
+            nonlocal held, started
             if held and message["type"] == "http.response.start":
                 held = False
                 gate.leave()
+            if answered:
+                return  # answered 503 while PostgreSQL hung: what the request says once it resumes goes nowhere
+            started = True
             await send(message)
 
-        try:
-            await self.app(scope, receive, send_and_release)
-        finally:
-            if held:
-                gate.leave()
+        async def inner() -> None:
+            try:
+                await self.app(scope, receive, send_and_release)
+            finally:
+                if held:
+                    gate.leave()
+
+        task = asyncio.ensure_future(inner())
+        t0 = asyncio.get_running_loop().time()
+        while True:
+            try:
+                done, _ = await asyncio.wait({task}, timeout=0.25)
+            except asyncio.CancelledError:
+                task.cancel()
+                raise
+            if done or started:
+                break
+            if asyncio.get_running_loop().time() - t0 >= STALLED_ANSWER_S and database_hung():
+                answered = True
+                task.add_done_callback(_forget)
+                await _refuse(send, 503, _hung_body(), DB_RETRY_AFTER_S, "database")
+                return
+        await task
+
+
+def _forget(task: "asyncio.Future[None]") -> None:
+    """A request answered while PostgreSQL hung ends later; its outcome went to nobody (retrieved, not logged)."""
+    if not task.cancelled():
+        task.exception()

@@ -52,7 +52,8 @@ class PoolBusy(TooMany):
 def _engine(size: int, name: str) -> Engine:
     return create_engine(get_settings().database_url, pool_pre_ping=True, pool_size=size, max_overflow=size // 2,
                          pool_timeout=POOL_TIMEOUT_S, pool_use_lifo=True,
-                         connect_args={"application_name": f"hostbench-{name}"})
+                         # a hung PostgreSQL accepts the TCP connection and then says nothing: give up
+                         connect_args={"application_name": f"hostbench-{name}", "connect_timeout": 3})
 
 
 @lru_cache

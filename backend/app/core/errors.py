@@ -63,11 +63,19 @@ class TooMany(HostbenchError):
         self.retry_after_s = retry_after_s
 
 
+DB_RETRY_AFTER_S = 5  # what a client is told to wait when PostgreSQL cannot be reached
+
+
 class Unavailable(HostbenchError):
+    """503. `what` (e.g. "database") goes out as X-Hostbench-Unavailable, with Retry-After, so a client can tell
+    a part that is away for a while from a bug."""
+
     status_code = 503
 
-
-DB_RETRY_AFTER_S = 5  # what a client is told to wait when PostgreSQL cannot be reached
+    def __init__(self, detail: str, what: str | None = None, retry_after_s: int = DB_RETRY_AFTER_S):
+        super().__init__(detail)
+        self.what = what
+        self.retry_after_s = retry_after_s
 
 
 # A 422 names what was wrong; it repeats an input only when that is a short scalar, never a large or nested one
@@ -147,4 +155,8 @@ def install_error_handlers(app: FastAPI) -> None:
         headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, Unauthorized) else None
         if isinstance(exc, TooMany) and exc.retry_after_s is not None:
             headers = {"Retry-After": str(max(1, exc.retry_after_s))}
+        if isinstance(exc, Unavailable):
+            headers = {"Retry-After": str(max(1, exc.retry_after_s))}
+            if exc.what:
+                headers["X-Hostbench-Unavailable"] = exc.what
         return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=headers)

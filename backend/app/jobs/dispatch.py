@@ -2,7 +2,7 @@
 (the doorbell) and by the periodic reconciler; every step re-reads PostgreSQL, so a lost or duplicated
 Celery message changes nothing."""
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import func, select, update
 from sqlalchemy.dialects.postgresql import insert
@@ -70,10 +70,17 @@ def renew_after_gap(session: Session) -> int:
             log.warning("the reconciler last ran %.0f s ago (database, worker or beat unavailable): %d running "
                         "lease(s) renewed for %.0f s so their runners can renew", (now - prev).total_seconds(),
                         renewed, s.lease_s)
-    session.execute(insert(ServerMark).values(name="reconciled", at=now)
-                    .on_conflict_do_update(index_elements=["name"], set_={"at": now}))
-    session.commit()
+    mark(session, "reconciled", now)
     return renewed
+
+
+def mark(session: Session, name: str, at: datetime | None = None) -> None:
+    """Record (and commit) that `name` happened now: "reconciled" (a reconciler pass ran to the end), "beat"
+    (Celery beat's reconcile task ran, whether or not it found a pass to do). /api/health reads them."""
+    at = at or utcnow()
+    session.execute(insert(ServerMark).values(name=name, at=at)
+                    .on_conflict_do_update(index_elements=["name"], set_={"at": at}))
+    session.commit()
 
 
 RECONCILE_LOCK = 0x6862_7263  # "hbrc": one reconciler pass at a time, whoever runs it

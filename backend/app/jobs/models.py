@@ -95,7 +95,8 @@ class Sample(Base):
 class ServerMark(Base):
     """A moment the server itself records, by name: "reconciled" is when the reconciler last ran to the end. A
     gap in it means nothing was watching leases (PostgreSQL, the worker or beat was down), so no runner could
-    have renewed through it either (app.jobs.dispatch.reconcile)."""
+    have renewed through it either (app.jobs.dispatch.reconcile). "beat" is when Celery beat's reconcile task
+    last ran (app.worker.tasks). /api/health reports both."""
 
     __tablename__ = "server_marks"
 

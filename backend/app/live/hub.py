@@ -10,6 +10,7 @@ A subscriber whose queue overflowed, or that was subscribed while the connection
 it re-reads PostgreSQL, which stays the truth; Redis only makes things fast."""
 import asyncio
 import logging
+import time
 import weakref
 from dataclasses import dataclass, field
 
@@ -18,6 +19,8 @@ from app.core import broker
 log = logging.getLogger("hostbench.live")
 PATTERN = "hb:*"
 QUEUE_MAX = 512
+PING_S = 2.0  # the reader PINGs Redis this often on its subscription...
+SILENT_S = 5.0  # ...and takes a Redis that has said nothing for this long as hung: subscribers re-read PostgreSQL
 
 
 @dataclass(eq=False)
@@ -75,10 +78,18 @@ class Hub:
             pubsub = broker.get_async_redis().pubsub()
             try:
                 await pubsub.psubscribe(PATTERN)
+                heard = pinged = time.monotonic()
                 while True:
-                    msg = await pubsub.get_message(timeout=5.0)
+                    msg = await pubsub.get_message(timeout=1.0)
+                    now = time.monotonic()
                     if msg is None:
+                        if now - heard > SILENT_S:  # a hung Redis (SIGSTOP) refuses nothing; it just says nothing
+                            raise TimeoutError(f"Redis said nothing for {now - heard:.0f} s (not even PONG)")
+                        if now - pinged >= PING_S:
+                            await pubsub.ping()
+                            pinged = now
                         continue
+                    heard = now
                     if msg["type"] != "pmessage":
                         if msg["type"] == "psubscribe":
                             self.up.set()  # confirmed: whatever is published from now on reaches us

@@ -13,7 +13,10 @@ celery_app.conf.update(
     task_ignore_result=True,
     task_time_limit=60,
     task_soft_time_limit=50,
-    broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_S},
+    # a hung Redis (SIGSTOP, a stalled disk) answers nothing: a publish gives up after socket_timeout instead of
+    # blocking its thread for as long as the hang lasts (above the worker's 1-s BRPOP wait)
+    broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_S, "socket_timeout": 5,
+                              "socket_connect_timeout": 5},
     broker_connection_retry_on_startup=True,
     worker_hijack_root_logger=False,
     beat_schedule={"reconcile": {"task": "hostbench.reconcile", "schedule": get_settings().reconcile_s},

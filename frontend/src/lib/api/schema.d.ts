@@ -1142,8 +1142,12 @@ export interface components {
             broker: string;
             /** Database */
             database: string;
+            /** Reconciler */
+            reconciler: string;
             /** Runners Online */
             runners_online: number;
+            /** Scheduler */
+            scheduler: string;
             /** Status */
             status: string;
             /** Version */
