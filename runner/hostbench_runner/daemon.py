@@ -10,8 +10,8 @@ the heartbeat (every 5 s, idle or busy), the uploader (spool → server) and, wh
 its lease keeper (every 5 s; a 409 or 30 s without renewal stops the kernel). The lease is held
 until the finish is spooled, through the reference tools (referencing.py, reftools/) if any run. A two-host
 serve run reports its kernel's port, and if it asked for references also keeps reference servers for its peer
-(peer.py) from the kernel's `listening` until the run ends, however it ends. The heartbeat and the lease keeper
-are in keepalive.py, one run's state in runstate.py.
+(peer.py) from the kernel's `listening` until the run ends, however it ends. The heartbeat, the long poll and the
+lease keeper are in keepalive.py, one run's state in runstate.py, what happens before the loop in startup.py.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from __future__ import annotations
 import enum
 import logging
 import math
-import queue
 import shutil
 import signal
 import subprocess
@@ -27,12 +26,12 @@ import threading
 import time
 from typing import Any
 
-from . import __version__, credential, inventory
-from .api import ApiClient, Backoff, call_with_retry
+from . import credential, inventory, startup
+from .api import ApiClient, Backoff
 from .config import Settings
 from .errors import ConfigError, KernelUnavailable, ParamError, ProtocolError, Retryable, Unauthorized
 from .experiments import EXPERIMENTS, kernels_needed
-from .keepalive import Heartbeat, LeaseKeeper, lease_timing
+from .keepalive import Claim, Heartbeat, LeaseKeeper, lease_timing
 from .kernel import KernelCatalog, KernelProcess
 from .peer import servers_dir
 from .protocol import Stream, sample_for_api
@@ -44,9 +43,6 @@ log = logging.getLogger("hostbench.daemon")
 
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG, EXIT_REVOKED = 0, 1, 2, 3
 STOPPED_REASON = "runner stopped"
-RESTARTED_REASON = "runner restarted during the run"
-# --register-only (the installer) gives up on a server it cannot reach after this long, and exits 1.
-REGISTER_ONLY_GIVE_UP_S = 90.0
 
 
 class State(enum.Enum):
@@ -55,27 +51,6 @@ class State(enum.Enum):
     RUNNING = "running"
     REFERENCING = "referencing"
     FINISHING = "finishing"
-
-
-class _Claim:
-    """One long poll of GET /api/runner/work in a daemon thread, so signals stay prompt."""
-
-    def __init__(self, api: ApiClient, wait_s: int):
-        self._q: queue.Queue[tuple[str, Any]] = queue.Queue(1)
-        self._api, self._wait_s = api, wait_s
-        threading.Thread(target=self._run, name="claim", daemon=True).start()
-
-    def _run(self) -> None:
-        try:
-            self._q.put(("ok", self._api.get_work(self._wait_s)))
-        except Exception as exc:
-            self._q.put(("error", exc))
-
-    def poll(self, timeout_s: float) -> tuple[str, Any] | None:
-        try:
-            return self._q.get(timeout=timeout_s)
-        except queue.Empty:
-            return None
 
 
 class Daemon:
@@ -92,8 +67,8 @@ class Daemon:
         self.inventory: dict[str, Any] | None = None
         self.state = State.IDLE
         self.run: Run | None = None
-        self._claim: _Claim | None = None
-        self._abandoned_claim: _Claim | None = None
+        self._claim: Claim | None = None
+        self._abandoned_claim: Claim | None = None
         self._claim_backoff = Backoff(settings.backoff_base_s, settings.backoff_cap_s)
         self._idle_until = 0.0
         self._claim_started = 0.0
@@ -153,47 +128,13 @@ class Daemon:
 
     def register_only(self) -> int:
         """--register-only: register (or, with a stored credential, check the server accepts it) and exit."""
-        self.s.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        stored = credential.load(self.s.credential_path)
-        backoff = Backoff(self.s.backoff_base_s, self.s.backoff_cap_s)
-        if stored is not None:
-            log.info("already registered as host_id=%s (%s): registration skipped", stored.host_id,
-                     self.s.credential_path)
-            self.api.set_token(stored.runner_token)
-            call_with_retry(lambda: self.api.heartbeat({"run": None, "version": __version__}), backoff,
-                            self.shutdown, "heartbeat", give_up_after_s=REGISTER_ONLY_GIVE_UP_S)
-            log.info("the server at %s accepts the stored credential", self.s.server)
-            return EXIT_OK
-        self.catalog.load(kernels_needed())
-        self.inventory = inventory.collect("/", kernel_info=self.catalog.build_info, work_dir=self.s.work_dir)
-        cred = credential.obtain(
-            self.s.credential_path, self.api, self.s.registration_token, self.s.name, self.s.labels,
-            self.inventory, self.shutdown, backoff, give_up_after_s=REGISTER_ONLY_GIVE_UP_S,
-        )
-        log.info("registered with %s as host_id=%s name=%s", self.s.server, cred.host_id, self.s.name)
+        self.inventory = startup.register_only(self.s, self.api, self.catalog, self.shutdown)
         return EXIT_OK
 
     def rotate_credential(self) -> None:
-        """The server asked for a new credential: get it, store it (atomically, 0600) and only then use it.
-        The old one stays valid until the server sees the new one, so a failure at any step leaves the runner
-        working with the old one, and the next heartbeat asks again."""
-        old = self.credential
-        if old is None:
-            return
-        answer = self.api.rotate_credential()
-        token = answer.get("runner_token") if isinstance(answer, dict) else None
-        if not isinstance(token, str) or not token:
-            log.error("credential rotation: the answer has no runner_token; keeping the current credential")
-            return
-        new = credential.Credential(host_id=old.host_id, runner_token=token)
-        try:
-            credential.save(self.s.credential_path, new)
-        except OSError as exc:
-            log.error("credential rotation: cannot store the new credential (%s); keeping the current one", exc)
-            return
-        self.api.set_token(token)
-        self.credential = new
-        log.info("credential rotated: the new one is stored in %s and in use", self.s.credential_path)
+        """The server asked for a new credential (startup.rotated): stored, then used; else the old one stays."""
+        if self.credential is not None:
+            self.credential = startup.rotated(self.s, self.api, self.credential) or self.credential
 
     def close(self) -> None:
         if self.heartbeat is not None:
@@ -202,32 +143,10 @@ class Daemon:
         self.api.close()
 
     def clean_work_dir(self) -> None:
-        """Kernel work files of an earlier process (a future disk kernel's files) are garbage now."""
-        if not self.s.work_dir.is_dir():
-            return
-        for child in self.s.work_dir.iterdir():
-            log.info("removing leftover kernel work files %s", child)
-            if child.is_dir() and not child.is_symlink():
-                shutil.rmtree(child, ignore_errors=True)
-            else:
-                child.unlink(missing_ok=True)
+        startup.clean_work_dir(self.s.work_dir)
 
     def recover_spools(self) -> None:
-        """A spool left by an earlier process is backlog; without a finish, that process died mid-run."""
-        for path in Spool.list_dirs(self.s.spool_dir):
-            try:
-                spool = Spool.open(path)
-            except (ValueError, KeyError, OSError) as exc:
-                log.error("unreadable spool %s left in place: %s", path, exc)
-                continue
-            if not spool.has_finish():
-                spool.set_finish({
-                    "attempt": spool.attempt, "status": "failed", "reason": RESTARTED_REASON,
-                    "results": spool.results, "end": None,
-                })
-            log.info("backlog: run=%s attempt=%s samples pending=%d finish=%s",
-                     spool.run_id, spool.attempt, spool.pending_count(),
-                     "skip" if spool.finish_skipped() else (spool.finish_body or {}).get("status"))
+        for spool in startup.recover_spools(self.s.spool_dir):
             self.uploader.add(spool)
 
     def current_run(self) -> dict[str, Any] | None:
@@ -314,7 +233,7 @@ class Daemon:
         if now < self._idle_until:
             self.shutdown.wait(min(0.2, self._idle_until - now))
             return
-        self._claim = _Claim(self.api, self.s.poll_wait_s)
+        self._claim = Claim(self.api, self.s.poll_wait_s)
         self._claim_started = now
         self.state = State.CLAIMING
 
@@ -414,23 +333,7 @@ class Daemon:
         """(status, reason) to stop the kernel with; status None = the server decided, no finish."""
         if self.shutdown.is_set():
             return ("failed", STOPPED_REASON)
-        if run.spool.stale:
-            return (None, "the server refused this attempt (409)")
-        if run.spool.rejected:
-            return ("failed", run.spool.rejected)
-        if run.lease is not None:
-            if run.lease.stale.is_set():
-                return (None, "lease refused (409): the server stopped this run")
-            if run.lease.rejected:
-                return ("failed", run.lease.rejected)
-            if run.lease.lost.is_set():
-                return ("failed", run.lease.lost_reason or "lease lost")
-        peer = run.peer.stop_reason()
-        if peer is not None:
-            return peer
-        if time.monotonic() >= run.deadline_at:
-            return ("failed", f"deadline exceeded ({run.deadline_s:g} s)")
-        return None
+        return run.stop_reason(time.monotonic())
 
     def _stop_kernel(self, run: Run, status: str | None, reason: str) -> None:
         assert run.kernel is not None

@@ -1,9 +1,11 @@
 """The threads that keep the runner in touch with the server while the daemon's loop runs: the heartbeat (every
-few seconds, idle or busy) and, while a run is on, its lease keeper (docs/reliability.md, rule 4)."""
+few seconds, idle or busy), the long poll for work (`Claim`, so signals stay prompt) and, while a run is on, its
+lease keeper (docs/reliability.md, rule 4)."""
 
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 import time
 from collections.abc import Callable
@@ -172,3 +174,24 @@ class LeaseKeeper:
         if self.db_down_since is not None and now - self.db_down_since >= self._db_grace_s:
             return f"lease lost: the server's database unavailable for {now - self.db_down_since:.0f} s"
         return ""
+
+
+class Claim:
+    """One long poll of GET /api/runner/work in a daemon thread, so signals stay prompt."""
+
+    def __init__(self, api: ApiClient, wait_s: int):
+        self._q: queue.Queue[tuple[str, Any]] = queue.Queue(1)
+        self._api, self._wait_s = api, wait_s
+        threading.Thread(target=self._run, name="claim", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            self._q.put(("ok", self._api.get_work(self._wait_s)))
+        except Exception as exc:
+            self._q.put(("error", exc))
+
+    def poll(self, timeout_s: float) -> tuple[str, Any] | None:
+        try:
+            return self._q.get(timeout=timeout_s)
+        except queue.Empty:
+            return None

@@ -39,6 +39,27 @@ class Run:
     refs: ReferenceRun = field(default_factory=ReferenceRun)
     peer: PeerServing = field(default_factory=PeerServing)
 
+    def stop_reason(self, now: float) -> tuple[str | None, str] | None:
+        """(status, reason) to stop the run's kernel or tools with, at `now`; status None = the server decided (the
+        attempt was refused: no finish). None while the run may go on."""
+        if self.spool.stale:
+            return (None, "the server refused this attempt (409)")
+        if self.spool.rejected:
+            return ("failed", self.spool.rejected)
+        if self.lease is not None:
+            if self.lease.stale.is_set():
+                return (None, "lease refused (409): the server stopped this run")
+            if self.lease.rejected:
+                return ("failed", self.lease.rejected)
+            if self.lease.lost.is_set():
+                return ("failed", self.lease.lost_reason or "lease lost")
+        peer = self.peer.stop_reason()
+        if peer is not None:
+            return peer
+        if now >= self.deadline_at:
+            return ("failed", f"deadline exceeded ({self.deadline_s:g} s)")
+        return None
+
 
 def cap(text: str) -> str:
     return text if len(text) <= MAX_REASON else text[: MAX_REASON - 3] + "..."

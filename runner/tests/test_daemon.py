@@ -8,9 +8,10 @@ import time
 import pytest
 from runner_fakes import CPU_PARAMS, assignment, daemon_for, kernel_calls, pids_alive, run_once
 
-from hostbench_runner.daemon import RESTARTED_REASON, Daemon, State
+from hostbench_runner.daemon import Daemon, State
 from hostbench_runner.keepalive import LeaseKeeper, advised_interval, lease_timing
 from hostbench_runner.spool import Spool
+from hostbench_runner.startup import RESTARTED_REASON
 
 
 def test_valid_stream_succeeds_and_everything_is_uploaded(server, settings_for, fake_kernel):

@@ -17,8 +17,8 @@ from runner_fakes import FakeServer, kernel_calls, pids_alive
 
 from hostbench_runner import __version__, config
 from hostbench_runner.config import SOURCE_KERNEL_BIN, load, locate_kernel
-from hostbench_runner.daemon import RESTARTED_REASON
 from hostbench_runner.errors import ConfigError
+from hostbench_runner.startup import RESTARTED_REASON
 
 
 def start_runner(server, tmp_path: Path, kernel_bin: Path, token: str | None = FakeServer.registration_token,
@@ -309,11 +309,12 @@ def test_register_only_gives_up_on_a_server_it_cannot_reach(tmp_path, fake_kerne
     import socket
 
     from hostbench_runner import daemon as daemon_mod
+    from hostbench_runner import startup
 
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{s.getsockname()[1]}"
-    monkeypatch.setattr(daemon_mod, "REGISTER_ONLY_GIVE_UP_S", 1.0)
+    monkeypatch.setattr(startup, "REGISTER_ONLY_GIVE_UP_S", 1.0)
     settings = settings_for(url, fake_kernel("ok"), register_only=True)
     started = time.monotonic()
     assert daemon_mod.Daemon(settings).main() == daemon_mod.EXIT_ERROR
