@@ -11,7 +11,7 @@ import type { Sample } from '../../../lib/api/types';
 import { formatNumber } from '../../../lib/format';
 import { buildSeries, seriesOrigin } from '../../../lib/series';
 import type { Theme } from '../../../lib/theme';
-import { stretchBands, stretchText, summaryLines, throttleText, traceMarkers, type TraceSummary } from '../lib/trace';
+import { stretchBands, stretchText, summaryLines, throttleText, traceMarkers, type Stretch, type TraceSummary } from '../lib/trace';
 
 export interface TraceViewProps {
   trace: TraceSummary;
@@ -62,67 +62,24 @@ export function TraceView({ trace, samples, t0, unit, theme, fileName }: TraceVi
 
   const points = measured.reduce((n, s) => n + s.points.filter((p) => p.y !== null).length, 0);
   const throttle = trace.throttle;
+  // Stretches where the rate fell say "throttling"; an older result has only the single throttle figure.
+  const throttled = Boolean(fell.length || (!stretches.length && throttle));
   return (
     <figure
       className="chart-figure trace-view"
       aria-labelledby={captionId}
       data-points={points}
-      data-throttle={fell.length || (!stretches.length && throttle) ? 'yes' : 'no'}
+      data-throttle={throttled ? 'yes' : 'no'}
       data-cpu-lost={lost.length ? 'yes' : 'no'}
     >
       <figcaption id={captionId} className="chart-caption">
         <span className="chart-title">CPU trace</span>
         <span className="muted small">
-          {unit} per second · dashed = max / mean / min{fell.length || (!stretches.length && throttle) ? ' · red = the clock fell (throttling)' : ''}
+          {unit} per second · dashed = max / mean / min{throttled ? ' · red = the clock fell (throttling)' : ''}
           {lost.length ? ' · amber = the kernel lost its CPU to other work (not throttling)' : ''}
         </span>
       </figcaption>
-      <dl className="facts facts-inline trace-stats" aria-label="Trace summary">
-        <div>
-          <dt>Samples</dt>
-          <dd>{trace.n}</dd>
-        </div>
-        <div>
-          <dt>Min</dt>
-          <dd>
-            {formatNumber(trace.min)} {unit}
-          </dd>
-        </div>
-        <div>
-          <dt>Mean</dt>
-          <dd>
-            {formatNumber(trace.mean)} {unit}
-          </dd>
-        </div>
-        <div>
-          <dt>Max</dt>
-          <dd>
-            {formatNumber(trace.max)} {unit}
-          </dd>
-        </div>
-        <div>
-          <dt>Stddev</dt>
-          <dd>
-            {formatNumber(trace.stddev)} {unit}
-          </dd>
-        </div>
-        {trace.cpu_share !== null && trace.cpu_share !== undefined ? (
-          <div>
-            <dt>CPU share</dt>
-            <dd className={trace.cpu_share < 0.9 ? 'text-warn' : undefined}>{formatNumber(trace.cpu_share, 3)}</dd>
-          </div>
-        ) : null}
-        <div>
-          <dt>CPU lost</dt>
-          <dd className={lost.length ? 'text-warn' : undefined}>{lost.length ? lost.map((s) => stretchText(s, unit)).join('; ') : 'none detected'}</dd>
-        </div>
-        <div>
-          <dt>Throttling</dt>
-          <dd className={fell.length || (!stretches.length && throttle) ? 'text-bad' : undefined}>
-            {fell.length ? fell.map((s) => stretchText(s, unit)).join('; ') : !stretches.length && throttle ? throttleText(throttle, unit) : 'none detected'}
-          </dd>
-        </div>
-      </dl>
+      <TraceStats trace={trace} unit={unit} lost={lost} fell={fell} throttled={throttled} />
       <ChartCanvas
         type="line"
         data={data}
@@ -132,5 +89,56 @@ export function TraceView({ trace, samples, t0, unit, theme, fileName }: TraceVi
         png={{ fileName, title: 'CPU trace' }}
       />
     </figure>
+  );
+}
+
+interface TraceStatsProps {
+  trace: TraceSummary;
+  unit: string;
+  /** Stretches where the kernel lost its CPU to other work, and where the rate fell (throttling). */
+  lost: Stretch[];
+  fell: Stretch[];
+  throttled: boolean;
+}
+
+/** The backend's figures for the trace, and where it lost its CPU or throttled, in words. */
+function TraceStats({ trace, unit, lost, fell, throttled }: TraceStatsProps) {
+  const figures: [string, number | null | undefined][] = [
+    ['Min', trace.min],
+    ['Mean', trace.mean],
+    ['Max', trace.max],
+    ['Stddev', trace.stddev],
+  ];
+  return (
+    <dl className="facts facts-inline trace-stats" aria-label="Trace summary">
+      <div>
+        <dt>Samples</dt>
+        <dd>{trace.n}</dd>
+      </div>
+      {figures.map(([label, v]) => (
+        <div key={label}>
+          <dt>{label}</dt>
+          <dd>
+            {formatNumber(v)} {unit}
+          </dd>
+        </div>
+      ))}
+      {trace.cpu_share !== null && trace.cpu_share !== undefined ? (
+        <div>
+          <dt>CPU share</dt>
+          <dd className={trace.cpu_share < 0.9 ? 'text-warn' : undefined}>{formatNumber(trace.cpu_share, 3)}</dd>
+        </div>
+      ) : null}
+      <div>
+        <dt>CPU lost</dt>
+        <dd className={lost.length ? 'text-warn' : undefined}>{lost.length ? lost.map((s) => stretchText(s, unit)).join('; ') : 'none detected'}</dd>
+      </div>
+      <div>
+        <dt>Throttling</dt>
+        <dd className={throttled ? 'text-bad' : undefined}>
+          {fell.length ? fell.map((s) => stretchText(s, unit)).join('; ') : throttled && trace.throttle ? throttleText(trace.throttle, unit) : 'none detected'}
+        </dd>
+      </div>
+    </dl>
   );
 }
