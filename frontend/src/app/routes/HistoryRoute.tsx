@@ -7,6 +7,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { Empty, ErrorState, Loading } from '../../components/Status';
 import { COMPARE_MAX_RUNS, paths } from '../../config/paths';
 import { errorMessage } from '../../lib/api/errors';
+import type { RunsQuery } from '../../lib/api/types';
 import { HistoryFilters, type HostChoice } from '../../features/history/components/HistoryFilters';
 import { HistoryTable } from '../../features/history/components/HistoryTable';
 import { PAGE_SIZE, activeFilterCount, clearFilters, readFilters, toRunsQuery, writeFilters } from '../../features/history/lib/filters';
@@ -17,14 +18,8 @@ import { getRuns, useRuns } from '../../features/runs/api/get-runs';
 import { fetchAllRuns, historyCsv, historyJson } from '../../features/history/lib/export';
 import { downloadText } from '../../lib/download';
 
-export function HistoryRoute() {
-  const [search, setSearch] = useSearchParams();
-  const { filters, page } = readFilters(search);
-  const query = toRunsQuery(filters, page);
-  const runs = useRuns(query);
-  const hosts = useHosts();
-  const experiments = useExperiments();
-  const [selected, setSelected] = useState<number[]>([]);
+/** Every run the filters match (all pages), downloaded as CSV or JSON; `exporting` says how it went. */
+function useHistoryExport(query: RunsQuery) {
   const [exporting, setExporting] = useState<string | null>(null);
   const exportAs = async (format: 'csv' | 'json') => {
     setExporting('exporting…');
@@ -38,6 +33,18 @@ export function HistoryRoute() {
       setExporting(`export failed: ${errorMessage(e)}`);
     }
   };
+  return { exporting, exportAs };
+}
+
+export function HistoryRoute() {
+  const [search, setSearch] = useSearchParams();
+  const { filters, page } = readFilters(search);
+  const query = toRunsQuery(filters, page);
+  const runs = useRuns(query);
+  const hosts = useHosts();
+  const experiments = useExperiments();
+  const [selected, setSelected] = useState<number[]>([]);
+  const { exporting, exportAs } = useHistoryExport(query);
 
   const hostChoices = useMemo<HostChoice[]>(
     () =>
@@ -50,8 +57,6 @@ export function HistoryRoute() {
   const hostsById = useMemo(() => new Map(hostChoices.map((h) => [h.id, h])), [hostChoices]);
 
   const count = runs.data?.count ?? 0;
-  const first = page * PAGE_SIZE + 1;
-  const last = Math.min(count, (page + 1) * PAGE_SIZE);
   const toggle = (id: number, on: boolean) => setSelected((s) => (on ? (s.includes(id) ? s : [...s, id]) : s.filter((x) => x !== id)));
 
   return (
@@ -111,19 +116,28 @@ export function HistoryRoute() {
             onToggle={toggle}
             selectionFull={selected.length >= COMPARE_MAX_RUNS}
           />
-          <nav className="pager" aria-label="Pages">
-            <button type="button" className="button" disabled={page === 0} onClick={() => setSearch(writeFilters(search, { page: page - 1 }))}>
-              Previous
-            </button>
-            <span className="small">
-              {first}–{last} of {count}
-            </span>
-            <button type="button" className="button" disabled={last >= count} onClick={() => setSearch(writeFilters(search, { page: page + 1 }))}>
-              Next
-            </button>
-          </nav>
+          <Pager page={page} count={count} onPage={(p) => setSearch(writeFilters(search, { page: p }))} />
         </>
       )}
     </>
+  );
+}
+
+/** Previous / Next with the range shown, PAGE_SIZE runs a page. */
+function Pager({ page, count, onPage }: { page: number; count: number; onPage: (page: number) => void }) {
+  const first = page * PAGE_SIZE + 1;
+  const last = Math.min(count, (page + 1) * PAGE_SIZE);
+  return (
+    <nav className="pager" aria-label="Pages">
+      <button type="button" className="button" disabled={page === 0} onClick={() => onPage(page - 1)}>
+        Previous
+      </button>
+      <span className="small">
+        {first}–{last} of {count}
+      </span>
+      <button type="button" className="button" disabled={last >= count} onClick={() => onPage(page + 1)}>
+        Next
+      </button>
+    </nav>
   );
 }
