@@ -6,7 +6,10 @@
  * The file is the kernel's own: created in the runner's work directory (never one from the job
  * request), sized against the free space minus a reserve, unlinked as soon as it is open (so it
  * disappears even on SIGKILL), written in full before any phase, and its content is a pure
- * function of the offset, so every read is checked and no write changes it. */
+ * function of the offset, so every read is checked and no write changes it.
+ *
+ * This file: the parameters, the facts and the descriptor; setup is disk_setup.c, the I/O loops
+ * disk_io.c, the content and histogram disk_content.c, the raw engines disk_uring.c. */
 #include "disk_internal.h"
 
 #include <fcntl.h>

@@ -4,7 +4,11 @@
  * kernels and byte counts, with plain or non-temporal stores; latency chases a random cyclic
  * permutation of cache lines. Read sums must equal the fill pattern's closed form, writes and
  * copies are spot-checked, STREAM arrays checked against their closed form, and every chase
- * must close its cycle. Memory is mapped and first touched by the pinned thread using it. */
+ * must close its cycle. Memory is mapped and first touched by the pinned thread using it.
+ *
+ * This file: the parameters, the plan of each configuration (working sets, stores, levels) and
+ * the facts; the loops are memory_loops.c, the per-thread side memory_work.c, the cache sizes
+ * hostfacts.c. */
 #include "memory_internal.h"
 
 #include <stdio.h>

@@ -7,7 +7,10 @@
  *
  * Verification: the payload is a seeded pattern (period HB_NET_PERIOD); the receiver compares a
  * sample of what it got with the pattern, and the byte (TCP) or datagram (UDP) counts of sender
- * and receiver must agree; round-trip replies are compared with what was sent. */
+ * and receiver must agree; round-trip replies are compared with what was sent.
+ *
+ * This file: the parameters, setup, facts and the serve role; the driving side is
+ * net_driver.c, the serving side net_server.c, shared parts net_sock.c and net_wire.c. */
 #include "net_internal.h"
 
 #include <arpa/inet.h>
