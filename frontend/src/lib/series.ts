@@ -4,6 +4,7 @@
 // GAP_FACTOR × the sample interval (the chart runs with spanGaps: false).
 import type { Sample } from './api/types';
 import { GAP_FACTOR } from '../config/live';
+import { threadsLabel } from './matrix';
 import { formatBlockSize } from './units';
 
 export interface Point {
@@ -32,7 +33,8 @@ function groupKey(s: Sample): string {
   return `${s.op ?? ''}|${s.block_bytes ?? ''}|${s.threads}|${s.warmup ? 'w' : 'm'}`;
 }
 
-function sameConfig(a: Sample, b: Sample): boolean {
+/** The two samples come from the same configuration (thread count, op, block size). */
+export function sameConfig(a: Sample, b: Sample): boolean {
   return a.threads === b.threads && (a.op ?? '') === (b.op ?? '') && (a.block_bytes ?? null) === (b.block_bytes ?? null);
 }
 
@@ -70,7 +72,7 @@ export function buildSeries(samples: readonly Sample[], t0: number | null, gapFa
     if (!series) {
       const opPrefix = ops.size > 1 && s.op ? `${s.op} ` : '';
       const blockPrefix = blocks.size > 1 && s.block_bytes != null ? `${formatBlockSize(s.block_bytes)} ` : '';
-      const threads = `${s.threads} thread${s.threads === 1 ? '' : 's'}`;
+      const threads = threadsLabel(s.threads);
       series = {
         key,
         label: `${opPrefix}${blockPrefix}${threads}${s.warmup ? ' (warm-up)' : ''}`,

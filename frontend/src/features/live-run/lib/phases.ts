@@ -3,11 +3,8 @@
 // (threads, repeat, warmup, op, block_bytes), placed at the start of the phase's first interval.
 import type { ChartMarker } from '../../../components/chart/plugins/markers';
 import type { Sample } from '../../../lib/api/types';
+import { sameConfig } from '../../../lib/series';
 import { formatBlockSize } from '../../../lib/units';
-
-function sameConfig(a: Sample, b: Sample): boolean {
-  return a.threads === b.threads && (a.op ?? '') === (b.op ?? '') && (a.block_bytes ?? null) === (b.block_bytes ?? null);
-}
 
 export function phaseMarkers(samples: readonly Sample[], origin: number | null): ChartMarker[] {
   const first = samples[0];

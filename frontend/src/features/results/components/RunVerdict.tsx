@@ -3,7 +3,7 @@
 // (app/results/verdict.py); nothing is recomputed here.
 import { verdictClass, verdictLabels, type Flag, type Verdict } from '../../../components/ResultBadges';
 import type { RunResult } from '../../../lib/api/types';
-import { opLabel } from '../../../lib/matrix';
+import { opLabel, threadsLabel } from '../../../lib/matrix';
 import { formatBlockSize } from '../../../lib/units';
 
 export interface VerdictReason {
@@ -17,7 +17,7 @@ export function verdictReasons(result: RunResult): VerdictReason[] {
   for (const row of result.rows) {
     const where = [
       row.op ? opLabel(row.op) : null,
-      `${row.threads} thread${row.threads === 1 ? '' : 's'}`,
+      threadsLabel(row.threads),
       row.block_bytes !== null && row.block_bytes !== undefined ? formatBlockSize(row.block_bytes) : null,
     ]
       .filter(Boolean)
