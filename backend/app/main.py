@@ -14,13 +14,14 @@ from app.core.admission import LAG, Admission
 from app.core.auth import PUBLIC, api_routes, route_access
 from app.core.body import BodyLimits
 from app.core.config import get_settings
+from app.core.db import get_sessionmaker
 from app.core.dbwatch import DB_WATCH
 from app.core.errors import NotFound, install_error_handlers
 from app.core.hostcheck import AllowedHosts
 from app.core.openapi import document_errors
 from app.health import Health, health
 from app.hosts.router import router as hosts_router
-from app.jobs.dispatch import reconcile_exclusive
+from app.jobs.dispatch import mark, reconcile_exclusive
 from app.jobs.router import router as jobs_router
 from app.live.router import router as live_router
 from app.reference.router import router as reference_router
@@ -28,15 +29,21 @@ from app.runner_api.router import router as runner_router
 from app.users.router import router as users_router
 
 
+def _mark_api() -> None:
+    with get_sessionmaker()() as session:
+        mark(session, "api")
+
+
 async def _reconcile_loop() -> None:
     """The reconciler from inside the API (dispatch.reconcile_exclusive), every reconcile_s: leases are expired
-    and lost doorbells re-rung even while Celery beat is down. A failed pass (the database away) is logged once
-    per outage and retried at the next period."""
+    and lost doorbells re-rung even while Celery beat is down. Each period also marks "api" (an API process is
+    up: while none is, no lease is expired, dispatch.renew_after_gap). A failed pass (the database away) is
+    logged once per outage and retried at the next period."""
     log = logging.getLogger("hostbench.reconcile")
     failing = False
     while True:
-        await asyncio.sleep(get_settings().reconcile_s)
         try:
+            await anyio.to_thread.run_sync(_mark_api)
             await anyio.to_thread.run_sync(reconcile_exclusive)
             if failing:
                 log.info("reconciler pass succeeded again")
@@ -46,6 +53,7 @@ async def _reconcile_loop() -> None:
                 log.warning("reconciler pass failed (retrying every %.0f s): %s: %s", get_settings().reconcile_s,
                             type(exc).__name__, str(exc)[:200])
             failing = True
+        await asyncio.sleep(get_settings().reconcile_s)
 
 
 @asynccontextmanager

@@ -43,3 +43,40 @@ def test_no_class_admits_more_than_its_pool_holds():
     assert THREADS > sum(g.slots for g in GATES.values())
     # every wait is well inside the runner's 10-s request timeout and 30-s lease
     assert all(g.wait_s <= 8 for g in GATES.values())
+
+
+def test_a_process_out_of_cpu_sheds_the_dashboard_not_the_runners(client, runner):
+    """The event loop running late (LAG above the shed threshold) refuses dashboard reads at once with 503 and
+    Retry-After, and still serves a runner's heartbeat and /api/health."""
+    from app.core.admission import DASHBOARD_SHED_LAG_S, LAG
+
+    _, headers = runner
+    try:
+        LAG.lag_s = DASHBOARD_SHED_LAG_S * 20  # the watcher lets it fall slowly: still above for these calls
+        r = client.get("/api/hosts")
+        assert r.status_code == 503 and r.headers["Retry-After"] == "1", r.text
+        assert client.post("/api/runner/heartbeat", json={"version": "0.1.0"}, headers=headers).status_code == 200
+        assert client.get("/api/health").status_code == 200
+    finally:
+        LAG.lag_s = 0.0
+    assert client.get("/api/hosts").status_code == 200
+
+
+def test_a_hung_database_is_answered_at_once_with_503_database(client, runner, monkeypatch):
+    """While the watcher says PostgreSQL hangs, a request that needs it is refused at once with what a runner needs
+    to keep its grace (X-Hostbench-Unavailable: database) and health says so. The real hang (SIGSTOP of
+    PostgreSQL) is `./hostbench chaos --scenario postgres-hang`, run by the fleet suite."""
+    from app.core import dbwatch
+
+    _, headers = runner
+    hung = dbwatch.DbState(False, "not answering for 7 s", 7.0, hung=True)
+    monkeypatch.setattr(dbwatch.DB_WATCH, "state", lambda: hung)
+    monkeypatch.setattr(type(dbwatch.DB_WATCH), "running", property(lambda self: True))
+    for method, path, body in (("GET", "/api/hosts", None), ("POST", "/api/runner/heartbeat", {"version": "0"}),
+                               ("GET", "/api/runner/work?wait_s=0", None)):
+        r = client.request(method, path, json=body, headers=headers if "runner" in path else None)
+        assert r.status_code == 503, (path, r.status_code, r.text)
+        assert r.headers["X-Hostbench-Unavailable"] == "database" and int(r.headers["Retry-After"]) >= 1, path
+        assert "not answering for 7 s" in r.json()["detail"], r.text
+    h = client.get("/api/health").json()
+    assert h["status"] == "degraded" and h["database"] == "not answering for 7 s", h

@@ -166,6 +166,30 @@ def test_a_lease_that_ran_out_while_the_server_was_away_gets_a_fresh_term(client
     assert dispatch.reconcile(session) == {"failed": 1, "dispatched": 0, "renewed": 0}
 
 
+def test_no_lease_is_failed_while_no_api_process_is_up(client, session, runner):
+    """Every API process was down (killed, upgrading): no runner could renew through one, so the reconciler (beat's,
+    still running) keeps running leases instead of failing the runs as "runner went silent"; a lease that runs out
+    while an API is up fails as before. chaos's api-kill scenario shows it end to end."""
+    host_id, headers = runner
+    run_id = _job(client, host_id)
+    _claim(client, session, host_id, headers)
+    client.post(f"/api/runner/runs/{run_id}/start", json={"attempt": 1, "kernel_info": KERNEL_INFO}, headers=headers)
+    dispatch.reconcile(session)
+    dispatch.mark(session, "api", utcnow() - timedelta(seconds=30))  # the last API process marked 30 s ago
+    run = session.get(Run, run_id)
+    run.lease_expires_at = utcnow() - timedelta(seconds=5)
+    session.commit()
+    result = dispatch.reconcile(session)
+    assert result["failed"] == 0 and result["renewed"] == 1, result
+    session.expire_all()
+    assert session.get(Run, run_id).status == "running"
+    dispatch.mark(session, "api")  # an API process is back
+    run = session.get(Run, run_id)
+    run.lease_expires_at = utcnow() - timedelta(seconds=1)
+    session.commit()
+    assert dispatch.reconcile(session)["failed"] == 1
+
+
 def test_cancel_stops_the_runner_at_its_next_lease(client, session, runner):
     host_id, headers = runner
     run_id = _job(client, host_id)

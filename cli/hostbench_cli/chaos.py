@@ -31,13 +31,15 @@ import random
 import signal
 import statistics
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 
-from hostbench_cli import STATE
+from hostbench_cli import STATE, netns
+from hostbench_cli.netns import Netns
 from hostbench_cli.stack import Child, Stack
 
 # The short-timeout profile every trial runs in: the server grants 3-s leases (the runner then renews every 1 s and
@@ -84,15 +86,22 @@ class Trials:
         hosts = {h["name"]: h["id"] for h in self.http.get("/api/hosts").json()["data"]}
         self.host = hosts["chaos-a"]
         self.host_b = hosts["chaos-b"]
+        self.host_c: int | None = hosts.get("chaos-c")  # the runner in a network namespace (partition)
+        self.ns: Netns | None = None
+        self.ns_why = ""
         self.runner: Child = stack.children["runner"]
         self.spool = stack.state / "runner" / "spool"
         self.pg_outage_s = 20.0
         self.redis_outage_s = 20.0
         self.hang_s = 20.0
+        self.partition_s = 10.0
 
     # -- helpers -------------------------------------------------------------------------------------
     def job(self, duration_s: float) -> int:
-        r = self.http.post("/api/jobs", json={"host_ids": [self.host], "experiment": "cpu_trace",
+        return self.job_for(self.host, duration_s)
+
+    def job_for(self, host: int, duration_s: float) -> int:
+        r = self.http.post("/api/jobs", json={"host_ids": [host], "experiment": "cpu_trace",
                                               "params": {"op": "fp64", "threads": 1, "duration_s": duration_s}})
         if r.status_code != 201:
             raise RuntimeError(f"job refused: {r.status_code} {r.text[:300]}")
@@ -117,16 +126,18 @@ class Trials:
             time.sleep(0.1)
         return None
 
-    def wait_online(self, timeout: float = 30) -> None:
+    def wait_online(self, host_id: int | None = None, runner: Child | None = None, timeout: float = 30) -> None:
+        host_id = self.host if host_id is None else host_id
+        runner = runner or self.runner
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            host = self.http.get(f"/api/hosts/{self.host}").json()
-            busy = self.http.get(f"/api/runs?host_id={self.host}&status=running").json()["count"] + \
-                self.http.get(f"/api/runs?host_id={self.host}&status=dispatched").json()["count"]
-            if host["online"] and not busy and self.runner.alive():
+            host = self.http.get(f"/api/hosts/{host_id}").json()
+            busy = self.http.get(f"/api/runs?host_id={host_id}&status=running").json()["count"] + \
+                self.http.get(f"/api/runs?host_id={host_id}&status=dispatched").json()["count"]
+            if host["online"] and not busy and runner.alive():
                 return
             time.sleep(0.25)
-        raise RuntimeError("runner chaos-a did not come back online and idle")
+        raise RuntimeError(f"the runner of host {host_id} did not come back online and idle")
 
     def kernels_of(self, pid: int) -> list[int]:
         found = []
@@ -442,6 +453,137 @@ class Trials:
         if waited is not None:
             t.notes.append(f"run {after} (created after it) started {waited:.1f} s after Redis was back")
 
+    # -- the API ---------------------------------------------------------------------------------------------
+    def _follow(self, run_id: int, got: list[int], log: list[str], stop: threading.Event) -> None:
+        """A browser's EventSource, by hand: follow the run's live stream, and on any break reconnect (after the
+        server's `retry`, here 0.5 s) with Last-Event-ID = the last sample's id, until the `end` event."""
+        last: int | None = None
+        while not stop.is_set():
+            headers = {**self.auth, "Accept": "text/event-stream"}
+            if last is not None:
+                headers["Last-Event-ID"] = str(last)
+            try:
+                with httpx.stream("GET", f"{self.stack.url}/api/runs/{run_id}/events", headers=headers,
+                                  timeout=httpx.Timeout(10, read=30)) as r:
+                    if r.status_code != 200:
+                        log.append(f"stream answered {r.status_code}")
+                        time.sleep(0.5)
+                        continue
+                    event, data, eid = "", "", None
+                    for line in r.iter_lines():
+                        if line.startswith("id: "):
+                            eid = int(line[4:])
+                        elif line.startswith("event: "):
+                            event = line[7:]
+                        elif line.startswith("data: "):
+                            data = line[6:]
+                        elif line == "":
+                            if event == "sample":
+                                got.append(json.loads(data)["seq"])
+                                last = eid
+                            elif event == "end":
+                                return
+                            event, data, eid = "", "", None
+            except (httpx.HTTPError, ValueError) as exc:
+                log.append(f"stream broke: {type(exc).__name__}")
+            time.sleep(0.5)
+
+    def api_kill(self, t: Tally, i: int) -> None:
+        """`kill -9` of the API (its whole process group) while a browser-like client follows a run's live stream,
+        then the API started again at once, as `./hostbench up`'s supervisor does. The client resumes with
+        Last-Event-ID: it must end with every stored sample exactly once, in order (0 gaps, 0 duplicates), and
+        the run must end; whether the run survives depends on how long the API was away against the runner's
+        fence (2 s in this profile), so either end is accepted if the ledger holds."""
+        self.wait_online()
+        run_id = self.job(10)
+        if self.wait(run_id, {"running"}, 30) is None:
+            t.stuck += 1
+            t.notes.append(f"run {run_id} never started")
+            return
+        got: list[int] = []
+        log: list[str] = []
+        stop = threading.Event()
+        follower = threading.Thread(target=self._follow, args=(run_id, got, log, stop), daemon=True)
+        follower.start()
+        time.sleep(self.rng.uniform(1.0, 4.0))
+        api = self.stack.children["api"]
+        assert api.proc is not None
+        os.killpg(api.proc.pid, signal.SIGKILL)
+        api.proc.wait(10)
+        t_kill = time.monotonic()
+        time.sleep(0.5)
+        api.start()
+        self.stack.wait_healthy(60)
+        back = time.monotonic() - t_kill
+        end = self.wait(run_id, TERMINAL, 60)
+        follower.join(30)
+        stop.set()
+        if end is None or follower.is_alive():
+            t.stuck += 1
+            t.notes.append(f"run {run_id}: " + ("not terminal" if end is None else "the stream never ended"))
+            return
+        t.resolve_s.append(back)
+        stored = self.stored(run_id)
+        t.duplicated += len(got) - len(set(got))
+        gaps = [s for s in stored if s not in set(got)]
+        t.lost += len(gaps)
+        if got != sorted(got):
+            t.notes.append(f"run {run_id}: samples arrived out of order")
+            t.lost += 1
+        t.notes.append(f"run {run_id}: {end['status']} ({(end['status_reason'] or '')[:60]}); API back in "
+                       f"{back:.1f} s; stream got {len(got)} of {len(stored)} stored, {len(gaps)} missing; "
+                       f"{'; '.join(log[:3])}")
+        self.wait_online()
+        self.ledger(t, run_id, set())
+
+    # -- the network -----------------------------------------------------------------------------------------
+    def partition(self, t: Tally, i: int) -> None:
+        """The runner of host chaos-c lives in a network namespace (another host, as far as the network goes). Its
+        link is cut for --partition-s (10 s; odd trials 60 s) mid-run, then restored. The runner must stop its
+        kernel by its own fence (it cannot know whether the server gave its lease away), the server must end the
+        run once the lease ran out, and once the link is back the runner must come back online on its own and run
+        the next job, at attempt 1, with every sample stored once."""
+        if self.ns is None or self.host_c is None:
+            t.notes.append(f"skipped: {self.ns_why}")
+            return
+        runner = self.stack.children["runner-c"]
+        self.wait_online(self.host_c, runner)
+        run_id = self.job_for(self.host_c, 30)
+        if self.wait(run_id, {"running"}, 30) is None:
+            t.stuck += 1
+            t.notes.append(f"run {run_id} never started")
+            return
+        time.sleep(self.rng.uniform(0.5, 2.0))
+        assert runner.proc is not None
+        kernels = self.kernels_of(runner.proc.pid)
+        cut_s = self.partition_s * (6 if i % 2 else 1)
+        self.ns.link(False)
+        t_cut = time.monotonic()
+        try:
+            end = self.wait(run_id, TERMINAL, LEASE_S + RECONCILE_S + 3)
+            ended_s = time.monotonic() - t_cut
+            deadline = t_cut + 2 + LEASE_S  # the runner's fence (2 s) and a renewal period
+            while any(_alive(k) for k in kernels) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            left = [k for k in kernels if _alive(k)]
+            t.kernels_left += len(left)
+            if left:
+                t.notes.append(f"run {run_id}: kernel {left} still running {time.monotonic() - t_cut:.1f} s into "
+                               f"the partition")
+            time.sleep(max(0.0, cut_s - (time.monotonic() - t_cut)))
+        finally:
+            self.ns.link(True)
+        t_heal = time.monotonic()
+        if end is None:
+            t.stuck += 1
+            t.notes.append(f"run {run_id} still {self.run(run_id)['status']} {ended_s:.0f} s into a partition")
+        after = self.job_for(self.host_c, 3)  # the runner must take work again on its own
+        back_s = self._job_dispatched(t, after, t_heal, 30.0, must_succeed=True)
+        self.ledger(t, run_id, set())
+        t.notes.append(f"{cut_s:.0f}-s partition: run {run_id} {end['status'] if end else '?'} {ended_s:.1f} s in "
+                       f"({(end or {}).get('status_reason', '')[:70]}); the next job started "
+                       f"{'-' if back_s is None else f'{back_s:.1f}'} s after the heal")
+
     # -- hung rather than dead (SIGSTOP) -------------------------------------------------------------------
     def _freeze(self, pids: list[int], sig: int) -> None:
         for pid in pids:
@@ -628,7 +770,8 @@ SCENARIOS = {"runner-kill": Trials.runner_kill, "idle-runner-kill": Trials.idle_
              "runner-stop": Trials.runner_stop,
              "worker-kill": Trials.worker_kill, "beat-kill": Trials.beat_kill,
              "redis-kill": Trials.redis_kill, "postgres-stop": Trials.postgres_stop,
-             "redis-stop": Trials.redis_stop, "postgres-hang": Trials.postgres_hang, "beat-stop": Trials.beat_stop}
+             "redis-stop": Trials.redis_stop, "postgres-hang": Trials.postgres_hang, "beat-stop": Trials.beat_stop,
+             "api-kill": Trials.api_kill, "partition": Trials.partition}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -640,6 +783,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="how long postgres-stop keeps PostgreSQL down (default 20 s)")
     p.add_argument("--redis-outage-s", type=float, default=20.0,
                    help="how long redis-kill keeps Redis down (default 20 s)")
+    p.add_argument("--partition-s", type=float, default=10.0,
+                   help="how long partition cuts the runner's link (default 10 s; odd trials 6 times as long)")
     p.add_argument("--hang-s", type=float, default=20.0,
                    help="how long redis-stop, postgres-hang and beat-stop keep a part hung (default 20 s)")
 
@@ -655,11 +800,27 @@ def run(args: argparse.Namespace) -> int:
                              "RUNNER_HEARTBEAT_BUSY_S": str(HEARTBEAT_S), "RUNNER_HEARTBEAT_IDLE_S": str(HEARTBEAT_S)})
     tallies = {n: Tally() for n in names}
     t0 = time.monotonic()
+    ns, ns_why = None, ""
+    if "partition" in names:  # a third host behind a link the trial can cut: a network namespace
+        ns_why = netns.available() or ""
+        if not ns_why:
+            try:
+                outer, inner = netns.free_pair(170, 200)
+                ns = Netns(f"hbchaos{os.getpid() % 100000}", outer, inner).create()
+                stack.bind = "0.0.0.0"  # noqa: S104 - the namespace reaches the API at the veth address
+            except RuntimeError as exc:
+                ns_why = str(exc)
     try:
         stack.start(timeout=120)
         stack.start_runner("runner-b", state / "runner-b", {"HOSTBENCH_RUNNER_NAME": "chaos-b"})
-        stack.wait_healthy(60, runners=2)
+        if ns is not None:
+            stack.start_runner("runner-c", state / "runner-c", {
+                "HOSTBENCH_RUNNER_NAME": "chaos-c", "HOSTBENCH_SERVER": f"http://{ns.outer_ip}:{stack.port}"},
+                prefix=["ip", "netns", "exec", ns.name])
+        stack.wait_healthy(60, runners=3 if ns is not None else 2)
         trials = Trials(stack, random.Random(seed))  # noqa: S311 - seeded fault timing, reproducible; not crypto
+        trials.ns, trials.ns_why = ns, ns_why
+        trials.partition_s = args.partition_s
         trials.pg_outage_s = args.pg_outage_s
         trials.redis_outage_s = args.redis_outage_s
         trials.hang_s = args.hang_s
@@ -673,6 +834,8 @@ def run(args: argparse.Namespace) -> int:
         return 1
     finally:
         stack.stop()
+        if ns is not None:
+            ns.destroy()
     ok = _report(tallies, seed, time.monotonic() - t0)
     return 0 if ok else 1
 

@@ -43,6 +43,10 @@ class Netns:
             raise RuntimeError(f"ip {' '.join(exc.cmd[1:])}: {exc.stderr.strip()}") from exc
         return self
 
+    def link(self, up: bool) -> None:
+        """Cut (False) or restore (True) the namespace's only link: a network partition, both ways at once."""
+        subprocess.run(["ip", "link", "set", self.outer_if, "up" if up else "down"], check=True, capture_output=True)
+
     def pids(self) -> list[int]:
         r = subprocess.run(["ip", "netns", "pids", self.name], check=False, capture_output=True, text=True)
         return [int(p) for p in r.stdout.split() if p.isdigit()]

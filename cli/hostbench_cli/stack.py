@@ -189,17 +189,20 @@ class Stack:
             self._admin_headers = {"Authorization": f"Bearer {self.api_token('stack-admin')}"}
         return dict(self._admin_headers)
 
-    def start_runner(self, name: str = "runner", state_dir: Path | None = None, extra_env: dict | None = None) -> Child:
+    def start_runner(self, name: str = "runner", state_dir: Path | None = None, extra_env: dict | None = None,
+                     prefix: list[str] | None = None) -> Child:
+        """A runner for this stack; `prefix` wraps its argv (e.g. `ip netns exec NAME`: a runner on another
+        "host"), and extra_env's HOSTBENCH_SERVER then names the address it reaches the API at."""
         state_dir = state_dir or self.state / "runner"
-        env = dict(self.env(), HOSTBENCH_SERVER=self.url, HOSTBENCH_RUNNER_STATE=str(state_dir),
-                   HOSTBENCH_KERNEL_BIN=str(ROOT / "runner" / "kernels" / "build" / "hbk"), **(extra_env or {}))
+        env = {**self.env(), "HOSTBENCH_SERVER": self.url, "HOSTBENCH_RUNNER_STATE": str(state_dir),
+               "HOSTBENCH_KERNEL_BIN": str(ROOT / "runner" / "kernels" / "build" / "hbk"), **(extra_env or {})}
         env.pop("DATABASE_URL", None)  # the runner knows the API only, with its own credential
         env.pop("REDIS_URL", None)
         if self.runner_name and "HOSTBENCH_RUNNER_NAME" not in (extra_env or {}):
             env["HOSTBENCH_RUNNER_NAME"] = self.runner_name
         if not (state_dir / "credential.json").exists():
             env["HOSTBENCH_REGISTRATION_TOKEN"] = self.registration_token()
-        return self._child(name, [PY, "-m", "hostbench_runner"], ROOT / "runner", env)
+        return self._child(name, [*(prefix or []), PY, "-m", "hostbench_runner"], ROOT / "runner", env)
 
     def wait_healthy(self, timeout: float = 60, runners: int = 0) -> dict:
         deadline = time.monotonic() + timeout

@@ -58,15 +58,22 @@ def renew_after_gap(session: Session) -> int:
     old, every running lease first gets a fresh term; the runners renew within it. Returns the leases renewed."""
     s = get_settings()
     prev = session.scalar(select(ServerMark.at).where(ServerMark.name == "reconciled").with_for_update())
+    api = session.scalar(select(ServerMark.at).where(ServerMark.name == "api"))
     now = utcnow()
     renewed = 0
-    if prev is None or (now - prev).total_seconds() > 2 * s.reconcile_s:
+    # No API process has been up (they mark "api" every period, app.main): no runner could renew through one, so
+    # none is to blame; its lease is kept until an API is back (the runner's own fence still stops its kernel).
+    api_away = api is not None and (now - api).total_seconds() > 1.5 * s.reconcile_s
+    if prev is None or (now - prev).total_seconds() > 2 * s.reconcile_s or api_away:
         renewed = len(session.scalars(
             update(Run).where(Run.status.in_(("dispatched", "running")), Run.claimed_at.is_not(None))
             .values(lease_expires_at=func.greatest(Run.lease_expires_at, now + timedelta(seconds=s.lease_s)))
             .returning(Run.id)
         ).all())
-        if renewed and prev is not None:
+        if renewed and api is not None and api_away:
+            log.warning("no API process has been up for %.0f s: %d running lease(s) kept for %.0f s, as no runner "
+                        "could renew", (now - api).total_seconds(), renewed, s.lease_s)
+        elif renewed and prev is not None:
             log.warning("the reconciler last ran %.0f s ago (database, worker or beat unavailable): %d running "
                         "lease(s) renewed for %.0f s so their runners can renew", (now - prev).total_seconds(),
                         renewed, s.lease_s)
@@ -76,7 +83,8 @@ def renew_after_gap(session: Session) -> int:
 
 def mark(session: Session, name: str, at: datetime | None = None) -> None:
     """Record (and commit) that `name` happened now: "reconciled" (a reconciler pass ran to the end), "beat"
-    (Celery beat's reconcile task ran, whether or not it found a pass to do). /api/health reads them."""
+    (Celery beat's reconcile task ran, whether or not it found a pass to do), "api" (an API process is up; each
+    marks it every reconcile period). /api/health reads the first two, renew_after_gap the first and the last."""
     at = at or utcnow()
     session.execute(insert(ServerMark).values(name=name, at=at)
                     .on_conflict_do_update(index_elements=["name"], set_={"at": at}))
@@ -115,8 +123,12 @@ def reconcile(session: Session) -> dict[str, int]:
     now = utcnow()
     s = get_settings()
     failed = 0
+    # A lease is lost only if an API process was up when it ran out (its "api" mark is later): a runner cannot be
+    # blamed for not renewing through an API that was not there (docs/reliability.md, rule 12).
+    api = session.scalar(select(ServerMark.at).where(ServerMark.name == "api"))
+    expired_by = now if api is None else min(now, api)
     lost_ids = session.scalars(
-        select(Run.id).where(Run.status.in_(("dispatched", "running")), Run.lease_expires_at < now)
+        select(Run.id).where(Run.status.in_(("dispatched", "running")), Run.lease_expires_at < expired_by)
     ).all()
     unclaimed_ids = session.scalars(
         select(Run.id).where(
@@ -128,7 +140,7 @@ def reconcile(session: Session) -> dict[str, int]:
     for run_id in lost_ids:
         run = session.scalar(select(Run).where(Run.id == run_id).with_for_update())
         if run is None or run.status not in ("dispatched", "running") or run.lease_expires_at is None \
-                or run.lease_expires_at >= utcnow():
+                or run.lease_expires_at >= min(utcnow(), expired_by):
             session.rollback()
             continue
         silent = (utcnow() - (run.lease_expires_at - timedelta(seconds=s.lease_s))).total_seconds()
