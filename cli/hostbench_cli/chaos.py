@@ -30,6 +30,7 @@ import os
 import random
 import signal
 import statistics
+import subprocess
 import tempfile
 import threading
 import time
@@ -51,6 +52,7 @@ RESTART_S = 2.0  # how long a killed worker stays down (./hostbench up's supervi
 TERMINAL = {"succeeded", "failed", "untrusted", "cancelled"}
 HANG_ANSWER_S = 5.0  # a hung part may slow an answer this much, no more
 HEALTH_NOTICE_S = 6.0  # from this long after a part hung, /api/health must say so
+SPOOL_FULL_LIMIT_S = 10.0  # a run whose spool's file system filled up must have ended by then
 
 
 @dataclass
@@ -89,6 +91,9 @@ class Trials:
         self.host_c: int | None = hosts.get("chaos-c")  # the runner in a network namespace (partition)
         self.ns: Netns | None = None
         self.ns_why = ""
+        self.host_d: int | None = hosts.get("chaos-d")  # the runner whose spool is on a small tmpfs (spool-full)
+        self.spool_mount: Path | None = None
+        self.spool_why = ""
         self.runner: Child = stack.children["runner"]
         self.spool = stack.state / "runner" / "spool"
         self.pg_outage_s = 20.0
@@ -584,6 +589,58 @@ class Trials:
                        f"({(end or {}).get('status_reason', '')[:70]}); the next job started "
                        f"{'-' if back_s is None else f'{back_s:.1f}'} s after the heal")
 
+    # -- the runner's disk ------------------------------------------------------------------------------------
+    def spool_full(self, t: Tally, i: int) -> None:
+        """Host chaos-d's runner keeps its spool on a 2-MiB tmpfs the trial mounted. Mid-run the trial fills it (a
+        filler file, until ENOSPC). A sample that cannot be kept must not be measured on: the run must end
+        promptly as failed with the real reason (the spool could not be written), not as a silent runner, with
+        every sample it did keep stored once; once the filler is gone the runner must run the next job."""
+        if self.spool_mount is None or self.host_d is None:
+            t.notes.append(f"skipped: {self.spool_why}")
+            return
+        runner = self.stack.children["runner-d"]
+        self.wait_online(self.host_d, runner)
+        before = i % 2 == 1  # odd trials: the disk is full before the run arrives
+        filler = self.spool_mount / "filler"
+        if not before:
+            run_id = self.job_for(self.host_d, 60)
+            if self.wait(run_id, {"running"}, 30) is None:
+                t.stuck += 1
+                t.notes.append(f"run {run_id} never started")
+                return
+            time.sleep(self.rng.uniform(1.0, 3.0))
+        t_full = time.monotonic()
+        try:
+            with open(filler, "wb") as fh:
+                chunk = b"\0" * 4096
+                while True:
+                    fh.write(chunk)
+                    fh.flush()
+        except OSError:
+            pass
+        if before:
+            run_id = self.job_for(self.host_d, 60)
+        limit = SPOOL_FULL_LIMIT_S
+        try:
+            end = self.wait(run_id, TERMINAL, limit)
+            ended_s = time.monotonic() - t_full
+        finally:
+            filler.unlink(missing_ok=True)
+        if end is None:
+            t.stuck += 1
+            t.notes.append(f"run {run_id} not terminal {limit:.0f} s after its spool filled up")
+            self.wait(run_id, TERMINAL, 90)
+        else:
+            t.resolve_s.append(ended_s)
+            reason = end["status_reason"] or ""
+            if end["status"] != "failed" or "spool" not in reason:
+                t.stuck += 1  # the wrong end, or the wrong reason ("runner went silent")
+            t.notes.append(f"run {run_id} ({'disk full before it' if before else 'disk filled mid-run'}): "
+                           f"{end['status']} {ended_s:.1f} s after: {reason[:90]}")
+        self.ledger(t, run_id, set())
+        after = self.job_for(self.host_d, 3)  # space is back: the runner must work again
+        self._job_dispatched(t, after, time.monotonic(), 30.0, timed=False, must_succeed=True)
+
     # -- hung rather than dead (SIGSTOP) -------------------------------------------------------------------
     def _freeze(self, pids: list[int], sig: int) -> None:
         for pid in pids:
@@ -758,6 +815,18 @@ class Trials:
         self.wait_online()
         self.ledger(t, run_id, set())
 
+def _small_tmpfs(path: Path, size: str) -> tuple[Path | None, str]:
+    """A tmpfs of `size` mounted at `path` (created): (the mount, "") or (None, why not)."""
+    if os.geteuid() != 0:
+        return None, "mounting a small tmpfs needs root"
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(path)], check=False,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, f"mount -t tmpfs failed: {r.stderr.strip()[:200]}"
+    return path, ""
+
+
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -771,7 +840,7 @@ SCENARIOS = {"runner-kill": Trials.runner_kill, "idle-runner-kill": Trials.idle_
              "worker-kill": Trials.worker_kill, "beat-kill": Trials.beat_kill,
              "redis-kill": Trials.redis_kill, "postgres-stop": Trials.postgres_stop,
              "redis-stop": Trials.redis_stop, "postgres-hang": Trials.postgres_hang, "beat-stop": Trials.beat_stop,
-             "api-kill": Trials.api_kill, "partition": Trials.partition}
+             "api-kill": Trials.api_kill, "partition": Trials.partition, "spool-full": Trials.spool_full}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -801,6 +870,7 @@ def run(args: argparse.Namespace) -> int:
     tallies = {n: Tally() for n in names}
     t0 = time.monotonic()
     ns, ns_why = None, ""
+    spool_mount: Path | None = None
     if "partition" in names:  # a third host behind a link the trial can cut: a network namespace
         ns_why = netns.available() or ""
         if not ns_why:
@@ -817,9 +887,14 @@ def run(args: argparse.Namespace) -> int:
             stack.start_runner("runner-c", state / "runner-c", {
                 "HOSTBENCH_RUNNER_NAME": "chaos-c", "HOSTBENCH_SERVER": f"http://{ns.outer_ip}:{stack.port}"},
                 prefix=["ip", "netns", "exec", ns.name])
-        stack.wait_healthy(60, runners=3 if ns is not None else 2)
+        if "spool-full" in names:
+            spool_mount, spool_why = _small_tmpfs(state / "runner-d" / "spool", "2m")
+            if spool_mount is not None:
+                stack.start_runner("runner-d", state / "runner-d", {"HOSTBENCH_RUNNER_NAME": "chaos-d"})
+        stack.wait_healthy(60, runners=2 + (ns is not None) + (spool_mount is not None))
         trials = Trials(stack, random.Random(seed))  # noqa: S311 - seeded fault timing, reproducible; not crypto
         trials.ns, trials.ns_why = ns, ns_why
+        trials.spool_mount, trials.spool_why = spool_mount, spool_why
         trials.partition_s = args.partition_s
         trials.pg_outage_s = args.pg_outage_s
         trials.redis_outage_s = args.redis_outage_s
@@ -836,6 +911,8 @@ def run(args: argparse.Namespace) -> int:
         stack.stop()
         if ns is not None:
             ns.destroy()
+        if spool_mount is not None:
+            subprocess.run(["umount", str(spool_mount)], check=False, capture_output=True)
     ok = _report(tallies, seed, time.monotonic() - t0)
     return 0 if ok else 1
 

@@ -25,4 +25,5 @@ def test_every_tally_column_fails_the_trial():
         assert not Tally(trials=1, **{column: 1}).ok
     assert Tally(trials=1).ok
     assert set(SCENARIOS) == {"runner-kill", "idle-runner-kill", "runner-stop", "worker-kill", "beat-kill",
-                              "redis-kill", "postgres-stop", "redis-stop", "postgres-hang", "beat-stop", "api-kill"}
+                              "redis-kill", "postgres-stop", "redis-stop", "postgres-hang", "beat-stop", "api-kill",
+                              "partition", "spool-full"}

@@ -276,7 +276,8 @@ class Daemon:
             self.state = State.IDLE
             return
         experiment = assignment.get("experiment")
-        spool = Spool.create(self.s.spool_dir, run_id, attempt, experiment if isinstance(experiment, str) else None)
+        spool = Spool.create_or_volatile(self.s.spool_dir, run_id, attempt,
+                                         experiment if isinstance(experiment, str) else None)
         self.uploader.add(spool)
         deadline_s = assignment.get("deadline_s")
         deadline_ok = (isinstance(deadline_s, (int, float)) and not isinstance(deadline_s, bool)
@@ -290,6 +291,9 @@ class Daemon:
         self.state = State.FINISHING
         if self.shutdown.is_set():
             run.outcome = ("failed", STOPPED_REASON)
+            return
+        if spool.volatile:  # the disk refused the spool: nothing may be measured that cannot be kept
+            run.outcome = ("failed", cap(spool.write_error or "cannot write the spool"))
             return
         try:
             exp = EXPERIMENTS.get(experiment) if isinstance(experiment, str) else None
@@ -313,8 +317,8 @@ class Daemon:
             return
         run.work_dir = self.s.work_dir / spool.key
         shutil.rmtree(run.work_dir, ignore_errors=True)
-        run.work_dir.mkdir(parents=True, mode=0o700)
         try:
+            run.work_dir.mkdir(parents=True, mode=0o700)
             run.kernel = KernelProcess(argv, run.work_dir)
         except (OSError, subprocess.SubprocessError) as exc:
             log.error("run=%s: cannot start the kernel: %s", run_id, exc)

@@ -13,10 +13,18 @@ One directory per (run_id, attempt) under <state>/spool/:
 A crash between an append and its acknowledgement re-sends that sample on the next start; the
 server ingests idempotently by (run, attempt, seq). The directory is deleted once the start, every
 sample and the finish are acknowledged (or the server called the attempt stale).
+
+A full disk (ENOSPC, or any write error): a sample that cannot be appended is not kept (its partial line is cut
+off) and the error goes to the daemon, which stops the kernel and fails the run with that reason; the start,
+the results and the finish are kept in memory and sent anyway (the server must hear why the run ended, not a
+silence); an acknowledgement that cannot be recorded is kept in memory (a restart re-sends, which the server
+ingests idempotently). A spool that could not even be created is `volatile`: memory only, for the finish that
+says so (docs/reliability.md, rule 5).
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -29,6 +37,7 @@ from typing import Any
 
 log = logging.getLogger("hostbench.spool")
 
+RESERVE_BYTES = 256 * 1024  # a spool file system with less free than this counts as full (Spool._check_room)
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _DIR_NAME = re.compile(r"^run-(?P<run>[A-Za-z0-9_-]{1,64})-attempt-(?P<attempt>\d{1,9})$")
 
@@ -87,6 +96,23 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     return out
 
 
+def _append(fh: Any, data: bytes) -> None:
+    """Append `data` to an unbuffered file, fsynced; on a write error the file is cut back to where it was, so a
+    torn line never sits before a later one."""
+    pos = fh.seek(0, os.SEEK_END)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[fh.write(view):]
+        os.fsync(fh.fileno())
+    except OSError:
+        try:
+            fh.truncate(pos)
+        except OSError:
+            pass
+        raise
+
+
 def _read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_bytes())
@@ -118,6 +144,8 @@ class Spool:
         self.deleted = False
         self.next_try = 0.0  # monotonic time before which the uploader leaves it alone
         self.backoff: Any = None  # the uploader's Backoff for this spool
+        self.volatile = False  # memory only: its directory could not be created (disk full)
+        self.write_error: str | None = None  # the last write that failed, for the log
 
     @property
     def key(self) -> str:
@@ -142,6 +170,21 @@ class Spool:
         )
         spool._write_state()
         return spool
+
+    @classmethod
+    def create_or_volatile(cls, root: Path, run_id: Any, attempt: int, experiment: str | None) -> Spool:
+        """create(), or, when the disk refuses (full, read-only), a memory-only spool whose `write_error` says
+        why: the daemon fails the run with that reason and the finish still goes out."""
+        try:
+            return cls.create(root, run_id, attempt, experiment)
+        except OSError as exc:
+            check_run_key(run_id, attempt)
+            spool = cls(root / f"run-{run_id}-attempt-{attempt}", run_id, attempt, experiment)
+            spool.volatile = True
+            spool.write_error = f"cannot write the spool: {exc}"
+            log.error("run=%s attempt=%s: %s; the run is failed and its finish kept in memory", run_id, attempt,
+                      spool.write_error)
+            return spool
 
     @classmethod
     def open(cls, path: Path) -> Spool:
@@ -179,46 +222,73 @@ class Spool:
     # --- writes by the run loop ------------------------------------------------------------
 
     def set_start(self, kernel_info: dict[str, Any]) -> None:
+        """Spool the kernel's start event. Kept in memory (and sent) even when the write fails; the error is
+        raised so that the daemon stops the run."""
         with self._lock:
             if self.deleted:
                 return
-            atomic_write(self.path / "start.json", _dumps(kernel_info))
             self._start = kernel_info
+            if not self.volatile:
+                self._noted(lambda: atomic_write(self.path / "start.json", _dumps(kernel_info)), raise_=True)
 
     def append_sample(self, sample: dict[str, Any]) -> bool:
-        """Durably append one sample (fsync). False when the spool was dropped (stale attempt)."""
+        """Durably append one sample (fsync). False when the spool was dropped (stale attempt). A sample that
+        cannot be written is not kept: OSError, the file cut back to its last whole line."""
         with self._lock:
             if self.deleted:
                 return False
             if sample["seq"] <= self._last_seq:
                 return True  # already spooled
+            if self.volatile:
+                raise OSError(self.write_error or "the spool is not on disk")
+            self._noted(self._check_room, raise_=True)
             if self._samples_fh is None:
-                self._samples_fh = open(self.path / "samples.jsonl", "ab")
-            self._samples_fh.write(_dumps(sample))
-            self._samples_fh.flush()
-            os.fsync(self._samples_fh.fileno())
+                self._samples_fh = open(self.path / "samples.jsonl", "ab", buffering=0)  # noqa: SIM115
+            self._noted(lambda: _append(self._samples_fh, _dumps(sample)), raise_=True)
             self._last_seq = sample["seq"]
             self._pending.append(sample)
             return True
 
     def append_result(self, event: dict[str, Any]) -> None:
+        """Spool a result event; kept in memory when the write fails (the error is raised)."""
         with self._lock:
             if self.deleted:
                 return
-            if self._results_fh is None:
-                self._results_fh = open(self.path / "results.jsonl", "ab")
-            self._results_fh.write(_dumps(event))
-            self._results_fh.flush()
-            os.fsync(self._results_fh.fileno())
             self._results.append(event)
+            if self.volatile:
+                return
+            if self._results_fh is None:
+                self._results_fh = open(self.path / "results.jsonl", "ab", buffering=0)  # noqa: SIM115
+            self._noted(lambda: _append(self._results_fh, _dumps(event)), raise_=True)
 
     def set_finish(self, body: dict[str, Any]) -> None:
+        """The finish: on disk if it can be, in memory regardless (it says why the run ended: it must go out)."""
         with self._lock:
             if self.deleted or self._finish is not None:
                 return
-            atomic_write(self.path / "finish.json", _dumps(body))
             self._finish = body
+            if not self.volatile:
+                self._noted(lambda: atomic_write(self.path / "finish.json", _dumps(body)), raise_=False)
             self._close_files()
+
+    def _check_room(self) -> None:
+        """ENOSPC before the file system is quite full (RESERVE_BYTES left): the spool's last page may hold a few
+        more samples, but the host's disk is full now, and a run measured on a full disk is stopped now."""
+        st = os.statvfs(self.path)
+        free = st.f_bavail * st.f_frsize
+        if free < RESERVE_BYTES:
+            raise OSError(errno.ENOSPC, f"No space left on device (the spool's file system has {free // 1024} KiB "
+                                        f"free, under the {RESERVE_BYTES // 1024} KiB kept in reserve)")
+
+    def _noted(self, write: Any, raise_: bool) -> None:
+        try:
+            write()
+        except OSError as exc:
+            if self.write_error is None:
+                log.error("spool %s: write failed (%s); kept in memory and sent from there", self.key, exc)
+            self.write_error = f"cannot write the spool: {exc}"
+            if raise_:
+                raise
 
     def set_no_finish(self, why: str) -> None:
         """The server already decided the run's fate (lease 409); only the samples still go up."""
@@ -309,8 +379,10 @@ class Spool:
     # --- internals -------------------------------------------------------------------------
 
     def _write_state(self) -> None:
-        if not self.deleted:
-            atomic_write(self.path / "state.json", _dumps(self._state))
+        """Record the acknowledgements; when the disk refuses, they stay in memory (a restart re-sends what the
+        server already has, which it ingests idempotently)."""
+        if not self.deleted and not self.volatile:
+            self._noted(lambda: atomic_write(self.path / "state.json", _dumps(self._state)), raise_=False)
 
     def _close_files(self) -> None:
         for name in ("_samples_fh", "_results_fh"):

@@ -125,3 +125,74 @@ def test_run_keys_that_could_escape_the_spool_are_refused(tmp_path, run_id, atte
         check_run_key(run_id, attempt)
     with pytest.raises(ValueError):
         Spool.create(tmp_path, run_id, attempt, "cpu")
+
+
+# --- a full disk (docs/reliability.md, rule 5); the end-to-end trial is `./hostbench chaos --scenario spool-full` ---
+
+@pytest.fixture
+def file_size_limit():
+    """Set RLIMIT_FSIZE for this process: a write past it fails with EFBIG, a real write error from the kernel
+    (SIGXFSZ ignored, as the runner would see it on a full disk as ENOSPC)."""
+    import resource
+    import signal
+
+    old_limit = resource.getrlimit(resource.RLIMIT_FSIZE)
+    old_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    def limit(nbytes):
+        resource.setrlimit(resource.RLIMIT_FSIZE, (nbytes, old_limit[1]))
+
+    yield limit
+    resource.setrlimit(resource.RLIMIT_FSIZE, old_limit)
+    signal.signal(signal.SIGXFSZ, old_handler)
+
+
+def test_a_sample_that_cannot_be_written_is_not_kept_and_leaves_no_torn_line(tmp_path, file_size_limit):
+    sp = Spool.create(tmp_path, 12, 1, "cpu")
+    for i in range(3):
+        sp.append_sample(s(i))
+    size = (sp.path / "samples.jsonl").stat().st_size
+    file_size_limit(size + 40)  # room for part of one more line, not all of it
+    with pytest.raises(OSError):
+        sp.append_sample(s(3))
+    file_size_limit(2**40)
+    assert (sp.path / "samples.jsonl").stat().st_size == size  # the partial line was cut off
+    assert [x["seq"] for x in sp.pending_samples(100)] == [0, 1, 2]
+    assert [x["seq"] for x in Spool.open(sp.path).pending_samples(100)] == [0, 1, 2]
+
+
+def test_a_spool_file_system_nearly_full_counts_as_full(tmp_path, monkeypatch):
+    from hostbench_runner import spool as spool_mod
+
+    sp = Spool.create(tmp_path, 12, 1, "cpu")
+    sp.append_sample(s(0))
+    monkeypatch.setattr(spool_mod, "RESERVE_BYTES", 2**62)  # more than any disk has free
+    with pytest.raises(OSError) as err:
+        sp.append_sample(s(1))
+    assert "No space left" in str(err.value) and "reserve" in str(err.value)
+    assert sp.write_error is not None and [x["seq"] for x in sp.pending_samples(100)] == [0]
+
+
+def test_the_finish_and_acks_are_kept_in_memory_when_the_disk_refuses(tmp_path, file_size_limit):
+    sp = Spool.create(tmp_path, 12, 1, "cpu")
+    sp.append_sample(s(0))
+    file_size_limit(0)  # no file may grow at all now
+    sp.ack_samples(0)  # state.json cannot be replaced: the ack stays in memory, no error
+    assert sp.acked_seq == 0 and sp.pending_count() == 0
+    body = {"attempt": 1, "status": "failed", "reason": "cannot write the spool: [Errno 28] No space left on device"}
+    sp.set_finish(body)  # not on disk, but it must go out: the server hears why the run ended
+    file_size_limit(2**40)
+    assert sp.finish_body == body and sp.finish_pending()
+    assert not (sp.path / "finish.json").exists()
+    assert sp.write_error is not None
+
+
+def test_a_spool_that_cannot_be_created_is_volatile_and_refuses_samples(tmp_path):
+    root = tmp_path / "spool"
+    root.write_text("a file where the spool directory should be")  # mkdir fails: NotADirectory/FileExists
+    sp = Spool.create_or_volatile(root, 12, 1, "cpu")
+    assert sp.volatile and sp.write_error.startswith("cannot write the spool")
+    with pytest.raises(OSError):
+        sp.append_sample(s(0))
+    sp.set_finish({"attempt": 1, "status": "failed", "reason": sp.write_error})
+    assert sp.finish_pending()
