@@ -214,8 +214,9 @@ def _ip(*args: str) -> None:
 
 
 def _teardown_netns() -> None:
-    for ns, _ in NAMESPACES.values():
+    for i, (ns, _) in enumerate(NAMESPACES.values()):
         subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        subprocess.run(["ip", "link", "del", f"hbpair-v{i}o"], capture_output=True)  # left if a run was killed
     subprocess.run(["ip", "link", "del", BRIDGE], capture_output=True)
 
 

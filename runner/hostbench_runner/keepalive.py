@@ -129,7 +129,11 @@ class LeaseKeeper:
     def _loop(self) -> None:
         while not self._stop.wait(self._renew_s):
             try:
-                self._api.lease(self.run_id, self.attempt, timeout_s=max(1.0, min(self._renew_s, 5.0)))
+                # wait for the answer as long as the fence allows (an answer, even "database unavailable", keeps
+                # the lease; none by the fence loses it either way), at least 1 s, at most 5 s
+                heard = max(self.last_ok, self.last_db_down or 0.0)
+                left = self._lost_after_s - (time.monotonic() - heard) - 0.1
+                self._api.lease(self.run_id, self.attempt, timeout_s=max(1.0, min(left, 5.0)))
                 self.last_ok = time.monotonic()
                 if self.db_down_since is not None:
                     log.info("lease renewed for run=%s after the server's database was unavailable for %.0f s",

@@ -19,8 +19,11 @@ import psycopg
 from app.core.config import get_settings
 
 log = logging.getLogger("hostbench.dbwatch")
-PROBE_S = 1.0  # how often the watcher asks
-STALL_S = 1.5  # a probe out this long means PostgreSQL is not answering
+# A runner renewing a 3-s lease every second waits about 1 s for an answer (its fence is at 2 s): a hang must be
+# seen, and answered, well inside that. `SELECT 1` answers in a millisecond; a process starved of CPU, where a
+# probe can look slow for that reason alone, is not judged (app.core.admission.database_hung).
+PROBE_S = 0.2  # how often the watcher asks
+STALL_S = 0.5  # a probe out this long means PostgreSQL is not answering
 CONNECT_TIMEOUT_S = 2  # libpq's connect_timeout for the watcher's own connection
 
 

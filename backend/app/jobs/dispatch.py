@@ -18,8 +18,14 @@ from app.jobs.service import finish_run, publish_run, serve_ready, serve_run_of
 log = logging.getLogger("hostbench.dispatch")
 
 
+DISPATCH_LOCK = 0x6862_6470  # "hbdp"
+
+
 def dispatch_host(session: Session, host_id: int) -> int | None:
-    """Hand the oldest queued run of a host to its runner if the host is idle (one benchmark per host)."""
+    """Hand the oldest queued run of a host to its runner if the host is idle (one benchmark per host). One
+    dispatch at a time over the whole server (a transaction-level advisory lock, milliseconds): whether a host is
+    held for a driver depends on another host's run (_next_ready), which a concurrent dispatch could be changing."""
+    session.execute(select(func.pg_advisory_xact_lock(DISPATCH_LOCK)))
     host = session.scalar(select(Host).where(Host.id == host_id).with_for_update())
     if host is None:
         session.rollback()
@@ -41,13 +47,22 @@ def dispatch_host(session: Session, host_id: int) -> int | None:
 
 
 def _next_ready(session: Session, host_id: int) -> Run | None:
-    """The oldest queued run of the host that can start now: a two-host drive run waits (skipped, not blocking
-    the host) until its serve run reported the port; the reconciler and the listening doorbell re-check."""
+    """The oldest queued run of the host that can start now. A two-host drive run waits until its serve run
+    reported the port (the reconciler and the listening doorbell re-check). While it waits for a server that is
+    already up on another host, this host is *held* for it and starts nothing else: started, a serve run here
+    could wait for a driver on that other, serving host, and the two would wait for each other until their
+    deadlines (crossing pairs, A serves B while B serves A; docs/reliability.md, rule 8). A drive run whose
+    server has not started yet holds nothing."""
     for run in session.scalars(
         select(Run).where(Run.host_id == host_id, Run.status == "queued").order_by(Run.id).limit(100)
     ):
-        if run.experiment != "network_drive" or serve_ready(serve_run_of(session, run)):
+        if run.experiment != "network_drive":
             return run
+        serve = serve_run_of(session, run)
+        if serve_ready(serve):
+            return run
+        if serve is not None and serve.status in ("dispatched", "running"):
+            return None  # held for this driver: its server is up, its port is coming
     return None
 
 
