@@ -23,7 +23,7 @@ HEARTBEAT_S = 1.0
 RESTART_S = 2.0  # how long a killed worker stays down (./hostbench up's supervisor restarts it within 0.5 s)
 TERMINAL = {"succeeded", "failed", "untrusted", "cancelled"}
 HANG_ANSWER_S = 5.0  # a hung part may slow an answer this much, no more
-HEALTH_NOTICE_S = 6.0  # from this long after a part hung, /api/health must say so
+HEALTH_NOTICE_S = 3.0  # from this long after a part hung, /api/health must say so
 SPOOL_FULL_LIMIT_S = 10.0  # a run whose spool's file system filled up must have ended by then
 
 

@@ -24,7 +24,7 @@ class OutageTrials(TrialsBase):
         self.wait_online()
         pg = self.stack.pg
         assert pg is not None and pg.proc is not None
-        run_id = self.job(self.pg_outage_s + 10)
+        run_id = self.job(self.pg_outage_s + 5)
         if self.wait(run_id, {"running"}, 30) is None:
             t.stuck += 1
             t.notes.append(f"run {run_id} never started")
@@ -94,7 +94,7 @@ class OutageTrials(TrialsBase):
         self.wait_online()
         redis = self.stack.redis
         assert redis is not None and redis.proc is not None
-        run_id = self.job(self.hang_s + 6)
+        run_id = self.job(self.hang_s + 4)
         if self.wait(run_id, {"running"}, 30) is None:
             t.stuck += 1
             t.notes.append(f"run {run_id} never started")
@@ -133,7 +133,7 @@ class OutageTrials(TrialsBase):
         self.wait_online()
         pg = self.stack.pg
         assert pg is not None and pg.proc is not None
-        run_id = self.job(self.hang_s + 8)
+        run_id = self.job(self.hang_s + 5)
         if self.wait(run_id, {"running"}, 30) is None:
             t.stuck += 1
             t.notes.append(f"run {run_id} never started")
