@@ -3,7 +3,7 @@
 Adding an experiment (memory, disk, network, gpu) = adding one entry to EXPERIMENTS. The API
 parameters of an experiment are checked against a schema derived from the kernel's own
 `--describe` output, then turned into kernel parameters, which are checked once more against the
-kernel schema itself before the argv is built.
+kernel schema itself (its bounds and its cross-field rules, "x-rules") before the argv is built.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """A small JSON Schema validator for kernel parameters (the subset that `hbk <kernel> --describe`
 publishes): type, minimum/maximum, exclusiveMinimum/exclusiveMaximum, enum, const, minItems/maxItems,
-uniqueItems, items, minLength/maxLength, pattern, properties, required, additionalProperties.
+uniqueItems, items, minLength/maxLength, pattern, properties, required, additionalProperties; and the
+kernel's cross-field rules, "x-rules" (docs/kernel-protocol.md), refused with the kernel's own message.
 
 The runner checks parameters again even though the API validated them (docs/reliability.md, rule 7): a
 schema keyword this validator does not know is refused rather than silently ignored.
@@ -23,8 +24,11 @@ _ANNOTATIONS = {
 _CONSTRAINTS = {
     "type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "enum", "const",
     "minItems", "maxItems", "uniqueItems", "items", "minLength", "maxLength", "pattern",
-    "properties", "required", "additionalProperties",
+    "properties", "required", "additionalProperties", "x-rules",
 }
+# The keys of one rule of "x-rules": exactly one constraint, applied to every item of a list.
+_RULE_CONSTRAINTS = {"maximum", "enum", "multipleOf", "maximumParam", "minimumParam"}
+_RULE_KEYS = {"param", "when", "reason", *_RULE_CONSTRAINTS}
 
 
 def _type_ok(value: Any, type_name: str) -> bool:
@@ -121,6 +125,81 @@ def validate(value: Any, schema: Mapping[str, Any], path: str = "") -> None:
                 raise ParamError(f"{_join(path, str(name))}: unknown parameter (allowed: {allowed})")
             elif isinstance(extra, dict):
                 validate(item, extra, _join(path, str(name)))
+        for rule in schema.get("x-rules", []):
+            broken = rule_violation(rule, value, props)
+            if broken is not None:
+                raise ParamError(broken[1])
+
+
+def _text(value: Any) -> str:
+    """A value as the kernel writes it in a message (as on its command line)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:.15g}"
+    return str(value)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a == b and isinstance(a, bool) == isinstance(b, bool)
+
+
+def rule_violation(rule: Mapping[str, Any], value: Mapping[str, Any],
+                   props: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(parameter, message) when the parameters `value` (absent ones at their defaults in `props`) break one
+    rule of a kernel's "x-rules", else None. The message is the kernel's own, word for word."""
+    if not isinstance(rule, Mapping) or set(rule) - _RULE_KEYS or len(set(rule) & _RULE_CONSTRAINTS) != 1:
+        raise ParamError(f"x-rules: rule {_short(rule)} is not one the runner knows")
+
+    def current(name: Any) -> Any:
+        if isinstance(name, str) and name in value:
+            return value[name]
+        if isinstance(name, str) and isinstance(props.get(name), Mapping) and "default" in props[name]:
+            return props[name]["default"]
+        raise ParamError(f"x-rules: a rule names {name!r}, which the schema lacks")
+
+    param = rule.get("param")
+    when = rule.get("when", {})
+    if not isinstance(when, Mapping):
+        raise ParamError(f"x-rules: the rule on {param!r} has a malformed when")
+    said: list[str] = []
+    for name, cond in when.items():
+        now = current(name)
+        if not isinstance(cond, Mapping) or set(cond) not in ({"enum"}, {"exclusiveMinimum"}):
+            raise ParamError(f"x-rules: the rule on {param!r} has a malformed condition on {name!r}")
+        if "enum" in cond:
+            if not any(_same(now, e) for e in cond["enum"]):
+                return None
+            said.append(f"{name} is {_text(now)}")
+        else:
+            if isinstance(now, bool) or not isinstance(now, (int, float)) or not now > cond["exclusiveMinimum"]:
+                return None
+            said.append(f"{name} > {_text(cond['exclusiveMinimum'])}")
+    items = current(param)
+    for item in items if isinstance(items, list) else [items]:
+        problem = _rule_problem(rule, item, current)
+        if problem is not None:
+            condition = f" when {' and '.join(said)}" if said else ""
+            return str(param), f"{param}: {_text(item)} {problem}{condition}; {rule.get('reason', '')}"
+    return None
+
+
+def _rule_problem(rule: Mapping[str, Any], item: Any, current: Any) -> str | None:
+    number = isinstance(item, (int, float)) and not isinstance(item, bool)
+    if "enum" in rule:
+        allowed = rule["enum"]
+        return None if any(_same(item, e) for e in allowed) else f"is not one of {', '.join(map(_text, allowed))}"
+    if not number:
+        raise ParamError(f"x-rules: the rule on {rule.get('param')!r} needs a number, got {_short(item)}")
+    if "maximum" in rule:
+        return f"is larger than {_text(rule['maximum'])}" if item > rule["maximum"] else None
+    if "multipleOf" in rule:
+        return f"is not a multiple of {_text(rule['multipleOf'])}" if item % rule["multipleOf"] else None
+    other = rule.get("maximumParam", rule.get("minimumParam"))
+    limit = current(other)
+    if "maximumParam" in rule:
+        return f"is larger than {other} {_text(limit)}" if item > limit else None
+    return f"is below {other} {_text(limit)}" if item < limit else None
 
 
 def _join(path: str, name: str) -> str:

@@ -1,8 +1,9 @@
 """The one place an experiment kind is declared: its parameter model (bounds checked at the API and
-again at the runner against the kernel's own --describe), title, unit and expected duration."""
+again at the runner against the kernel's own --describe; cross-field rules read from that --describe, rules.py),
+title, unit and expected duration."""
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import (
     BaseModel,
@@ -15,13 +16,27 @@ from pydantic import (
     model_validator,
 )
 
+from app.experiments.rules import KernelUse, enforce
+
 CpuOp = Literal["fp64", "fp32", "int32"]
 ThreadCount = Annotated[StrictInt, Field(ge=1, le=256)]
 Seconds = StrictFloat  # strict: a JSON integer is accepted, a string or bool is not
 
 
-class CpuParams(BaseModel):
+class _Ruled(BaseModel):
+    """Parameters of one kernel: after their own checks, the kernel's cross-field rules (a 422 naming the field)."""
+
     model_config = ConfigDict(extra="forbid")
+    kernel_use: ClassVar[KernelUse]
+
+    @model_validator(mode="after")
+    def _kernel_rules(self) -> Self:
+        enforce(self.kernel_use, self)
+        return self
+
+
+class CpuParams(_Ruled):
+    kernel_use = KernelUse("cpu")
 
     op: CpuOp = Field("fp64", description="fp64 / fp32: fused multiply-add FLOPS; int32: vector integer adds")
     threads: list[ThreadCount] = Field(
@@ -43,8 +58,8 @@ class CpuParams(BaseModel):
         return v
 
 
-class CpuTraceParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class CpuTraceParams(_Ruled):
+    kernel_use = KernelUse("cpu", fixed={"repeats": 1, "warmup_s": 0}, one_of_list=frozenset({"threads"}))
 
     op: CpuOp = Field("fp64", description="fp64 / fp32: fused multiply-add FLOPS; int32: vector integer adds")
     threads: ThreadCount = Field(1, description="Thread count held for the whole trace")
@@ -69,8 +84,7 @@ def _threads_field() -> Any:
     return Field(default=[1, 2, 4, 8], min_length=1, max_length=64, description="Thread counts, one after another")
 
 
-class _Repeated(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class _Repeated(_Ruled):
 
     repeats: StrictInt = Field(3, ge=1, le=100, description="Measured repeats per configuration")
     duration_s: Seconds = Field(3, ge=0.2, le=3600, description="Length of one repeat, seconds")
@@ -82,6 +96,7 @@ class _Repeated(BaseModel):
 
 
 class MemoryParams(_Repeated):
+    kernel_use = KernelUse("memory")
     op: MemoryOp = Field("copy", description="Block op, STREAM-variant kernel (plain or non-temporal stores), or "
                                              "dependent-load latency")
     blocks: list[Annotated[StrictInt, Field(ge=8, le=1073741824, multiple_of=8)]] = Field(
@@ -95,6 +110,7 @@ class MemoryParams(_Repeated):
 
 
 class DiskParams(_Repeated):
+    kernel_use = KernelUse("disk", names={"ops": "op"})
     ops: list[DiskOp] = Field(default=["seq_read", "seq_write", "rand_read", "rand_write", "rw"], min_length=1,
                               max_length=5, description="Operations: sequential/random read/write, 50/50 mixed")
     blocks: list[Annotated[StrictInt, Field(ge=1, le=83886080)]] = Field(
@@ -118,6 +134,7 @@ class DiskParams(_Repeated):
 
 
 class NetworkParams(_Repeated):
+    kernel_use = KernelUse("net", fixed={"role": "loopback"})
     op: NetOp = Field("tcp_stream", description="Throughput (stream) or round-trip latency (rr), over loopback")
     sizes: list[Annotated[StrictInt, Field(ge=1, le=4194304)]] = Field(
         default=[1, 1024, 65536], min_length=1, max_length=64, description="Message sizes, bytes (UDP ≤ 65507)")
@@ -129,6 +146,8 @@ class NetworkParams(_Repeated):
 
 
 class NetworkPairParams(NetworkParams):
+    # what the client host's driving run gets; the serving run gets op alone (its rules hold for any op)
+    kernel_use = KernelUse("net", fixed={"role": "drive"})
     op: NetOp = Field("tcp_stream", description="Throughput (stream) or round-trip latency (rr), from the client host "
                                                 "(host_ids[1]) to the server host (host_ids[0])")
     reference: StrictBool = Field(False, description="Also run iperf3 / sockperf / ping from the client host "
@@ -136,6 +155,7 @@ class NetworkPairParams(NetworkParams):
 
 
 class GpuParams(_Repeated):
+    kernel_use = KernelUse("gpu", names={"ops": "op"})
     ops: list[GpuOp] = Field(default=["fp32_fma", "fp64_fma", "int32", "dram_bw", "h2d", "d2h"], min_length=1,
                              max_length=6, description="FMA FLOPS, integer ops, device memory and PCIe copies")
     device: StrictInt = Field(0, ge=0, le=15, description="CUDA device index")

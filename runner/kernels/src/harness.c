@@ -26,35 +26,6 @@
 #define NS 1000000000LL
 #define HBK_VERSION "1.0.0"
 
-const hb_param_def hb_run_params[] = {
-    {"threads", HB_P_INT_LIST, "1,2,4,8", 1, 256, NULL,
-     "Thread counts, run one after another. Threads are pinned round-robin over the CPUs of "
-     "the process affinity mask; more threads than CPUs is allowed and reported as "
-     "oversubscribed."},
-    {"repeats", HB_P_INT, "3", 1, 100, NULL,
-     "Measured phases per thread count; each one gives a result line."},
-    {"duration_s", HB_P_DOUBLE, "5", 0.2, 3600, NULL, "Length of each measured phase, seconds."},
-    {"warmup_s", HB_P_DOUBLE, "1", 0, 600, NULL,
-     "Warm-up phase before the measured phases of each thread count, seconds; its samples say "
-     "warmup:true and it gives no result. 0 skips it."},
-    {"interval_s", HB_P_DOUBLE, "1", 0.1, 60, NULL,
-     "Sampling interval, seconds: one sample line per interval of every phase."},
-    {"stable_cv", HB_P_DOUBLE, "0", 0, 0.5, NULL,
-     "Repeat until stable: after `repeats` phases, keep repeating until the coefficient of "
-     "variation of the phases' rates is at most this (e.g. 0.035), or `max_repeats` is reached. "
-     "0 = exactly `repeats` phases."},
-    {"max_repeats", HB_P_INT, "10", 1, 1000, NULL,
-     "Upper bound on measured phases per thread count when stable_cv > 0."},
-    {"no_sampler", HB_P_BOOL, "false", 0, 1, NULL,
-     "Run without the sampler (no sample lines), to show what sampling costs."},
-    {"sampler_ab", HB_P_BOOL, "false", 0, 1, NULL,
-     "To measure what sampling costs within one process, on the same memory and threads: the "
-     "measured phases come in pairs, one with the sampler and one without, the order swapped "
-     "every other pair (with/without, without/with, ...); each result says `sampler`. Needs an "
-     "even `repeats` and stable_cv 0."},
-    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL},
-};
-
 static volatile sig_atomic_t g_signal;
 static pid_t g_ppid;
 /* The stop flag every worker reads after each chunk: alone on its lines, written per phase. */
@@ -116,6 +87,30 @@ void hb_kernel_tables(const hb_kernel *k, const hb_param_def *tables[3])
             return;
         }
     }
+}
+
+void hb_kernel_rules(const hb_kernel *k, const hb_rule *rules[3])
+{
+    int n = 0;
+    if (k->rules)
+        rules[n++] = k->rules;
+    rules[n++] = hb_run_rules;
+    rules[n] = NULL;
+}
+
+hb_status hb_kernel_params(const hb_kernel *k, hb_params *p, int argc, char *const *argv,
+                           hb_err *err)
+{
+    const hb_param_def *tables[3];
+    const hb_rule *rules[3];
+    hb_status st;
+    hb_kernel_tables(k, tables);
+    hb_kernel_rules(k, rules);
+    if ((st = hb_rules_valid(rules, tables, err)) != HB_OK)
+        return st;
+    if ((st = hb_params_parse(p, k->name, tables, argc, argv, err)) != HB_OK)
+        return st;
+    return hb_rules_check(p, rules, err);
 }
 
 /* The name of the thread-count parameter: "threads", or the kernel's own (net: "streams"). */
@@ -211,11 +206,16 @@ hb_status hb_list(void)
     return HB_OK;
 }
 
-hb_status hb_describe(const hb_kernel *k)
+hb_status hb_describe(const hb_kernel *k, hb_err *err)
 {
     const hb_param_def *tables[3];
+    const hb_rule *rules[3];
     hb_json j;
+    hb_status st;
     hb_kernel_tables(k, tables);
+    hb_kernel_rules(k, rules);
+    if ((st = hb_rules_valid(rules, tables, err)) != HB_OK) /* never publish what it cannot check */
+        return st;
     hb_json_init(&j);
     hb_json_obj(&j);
     hb_json_kint(&j, "v", 1);
@@ -230,6 +230,8 @@ hb_status hb_describe(const hb_kernel *k)
     hb_json_kbool(&j, "additionalProperties", 0);
     hb_json_key(&j, "properties");
     hb_params_schema(&j, tables);
+    hb_json_key(&j, "x-rules");
+    hb_rules_schema(&j, rules, tables);
     hb_json_obj_end(&j);
     hb_json_obj_end(&j);
     emit(&j);
@@ -660,27 +662,18 @@ static void emit_start(run *r, const hb_value *threads, int64_t res_ns, int64_t 
 
 static hb_status run_all(run *r, hb_err *err)
 {
-    const hb_param_def *tables[3];
     const hb_params *p = r->p;
     int64_t res_ns, delta_ns;
     hb_status st;
 
-    hb_kernel_tables(r->k, tables);
     r->repeats = (int)hb_param_int(p, "repeats");
     r->stable_cv = hb_param_double(p, "stable_cv");
-    r->max_repeats = (int)hb_param_int(p, "max_repeats");
-    if (r->stable_cv > 0 && r->max_repeats < r->repeats)
-        return hb_errorf(err, HB_BAD_PARAM, "max_repeats %d is below repeats %d: repeat-until-stable "
-                         "runs at least `repeats` phases", r->max_repeats, r->repeats);
+    r->max_repeats = (int)hb_param_int(p, "max_repeats"); /* >= repeats: hb_run_rules */
     r->duration_ns = (int64_t)(hb_param_double(p, "duration_s") * NS + 0.5);
     r->warmup_ns = (int64_t)(hb_param_double(p, "warmup_s") * NS + 0.5);
     r->interval_ns = (int64_t)(hb_param_double(p, "interval_s") * NS + 0.5);
     r->sampler = !hb_param_bool(p, "no_sampler");
-    r->sampler_ab = hb_param_bool(p, "sampler_ab");
-    if (r->sampler_ab && (!r->sampler || r->repeats % 2 || r->stable_cv > 0))
-        return hb_errorf(err, HB_BAD_PARAM, "sampler_ab compares phases with and without the "
-                         "sampler in pairs: it needs the sampler on (no_sampler false), an even "
-                         "`repeats` (got %d) and stable_cv 0", r->repeats);
+    r->sampler_ab = hb_param_bool(p, "sampler_ab"); /* sampler on, even repeats: hb_run_rules */
     const hb_value *threads = hb_param(p, threads_name(r->k));
 
     const char *why = r->k->supported ? r->k->supported(p) : NULL;
@@ -744,15 +737,34 @@ static hb_status run_all(run *r, hb_err *err)
     return HB_OK;
 }
 
+hb_status hb_check(const hb_kernel *k, int argc, char *const *argv, hb_err *err)
+{
+    static hb_params params;
+    hb_status st;
+    hb_json j;
+
+    if ((st = hb_kernel_params(k, &params, argc, argv, err)) != HB_OK)
+        return st;
+    hb_json_init(&j);
+    event(&j, "check");
+    hb_json_kstr(&j, "kernel", k->name);
+    hb_json_key(&j, "params");
+    hb_params_json(&j, &params);
+    hb_json_key(&j, "t");
+    hb_json_fixed(&j, hb_unix_time(), 6);
+    hb_json_obj_end(&j);
+    emit(&j);
+    hb_json_free(&j);
+    return HB_OK;
+}
+
 hb_status hb_run(const hb_kernel *k, int argc, char *const *argv, hb_err *err)
 {
-    const hb_param_def *tables[3];
     static hb_params params;
     static run r; /* large (CPU list): not on the stack */
     hb_status st;
 
-    hb_kernel_tables(k, tables);
-    if ((st = hb_params_parse(&params, k->name, tables, argc, argv, err)) != HB_OK)
+    if ((st = hb_kernel_params(k, &params, argc, argv, err)) != HB_OK)
         return st;
     memset(&r, 0, sizeof r);
     r.k = k;

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "json.h"
 #include "params.h"
+#include "rules.h"
 
 #define HB_CACHE_LINE 128 /* two 64-byte lines: adjacent-line prefetchers pair them */
 #define HB_MAX_CONFIGS 64
@@ -73,6 +74,9 @@ typedef struct hb_kernel {
     const char *unit;        /* e.g. "GFLOP/s" */
     double unit_scale;       /* rate = units x work_per_unit / seconds x unit_scale */
     const hb_param_def *params; /* the kernel's own; the harness adds hb_run_params */
+    /* Cross-field rules on the parameters (rules.h), checked before any work and printed by
+     * --describe; the harness adds hb_run_rules. Optional. */
+    const hb_rule *rules;
 
     /* NULL when this host can run the kernel with these parameters, else why not. */
     const char *(*supported)(const hb_params *p);
@@ -119,8 +123,10 @@ void hb_event(const char *type, void (*fields)(hb_json *j, void *arg), void *arg
 /* Non-zero once SIGTERM or SIGINT arrived: a long setup (writing a file) polls it and stops. */
 int hb_interrupted(void);
 
-/* threads, repeats, duration_s, warmup_s, interval_s, no_sampler: every kernel has them. */
+/* threads, repeats, duration_s, warmup_s, interval_s, no_sampler: every kernel has them, and
+ * the rules between them (run_params.c). */
 extern const hb_param_def hb_run_params[];
+extern const hb_rule hb_run_rules[];
 
 /* The registry (registry.c): every kernel, NULL-terminated. */
 extern const hb_kernel *const hb_kernels[];
@@ -128,6 +134,11 @@ const hb_kernel *hb_kernel_find(const char *name);
 
 /* {k->params, hb_run_params, NULL} */
 void hb_kernel_tables(const hb_kernel *k, const hb_param_def *tables[3]);
+/* {k->rules, hb_run_rules, NULL} (without k->rules when it has none) */
+void hb_kernel_rules(const hb_kernel *k, const hb_rule *rules[3]);
+/* Parses argv (the `--name value` part) into p and checks every rule: what a run accepts. */
+hb_status hb_kernel_params(const hb_kernel *k, hb_params *p, int argc, char *const *argv,
+                           hb_err *err);
 
 /* Parent-death guard: SIGTERM when the parent exits; fails if it already has. */
 hb_status hb_guard_parent(hb_err *err);
@@ -135,7 +146,9 @@ hb_status hb_guard_parent(hb_err *err);
 hb_status hb_list(void);
 /* {"v":1,"version":...,"build":{"cc":...,"cflags":...}} */
 hb_status hb_version(void);
-hb_status hb_describe(const hb_kernel *k);
+hb_status hb_describe(const hb_kernel *k, hb_err *err);
+/* --check: hb_kernel_params, then one "check" line with the parameters; measures nothing. */
+hb_status hb_check(const hb_kernel *k, int argc, char *const *argv, hb_err *err);
 /* Parses argv (the `--name value` part), checks, runs every phase; prints start ... end. */
 hb_status hb_run(const hb_kernel *k, int argc, char *const *argv, hb_err *err);
 /* The error event. */

@@ -8,7 +8,9 @@
 static void usage(FILE *f)
 {
     fputs("usage: hbk <kernel> [--name value ...]\n"
-          "       hbk <kernel> --describe     JSON Schema of the kernel's parameters\n"
+          "       hbk <kernel> --describe     JSON Schema of the kernel's parameters and rules\n"
+          "       hbk <kernel> --check [--name value ...]\n"
+          "                                   check parameters and rules; measure nothing\n"
           "       hbk --list                  JSON array of kernel names\n"
           "       hbk --version               JSON object: version, compiler, flags\n"
           "Output is one JSON object per line on stdout (docs/kernel-protocol.md).\n",
@@ -45,7 +47,14 @@ static hb_status dispatch(int argc, char **argv, hb_err *err)
             if (argc != 3)
                 return hb_errorf(err, HB_BAD_PARAM, "--describe takes no other parameters: "
                                  "hbk %s --describe", k->name);
-            return hb_describe(k);
+            return hb_describe(k, err);
+        }
+    }
+    for (int a = 2; a < argc; a++) {
+        if (!strcmp(argv[a], "--check")) { /* a value never starts with "--": this is the flag */
+            for (int b = a; b + 1 < argc; b++)
+                argv[b] = argv[b + 1];
+            return hb_check(k, argc - 3, argv + 2, err);
         }
     }
     hb_status st = hb_guard_parent(err);

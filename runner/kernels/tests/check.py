@@ -17,7 +17,7 @@ BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 HBK = os.path.join(BUILD, "hbk")
 HBK_TEST = os.path.join(BUILD, "hbk-test")
 CPU_OBJ = os.path.join(BUILD, "obj", "kernels", "cpu.o")
-C_TESTS = ["test_json", "test_params", "test_cpu", "test_hostfacts"]
+C_TESTS = ["test_json", "test_params", "test_rules", "test_cpu", "test_hostfacts"]
 ARM = os.uname().machine == "aarch64"  # the ISAs of the cpu kernel, widest first, per architecture
 CPU_ISAS = ("sve", "neon", "scalar") if ARM else ("avx512", "avx2", "sse2", "scalar")
 HIDDEN_ISA = "neon" if ARM else "avx2"  # one the test build can pretend is missing
@@ -230,7 +230,7 @@ BAD = [
     (["cpu", "--threads", "4x"], "not an integer"),
     (["cpu", "--threads", "1" + "0" * 30], "too large"),
     (["cpu", "--repeats", "1" + "0" * 30], "too large"),
-    (["cpu", "--duration_s", "1e30"], "above the maximum 3600"),
+    (["cpu", "--duration_s", "1e30"], "above the maximum 86400"),
     (["cpu", "--duration_s", "nan"], "not a number"),
     (["cpu", "--op", "fp16"], "is not one of fp64, fp32, int32"),
     (["cpu", "--no_sampler", "maybe"], "not a boolean"),
@@ -247,6 +247,51 @@ BAD = [
 def test_bad_params_refused_before_work():
     for args, word in BAD:
         expect_bad_param(args, word)
+
+
+def test_describe_publishes_the_rules_it_enforces():
+    """Every kernel's x-rules name its own parameters; each rule's example breach is refused with the
+    message format of docs/kernel-protocol.md, and the limit itself is accepted."""
+    for kernel in ("cpu", "disk", "memory", "net", "null", "gpu"):
+        params = describe(kernel).get("parameters", {})
+        rules, props = params.get("x-rules"), params.get("properties", {})
+        check(isinstance(rules, list) and all(r.get("param") in props and r.get("reason") and
+                                              set(r.get("when", {})) <= set(props) for r in rules),
+              f"{kernel} x-rules name its parameters: {rules}")
+    net = {r["param"]: r for r in describe("net")["parameters"]["x-rules"]}
+    check(net.get("sizes", {}).get("maximum") == 65507 and
+          net["sizes"].get("when") == {"op": {"enum": ["udp_stream", "udp_rr"]},
+                                       "role": {"enum": ["loopback", "drive"]}},
+          f"net publishes the UDP size rule: {net.get('sizes')}")
+    cpu = {r["param"]: r for r in describe("cpu")["parameters"]["x-rules"]}
+    check(cpu.get("max_repeats", {}).get("minimumParam") == "repeats" and
+          cpu["max_repeats"].get("when") == {"stable_cv": {"exclusiveMinimum": 0}},
+          f"cpu publishes the harness's max_repeats rule: {cpu.get('max_repeats')}")
+    expect_bad_param(["net", "--op", "udp_stream", "--sizes", "1,65508"],
+                     "sizes: 65508 is larger than 65507 when op is udp_stream and role is loopback; ")
+    expect_bad_param(["disk", "--file_size", "1048576"], "blocks: 8388608 is larger than file_size 1048576")
+    expect_bad_param(["disk", "--engine", "psync", "--iodepth", "2"],
+                     "iodepth: 2 is larger than 1 when engine is psync; ")
+
+
+def test_check_validates_without_running():
+    rc, lines, raw = hbk("net", "--check", "--op", "udp_rr", "--sizes", "1,65507", "--poll", "busy")
+    check(rc == 0 and len(lines) == 1 and lines[0].get("type") == "check" and
+          lines[0].get("kernel") == "net" and lines[0].get("params", {}).get("sizes") == [1, 65507] and
+          lines[0]["params"].get("role") == "loopback", f"net --check: one check line: {raw!r}")
+    rc, lines, raw = hbk("cpu", "--threads", "1", "--check", "--duration_s", "86400")
+    check(rc == 0 and [x.get("type") for x in lines] == ["check"] and
+          lines[0]["params"].get("threads") == [1] and lines[0]["params"].get("duration_s") == 86400,
+          f"--check anywhere after the kernel's name, nothing started: {raw!r}")
+    for args, word in ((["net", "--check", "--op", "udp_stream", "--sizes", "65508"], "65507"),
+                       (["net", "--op", "tcp_stream", "--poll", "busy", "--check"], "poll busy applies"),
+                       (["null", "--check", "--repeats", "3", "--sampler_ab", "true"], "even"),
+                       (["cpu", "--check", "--threads", "0"], "below the minimum 1"),
+                       (["cpu", "--check", "--check"], "unknown parameter")):
+        expect_bad_param(args, word)
+    started = time.monotonic()
+    rc, lines, _ = hbk("disk", "--check", "--workdir", "/nonexistent-dir")  # setup (and its checks) never runs
+    check(rc == 0 and time.monotonic() - started < 5, "disk --check touches nothing")
 
 
 # ---- runs ----

@@ -19,5 +19,5 @@ def run(build, check):
     rc, res, _ = _results(build, "--repeats", "3", "--stable_cv", "0.5", "--max_repeats", "9")
     check(rc == 0 and len(res) == 3, "a loose CV target stops after the minimum `repeats` phases")
     rc, res, events = _results(build, "--repeats", "5", "--stable_cv", "0.1", "--max_repeats", "3")
-    check(rc == 2 and events[-1]["code"] == "bad_param" and "max_repeats 3 is below repeats 5" in events[-1]["message"]
+    check(rc == 2 and events[-1]["code"] == "bad_param" and "max_repeats: 3 is below repeats 5" in events[-1]["message"]
           and not res, "max_repeats below repeats is refused before any work")

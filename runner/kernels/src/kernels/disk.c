@@ -80,6 +80,19 @@ static const hb_param_def disk_params[] = {
     {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL},
 };
 
+static const char *const psync_only[] = {"psync", NULL};
+
+static const hb_rule disk_rules[] = {
+    {"file_size", HB_RULE_MULTIPLE_OF, 4096, NULL, NULL, {{NULL, NULL, 0}},
+     "the file is written and read in whole 4 KiB pages; give e.g. 1073741824 (1 GiB)"},
+    {"blocks", HB_RULE_MAXIMUM_PARAM, 0, NULL, "file_size", {{NULL, NULL, 0}},
+     "every block lies inside the test file: raise file_size"},
+    {"iodepth", HB_RULE_MAXIMUM, 1, NULL, NULL, {{"engine", psync_only, 0}},
+     "engine psync does one I/O at a time per thread (pread/pwrite); use --engine io_uring or "
+     "libaio, or --iodepth 1 with more --threads"},
+    {NULL, HB_RULE_MAXIMUM, 0, NULL, NULL, {{NULL, NULL, 0}}, NULL},
+};
+
 /* ---- facts, phases, the descriptor ---- */
 
 static void disk_facts(const hb_setup *s, hb_json *j)
@@ -201,6 +214,7 @@ const hb_kernel hb_kernel_disk = {
     .unit = "MB/s",
     .unit_scale = 1e-6,
     .params = disk_params,
+    .rules = disk_rules,
     .setup = disk_setup,
     .facts = disk_facts,
     .thread_setup = disk_thread_setup,

@@ -238,11 +238,7 @@ static hb_status choose_engine(const hb_params *p, disk_state *st, hb_err *err)
     free(buf);
 
     switch (want) {
-    case ENG_PSYNC:
-        if (st->depth > 1)
-            return hb_errorf(err, HB_BAD_PARAM, "engine psync does one I/O at a time per "
-                             "thread (pread/pwrite), so iodepth %d cannot be kept; use --engine "
-                             "io_uring or libaio, or --iodepth 1 with more --threads", st->depth);
+    case ENG_PSYNC: /* iodepth 1: disk_rules */
         st->engine = ENG_PSYNC;
         snprintf(st->engine_why, sizeof st->engine_why, "psync: asked for");
         return HB_OK;
@@ -321,17 +317,7 @@ hb_status disk_setup(const hb_params *p, hb_setup *s, hb_err *err)
                   "most %d: split it", ops->n, blocks->n, ops->n * blocks->n, HB_MAX_CONFIGS);
         return fail_setup(st, err);
     }
-    if (st->file_bytes % 4096) {
-        hb_errorf(err, HB_BAD_PARAM, "file_size %lld is not a multiple of 4096; give e.g. %lld",
-                  st->file_bytes, st->file_bytes / MiB * MiB);
-        return fail_setup(st, err);
-    }
-    if (max_block > st->file_bytes) {
-        hb_errorf(err, HB_BAD_PARAM, "block %s is larger than file_size %s; raise file_size",
-                  bytes_text((double)max_block, t1, sizeof t1),
-                  bytes_text((double)st->file_bytes, t2, sizeof t2));
-        return fail_setup(st, err);
-    }
+    /* file_size a multiple of 4096, no block above it: disk_rules */
     if (seq && st->file_bytes / max_threads < max_block) {
         hb_errorf(err, HB_BAD_PARAM, "sequential ops give each of %lld threads its own slice of "
                   "the file: %s / %lld = %s, less than one block of %s; raise file_size to at "

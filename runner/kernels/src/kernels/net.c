@@ -70,6 +70,20 @@ static const hb_param_def net_params[] = {
     {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL},
 };
 
+static const char *const udp_ops[] = {"udp_stream", "udp_rr", NULL};
+static const char *const stream_ops[] = {"tcp_stream", "udp_stream", NULL};
+static const char *const measuring[] = {"loopback", "drive", NULL}; /* serve takes both */
+static const char *const blocking_only[] = {"blocking", NULL};
+
+static const hb_rule net_rules[] = {
+    {"sizes", HB_RULE_MAXIMUM, HB_NET_UDP_MAX, NULL, NULL,
+     {{"op", udp_ops, 0}, {"role", measuring, 0}},
+     "one UDP datagram carries at most 65507 bytes of payload; give sizes up to 65507 for UDP"},
+    {"poll", HB_RULE_ENUM, 0, blocking_only, NULL, {{"op", stream_ops, 0}, {"role", measuring, 0}},
+     "poll busy applies to tcp_rr and udp_rr (round trips); stream ops always block, like iperf3"},
+    {NULL, HB_RULE_MAXIMUM, 0, NULL, NULL, {{NULL, NULL, 0}}, NULL},
+};
+
 static const hb_param_def net_streams = {
     "streams", HB_P_INT_LIST, "1", 1, 8, NULL,
     "Concurrent streams, run one after another: each is its own thread (pinned) with its own "
@@ -112,24 +126,12 @@ static hb_status net_setup_state(const hb_params *p, hb_setup *s, hb_err *err)
     st->serve_s = hb_param_double(p, "serve_s");
     st->ncpus = hb_affinity_cpus(st->cpus, HB_MAX_CPUS);
     int port = (int)hb_param_int(p, "port");
-    const hb_value *sizes = hb_param(p, "sizes");
-    int udp_op = st->op == HB_NET_UDP_STREAM || st->op == HB_NET_UDP_RR;
+    const hb_value *sizes = hb_param(p, "sizes"); /* UDP sizes, busy poll: net_rules */
     int rr_op = st->op == HB_NET_TCP_RR || st->op == HB_NET_UDP_RR;
 
-    if (st->role != ROLE_SERVE) {
-        for (int i = 0; i < sizes->n; i++)
-            if (udp_op && sizes->i[i] > HB_NET_UDP_MAX)
-                return hb_errorf(err, HB_BAD_PARAM, "sizes: %lld bytes do not fit in one UDP "
-                                 "datagram (at most 65507 bytes of payload); give sizes up to "
-                                 "65507 for %s", sizes->i[i], op_names[st->op]);
-        if (st->busy && !rr_op)
-            return hb_errorf(err, HB_BAD_PARAM, "poll busy applies to tcp_rr and udp_rr (round "
-                             "trips); stream ops always block, like iperf3");
-        if (st->client_cpu >= 0 && !in_affinity(st, st->client_cpu))
-            return hb_errorf(err, HB_BAD_PARAM, "client_cpu %d is not among the CPUs this "
-                             "process may use (see affinity_cpus); give one of them or -1",
-                             st->client_cpu);
-    }
+    if (st->role != ROLE_SERVE && st->client_cpu >= 0 && !in_affinity(st, st->client_cpu))
+        return hb_errorf(err, HB_BAD_PARAM, "client_cpu %d is not among the CPUs this process "
+                         "may use (see affinity_cpus); give one of them or -1", st->client_cpu);
     if (st->server_cpu >= 0 && st->role != ROLE_DRIVE && !in_affinity(st, st->server_cpu))
         return hb_errorf(err, HB_BAD_PARAM, "server_cpu %d is not among the CPUs this process "
                          "may use; give one of them or -1", st->server_cpu);
@@ -353,6 +355,7 @@ const hb_kernel hb_kernel_net = {
     .unit = "Mbit/s",
     .unit_scale = 1,
     .params = net_params,
+    .rules = net_rules,
     .setup = net_setup,
     .facts = net_facts,
     .thread_setup = net_thread_setup,

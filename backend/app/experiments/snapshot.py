@@ -1,0 +1,40 @@
+"""Writes kernel_describe.py, the backend's copy of `hbk <kernel> --describe` (the API process has no kernel binary
+to ask): python -m app.experiments.snapshot [path/to/hbk]. backend/tests/test_kernel_rules.py fails while the copy
+differs from the built kernel's."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+HBK = HERE.parents[2] / "runner" / "kernels" / "build" / "hbk"
+# The kernels the experiments run (registry.py); null is the harness's own test kernel.
+KERNELS = ("cpu", "disk", "gpu", "memory", "net")
+
+
+def describe(hbk: Path, kernel: str) -> dict[str, Any]:
+    """One kernel's description, less what depends on the build (compiler, flags)."""
+    out = subprocess.run([str(hbk), kernel, "--describe"], capture_output=True, text=True, check=True, timeout=30)
+    doc: dict[str, Any] = json.loads(out.stdout)
+    doc.pop("build", None)
+    return doc
+
+
+def render(docs: dict[str, Any]) -> str:
+    text = json.dumps(docs, indent=1, ensure_ascii=False)
+    if "'''" in text or text.endswith("\\"):
+        raise ValueError("the description cannot be written as a raw string")
+    return ('"""`hbk <kernel> --describe` of every kernel the experiments run, less "build": written by\n'
+            "python -m app.experiments.snapshot, kept equal to the built kernel's by\n"
+            'backend/tests/test_kernel_rules.py.\n"""\n# ruff: noqa: E501\nimport json\nfrom typing import Any\n\n'
+            f"DESCRIBE: dict[str, Any] = json.loads(r'''{text}''')\n")
+
+
+def main() -> None:
+    hbk = Path(sys.argv[1]) if len(sys.argv) > 1 else HBK
+    (HERE / "kernel_describe.py").write_text(render({k: describe(hbk, k) for k in KERNELS}))
+
+
+if __name__ == "__main__":
+    main()
