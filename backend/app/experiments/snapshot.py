@@ -21,8 +21,21 @@ def describe(hbk: Path, kernel: str) -> dict[str, Any]:
     return doc
 
 
+def _json(value: Any, depth: int = 0) -> str:
+    """JSON with one line per parameter and per rule (depth 4): short enough for review, one diff line per change."""
+    if depth >= 4 or not isinstance(value, dict | list) or not value:
+        return json.dumps(value, ensure_ascii=False)
+    pad = " " * (depth + 1)
+    if isinstance(value, dict):
+        items = [f"{pad}{json.dumps(k, ensure_ascii=False)}: {_json(v, depth + 1)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + " " * depth + "}"
+    return "[\n" + ",\n".join(pad + _json(v, depth + 1) for v in value) + "\n" + " " * depth + "]"
+
+
 def render(docs: dict[str, Any]) -> str:
-    text = json.dumps(docs, indent=1, ensure_ascii=False)
+    text = _json(docs)
+    if json.loads(text) != docs:
+        raise ValueError("the snapshot does not read back as written")
     if "'''" in text or text.endswith("\\"):
         raise ValueError("the description cannot be written as a raw string")
     return ('"""`hbk <kernel> --describe` of every kernel the experiments run, less "build": written by\n'
