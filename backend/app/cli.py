@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def route_table() -> str:
-    from app.core.auth import api_routes, route_access
+    from app.core.routes import api_routes, route_access
     from app.main import app
 
     lines = ["| method | path | who may call it |", "|---|---|---|"]

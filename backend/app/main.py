@@ -9,9 +9,8 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from app.audit.router import router as audit_router
 from app.core.admission import LAG, Admission
-from app.core.auth import PUBLIC, api_routes, route_access
+from app.core.auth import PUBLIC
 from app.core.body import BodyLimits
 from app.core.config import get_settings
 from app.core.db import get_sessionmaker
@@ -19,13 +18,16 @@ from app.core.dbwatch import DB_WATCH
 from app.core.errors import NotFound, install_error_handlers
 from app.core.hostcheck import AllowedHosts
 from app.core.openapi import document_errors
+from app.core.routes import api_routes, route_access
 from app.health import Health, health
 from app.hosts.router import router as hosts_router
 from app.jobs.dispatch import mark, reconcile_exclusive
+from app.jobs.retire_router import router as retire_router
 from app.jobs.router import router as jobs_router
 from app.live.router import router as live_router
 from app.reference.router import router as reference_router
 from app.runner_api.router import router as runner_router
+from app.users.audit_router import router as audit_router
 from app.users.router import router as users_router
 
 
@@ -80,7 +82,9 @@ def create_app() -> FastAPI:
     app.add_middleware(AllowedHosts)
     app.add_api_route("/api/health", health, methods=["GET"], response_model=Health, tags=["health"],
                       dependencies=[PUBLIC])
-    routers = [users_router, hosts_router, jobs_router, live_router, runner_router, reference_router, audit_router]
+    # app.jobs.retire_router holds two of the hosts' routes (revoking and deleting a host end its runs)
+    routers = [users_router, hosts_router, retire_router, jobs_router, live_router, runner_router, reference_router,
+               audit_router]
     try:
         from app.install.router import router as install_router
 

@@ -4,8 +4,7 @@ from typing import Any
 from sqlalchemy import BigInteger, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.core.db import Base, utcnow
-from app.hosts.models import JSONType
+from app.core.db import Base, JSONType, utcnow
 
 
 class AuditEvent(Base):

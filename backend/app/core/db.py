@@ -4,7 +4,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import lru_cache
 
-from sqlalchemy import DateTime, MetaData, create_engine
+from sqlalchemy import JSON, DateTime, MetaData, create_engine
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
@@ -24,6 +25,10 @@ NAMING = {
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
     type_annotation_map = {datetime: DateTime(timezone=True)}
+
+
+# JSON columns: JSONB on PostgreSQL (every domain's models use it)
+JSONType = JSON().with_variant(JSONB(), "postgresql")
 
 
 def utcnow() -> datetime:

@@ -10,6 +10,8 @@ from sqlalchemy.exc import InterfaceError as SAInterfaceError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
+from app.core.routes import api_routes
+
 
 class HostbenchError(Exception):
     status_code = 400
@@ -111,8 +113,6 @@ def allowed_methods(request: Request) -> list[str]:
     """Every method of the documented path this request's path belongs to (Starlette's own 405 names only the
     methods of the first route that matched). Where a literal segment and a parameter both match
     (/api/hosts/registration-tokens and /api/hosts/{host_id}), the literal one is the path meant."""
-    from app.core.auth import api_routes
-
     found: dict[int, set[str]] = {}
     for route in api_routes(request.app.router.routes):
         if not route.include_in_schema or not route.methods:

@@ -6,7 +6,7 @@ from typing import Any
 
 ERROR = {"$ref": "#/components/schemas/Error"}
 
-# Which statuses come from where (app.core.errors, app.core.auth, app.core.body, app.core.hostcheck):
+# Which statuses come from where (app.core.errors, app.core.auth, app.users.auth, app.core.body, app.core.hostcheck):
 DESCRIPTIONS = {
     "400": "Host header not allowed, or a body that could not be read",
     "401": "no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer)",

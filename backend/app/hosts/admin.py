@@ -1,53 +1,23 @@
-"""Taking a host out of the fleet: revoke its runner, rotate its credential, delete it (with or without the
-runs it measured). Runs still active on it end with the reason, so no host or job waits on a runner that
-will never call again."""
-from sqlalchemy import delete, exists, select
+"""The host's side of taking it out of the fleet: revoke its runner's credential, rotate it. Ending the runs still
+active on a revoked or deleted host is the jobs' side (app.jobs.retire), which calls this."""
 from sqlalchemy.orm import Session
 
 from app.core.db import utcnow
 from app.core.errors import Conflict
 from app.hosts.models import Host
-from app.jobs.models import ACTIVE, Job, Run
-from app.jobs.service import finish_run
 
 
-def _end_active_runs(session: Session, host: Host, reason: str) -> list[int]:
-    ended = []
-    for run in session.scalars(select(Run).where(Run.host_id == host.id, Run.status.in_(ACTIVE))
-                               .order_by(Run.id).with_for_update()).all():
-        if run.status not in ACTIVE:  # a partner's end may have ended it meanwhile
-            continue
-        finish_run(session, run, "failed", reason)
-        ended.append(run.id)
-    return ended
-
-
-def revoke(session: Session, host: Host, by: str) -> list[int]:
-    """The runner's next call gets 401 and it stops (killing its kernel); its active runs fail now."""
+def revoke_credential(session: Session, host: Host) -> None:
+    """The runner's next call gets 401 and it stops (killing its kernel)."""
     if host.revoked_at is None:
         host.revoked_at = utcnow()
         host.next_token_hash = None
         host.rotate_requested_at = None
         session.commit()
-    return _end_active_runs(session, host, f"the runner's credential was revoked by {by}")
 
 
 def request_rotation(session: Session, host: Host) -> None:
     if host.revoked_at is not None:
         raise Conflict(f"host {host.name} is revoked; a revoked runner cannot rotate its credential")
     host.rotate_requested_at = utcnow()
-    session.commit()
-
-
-def delete_host(session: Session, host: Host, by: str, keep_history: bool) -> None:
-    revoke(session, host, by)
-    if keep_history:
-        host.deleted_at = utcnow()
-        session.commit()
-        return
-    job_ids = list(session.scalars(select(Run.job_id).where(Run.host_id == host.id).distinct()))
-    session.execute(delete(Run).where(Run.host_id == host.id))  # samples go with them (ON DELETE CASCADE)
-    if job_ids:  # a job left without runs is nothing; a two-host job keeps its other host's run
-        session.execute(delete(Job).where(Job.id.in_(job_ids), ~exists().where(Run.job_id == Job.id)))
-    session.delete(host)
     session.commit()

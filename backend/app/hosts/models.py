@@ -1,13 +1,10 @@
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, String
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy import String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.core.db import Base, utcnow
-
-JSONType = JSON().with_variant(JSONB(), "postgresql")
+from app.core.db import Base, JSONType, utcnow
 
 
 class Host(Base):

@@ -1,9 +1,6 @@
-from typing import Annotated, Literal
-
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Request
 
 from app.audit.service import record
-from app.core.auth import AdminDep, OperatorDep, ViewerDep
 from app.core.bounds import Id
 from app.core.config import get_settings
 from app.core.deps import SessionDep
@@ -17,8 +14,10 @@ from app.hosts.schemas import (
     RegistrationTokenCreate,
     RegistrationTokenCreated,
 )
+from app.users.auth import AdminDep, OperatorDep, ViewerDep
 
 router = APIRouter(prefix="/api/hosts", tags=["hosts"])
+# Revoking and deleting a host end its runs: those two routes are app.jobs.retire_router's.
 
 
 def public_base_url(request: Request) -> str:
@@ -83,17 +82,6 @@ def create_registration_token(body: RegistrationTokenCreate, request: Request, p
                                     container_command=container_command(base, token))
 
 
-@router.post("/{host_id:int}/revoke", response_model=HostPublic)
-def revoke_host(host_id: Id, p: AdminDep, session: SessionDep) -> HostPublic:
-    host = service.get_host(session, host_id)
-    record(session, p.name, "host.revoke", f"host {host.name}")
-    ended = admin.revoke(session, host, p.name)
-    if ended:
-        record(session, p.name, "host.revoke.runs_failed", f"host {host.name}", runs=ended)
-        session.commit()
-    return service.to_public(host)
-
-
 @router.post("/{host_id:int}/rotate-credential", response_model=HostPublic, status_code=202)
 def rotate_credential(host_id: Id, p: AdminDep, session: SessionDep) -> HostPublic:
     """The runner is told at its next heartbeat and swaps its credential; the old one works until then."""
@@ -101,14 +89,3 @@ def rotate_credential(host_id: Id, p: AdminDep, session: SessionDep) -> HostPubl
     record(session, p.name, "host.rotate", f"host {host.name}")
     admin.request_rotation(session, host)
     return service.to_public(host)
-
-
-@router.delete("/{host_id:int}", status_code=204)
-def delete_host(host_id: Id, p: AdminDep, session: SessionDep,
-                history: Annotated[Literal["keep", "delete"], Query(description="keep or delete its runs")] = "keep",
-                ) -> Response:
-    host = service.get_host(session, host_id)
-    record(session, p.name, "host.delete", f"host {host.name}", history=history)
-    session.commit()
-    admin.delete_host(session, host, p.name, keep_history=history == "keep")
-    return Response(status_code=204)

@@ -12,8 +12,9 @@ from app.core import broker
 from app.core.config import get_settings
 from app.core.db import get_engine, utcnow
 from app.hosts.models import Host
+from app.jobs import pairing
 from app.jobs.models import Run, ServerMark
-from app.jobs.service import finish_run, publish_run, serve_ready, serve_run_of
+from app.jobs.service import finish_run, publish_run
 
 log = logging.getLogger("hostbench.dispatch")
 
@@ -48,20 +49,15 @@ def dispatch_host(session: Session, host_id: int) -> int | None:
 
 def _next_ready(session: Session, host_id: int) -> Run | None:
     """The oldest queued run of the host that can start now. A two-host drive run waits until its serve run
-    reported the port (the reconciler and the listening doorbell re-check). While it waits for a server that is
-    already up on another host, this host is *held* for it and starts nothing else: started, a serve run here
-    could wait for a driver on that other, serving host, and the two would wait for each other until their
-    deadlines (crossing pairs, A serves B while B serves A; docs/reliability.md, rule 8). A drive run whose
-    server has not started yet holds nothing."""
+    reported the port, and may hold its host meanwhile (app.jobs.pairing.wait: crossing pairs, A serves B while B
+    serves A; docs/reliability.md, rule 8)."""
     for run in session.scalars(
         select(Run).where(Run.host_id == host_id, Run.status == "queued").order_by(Run.id).limit(100)
     ):
-        if run.experiment != "network_drive":
+        wait = pairing.wait(session, run)
+        if wait is None:
             return run
-        serve = serve_run_of(session, run)
-        if serve_ready(serve):
-            return run
-        if serve is not None and serve.status in ("dispatched", "running"):
+        if wait == "hold":
             return None  # held for this driver: its server is up, its port is coming
     return None
 

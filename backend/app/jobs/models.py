@@ -4,8 +4,8 @@ from typing import Any
 from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from app.core.db import Base, utcnow
-from app.hosts.models import Host, JSONType
+from app.core.db import Base, JSONType, utcnow
+from app.hosts.models import Host
 
 ACTIVE = ("queued", "dispatched", "running")
 TERMINAL = ("succeeded", "failed", "untrusted", "cancelled")

@@ -3,11 +3,11 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Query, Response
 
 from app.audit.service import record
-from app.core.auth import OperatorDep, ViewerDep
 from app.core.bounds import MAX_ID, Id
 from app.core.deps import SessionDep
 from app.experiments.registry import EXPERIMENTS, RunExperimentKind
 from app.jobs import export, service
+from app.jobs.doorbell import ring
 from app.jobs.schemas import (
     ExperimentPublic,
     ExperimentsPublic,
@@ -19,7 +19,7 @@ from app.jobs.schemas import (
     RunsPublic,
     SamplesPublic,
 )
-from app.worker.tasks import ring
+from app.users.auth import OperatorDep, ViewerDep
 
 router = APIRouter(prefix="/api", tags=["jobs"])
 

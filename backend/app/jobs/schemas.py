@@ -13,8 +13,7 @@ from app.experiments.registry import (
     NetworkPairParams,
     NetworkParams,
 )
-from app.hosts.schemas import Peak
-from app.results.verdict import Flag, Verdict
+from app.results.schemas import RunResult
 
 
 def _iso_datetime(value: Any) -> Any:
@@ -83,83 +82,6 @@ class GpuJobCreate(_JobCreateBase):
 AnyJobCreate = (CpuJobCreate | CpuTraceJobCreate | MemoryJobCreate | DiskJobCreate | NetworkJobCreate
                 | NetworkPairJobCreate | GpuJobCreate)
 JobCreate = Annotated[AnyJobCreate, Field(discriminator="experiment")]
-
-
-class ReferenceFigure(BaseModel):
-    tool: str
-    status: Literal["ok", "unavailable", "failed"]
-    reason: str | None = None
-    metric: str | None = None
-    value: float | None = None
-    unit: str | None = None
-    ratio: float | None = None  # ours / theirs, on the row's mean
-    argv: list[str] = []
-
-
-class ResultRow(BaseModel):
-    op: str | None
-    threads: int
-    block_bytes: int | None = None
-    unit: str
-    n: int
-    mean: float
-    stddev: float
-    min: float
-    max: float
-    median: float
-    ci95_low: float | None
-    ci95_high: float | None
-    cv: float | None
-    values: list[float]
-    outliers: list[int]
-    # Means over the repeats of the kernel's other per-repeat figures (iops, lat_p99_us, loss_percent, ...).
-    extra: dict[str, float] = {}
-    peak: Peak | None
-    efficiency: float | None
-    references: list[ReferenceFigure] = []
-    # Repeat-until-stable: "stable" when the CV met the target, "max_repeats" when the cap ended it.
-    stopped_by: Literal["stable", "max_repeats"] | None = None
-    valid: bool  # false: the figure is wrong (above peak, below a floor, unverified, non-finite)
-    invalid_reason: str | None
-    # What the figure means, in one word (app/results/verdict.py), and every reason in words.
-    verdict: Verdict = "valid"
-    flags: list[Flag] = []
-
-
-class Throttle(BaseModel):
-    at_s: float  # seconds since the first sample
-    baseline: float
-    level: float  # median of the sustained window that fell below the threshold
-    drop: float  # 1 - level / baseline
-
-
-class TraceStretch(BaseModel):
-    from_s: float  # seconds since the first sample
-    to_s: float
-    reference: float  # the trace's 90th percentile
-    level: float  # median of the stretch
-    cause: Literal["throttled", "cpu_lost", "unknown"]
-
-
-class TraceSummary(BaseModel):
-    n: int
-    min: float
-    mean: float
-    max: float
-    stddev: float
-    throttle: Throttle | None
-    stretches: list[TraceStretch] = []
-    cpu_share: float | None = None
-    flags: list[Flag] = []
-
-
-class RunResult(BaseModel):
-    unit: str
-    rows: list[ResultRow]
-    peak_note: str | None = None
-    trace: TraceSummary | None = None
-    verdict: Verdict = "valid"  # the worst of the rows', the trace's and the run's own flags
-    flags: list[Flag] = []  # the run's own (rows dropped as non-finite); rows and trace keep theirs
 
 
 class RunPublic(BaseModel):

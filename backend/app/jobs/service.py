@@ -10,6 +10,8 @@ from app.core.db import utcnow
 from app.core.errors import FieldInvalid, NotFound, TooMany, Unprocessable
 from app.experiments.registry import EXPERIMENTS, SERVE_SLACK_S, reference_allowance
 from app.hosts.models import Host
+from app.jobs import pairing
+from app.jobs.doorbell import ring
 from app.jobs.models import ACTIVE, TERMINAL, Job, Run, Sample
 from app.jobs.schemas import (
     AnyJobCreate,
@@ -114,7 +116,7 @@ def create_job(session: Session, body: AnyJobCreate, created_by: str | None = No
     session.add(job)
     session.flush()
     if body.experiment == "network_pair":
-        _add_network_pair(session, job, body.host_ids, params, expected_s)
+        pairing.add_network_pair(session, job, body.host_ids, params, expected_s)
         session.commit()
         return job
     for host_id in body.host_ids:
@@ -122,37 +124,6 @@ def create_job(session: Session, body: AnyJobCreate, created_by: str | None = No
                         expected_duration_s=expected_s))
     session.commit()  # PostgreSQL first; only then ring the doorbell
     return job
-
-
-def _add_network_pair(session: Session, job: Job, host_ids: list[int], params: dict, expected_s: float) -> None:
-    """One serve run on host_ids[0], one drive run on host_ids[1]. The drive run is not dispatched until the
-    serve run reported its port; its peer address and port are added at claim time, by the server. With
-    reference tools, the serve run starts reference servers too and the drive run gets their ports at claim."""
-    serve_params = {"op": params["op"], **({"reference": True} if params.get("reference") else {})}
-    serve = Run(job_id=job.id, host_id=host_ids[0], experiment="network_serve", params=serve_params,
-                expected_duration_s=expected_s)
-    session.add(serve)
-    session.flush()
-    session.add(Run(job_id=job.id, host_id=host_ids[1], experiment="network_drive",
-                    params={**params, "server_run_id": serve.id}, expected_duration_s=expected_s))
-
-
-def serve_run_of(session: Session, drive: Run, *, for_update: bool = False) -> Run | None:
-    server_run_id = (drive.params or {}).get("server_run_id")
-    if drive.experiment != "network_drive" or not isinstance(server_run_id, int):
-        return None
-    q = select(Run).where(Run.id == server_run_id, Run.job_id == drive.job_id)
-    return session.scalar(q.with_for_update() if for_update else q)
-
-
-def drive_run_of(session: Session, serve: Run, *, for_update: bool = False) -> Run | None:
-    q = select(Run).where(Run.job_id == serve.job_id, Run.experiment == "network_drive")
-    return session.scalar(q.with_for_update() if for_update else q)
-
-
-def serve_ready(serve: Run | None) -> bool:
-    """A drive run may be handed out once its server is up and said which port it listens on."""
-    return serve is not None and serve.status in ("dispatched", "running") and serve.listen_port is not None
 
 
 def job_public(session: Session, job: Job) -> JobPublic:
@@ -231,36 +202,11 @@ def finish_run(session: Session, run: Run, status: str, reason: str | None) -> N
     run.lease_expires_at = None
     session.commit()
     publish_run(session, run)
-    if run.experiment in ("network_serve", "network_drive"):
-        _end_partner(session, run)
-
-
-def _end_partner(session: Session, run: Run) -> None:
-    """A two-host network job ends together: the drive run's end ends its serve run (the serving runner's next
-    lease renewal gets 409 and stops its server); a serve run that ends first fails its drive run."""
-    if run.experiment == "network_drive":
-        partner = serve_run_of(session, run, for_update=True)
-        if partner is None or partner.status in TERMINAL:
-            session.rollback()
-            return
-        if run.status in ("succeeded", "untrusted"):
-            status, reason = "succeeded", f"served run {run.id}"
-        elif run.status == "cancelled":
-            status, reason = "cancelled", f"the driving run {run.id} was cancelled"
-        else:
-            status, reason = "failed", f"the driving run {run.id} failed: {run.status_reason or 'no reason given'}"
-    else:
-        partner = drive_run_of(session, run, for_update=True)
-        if partner is None or partner.status in TERMINAL:
-            session.rollback()
-            return
-        status = "failed"
-        reason = (f"the serving run {run.id} ended ({run.status}) before this run: "
-                  f"{run.status_reason or 'no reason given'}")
-    finish_run(session, partner, status, reason[:2000])
-    from app.worker.tasks import ring  # imports dispatch, which imports this module
-
-    ring(partner.host_id)
+    partner = pairing.partner_end(session, run)  # a two-host job's runs end together
+    if partner is not None:
+        other, other_status, other_reason = partner
+        finish_run(session, other, other_status, other_reason)
+        ring(other.host_id)
 
 
 def cancel_run(session: Session, run_id: int, by: str | None = None) -> Run:

@@ -21,7 +21,6 @@ from starlette.concurrency import run_in_threadpool
 
 from app.core import broker
 from app.core.admission import slot
-from app.core.auth import ViewerDep
 from app.core.bounds import Id
 from app.core.config import get_settings
 from app.core.db import busy_as_503, get_sessionmaker
@@ -29,6 +28,7 @@ from app.core.errors import TooMany
 from app.jobs import service
 from app.jobs.models import TERMINAL
 from app.live.hub import hub
+from app.users.auth import ViewerDep
 
 router = APIRouter(prefix="/api", tags=["live"])
 RESYNC_S = 3.0  # without Redis: how often a stream re-reads PostgreSQL
@@ -128,7 +128,7 @@ def _event(kind: str, data: dict, event_id: int | None = None) -> str:
 async def run_events(
     run_id: Id,
     request: Request,
-    p: ViewerDep,  # the session cookie (EventSource sends it) and the origin check (app.core.auth)
+    p: ViewerDep,  # the session cookie (EventSource sends it) and the origin check (app.users.auth)
     after_seq: Annotated[int, Query(ge=-1, le=10**12)] = -1,
     last_event_id: Annotated[str | None, Header()] = None,
 ) -> StreamingResponse:

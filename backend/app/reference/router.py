@@ -6,8 +6,8 @@ from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
-from app.core.auth import ViewerDep
 from app.core.errors import Unprocessable
+from app.users.auth import ViewerDep
 
 router = APIRouter(prefix="/api", tags=["reference"])
 

@@ -5,8 +5,8 @@ from typing import Any, Literal
 
 from app.hosts.peaks import cpu_peak, readable_inventory
 from app.hosts.schemas import Peak
-from app.jobs.schemas import ReferenceFigure, ResultRow, RunResult, Throttle, TraceStretch, TraceSummary
 from app.results.limits import below_floor, other_peak
+from app.results.schemas import ReferenceFigure, ResultRow, RunResult, Throttle, TraceStretch, TraceSummary
 from app.results.stats import median, summarize
 from app.results.verdict import DISTURBED_SHARE, Flag, allowed_cpus, flag, non_finite_repeats, share_flags, verdict_of
 

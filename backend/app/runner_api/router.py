@@ -18,6 +18,7 @@ from app.core.security import hash_token
 from app.hosts import service as hosts
 from app.hosts.models import Host
 from app.hosts.service import authenticate_runner, ip_literal, note_address
+from app.jobs.doorbell import ring
 from app.live.hub import hub
 from app.runner_api import ingest, service
 from app.runner_api.schemas import (
@@ -35,7 +36,6 @@ from app.runner_api.schemas import (
     SamplesAck,
     SamplesIn,
 )
-from app.worker.tasks import ring
 
 router = APIRouter(prefix="/api", tags=["runner"])
 # Runner control calls use their own connection pool (app.core.db) and admission slots (app.core.admission):
@@ -60,7 +60,7 @@ def current_runner(request: Request, session: RunnerSessionDep,
     return host
 
 
-current_runner.__hostbench_access__ = "runner"  # type: ignore[attr-defined]  # read by app.core.auth.route_access
+current_runner.__hostbench_access__ = "runner"  # type: ignore[attr-defined]  # read by app.core.routes.route_access
 RunnerDep = Annotated[Host, Depends(current_runner)]
 
 

@@ -9,10 +9,11 @@ from sqlalchemy.orm import Session
 from app.core import broker
 from app.core.config import get_settings
 from app.core.db import utcnow
-from app.core.errors import Conflict, NotFound, Unprocessable
+from app.core.errors import Conflict, NotFound
 from app.hosts.models import Host
+from app.jobs import pairing
 from app.jobs.models import TERMINAL, Run, Sample
-from app.jobs.service import deadline_s, drive_run_of, finish_run, publish_run, serve_ready, serve_run_of
+from app.jobs.service import deadline_s, finish_run, publish_run
 from app.results.service import compute_result, phase_cpu_share, trace_summary
 from app.runner_api.schemas import Assignment, RunFinish, SampleIn
 
@@ -39,24 +40,10 @@ def claim(session: Session, host: Host) -> Assignment | None:
         return None
     # A runner asks for work only when idle, so a run it claimed before and is asking for again was lost in
     # transit: hand it out under a new attempt; anything still arriving for the old attempt gets 409.
-    params = run.params
-    if run.experiment == "network_drive":
-        serve = serve_run_of(session, run)
-        peer = session.scalar(select(Host.address).where(Host.id == serve.host_id)) if serve is not None else None
-        if not serve_ready(serve) or not peer:
-            why = ("its serving run is not listening" if not serve_ready(serve)
-                   else "the serving host's address is unknown")
-            finish_run(session, run, "failed", f"cannot drive: {why}")
-            return None
-        assert serve is not None
-        # The peer and ports come from the server's own records, never from a request.
-        params = {**run.params, "peer": peer, "port": serve.listen_port}
-        if run.params.get("reference"):
-            params["reference_ports"] = dict(serve.reference_ports or {})
-        run.params = params  # shown with the run: where it drove to
-    elif run.experiment == "network_serve":
-        run.listen_port = None  # a new attempt binds a new port
-        run.reference_ports = None
+    why = pairing.hand_out(session, run)  # a two-host job's peer address and ports
+    if why is not None:
+        finish_run(session, run, "failed", f"cannot drive: {why}")
+        return None
     run.attempt += 1
     run.claimed_at = utcnow()
     run.lease_expires_at = utcnow() + timedelta(seconds=get_settings().lease_s)
@@ -64,7 +51,7 @@ def claim(session: Session, host: Host) -> Assignment | None:
     run.labels_snapshot = dict(host.labels or {})
     host.last_seen_at = utcnow()
     session.commit()
-    return Assignment(run_id=run.id, attempt=run.attempt, experiment=run.experiment, params=params,
+    return Assignment(run_id=run.id, attempt=run.attempt, experiment=run.experiment, params=run.params,
                       deadline_s=deadline_s(run), lease_s=get_settings().lease_s)
 
 
@@ -113,22 +100,15 @@ def renew_lease(session: Session, host: Host, run_id: int, attempt: int) -> floa
 
 def listening(session: Session, host: Host, run_id: int, attempt: int, port: int,
               reference_ports: dict[str, int] | None = None) -> int | None:
-    """Store the port a serve run's kernel listens on, and those of its reference servers (tool -> port);
-    returns the host to ring (the driving one)."""
+    """Store the port a serve run's kernel listens on, and those of its reference servers (tool -> port)
+    (app.jobs.pairing); returns the host to ring (the driving one)."""
     run = _owned_run(session, host, run_id, attempt)
-    if run.experiment != "network_serve":
-        raise Unprocessable(f"run {run_id} is a {run.experiment} run; only a network_serve run reports a port")
-    if run.status not in ("dispatched", "running") or run.cancel_requested:
-        raise Conflict(f"run {run_id} is {run.status}: {run.status_reason or 'stop'}")
-    run.listen_port = port
-    run.reference_ports = reference_ports
+    pairing.take_port(run, port, reference_ports)
     _renew(run)
     host.last_seen_at = utcnow()
     session.commit()
     publish_run(session, run)
-    drive = drive_run_of(session, run)
-    session.rollback()
-    return drive.host_id if drive is not None else None
+    return pairing.driving_host(session, run)
 
 
 def ingest(session: Session, host: Host, run_id: int, attempt: int, samples: list[SampleIn]) -> tuple[int, int]:

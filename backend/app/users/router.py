@@ -1,7 +1,7 @@
 from fastapi import APIRouter, Request, Response
 
 from app.audit.service import record
-from app.core.auth import CSRF_COOKIE, PUBLIC, SESSION_COOKIE, AdminDep, ViewerDep, check_origin
+from app.core.auth import CSRF_COOKIE, PUBLIC, SESSION_COOKIE, check_origin
 from app.core.bounds import Id
 from app.core.config import get_settings
 from app.core.db import utcnow
@@ -9,6 +9,7 @@ from app.core.deps import SessionDep
 from app.core.errors import Conflict
 from app.users import ratelimit
 from app.users import service as users
+from app.users.auth import AdminDep, ViewerDep
 from app.users.models import ApiToken, User, UserSession
 from app.users.schemas import (
     ApiTokenCreate,

@@ -1,26 +1,13 @@
-"""Celery is the doorbell, not the ledger: tasks take ids, re-read PostgreSQL, finish in milliseconds."""
-from celery import Celery
-
+"""What `celery -A app.worker.celery_app worker|beat` loads: the one Celery application (app.core.celery_app), with
+the tasks a worker imports and beat's schedule."""
+from app.core.celery_app import celery_app
 from app.core.config import get_settings
 
-VISIBILITY_TIMEOUT_S = 3600  # far above any task's time limit (tasks take milliseconds; limit 60 s)
+__all__ = ["celery_app"]
 
-celery_app = Celery("hostbench", broker=get_settings().redis_url, include=["app.worker.tasks"])
 celery_app.conf.update(
-    task_acks_late=True,
-    task_reject_on_worker_lost=True,
-    worker_prefetch_multiplier=1,
-    task_ignore_result=True,
-    task_time_limit=60,
-    task_soft_time_limit=50,
-    # a hung Redis (SIGSTOP, a stalled disk) answers nothing: a publish gives up after socket_timeout instead of
-    # blocking its thread for as long as the hang lasts (above the worker's 1-s BRPOP wait)
-    broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_S, "socket_timeout": 5,
-                              "socket_connect_timeout": 5},
-    broker_connection_retry_on_startup=True,
-    worker_hijack_root_logger=False,
+    include=["app.worker.tasks"],
     beat_schedule={"reconcile": {"task": "hostbench.reconcile", "schedule": get_settings().reconcile_s},
                    # sample retention (app.worker.retention): hourly, a bounded number of batches per call
                    "prune_samples": {"task": "hostbench.prune_samples", "schedule": 3600.0}},
-    timezone="UTC",
 )

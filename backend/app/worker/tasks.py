@@ -1,11 +1,11 @@
-from app.core.broker import later
 from app.core.db import get_sessionmaker
 from app.jobs import dispatch
+from app.jobs.doorbell import DISPATCH_HOST
 from app.worker import retention
 from app.worker.celery_app import celery_app
 
 
-@celery_app.task(name="hostbench.dispatch_host")
+@celery_app.task(name=DISPATCH_HOST)
 def dispatch_host(host_id: int) -> None:
     with get_sessionmaker()() as session:
         dispatch.dispatch_host(session, host_id)
@@ -24,9 +24,3 @@ def reconcile() -> dict[str, int] | None:
 def prune_samples() -> int:
     with get_sessionmaker()() as session:
         return retention.prune_samples(session)
-
-
-def ring(host_id: int) -> None:
-    """Enqueue the dispatch after the commit, on the broker's sender thread (app.core.broker.later): creating a
-    job never waits on Redis. If Redis is down or hung the message is lost and the reconciler rings instead."""
-    later(lambda: dispatch_host.apply_async((host_id,), retry=False))

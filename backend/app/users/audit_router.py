@@ -1,3 +1,5 @@
+"""Reading the audit log (app.audit). The log sits below every domain, which all write to it (audit.service.record);
+reading it needs a signed-in viewer, which is this package's, so its route lives here."""
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -5,8 +7,8 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
 from app.audit import service
-from app.core.auth import ViewerDep
 from app.core.deps import SessionDep
+from app.users.auth import ViewerDep
 
 router = APIRouter(prefix="/api", tags=["audit"])
 
