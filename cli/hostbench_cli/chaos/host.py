@@ -12,6 +12,7 @@ class HostTrials(TrialsBase):
         run once the lease ran out, and once the link is back the runner must come back online on its own and run
         the next job, at attempt 1, with every sample stored once."""
         if self.ns is None or self.host_c is None:
+            t.trials -= 1  # not run: the row shows 0 trials and says why, never a pass
             t.notes.append(f"skipped: {self.ns_why}")
             return
         runner = self.stack.children["runner-c"]
@@ -58,6 +59,7 @@ class HostTrials(TrialsBase):
         promptly as failed with the real reason (the spool could not be written), not as a silent runner, with
         every sample it did keep stored once; once the filler is gone the runner must run the next job."""
         if self.spool_mount is None or self.host_d is None:
+            t.trials -= 1  # not run: the row shows 0 trials and says why, never a pass
             t.notes.append(f"skipped: {self.spool_why}")
             return
         runner = self.stack.children["runner-d"]
