@@ -99,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
     ns, ns_why = None, ""
     spool_mount: Path | None = None
+    spool_why = ""
     if "partition" in names:  # a third host behind a link the trial can cut: a network namespace
         ns_why = netns.available() or ""
         if not ns_why:
