@@ -231,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "chaos":
         from hostbench_cli.chaos import run as chaos_run
 
+        kernels()  # the trials run real runners, which run the real kernel: a fresh clone has none built yet
         return chaos_run(args)
     if args.cmd == "parse":
         from hostbench_runner.reftools.cli import main as parse_main
