@@ -1,7 +1,8 @@
-"""Uploaded reference-tool output goes through the runner's parsers; bad output is refused, never half-read."""
+"""Uploaded reference-tool output goes through the parsers the runner uses too (hostbench_common.reftools); bad
+output is refused, never half-read."""
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parents[2] / "runner" / "tests" / "fixtures" / "reftools"
+FIXTURES = Path(__file__).resolve().parents[2] / "common" / "tests" / "fixtures" / "reftools"
 
 
 def _post(client, tool, body: bytes):

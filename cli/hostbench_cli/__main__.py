@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         kernels()  # the trials run real runners, which run the real kernel: a fresh clone has none built yet
         return chaos_run(args)
     if args.cmd == "parse":
-        from hostbench_runner.reftools.cli import main as parse_main
+        from hostbench_common.reftools.cli import main as parse_main
 
         return parse_main([args.tool, args.file])
     if args.cmd == "token":

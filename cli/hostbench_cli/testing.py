@@ -1,7 +1,7 @@
 """./hostbench test: every suite against real parts. PostgreSQL and Redis are embedded and started here
 when DATABASE_URL / REDIS_URL are not set; the integration and browser suites start the API, a Celery
 worker and runners as real processes (two for the browser suite: e2e-host and e2e-peer). The lint suite runs
-ruff and mypy over the three Python packages (TypeScript's eslint and tsc run in the frontend suite); the fleet
+ruff and mypy over the four Python packages (TypeScript's eslint and tsc run in the frontend suite); the fleet
 suite runs a small `./hostbench chaos` and a small `./hostbench load` (their long runs are done by hand)."""
 import argparse
 import os
@@ -33,7 +33,8 @@ from hostbench_cli.services import EmbeddedPostgres, EmbeddedRedis
 PY = sys.executable
 SUITES = ("lint", "kernels", "runner", "backend", "fleet", "frontend", "e2e")
 # (package folder, what mypy checks there)
-PY_PACKAGES = (("backend", "app"), ("runner", "hostbench_runner"), ("cli", "hostbench_cli"))
+PY_PACKAGES = (("common", "hostbench_common"), ("backend", "app"), ("runner", "hostbench_runner"),
+               ("cli", "hostbench_cli"))
 # The small runs CI makes: every chaos scenario once (PostgreSQL down, Redis down, a part hung and the partition 5 s
 # each, instead of 20, 20, 20 and 10; 5 s still outlasts the 2-s fence of the chaos profile's 3-s lease more than
 # twice), and a load of 50 runners (10 running) with 20 live streams and 50 dashboard reads/s for 6 s, with a
@@ -72,11 +73,12 @@ def _run(name: str, argv: list[str], cwd: Path, env: dict[str, str], echo: bool 
 
 
 # Suites that run beside the backend suite, whose real stacks and processes leave about a core idle much of its
-# time (vmstat: 25-48 % idle of 2 cores): lint and types, the runner's and the CLI's tests, the dashboard's unit
-# tests; their output is printed whole when the backend suite has ended. The suites that judge timing (kernels,
-# chaos, load, the browser's verdict pages) run alone. Measured on a fresh clone: 23.5 min all in sequence.
-BESIDE_BACKEND = ("ruff-backend", "mypy-backend", "ruff-runner", "mypy-runner", "ruff-cli", "mypy-cli", "runner", "cli",
-                  "frontend-types", "frontend-lint", "frontend")
+# time (vmstat: 25-48 % idle of 2 cores): lint and types, the runner's, the common package's and the CLI's tests,
+# the dashboard's unit tests; their output is printed whole when the backend suite has ended. The suites that judge
+# timing (kernels, chaos, load, the browser's verdict pages) run alone. Measured on a fresh clone: 23.5 min all in
+# sequence.
+BESIDE_BACKEND = ("ruff-common", "mypy-common", "ruff-backend", "mypy-backend", "ruff-runner", "mypy-runner",
+                  "ruff-cli", "mypy-cli", "runner", "common", "cli", "frontend-types", "frontend-lint", "frontend")
 
 
 def _count(text: str, pattern: str) -> int:
@@ -136,6 +138,9 @@ def run_all(args: argparse.Namespace) -> int:
         if "runner" in only:
             plan.append(("runner", [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_k, "tests"],
                          ROOT / "runner"))
+            # the common package's own tests (the reference tools' parsers and `./hostbench parse`) go with it
+            plan.append(("common", [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_k, "tests"],
+                         ROOT / "common"))
             # the CLI's pure logic (bench interleaving and the report line) travels with the runner suite
             plan.append(("cli", [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_k, "tests"],
                          ROOT / "cli"))

@@ -6,7 +6,7 @@ from hostbench_cli.bench.memory import parse_hpcc_stream
 
 def test_hpcc_stream_is_summed_over_its_processes():
     # hpcc's Star figures are per process with every process running: the total is their sum
-    text = (Path(__file__).resolve().parents[2] / "runner" / "tests" / "fixtures" / "reftools" /
+    text = (Path(__file__).resolve().parents[2] / "common" / "tests" / "fixtures" / "reftools" /
             "hpcc-1.5.0-np2-N1000-1500.txt").read_text()
     got = parse_hpcc_stream(text, 2)
     summary = dict(line.split("=", 1) for line in text.splitlines() if line.startswith(("STREAM_VectorSize=", "StarSTREAM_")))
@@ -41,7 +41,7 @@ def test_a_huge_l3_on_a_small_memory_is_skipped_with_the_reason_not_a_traceback(
 
 def test_likwid_runs_the_test_of_the_isa_our_kernel_runs():
     """An AVX-512 likwid test on an AVX2 CPU dies with SIGILL: the pair uses the same vector ISA as ours."""
-    from hostbench_runner.reftools.likwid import MEMORY_ISA, MEMORY_TESTS
+    from hostbench_common.reftools.likwid import MEMORY_ISA, MEMORY_TESTS
 
     assert [base + MEMORY_ISA["avx2"] for base, _ in MEMORY_TESTS.values()] == ["copy_mem_avx", "stream_mem_avx"]
     assert [base + MEMORY_ISA["avx512"] for base, _ in MEMORY_TESTS.values()] == ["copy_mem_avx512",

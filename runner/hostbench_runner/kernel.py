@@ -7,8 +7,6 @@ can be stopped as a group, and with PR_SET_PDEATHSIG so it dies with the runner.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import json
 import logging
 import os
@@ -20,48 +18,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from hostbench_common.process import child_setup, kernel_env
+
 from .errors import KernelUnavailable
 from .protocol import MAX_LINE_BYTES
 
 log = logging.getLogger("hostbench.kernel")
 
 STDERR_KEEP_BYTES = 16 * 1024
-PR_SET_PDEATHSIG = 1
-
-
-def _load_prctl() -> Any:
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
-        return libc.prctl
-    except (OSError, AttributeError):
-        return None
-
-
-# Resolved in the parent: the child runs between fork and exec and must do as little as possible.
-_PRCTL = _load_prctl()
-
-
-def _child_setup(parent_pid: int) -> Any:
-    def setup() -> None:
-        os.setpgid(0, 0)  # its own process group (Popen's process_group=0, which needs Python 3.11)
-        # The signal fires when the *thread* that forked exits: kernels are started from the
-        # main thread only, which lives as long as the runner.
-        if _PRCTL is not None:
-            _PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent_pid:  # the runner died before prctl took effect
-            os._exit(1)
-
-    return setup
-
-
-def kernel_env() -> dict[str, str]:
-    """The runner's environment minus its own settings (the registration token is a secret);
-    LC_ALL=C so numbers in JSON never get a locale's decimal comma."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HOSTBENCH_")}
-    env["LC_ALL"] = "C"
-    return env
-
-
 class KernelCatalog:
     """`hbk <kernel> --describe` once per kernel, cached; retried at the next assignment if it failed."""
 
@@ -155,7 +119,7 @@ class KernelProcess:
             cwd=cwd,
             env=kernel_env(),
             close_fds=True,
-            preexec_fn=_child_setup(os.getpid()),
+            preexec_fn=child_setup(os.getpid()),
         )
         self.pid = self.proc.pid
         self._sel = selectors.DefaultSelector()
@@ -255,15 +219,3 @@ class KernelProcess:
                 stream.close()
         # Anything left in the group (a kernel's own children) goes too.
         self._signal_group(signal.SIGKILL)
-
-
-def describe_exit(rc: int | None) -> str:
-    if rc is None:
-        return "exit code unknown"
-    if rc < 0:
-        try:
-            name = signal.Signals(-rc).name
-        except ValueError:
-            name = f"signal {-rc}"
-        return f"killed by {name}"
-    return f"exit code {rc}"

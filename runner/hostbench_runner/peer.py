@@ -1,7 +1,7 @@
 """Serving a peer (a two-host network job, network_serve): once the serving kernel listens, its port is reported
 to the server (POST .../listening) from a thread of its own, with the ports of the reference servers the run offers
-the driving host's tools (reftools/serve.py) when the job asked for reference tools. The servers are stopped when
-the run ends, however it ends."""
+the driving host's tools (hostbench_common/reftools/serve.py) when the job asked for reference tools. The servers
+are stopped when the run ends, however it ends."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hostbench_common.reftools.serve import PeerServers
+
 from .api import ApiClient, Backoff, call_with_retry
 from .errors import Rejected, Retryable, Stale, Unauthorized
-from .reftools.serve import PeerServers
 
 log = logging.getLogger("hostbench.daemon")
 

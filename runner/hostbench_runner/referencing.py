@@ -1,8 +1,8 @@
-"""Running the reference tools of a run (reftools/): after our kernel succeeded, and only when the job asked for
-them, the classic tools for the same experiment run on the same host with matched parameters, one at a time,
-while the run's lease is held; their figures go in the finish payload under `references` (docs/api.md). The
-daemon's loop drives the phase one step per turn (state REFERENCING), so a cancel or a shutdown stops a tool at
-once."""
+"""Running the reference tools of a run (hostbench_common/reftools/): after our kernel succeeded, and only when
+the job asked for them, the classic tools for the same experiment run on the same host with matched parameters,
+one at a time, while the run's lease is held; their figures go in the finish payload under `references`
+(docs/api.md). The daemon's loop drives the phase one step per turn (state REFERENCING), so a cancel or a
+shutdown stops a tool at once."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .reftools import table
-from .reftools.engine import ReferencePhase
-from .reftools.plan import Context
+from hostbench_common.reftools import table
+from hostbench_common.reftools.engine import ReferencePhase
+from hostbench_common.reftools.plan import Context
 
 log = logging.getLogger("hostbench.daemon")
 

@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hostbench_common.process import describe_exit
+
 from .keepalive import LeaseKeeper
-from .kernel import KernelProcess, describe_exit
+from .kernel import KernelProcess
 from .peer import PeerServing
 from .protocol import Stream
 from .referencing import ReferenceRun

@@ -20,6 +20,8 @@ from urllib.parse import parse_qs, urlparse
 from hostbench_runner.daemon import Daemon, State
 
 FIXTURES = Path(__file__).parent / "fixtures"
+# real outputs of the reference tools, the parser tests' fixtures (common/tests/fixtures/reftools/README.md)
+REFTOOLS = Path(__file__).resolve().parents[2] / "common" / "tests" / "fixtures" / "reftools"
 DESCRIBE = json.loads((FIXTURES / "kernel_cpu_describe.json").read_text())
 
 

@@ -1,6 +1,8 @@
-"""The runner runs on Python 3.9 (Debian 11, RHEL 9) with the standard library only: vermin, run on the package
-and setup.py, finds nothing that needs a later Python, and the package imports nothing outside the standard
-library. (vermin is in the [test] extra: a missing vermin fails here, it is never a skip.)"""
+"""The runner runs on Python 3.9 (Debian 11, RHEL 9) with the standard library only: vermin, run on the package,
+the common package it ships (common/hostbench_common, copied into its wheel by setup.py) and setup.py, finds
+nothing that needs a later Python; the runner imports nothing outside the standard library but the common package,
+and the common package nothing outside the standard library at all. (vermin is in the [test] extra: a missing
+vermin fails here, it is never a skip.)"""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import sys
 from pathlib import Path
 
 RUNNER = Path(__file__).resolve().parents[1]
+COMMON = RUNNER.parent / "common"
 VERMIN = "import sys; from vermin import main; sys.exit(main())"
 
 
@@ -19,7 +22,7 @@ def vermin(*paths: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_vermin_finds_nothing_that_needs_more_than_python_3_9():
-    out = vermin(RUNNER / "hostbench_runner", RUNNER / "setup.py")
+    out = vermin(RUNNER / "hostbench_runner", COMMON / "hostbench_common", RUNNER / "setup.py")
     assert "No module named" not in out.stderr, "vermin is missing: pip install -e 'runner[test]'"
     assert out.returncode == 0 and "Target versions not met" not in out.stdout, out.stdout + out.stderr
 
@@ -33,10 +36,12 @@ def test_vermin_does_report_a_violation(tmp_path):
     assert out.returncode != 0 and "zip(strict)" in out.stdout and "process_group" in out.stdout, out.stdout
 
 
-def test_the_package_imports_the_standard_library_only():
+def imports_outside_the_standard_library(package: Path, allowed: set[str]) -> dict[str, list[str]]:
+    """{top-level module: [files importing it]} of the absolute imports in `package` outside the standard library
+    and `allowed`."""
     stdlib = set(sys.stdlib_module_names)
-    outside = {}
-    for path in sorted((RUNNER / "hostbench_runner").rglob("*.py")):
+    outside: dict[str, list[str]] = {}
+    for path in sorted(package.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             names = []
             if isinstance(node, ast.Import):
@@ -45,6 +50,28 @@ def test_the_package_imports_the_standard_library_only():
                 names = [node.module]
             for name in names:
                 top = name.split(".")[0]
-                if top not in stdlib and top != "hostbench_runner":
-                    outside.setdefault(top, []).append(path.name)
+                if top not in stdlib and top not in allowed:
+                    outside.setdefault(top, []).append(str(path.relative_to(package.parent)))
+    return outside
+
+
+def test_the_package_imports_the_standard_library_and_the_common_package_only():
+    outside = imports_outside_the_standard_library(RUNNER / "hostbench_runner", {"hostbench_runner", "hostbench_common"})
     assert outside == {}, f"imports outside the standard library: {outside}"
+
+
+def test_the_common_package_imports_the_standard_library_only():
+    """Not even the runner: the backend and the CLI import it too, and the runner's wheel carries a copy."""
+    common = COMMON / "hostbench_common"
+    assert (common / "reftools" / "__init__.py").is_file(), common
+    outside = imports_outside_the_standard_library(common, {"hostbench_common"})
+    assert outside == {}, f"imports outside the standard library: {outside}"
+
+
+def test_the_import_check_is_not_vacuous(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "a.py").write_text("import json\nfrom . import b\nfrom hostbench_runner.kernel import KernelProcess\n"
+                              "import requests.adapters\n")
+    assert imports_outside_the_standard_library(pkg, {"hostbench_common"}) == {
+        "hostbench_runner": ["pkg/a.py"], "requests": ["pkg/a.py"]}

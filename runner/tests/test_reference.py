@@ -10,16 +10,15 @@ import time
 from pathlib import Path
 
 import pytest
-from runner_fakes import CPU_PARAMS, FIXTURES, assignment, daemon_for, kernel_calls, pids_alive, run_once
+from hostbench_common.reftools import ParseError, engine, fio, hpcc, likwid, stream, table
+from hostbench_common.reftools.engine import ReferencePhase
+from hostbench_common.reftools.plan import Context, Plan
+from runner_fakes import CPU_PARAMS, FIXTURES, REFTOOLS, assignment, daemon_for, kernel_calls, pids_alive, run_once
 
 from hostbench_runner.daemon import State
 from hostbench_runner.errors import ParamError
 from hostbench_runner.experiments import EXPERIMENTS
-from hostbench_runner.reftools import ParseError, engine, fio, hpcc, likwid, stream, table
-from hostbench_runner.reftools.engine import ReferencePhase
-from hostbench_runner.reftools.plan import Context, Plan
 
-REFTOOLS = FIXTURES / "reftools"
 LIKWID = FIXTURES / "reference"
 HPCC_OUT = REFTOOLS / "hpcc-1.5.0-np2-N1000-1500.txt"
 LIKWID_OUT = LIKWID / "likwid-bench-5.2-peakflops_avx512_fma-2t.txt"
@@ -433,7 +432,7 @@ def test_deadline_during_references_keeps_the_kernels_result(server, settings_fo
 def test_hpcc_with_one_process_parses():
     """hpcc leaves its ping-pong and ring figures at -1 ("not run") with one MPI process; the parser
     used to refuse the whole report as negative (a real one-process run, N=3840)."""
-    from hostbench_runner.reftools import parse_text
+    from hostbench_common.reftools import parse_text
 
     got = parse_text("hpcc", (LIKWID / "hpcc-1.5.0-np1-N3840.txt").read_text())["metrics"]
     hpl = got[0]

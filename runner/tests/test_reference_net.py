@@ -11,14 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
-from runner_fakes import FIXTURES, pids_alive
-
-from hostbench_runner.reftools import ParseError, engine, iozone, iperf3, sockperf, table
-from hostbench_runner.reftools._net import NET_MARGIN_S
-from hostbench_runner.reftools.engine import ReferencePhase
-from hostbench_runner.reftools.plan import PORT, Context
-
-REFTOOLS = FIXTURES / "reftools"
+from hostbench_common.reftools import ParseError, engine, iozone, iperf3, sockperf, table
+from hostbench_common.reftools._net import NET_MARGIN_S
+from hostbench_common.reftools.engine import ReferencePhase
+from hostbench_common.reftools.plan import PORT, Context
+from runner_fakes import REFTOOLS, pids_alive
 
 
 def net_ctx(op, sizes=(1024,), streams=(1,), poll="blocking", duration_s=5, warmup_s=1) -> Context:

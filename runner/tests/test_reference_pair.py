@@ -12,16 +12,15 @@ import time
 from pathlib import Path
 
 import pytest
-from runner_fakes import FIXTURES, assignment, daemon_for, pids_alive
+from hostbench_common.reftools import ParseError, engine, iperf3, ping, serve, sockperf, table
+from hostbench_common.reftools.engine import ReferencePhase
+from hostbench_common.reftools.plan import PORT, Context
+from hostbench_common.reftools.serve import PeerServers
+from runner_fakes import REFTOOLS, assignment, daemon_for, pids_alive
 
 from hostbench_runner.errors import ParamError
 from hostbench_runner.experiments import EXPERIMENTS
-from hostbench_runner.reftools import ParseError, engine, iperf3, ping, serve, sockperf, table
-from hostbench_runner.reftools.engine import ReferencePhase
-from hostbench_runner.reftools.plan import PORT, Context
-from hostbench_runner.reftools.serve import PeerServers
 
-REFTOOLS = FIXTURES / "reftools"
 PEER = "10.231.77.2"
 
 

@@ -22,7 +22,7 @@ class ParsedOutput(BaseModel):
 
 
 def _parse(tool: str, text: str) -> dict[str, Any]:
-    from hostbench_runner.reftools import ParseError, parse_text
+    from hostbench_common.reftools import ParseError, parse_text
 
     try:
         return parse_text(tool, text)

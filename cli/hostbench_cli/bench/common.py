@@ -27,7 +27,7 @@ def tool(name: str) -> str:
 
 
 def resolve(argv: list[str], *names: str) -> list[str]:
-    """A shared builder's argv (hostbench_runner.reftools) with argv[0] and every word among `names` resolved on
+    """A shared builder's argv (hostbench_common.reftools) with argv[0] and every word among `names` resolved on
     PATH; ToolMissing names the first that is not installed."""
     paths = {name: tool(name) for name in (argv[0], *names)}
     return [paths.get(word, word) for word in argv]
@@ -35,7 +35,7 @@ def resolve(argv: list[str], *names: str) -> list[str]:
 
 def parsed(parser: Callable[[str], list[dict]], text: str, what: str) -> list[dict]:
     """A shared parser's metrics; an output it refuses is this bench's RuntimeError, with the reason."""
-    from hostbench_runner.reftools import ParseError
+    from hostbench_common.reftools import ParseError
 
     try:
         return parser(text)

@@ -63,7 +63,7 @@ def _peak(inventory: dict, op: str, threads: int, start: dict) -> tuple[float, f
 
 
 def _likwid(op: str, threads: int, isa: str) -> tuple[float, float]:
-    from hostbench_runner.reftools import likwid
+    from hostbench_common.reftools import likwid
 
     # the runner's peakflops run: N = the whole node, `threads` threads on its first hardware threads
     out, _share = cpu_share_of_child(resolve(likwid.peakflops_argv(op, isa, threads)), threads, timeout=300)
@@ -94,8 +94,8 @@ def openblas_core(blas: str, env: dict | None = None) -> str | None:
 def hpcc_env() -> tuple[dict, list[str]]:
     """hpcc's environment: one thread per MPI process, without the BLAS kernel overrides the runner's
     references drop too (REFERENCE_ENV_DROP); and the dropped settings, "NAME=value" each."""
-    from hostbench_runner.reftools.engine import REFERENCE_ENV_DROP
-    from hostbench_runner.reftools.hpcc import SINGLE_THREADED_ENV
+    from hostbench_common.reftools.engine import REFERENCE_ENV_DROP
+    from hostbench_common.reftools.hpcc import SINGLE_THREADED_ENV
 
     env = dict(os.environ, **SINGLE_THREADED_ENV)
     return env, [f"{k}={env.pop(k)}" for k in REFERENCE_ENV_DROP if k in env]
@@ -124,7 +124,7 @@ def run_hpcc(n: int, threads: int, env: dict) -> tuple[str, float]:
     """hpcc on `threads` single-threaded MPI processes (HPL N=n, NB=192, P=1, Q=threads) in a scratch
     directory, with the runner's input file and argv: the text of its output file, and its CPU time / (wall
     time x processes)."""
-    from hostbench_runner.reftools import hpcc
+    from hostbench_common.reftools import hpcc
 
     argv = resolve(hpcc.argv(threads, os.geteuid() == 0), "hpcc")
     work = Path(tempfile.mkdtemp(prefix="hb-hpcc-"))
@@ -145,7 +145,7 @@ def _hpl(threads: int, env: dict) -> tuple[float, float]:
 
 
 def _hpl_gflops(text: str) -> float:
-    from hostbench_runner.reftools.cli import parse_text
+    from hostbench_common.reftools.cli import parse_text
 
     metrics = parse_text("hpcc", text)["metrics"]
     return next(m["value"] for m in metrics if m["name"] == "hpl_gflops")

@@ -88,9 +88,9 @@ def duration_for(depth: int) -> int:
 
 
 def fio_argv(path: Path, rw: str, block: int, depth: int, engine: str) -> list[str]:
-    """The runner's fio job (hostbench_runner.reftools.fio), one process on the whole file, with this bench's
+    """The runner's fio job (hostbench_common.reftools.fio), one process on the whole file, with this bench's
     latency percentiles and a fresh random pattern; fio resolved on PATH."""
-    from hostbench_runner.reftools import fio
+    from hostbench_common.reftools import fio
 
     return resolve(fio.argv(name="hostbench", filename=str(path), rw=rw, block=block, size=FILE_SIZE, iodepth=depth,
                             engine=engine, direct=True, runtime_s=duration_for(depth), ramp_s=WARMUP_S,
@@ -108,7 +108,7 @@ def theirs(argv: list[str], rw: str, path: Path) -> dict:
     # fio then finds the file whole and writes nothing before its job (--overwrite=1 only lays out a
     # missing or short file)
     prewrite(path, FILE_SIZE)
-    from hostbench_runner.reftools import fio
+    from hostbench_common.reftools import fio
 
     metrics = parsed(fio.parse_percentiles, run_cmd(argv, timeout=300), "fio")
     side = "write" if "write" in rw else "read"

@@ -47,7 +47,7 @@ STREAM_BLOCK = 8 * 1024 * 1024  # the copy block op's block: 8 MiB
 def parse_stream(text: str) -> dict:
     """STREAM's figures (the runner's parser): array size, threads counted, best rates (MB/s) by function;
     raises unless it validates."""
-    from hostbench_runner.reftools import parse_text
+    from hostbench_common.reftools import parse_text
 
     metrics = parsed(lambda t: parse_text("stream", t)["metrics"], text, "stream")
     size = metrics[0].get("array_size")
@@ -82,7 +82,7 @@ def likwid_value(argv: list[str], threads: int) -> tuple[float, float]:
     # likwid-bench allocates and initialises its arrays on one thread before the timed loop, so its CPU
     # time over wall time x threads is 0.57-0.8 on an idle host: no measure of disturbance. Our side's
     # share decides these pairs (as in bench cpu); a disturbed likwid run shows as an outlier pair.
-    from hostbench_runner.reftools import likwid
+    from hostbench_common.reftools import likwid
 
     out, _share = cpu_share_of_child(argv, threads)
     return figure(parsed(likwid.parse, out, "likwid-bench"), "bandwidth", "likwid-bench"), 1.0
@@ -126,7 +126,7 @@ def gib(b: float) -> str:
 def parse_hpcc_stream(text: str, processes: int) -> dict:
     """hpcc's STREAM: elements per vector over all processes, and Copy/Triad MB/s over all of them (hpcc's
     Star figures are per process, every process running at once)."""
-    from hostbench_runner.reftools import parse_text
+    from hostbench_common.reftools import parse_text
 
     # the runner's parser refuses a run without a summary, or with Success=0; it gives the Star figures in
     # GB/s, but not the vector size, read here from the same summary
@@ -190,7 +190,7 @@ def hpcc_stream_pairs(report: BenchReport, pairs: int, rule: int) -> int:
 
 
 def stream_env(threads: int) -> dict:
-    from hostbench_runner.reftools.stream import omp_env
+    from hostbench_common.reftools.stream import omp_env
 
     return dict(os.environ, **omp_env(threads, bind="true"))
 
@@ -209,8 +209,8 @@ def run(pairs: int) -> BenchReport:
         report.skipped.append(f"every pair: three arrays of 4 x L3 ({gib(3 * rule * 8)}) do not fit in "
                               f"{MEMORY_SHARE:.0%} of the {gib(avail)} of memory available")
         return report
-    from hostbench_runner.reftools import likwid
-    from hostbench_runner.reftools import stream as stream_tool
+    from hostbench_common.reftools import likwid
+    from hostbench_common.reftools import stream as stream_tool
 
     stream = shutil.which(stream_tool.argv()[0])
     array_size = 0

@@ -56,7 +56,7 @@ class Server:
 
     def __init__(self, argv_for_port, ready_line: str | None = None, connect_probe: bool = False,
                  settle: float = 0):
-        from hostbench_runner.reftools.engine import free_port
+        from hostbench_common.reftools.engine import free_port
 
         self.port = free_port()
         self.proc = subprocess.Popen(argv_for_port(self.port), stdout=subprocess.PIPE,
@@ -132,7 +132,7 @@ def iperf3_metrics(port: int, duration: int, size: int, udp: bool = False, omit_
                    extra: tuple[str, ...] = ()) -> list[dict]:
     """One iperf3 client run against our loopback server, pinned as our kernel (client CPU 0, server CPU 1):
     the runner's argv and parser (received_mbps: the receiver's sum / 1e6)."""
-    from hostbench_runner.reftools import iperf3
+    from hostbench_common.reftools import iperf3
 
     argv = iperf3.client_argv("127.0.0.1", port, duration, size, udp=udp, omit_s=omit_s, pin=(0, 1), extra=extra)
     return parsed(iperf3.parse_received_mbps, run_cmd(resolve(argv), timeout=120), "iperf3")
@@ -162,7 +162,7 @@ def pairs_of(report: BenchReport, ours: Ours, pairs: int) -> BenchReport:
 
     if iperf3:
         udp_notes: list[str] = []
-        from hostbench_runner.reftools.iperf3 import server_argv
+        from hostbench_common.reftools.iperf3 import server_argv
 
         with Server(lambda p: resolve(server_argv("127.0.0.1", p, extra=("--forceflush",))),
                     ready_line="Server listening") as srv:
@@ -217,7 +217,7 @@ def udp_pairs(report: BenchReport, ours: Ours, port: int, metric: str, ours_buf:
 
 def rtt_pairs(report: BenchReport, ours: Ours, proto: str, name: str, ccpu: int, scpu: int, busy: bool,
               pairs: int) -> None:
-    from hostbench_runner.reftools import sockperf
+    from hostbench_common.reftools import sockperf
 
     tcp = proto == "tcp"  # sockperf's default is UDP
     with Server(lambda p: resolve(sockperf.server_argv("127.0.0.1", p, tcp, busy, cpu=scpu), "sockperf"),

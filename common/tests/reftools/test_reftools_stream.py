@@ -67,7 +67,7 @@ def _table(copy: str = "Copy:           40906.6     0.008065     0.003911     0.
 
 
 def test_the_edited_real_table_parses_with_its_validation_line(refuse):
-    from hostbench_runner.reftools import parse_text
+    from hostbench_common.reftools import parse_text
 
     ok = parse_text("stream", _table(tail="Solution Validates: avg error less than 1.000000e-13 on all three arrays\n"))
     assert ok["metrics"][0]["value"] == 40906.6
@@ -92,7 +92,7 @@ def test_times_out_of_order_are_refused(refuse):
 
 def test_older_stream_5x_format_with_coarser_times():
     # STREAM 5.8/5.9 layout: "Rate (MB/s)", times printed to 0.1 ms ("%11.4f"), array of 2,000,000
-    from hostbench_runner.reftools import parse_text
+    from hostbench_common.reftools import parse_text
 
     text = (
         "STREAM version $Revision: 5.9 $\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hostbench_runner.reftools import parse_text
+from hostbench_common.reftools import parse_text
 
 
 def test_iputils_loopback(parse, pick):

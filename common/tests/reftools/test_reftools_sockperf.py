@@ -66,7 +66,7 @@ def test_throughput_mode_is_refused(refuse):
 
 
 def test_newer_sockperf_avg_line_with_more_statistics(load):
-    from hostbench_runner.reftools import parse_text
+    from hostbench_common.reftools import parse_text
 
     text = load("sockperf-3.7-ping-pong-udp.txt").replace(
         "avg-latency=10.371 (std-dev=94.324)",

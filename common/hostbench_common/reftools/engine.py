@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..kernel import _child_setup, describe_exit, kernel_env
+from ..process import child_setup, describe_exit, kernel_env
 from . import ParseError, parse_text
 from .plan import PORT, Plan, entry
 
@@ -122,7 +122,7 @@ class Tool:
             self.proc = subprocess.Popen(  # noqa: S603 - argv list of a resolved tool, never a shell
                 argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
                 env=reference_env(env), close_fds=True,
-                preexec_fn=_child_setup(os.getpid()),
+                preexec_fn=child_setup(os.getpid()),
             )
         self.started = time.monotonic()
         self._kill_at: float | None = None

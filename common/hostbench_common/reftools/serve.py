@@ -22,7 +22,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..kernel import describe_exit
+from ..process import describe_exit
 from . import iperf3, sockperf
 from .engine import KILL_GRACE_S, SERVER_READY_S, Tool, free_port, port_ready, tail
 from .plan import PORT

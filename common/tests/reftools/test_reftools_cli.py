@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hostbench_runner.reftools import JSON_TOOLS, TOOLS, parse_text
-from hostbench_runner.reftools.cli import main
+from hostbench_common.reftools import JSON_TOOLS, TOOLS, parse_text
+from hostbench_common.reftools.cli import main
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "reftools"
 

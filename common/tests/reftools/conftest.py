@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from hostbench_runner.reftools import ParseError, parse_text
+from hostbench_common.reftools import ParseError, parse_text
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "reftools"
 
@@ -49,10 +49,10 @@ def refuse():
 
 @pytest.fixture
 def cli():
-    """cli(*args) -> CompletedProcess of `python -m hostbench_runner.reftools.cli ARGS` (a real process)."""
+    """cli(*args) -> CompletedProcess of `python -m hostbench_common.reftools.cli ARGS` (a real process)."""
 
     def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "hostbench_runner.reftools.cli", *args], input=stdin,
+        return subprocess.run([sys.executable, "-m", "hostbench_common.reftools.cli", *args], input=stdin,
                               capture_output=True, text=True, timeout=60, check=False)
 
     return run

@@ -1,6 +1,6 @@
 """Parsers for the reference tools' outputs: one module per tool, standard library only.
 
-    from hostbench_runner.reftools import parse_text, ParseError
+    from hostbench_common.reftools import parse_text, ParseError
     result = parse_text("fio", open("out.json").read())
     # {"tool": "fio", "format": "json", "metrics": [{"name": "bw", "value": 1355.893184, "unit": "MB/s", ...}]}
 

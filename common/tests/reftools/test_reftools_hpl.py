@@ -67,7 +67,7 @@ def test_intel_failed_trial_is_flagged_and_excluded(parse, pick, load):
         "15000 15000 4 29.310 76.7816 2.219450e-10 3.495671e-02 pass",
         "15000 15000 4 29.310 76.7816 2.219450e-10 3.495671e-02 fail").replace(
         "Residual checks PASSED", "Residual checks FAILED")
-    from hostbench_runner.reftools import parse_text
+    from hostbench_common.reftools import parse_text
 
     r = parse_text("hpl", text)
     row = pick(r, "gflops", n=15000, best=None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hostbench_runner.reftools.iozone import COLUMNS
+from hostbench_common.reftools.iozone import COLUMNS
 
 
 def test_auto_table_every_test_and_record_size(parse, pick):

@@ -45,7 +45,7 @@ def test_json_kib_only_bw_is_converted_and_says_so(parse):
     # an older fio without bw_bytes: bw is KiB/s
     text = ('{"fio version": "fio-2.2.10", "jobs": [{"jobname": "old", "groupid": 0, "error": 0,'
             ' "read": {"io_bytes": 1048576, "bw": 1000, "iops": 250.0, "total_ios": 256}}]}')
-    from hostbench_runner.reftools import parse_text
+    from hostbench_common.reftools import parse_text
 
     r = parse_text("fio", text)
     bw = r["metrics"][0]
