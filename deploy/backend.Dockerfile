@@ -20,10 +20,12 @@ RUN sed -e '/^ *#/d' -e '/^ *--hash/d' -e 's/ *\\$//' /tmp/requirements.lock > /
     && pip install -c /tmp/constraints.txt -r /tmp/requirements.txt \
     && rm /tmp/requirements.lock /tmp/constraints.txt /tmp/requirements.txt /tmp/backend-pyproject.toml
 
-# The runner's sources: the backend parses uploaded reference-tool output with the runner's parsers (stdlib
-# only, imported from PYTHONPATH), and the installer hands these sources to new hosts (RUNNER_SOURCE_DIR).
+# The common package (the experiment table, the kernels' schemas and the reference tools' parsers: stdlib only,
+# imported from PYTHONPATH) and the runner's sources, which the installer hands to new hosts (RUNNER_SOURCE_DIR;
+# the common package beside it goes into the same tarball).
 COPY runner/pyproject.toml runner/README.md /app/runner/
 COPY runner/hostbench_runner /app/runner/hostbench_runner
+COPY common/hostbench_common /app/common/hostbench_common
 COPY runner/kernels /app/runner/kernels
 COPY migrations /app/migrations
 COPY backend /app/backend
@@ -32,7 +34,7 @@ RUN pip install --no-deps /app/backend \
 COPY deploy/backend/entrypoint.py /usr/local/bin/hostbench-entrypoint
 COPY deploy/backend/migrate.sh /usr/local/bin/hostbench-migrate
 COPY deploy/backend/hostbench.sh /usr/local/bin/hostbench
-ENV PYTHONPATH=/app/runner RUNNER_SOURCE_DIR=/app/runner
+ENV PYTHONPATH=/app/common:/app/runner RUNNER_SOURCE_DIR=/app/runner
 WORKDIR /app/backend
 USER hostbench
 ENTRYPOINT ["/usr/local/bin/hostbench-entrypoint"]

@@ -16,6 +16,7 @@ ENV PATH=/opt/venv/bin:$PATH PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 COPY requirements.lock /tmp/requirements.lock
 COPY runner /opt/hostbench/runner
+COPY common /opt/hostbench/common
 RUN sed -e '/^ *#/d' -e '/^ *--hash/d' -e 's/ *\\$//' /tmp/requirements.lock > /tmp/constraints.txt \
     && make -C /opt/hostbench/runner/kernels \
     && pip install -c /tmp/constraints.txt /opt/hostbench/runner \

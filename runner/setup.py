@@ -1,6 +1,8 @@
 """Builds the native kernels with `make` (gcc and make, nothing else) while the package is built, and ships the
-binary inside it as hostbench_runner/_bin/hbk, where config.locate_kernel looks first. So `pip install ./runner`
-(not editable) gives a runner that finds its kernel. An editable install runs from the tree and uses
+binary inside it as hostbench_runner/_bin/hbk, where config.locate_kernel looks first; and ships a copy of the
+common package (../common/hostbench_common: the experiment table, the kernels' schemas, the reference tools) beside
+hostbench_runner, so that one wheel is all a host needs. So `pip install ./runner` (not editable) gives a runner
+that finds its kernel and its table. An editable install runs from the tree and uses
 kernels/build/hbk there (`make -C runner/kernels`), so it builds nothing here.
 
 The kernels are built in the build's own temporary folder, never in kernels/build, so a build does not touch a
@@ -19,6 +21,9 @@ from setuptools.dist import Distribution
 
 HERE = Path(__file__).resolve().parent
 KERNELS = HERE / "kernels"
+# A checkout has common/ beside runner/; the server's installer tarball has hostbench_common/ beside setup.py.
+COMMON = next((d for d in (HERE / "hostbench_common", HERE.parent / "common" / "hostbench_common")
+               if (d / "experiments.py").is_file()), HERE.parent / "common" / "hostbench_common")
 
 
 class BuildPyWithKernels(build_py):
@@ -26,6 +31,11 @@ class BuildPyWithKernels(build_py):
         super().run()
         if getattr(self, "editable_mode", False):
             return
+        if not (COMMON / "experiments.py").is_file():
+            raise SystemExit(f"hostbench-runner: the common package is missing at {COMMON}: build from a checkout "
+                             "that has common/ beside runner/")
+        shutil.copytree(COMMON, Path(self.build_lib) / "hostbench_common",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"), dirs_exist_ok=True)
         build_temp = Path(self.get_finalized_command("build").build_temp).resolve()
         out = build_temp / "kernels"
         if shutil.which("make") is None:

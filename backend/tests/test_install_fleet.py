@@ -61,7 +61,8 @@ def test_installer_routes_are_public_and_the_tarball_is_complete(anon_client):
         members = tar.getmembers()
     names = [m.name for m in members]
     for needed in ("Dockerfile", "install.sh", "pyproject.toml", "setup.py", "hostbench_runner/__init__.py",
-                   "hostbench_runner/__main__.py", "kernels/Makefile", "kernels/src/main.c"):
+                   "hostbench_runner/__main__.py", "hostbench_common/experiments.py", "hostbench_common/reftools/fio.py",
+                   "kernels/Makefile", "kernels/src/main.c"):
         assert needed in names, needed
     assert not [n for n in names if n.startswith("kernels/build") or "__pycache__" in n or n.endswith(".pyc")
                 or "/_bin/" in n or n.startswith("/") or ".." in n.split("/")]

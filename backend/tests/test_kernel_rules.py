@@ -1,6 +1,6 @@
 """Issue 14: the API accepts exactly what the kernels accept. Every experiment's defaults and its documented edge
 values (bounds, the UDP size limit ±1, busy poll with each op, repeats against max_repeats with stable_cv) go through
-the API; each accepted job's runs become the runner's real argv (hostbench_runner.experiments) and the real kernel's
+the API; each accepted job's runs become the runner's real argv (hostbench_common.experiments) and the real kernel's
 `--check` takes them (exit 0); each refused one is a 422 naming the field, and where a kernel rule refused it, the
 runner and the kernel refuse the same parameters with the same message. The API reads the rules from a describe
 snapshot that must equal the built kernel's --describe."""
@@ -13,19 +13,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostbench_runner.errors import ParamError
-from hostbench_runner.experiments import EXPERIMENTS as RUNNER_EXPERIMENTS
+from hostbench_common.describe import DESCRIBE
+from hostbench_common.errors import ParamError
+from hostbench_common.experiments import EXPERIMENTS, ROLE_OF, kernels_needed
+from hostbench_common.experiments import RUNS as RUNNER_EXPERIMENTS
+from hostbench_common.snapshot import describe
 from hostbench_runner.kernel import KernelCatalog
 
 from app.experiments import registry
-from app.experiments.kernel_describe import DESCRIBE
-from app.experiments.rules import schema
-from app.experiments.snapshot import KERNELS, describe
 from tests.conftest import ZEN4_INVENTORY
 
 ROOT = Path(__file__).resolve().parents[2]
 HBK = ROOT / "runner" / "kernels" / "build" / "hbk"
-MODELS = {e.kind: e.params_model for e in registry.EXPERIMENTS.values()}
+MODELS = registry.PARAMS
+
+
+def schema(kernel: str) -> dict:
+    return DESCRIBE[kernel]["parameters"]
 # a short job, so that a bound under test is what decides, never the cap on a job's duration
 SHORT = {"repeats": 1, "duration_s": 0.2, "warmup_s": 0}
 CPU_SHORT = {**SHORT, "threads": [1]}
@@ -48,18 +52,18 @@ def _without_arch(doc: dict) -> dict:
     return doc
 
 
-@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("kernel", kernels_needed())
 def test_describe_snapshot_is_the_built_kernels(catalog, kernel):
     built = describe(HBK, kernel)
     snap = DESCRIBE[kernel]
     if platform.machine() not in ("x86_64", "AMD64"):
         built, snap = _without_arch(built), _without_arch(snap)
-    assert built == snap, "the kernel changed: python -m app.experiments.snapshot (from backend/) rewrites the copy"
+    assert built == snap, "the kernel changed: python -m hostbench_common.snapshot rewrites the copy"
 
 
 def test_cpu_trace_bounds_are_within_the_kernel():
     props = DESCRIBE["cpu"]["parameters"]["properties"]
-    ours = registry.CpuTraceParams.model_json_schema()["properties"]
+    ours = registry.PARAMS["cpu_trace"].model_json_schema()["properties"]
     assert ours["duration_s"]["maximum"] <= props["duration_s"]["maximum"]
     assert ours["duration_s"]["minimum"] >= props["duration_s"]["minimum"]
 
@@ -79,7 +83,7 @@ _names = itertools.count()
 
 
 def _submit(client, session, experiment: str, params: dict):
-    hosts = [_register(client, session, f"host-{next(_names)}") for _ in range(2 if experiment == "network_pair" else 1)]
+    hosts = [_register(client, session, f"host-{next(_names)}") for _ in range(EXPERIMENTS[experiment].hosts)]
     return client.post("/api/jobs", json={"host_ids": hosts, "experiment": experiment, "params": params})
 
 
@@ -95,7 +99,7 @@ def _kernel(argv: list[str]) -> tuple[int, list[dict]]:
 def _run_params(run: dict) -> dict:
     """What the runner receives for a run: a driver also gets its server's address and port."""
     params = dict(run["params"])
-    if run["experiment"] == "network_drive":
+    if ROLE_OF[run["experiment"]] == "drive":
         params.update(peer="127.0.0.1", port=5201)
     return params
 
@@ -103,10 +107,11 @@ def _run_params(run: dict) -> dict:
 def _runs_as_stored(experiment: str, params: dict) -> list[tuple[str, dict]]:
     """The runs a job with these params would have, built without the rules (for params the API refused)."""
     stored = MODELS[experiment].model_construct(**params).model_dump(mode="json")
-    if experiment != "network_pair":
+    e = EXPERIMENTS[experiment]
+    if e.hosts == 1:
         return [(experiment, stored)]
-    return [("network_serve", {"op": stored["op"]}),
-            ("network_drive", {**stored, "server_run_id": 1, "peer": "127.0.0.1", "port": 5201})]
+    return [(e.run_kind("serve"), {"op": stored["op"]}),
+            (e.run_kind("drive"), {**stored, "server_run_id": 1, "peer": "127.0.0.1", "port": 5201})]
 
 
 def _no_rules(s: dict) -> dict:
@@ -116,7 +121,7 @@ def _no_rules(s: dict) -> dict:
 RULE = "rule:"  # a refusal by one of the kernel's rules (x-rules), not by a bound
 # (experiment, params, the field a refusal names, or None: accepted)
 CASES: list[tuple[str, dict[str, Any], str | None]] = [
-    *[(kind, {}, None) for kind in ("cpu", "cpu_trace", "memory", "disk", "network", "network_pair", "gpu")],
+    *[(kind, {}, None) for kind in EXPERIMENTS],
     # cpu: bounds, and repeats against max_repeats with stable_cv
     ("cpu", {**CPU_SHORT, "threads": [256]}, None),
     ("cpu", {**CPU_SHORT, "threads": [257]}, "threads"),
@@ -152,6 +157,7 @@ CASES: list[tuple[str, dict[str, Any], str | None]] = [
     ("disk", {**CPU_SHORT, "file_size": 1048575}, "file_size"),
     ("disk", {**CPU_SHORT, "iodepth": 256, "blocks": [4096]}, None),
     ("disk", {**CPU_SHORT, "direct": True, "blocks": [512, 4096]}, None),
+    ("disk", {**CPU_SHORT, "direct": True, "blocks": [8, 4096]}, RULE + "blocks"),
     # network: the UDP size limit +-1 for each UDP op, busy poll with each op, streams, repeats
     ("network", {**NET_SHORT, "op": "udp_stream"}, None),  # no sizes: the default is brought to 65507
     ("network", {**NET_SHORT, "op": "udp_stream", "sizes": [1, 65507]}, None),
@@ -216,7 +222,7 @@ def test_the_api_accepts_what_the_kernel_accepts(client, session, catalog, exper
             except ParamError as exc:
                 assert str(exc) == d["msg"]
             else:
-                assert kind == "network_serve", (kind, run_params)  # the serving side measures nothing
+                assert ROLE_OF[kind] == "serve", (kind, run_params)  # the serving side measures nothing
                 continue
             rc, lines = _kernel(_with_check(exp.argv(HBK, exp.kernel_params(run_params, _no_rules(real),
                                                                                   deadline_s=60))))

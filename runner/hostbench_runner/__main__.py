@@ -12,11 +12,12 @@ import platform
 import sys
 from collections.abc import Mapping, Sequence
 
+from hostbench_common.experiments import kernels_needed
+
 from . import __version__, config
 from . import log as logsetup
 from .daemon import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, Daemon
 from .errors import ConfigError, KernelUnavailable
-from .experiments import kernels_needed
 from .kernel import KernelCatalog
 
 

@@ -26,11 +26,12 @@ import threading
 import time
 from typing import Any
 
+from hostbench_common.experiments import RUNS, kernels_needed
+
 from . import credential, inventory, startup
 from .api import ApiClient, Backoff
 from .config import Settings
 from .errors import ConfigError, KernelUnavailable, ParamError, ProtocolError, Retryable, Unauthorized
-from .experiments import EXPERIMENTS, kernels_needed
 from .keepalive import Claim, Heartbeat, LeaseKeeper, lease_timing
 from .kernel import KernelCatalog, KernelProcess
 from .peer import servers_dir
@@ -296,9 +297,9 @@ class Daemon:
             run.outcome = ("failed", cap(spool.write_error or "cannot write the spool"))
             return
         try:
-            exp = EXPERIMENTS.get(experiment) if isinstance(experiment, str) else None
+            exp = RUNS.get(experiment) if isinstance(experiment, str) else None
             if exp is None:
-                raise ParamError(f"unknown experiment {experiment!r} (this runner runs: {', '.join(EXPERIMENTS)})")
+                raise ParamError(f"unknown experiment {experiment!r} (this runner runs: {', '.join(RUNS)})")
             if not deadline_ok:
                 raise ParamError(f"deadline_s must be a positive number, got {deadline_s!r}")
             kernel_params = exp.kernel_params(assignment.get("params"), self.catalog.schema(exp.kernel),

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from hostbench_common.errors import ParamError
+
+__all__ = ["ConfigError", "KernelUnavailable", "ParamError", "ProtocolError", "Rejected", "Retryable", "RunnerError",
+           "Stale", "Unauthorized"]
+
 
 class RunnerError(Exception):
     """Base of every error the runner raises on purpose."""
@@ -38,8 +43,6 @@ class Retryable(RunnerError):
         self.unavailable = unavailable
 
 
-class ParamError(RunnerError):
-    """Run parameters refused by the runner's own validation (docs/reliability.md, rule 7)."""
 
 
 class ProtocolError(RunnerError):

@@ -9,10 +9,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from hostbench_common.experiments import kernels_needed
+
 from . import __version__, credential, inventory
 from .api import ApiClient, Backoff, call_with_retry
 from .config import Settings
-from .experiments import kernels_needed
 from .kernel import KernelCatalog
 from .spool import Spool
 

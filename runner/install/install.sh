@@ -170,8 +170,9 @@ main() {
 
     step "unpack"
     unpack "$NEW/runner.tar.gz" "$NEW/src" || die "cannot unpack the runner tarball"
-    [ -f "$NEW/src/hostbench_runner/__init__.py" ] && [ -f "$NEW/src/kernels/Makefile" ] \
-        || die "the tarball has no hostbench_runner/ or kernels/Makefile"
+    [ -f "$NEW/src/hostbench_runner/__init__.py" ] && [ -f "$NEW/src/hostbench_common/experiments.py" ] \
+        && [ -f "$NEW/src/kernels/Makefile" ] \
+        || die "the tarball has no hostbench_runner/, hostbench_common/ or kernels/Makefile"
     rm -f "$NEW/runner.tar.gz"
     done_step
 
@@ -185,6 +186,7 @@ main() {
 
     step "lay out lib/ and bin/, check the kernel"
     cp -R "$NEW/src/hostbench_runner" "$NEW/lib/hostbench_runner"
+    cp -R "$NEW/src/hostbench_common" "$NEW/lib/hostbench_common"
     mkdir -p "$NEW/lib/hostbench_runner/_bin"
     cp "$NEW/src/kernels/build/hbk" "$NEW/lib/hostbench_runner/_bin/hbk"
     chmod 755 "$NEW/lib/hostbench_runner/_bin/hbk"

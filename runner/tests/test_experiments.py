@@ -1,11 +1,11 @@
 import pytest
+from hostbench_common.experiments import RUNS, format_arg, kernels_needed
 
 from hostbench_runner.errors import ParamError
-from hostbench_runner.experiments import EXPERIMENTS, format_arg, kernels_needed
 
 
 def test_cpu_argv(cpu_schema):
-    exp = EXPERIMENTS["cpu"]
+    exp = RUNS["cpu"]
     params = exp.kernel_params(
         {"op": "fp32", "threads": [1, 2, 4, 8], "repeats": 3, "duration_s": 5, "warmup_s": 1}, cpu_schema
     )
@@ -16,14 +16,14 @@ def test_cpu_argv(cpu_schema):
 
 
 def test_cpu_argv_fills_kernel_defaults(cpu_schema):
-    exp = EXPERIMENTS["cpu"]
+    exp = RUNS["cpu"]
     argv = exp.argv("hbk", exp.kernel_params({"op": "int32"}, cpu_schema))
     assert argv == ["hbk", "cpu", "--op", "int32", "--threads", "1,2,4,8", "--repeats", "3",
                     "--duration_s", "5", "--warmup_s", "1"]
 
 
 def test_cpu_trace_argv(cpu_schema):
-    exp = EXPERIMENTS["cpu_trace"]
+    exp = RUNS["cpu_trace"]
     params = exp.kernel_params({"op": "fp64", "threads": 2, "duration_s": 600}, cpu_schema)
     assert exp.argv("hbk", params) == [
         "hbk", "cpu", "--op", "fp64", "--threads", "2", "--repeats", "1",
@@ -32,12 +32,12 @@ def test_cpu_trace_argv(cpu_schema):
 
 
 def test_cpu_trace_default_duration_is_600(cpu_schema):
-    exp = EXPERIMENTS["cpu_trace"]
+    exp = RUNS["cpu_trace"]
     assert exp.kernel_params({"op": "fp64", "threads": 4}, cpu_schema)["duration_s"] == 600
 
 
 def test_fractional_durations_pass_through(cpu_schema):
-    exp = EXPERIMENTS["cpu"]
+    exp = RUNS["cpu"]
     argv = exp.argv("hbk", exp.kernel_params({"op": "fp64", "duration_s": 0.5, "warmup_s": 0.25}, cpu_schema))
     assert argv[-4:] == ["--duration_s", "0.5", "--warmup_s", "0.25"]
 
@@ -56,13 +56,13 @@ def test_fractional_durations_pass_through(cpu_schema):
 )
 def test_cpu_trace_refuses_bad_params(cpu_schema, params, message):
     with pytest.raises(ParamError, match=message):
-        EXPERIMENTS["cpu_trace"].kernel_params(params, cpu_schema)
+        RUNS["cpu_trace"].kernel_params(params, cpu_schema)
 
 
 def test_kernel_without_expected_parameter_is_reported(cpu_schema):
     del cpu_schema["properties"]["warmup_s"]
     with pytest.raises(ParamError, match="has no parameter 'warmup_s'"):
-        EXPERIMENTS["cpu"].kernel_params({"op": "fp64"}, cpu_schema)
+        RUNS["cpu"].kernel_params({"op": "fp64"}, cpu_schema)
 
 
 def test_format_arg_refuses_option_lookalikes_and_separators():
@@ -77,7 +77,7 @@ def test_format_arg_refuses_option_lookalikes_and_separators():
 
 def test_every_experiment_names_a_kernel():
     assert kernels_needed() == ["cpu", "disk", "gpu", "memory", "net"]
-    for kind, exp in EXPERIMENTS.items():
+    for kind, exp in RUNS.items():
         assert exp.kind == kind
         assert set(exp.fixed) <= set(exp.argv_order)
         assert {p.target for p in exp.params} <= set(exp.argv_order)

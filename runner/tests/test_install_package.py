@@ -16,8 +16,10 @@ SHIPPED = ["pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "hostbench_
 
 
 def _copy_sources(dest: Path) -> None:
-    """The runner's sources as a person would have them, without any build output of this checkout."""
+    """The runner's sources as a person would have them, without any build output of this checkout: runner/ and,
+    beside it, common/ (the wheel carries a copy of the common package)."""
     ignore = shutil.ignore_patterns("build", "__pycache__", "*.pyc", "*.egg-info", "_bin")
+    shutil.copytree(RUNNER.parent / "common", dest.parent / "common", ignore=ignore)
     dest.mkdir()
     for name in SHIPPED:
         src = RUNNER / name

@@ -31,6 +31,8 @@ def _tarball() -> bytes:
             tar.add(RUNNER / name, name)
         for tree in ("hostbench_runner", "kernels"):
             tar.add(RUNNER / tree, tree, filter=lambda t: None if set(t.name.split("/")) & set(skip) else t)
+        tar.add(RUNNER.parent / "common" / "hostbench_common", "hostbench_common",
+                filter=lambda t: None if set(t.name.split("/")) & set(skip) else t)
     return raw.getvalue()
 
 

@@ -2,14 +2,14 @@
 import json
 
 import pytest
+from hostbench_common.experiments import RUNS
 
 from hostbench_runner.errors import ParamError, ProtocolError
-from hostbench_runner.experiments import EXPERIMENTS
 from hostbench_runner.protocol import Stream, parse_line
 
 
 def test_serve_argv_binds_every_address_on_a_free_port_until_the_deadline(net_schema):
-    exp = EXPERIMENTS["network_serve"]
+    exp = RUNS["network_serve"]
     params = exp.kernel_params({"op": "udp_rr"}, net_schema, deadline_s=720.4)
     assert exp.argv("hbk", params) == ["hbk", "net", "--role", "serve", "--bind", "0.0.0.0", "--port", "0",
                                        "--op", "udp_rr", "--serve_s", "721"]
@@ -25,7 +25,7 @@ DRIVE = {"op": "tcp_stream", "sizes": [1024, 65536], "streams": [1, 2], "poll": 
 
 
 def test_drive_argv(net_schema):
-    exp = EXPERIMENTS["network_drive"]
+    exp = RUNS["network_drive"]
     argv = exp.argv("hbk", exp.kernel_params(DRIVE, net_schema, deadline_s=300))
     assert argv == ["hbk", "net", "--role", "drive", "--peer", "10.77.0.1", "--port", "40123", "--op", "tcp_stream",
                     "--sizes", "1024,65536", "--streams", "1,2", "--poll", "blocking", "--repeats", "2",
@@ -41,13 +41,13 @@ def test_drive_argv(net_schema):
 ])
 def test_drive_refuses_a_bad_peer_or_port(net_schema, change, why):
     with pytest.raises(ParamError, match=why):
-        EXPERIMENTS["network_drive"].kernel_params({**DRIVE, **change}, net_schema)
+        RUNS["network_drive"].kernel_params({**DRIVE, **change}, net_schema)
 
 
 def test_drive_without_peer_is_refused(net_schema):
     params = {k: v for k, v in DRIVE.items() if k != "peer"}
     with pytest.raises(ParamError, match="peer"):
-        EXPERIMENTS["network_drive"].kernel_params(params, net_schema)
+        RUNS["network_drive"].kernel_params(params, net_schema)
 
 
 def _line(**kw):

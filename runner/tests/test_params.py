@@ -1,7 +1,7 @@
 import pytest
+from hostbench_common.schema import validate
 
 from hostbench_runner.errors import ParamError
-from hostbench_runner.params import validate
 
 GOOD = {"op": "fp64", "threads": [1, 2, 4, 8], "repeats": 3, "duration_s": 5, "warmup_s": 1}
 
@@ -70,7 +70,7 @@ def test_required_keys():
 
 def test_unsupported_schema_keyword_is_refused_not_ignored():
     with pytest.raises(ParamError, match="not supported"):
-        validate(3, {"type": "integer", "multipleOf": 2})
+        validate(3, {"type": "integer", "dependentRequired": {}})
 
 
 def test_enum_distinguishes_bool_from_int():

@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 
 import pytest
+from hostbench_common.experiments import RUNS
 from runner_fakes import DESCRIBE, assignment, run_once
 
 from hostbench_runner.config import SOURCE_KERNEL_BIN
-from hostbench_runner.experiments import EXPERIMENTS
 from hostbench_runner.kernel import KernelCatalog
 
 pytestmark = pytest.mark.skipif(not SOURCE_KERNEL_BIN.is_file(), reason="runner/kernels/build/hbk not built")
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(not SOURCE_KERNEL_BIN.is_file(), reason="runner/
 def test_fixture_schema_matches_the_real_kernel_for_the_parameters_we_pass():
     real = KernelCatalog(SOURCE_KERNEL_BIN).schema("cpu")["properties"]
     ours = DESCRIBE["parameters"]["properties"]
-    for exp in EXPERIMENTS.values():
+    for exp in RUNS.values():
         if exp.kernel != "cpu":
             continue
         for name in exp.argv_order:

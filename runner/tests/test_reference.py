@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from hostbench_common.experiments import RUNS
 from hostbench_common.reftools import ParseError, engine, fio, hpcc, likwid, stream, table
 from hostbench_common.reftools.engine import ReferencePhase
 from hostbench_common.reftools.plan import Context, Plan
@@ -17,7 +18,6 @@ from runner_fakes import CPU_PARAMS, FIXTURES, REFTOOLS, assignment, daemon_for,
 
 from hostbench_runner.daemon import State
 from hostbench_runner.errors import ParamError
-from hostbench_runner.experiments import EXPERIMENTS
 
 LIKWID = FIXTURES / "reference"
 HPCC_OUT = REFTOOLS / "hpcc-1.5.0-np2-N1000-1500.txt"
@@ -102,7 +102,7 @@ def test_the_table_maps_cpu_and_nothing_for_traces_or_int32():
     assert table.plan(cpu_ctx(op="int32")) == ([], [])
     trace = Context(experiment="cpu_trace", params={"op": "fp64", "threads": [2], "duration_s": 600})
     assert table.plan(trace) == ([], [])
-    assert set(EXPERIMENTS) <= set(table.REFERENCES)  # every experiment says what it has, even nothing
+    assert set(RUNS) <= set(table.REFERENCES)  # every experiment says what it has, even nothing
 
 
 def test_a_broken_builder_becomes_a_failed_entry(monkeypatch):
@@ -162,7 +162,7 @@ def test_fio_builder_defaults_and_fractions():
 
 
 def test_reference_flag_is_validated_as_a_boolean(cpu_schema):
-    exp = EXPERIMENTS["cpu"]
+    exp = RUNS["cpu"]
     for bad in ("yes", 1, None, [True]):
         with pytest.raises(ParamError, match="reference: expected boolean"):
             exp.kernel_params({**CPU_PARAMS, "reference": bad}, cpu_schema)
@@ -170,7 +170,7 @@ def test_reference_flag_is_validated_as_a_boolean(cpu_schema):
     assert "reference" not in params and "reference" not in " ".join(exp.argv("hbk", params))
     assert exp.wants_reference({"reference": True}) and not exp.wants_reference({"reference": False})
     assert not exp.wants_reference({})
-    trace = EXPERIMENTS["cpu_trace"].kernel_params({"op": "fp64", "threads": 2, "reference": False}, cpu_schema)
+    trace = RUNS["cpu_trace"].kernel_params({"op": "fp64", "threads": 2, "reference": False}, cpu_schema)
     assert "reference" not in trace
 
 

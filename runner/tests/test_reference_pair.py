@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from hostbench_common.experiments import RUNS
 from hostbench_common.reftools import ParseError, engine, iperf3, ping, serve, sockperf, table
 from hostbench_common.reftools.engine import ReferencePhase
 from hostbench_common.reftools.plan import PORT, Context
@@ -19,7 +20,6 @@ from hostbench_common.reftools.serve import PeerServers
 from runner_fakes import REFTOOLS, assignment, daemon_for, pids_alive
 
 from hostbench_runner.errors import ParamError
-from hostbench_runner.experiments import EXPERIMENTS
 
 PEER = "10.231.77.2"
 
@@ -127,7 +127,7 @@ DRIVE = {"op": "tcp_stream", "sizes": [1024], "streams": [1], "poll": "blocking"
 
 
 def test_drive_takes_reference_ports_and_never_passes_them_to_the_kernel(net_schema):
-    exp = EXPERIMENTS["network_drive"]
+    exp = RUNS["network_drive"]
     params = exp.kernel_params({**DRIVE, "reference_ports": {"iperf3": 5201, "sockperf": 11111}}, net_schema)
     assert "reference_ports" not in params
     assert "reference_ports" not in " ".join(exp.argv("hbk", params))
@@ -138,7 +138,7 @@ def test_drive_takes_reference_ports_and_never_passes_them_to_the_kernel(net_sch
                                    {"iperf3": True}, [5201]])
 def test_drive_refuses_bad_reference_ports(net_schema, ports):
     with pytest.raises(ParamError, match="reference_ports"):
-        EXPERIMENTS["network_drive"].kernel_params({**DRIVE, "reference_ports": ports}, net_schema)
+        RUNS["network_drive"].kernel_params({**DRIVE, "reference_ports": ports}, net_schema)
 
 
 # --- the serve run's reference servers, with fake tools ----------------------------------------------------

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hostbench_common.experiments import RUNS
+from hostbench_common.schema import rule_violation, validate
 
 from hostbench_runner.errors import ParamError
-from hostbench_runner.experiments import EXPERIMENTS
-from hostbench_runner.params import rule_violation, validate
 
 NET = {"op": "udp_stream", "sizes": [1024], "streams": [1], "repeats": 1, "duration_s": 1, "warmup_s": 0}
 
@@ -35,7 +35,7 @@ def _without_rules(schema: dict[str, Any]) -> dict[str, Any]:
     {"op": "tcp_rr", "repeats": 5, "stable_cv": 0.1, "max_repeats": 4},
 ])
 def test_the_runner_refuses_what_the_kernel_refuses_in_its_words(real_hbk, net_schema, change):
-    exp = EXPERIMENTS["network"]
+    exp = RUNS["network"]
     params = {**NET, **change}
     with pytest.raises(ParamError) as refused:
         exp.kernel_params(params, net_schema)
@@ -52,14 +52,14 @@ def test_the_runner_refuses_what_the_kernel_refuses_in_its_words(real_hbk, net_s
     {"repeats": 5, "stable_cv": 0, "max_repeats": 1},  # max_repeats caps only repeat-until-stable
 ])
 def test_what_the_rules_allow_passes_and_the_kernel_takes_it(real_hbk, net_schema, change):
-    exp = EXPERIMENTS["network"]
+    exp = RUNS["network"]
     argv = exp.argv(real_hbk, exp.kernel_params({**NET, **change}, net_schema))
     assert _kernel_message(real_hbk, argv) == (0, "")
 
 
 def test_the_serving_side_takes_any_size(net_schema):
     """The serving kernel gets op alone: the default sizes (65536) do not concern it, even for UDP."""
-    EXPERIMENTS["network_serve"].kernel_params({"op": "udp_stream"}, net_schema, deadline_s=60)
+    RUNS["network_serve"].kernel_params({"op": "udp_stream"}, net_schema, deadline_s=60)
 
 
 def test_absent_parameters_count_at_their_defaults(cpu_schema):
@@ -68,7 +68,7 @@ def test_absent_parameters_count_at_their_defaults(cpu_schema):
     props = cpu_schema["properties"]
     # repeats 20 > the default max_repeats 10, once stable_cv > 0
     found = next(filter(None, (rule_violation(r, {"repeats": 20, "stable_cv": 0.1}, props) for r in rules)))
-    assert found == ("max_repeats", "max_repeats: 10 is below repeats 20 when stable_cv > 0; repeat-until-stable "
+    assert found == ("max_repeats", 10, "max_repeats: 10 is below repeats 20 when stable_cv > 0; repeat-until-stable "
                                     "runs at least `repeats` phases")
     validate({"repeats": 20}, cpu_schema)  # stable_cv 0 (default): no cap
 
@@ -102,6 +102,7 @@ def test_each_kind_of_rule():
          {"file": 1, "cv": 1.5}, "file: 1 is below cv 1.5 when cv > 0.5; r"),
     ]
     for rule, value, message in cases:
-        assert rule_violation(rule, value, props) == (rule["param"], message)
+        found = rule_violation(rule, value, props)
+        assert found is not None and (found[0], found[2]) == (rule["param"], message)
     assert rule_violation(cases[0][0], {"mode": "a", "size": [11]}, props) is None  # the condition does not hold
     assert rule_violation(cases[1][0], {"mode": "b", "on": 1}, props) is None  # 1 is not true

@@ -1,6 +1,7 @@
 """The runner installer, served by the hostbench server so that target hosts need no internet: the install
 script (runner/install/install.sh, verbatim) and a gzip tarball of the runner's sources (the
-hostbench_runner package, the kernels' sources and Makefile, pyproject.toml and setup.py, the install
+hostbench_runner package, the common package it imports (hostbench_common, from common/ beside runner/), the
+kernels' sources and Makefile, pyproject.toml and setup.py, the install
 script, and a Dockerfile at its root for `docker build URL`). The tarball is built once per process and
 again only when a source file changes (its key is every file's path, size and mtime); its bytes are
 deterministic (sorted entries, fixed owner, mode and time), so the same sources give the same ETag on
@@ -29,6 +30,9 @@ TARBALL_NAME = "hostbench-runner.tar.gz"
 # Top-level files of runner/ that go into the tarball as they are, and the folders that go in whole.
 FILES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md")
 TREES = ("hostbench_runner", "kernels")
+# The common package (the experiment table, the kernels' schemas, the reference tools), from the checkout's
+# common/ beside runner/; in the tarball at the root, beside hostbench_runner.
+COMMON = "hostbench_common"
 # Never shipped: build outputs, caches, a binary a local pip install left in the package.
 SKIP_DIRS = {"build", "dist", "__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache", "_bin"}
 SKIP_SUFFIXES = (".pyc", ".pyo", ".o", ".d", ".egg-info")
@@ -50,6 +54,8 @@ def runner_source_dir() -> Path:
 def _check_sources(root: Path) -> None:
     missing = [p for p in (SCRIPT, DOCKERFILE, "hostbench_runner/__init__.py", "kernels/Makefile")
                if not (root / p).is_file()]
+    if not (_common_dir(root) / "experiments.py").is_file():
+        missing.append(f"../common/{COMMON}/experiments.py")
     if missing:
         raise RunnerSourcesMissing(f"the runner's sources are not in {root} (missing {', '.join(missing)}): "
                                    f"set RUNNER_SOURCE_DIR to the runner/ folder of a hostbench checkout")
@@ -61,18 +67,23 @@ def install_script() -> bytes:
     return (root / SCRIPT).read_bytes()
 
 
+def _common_dir(root: Path) -> Path:
+    return root.parent / "common" / COMMON
+
+
 def _members(root: Path) -> list[tuple[str, Path]]:
     """(name in the tarball, file on disk), sorted by name."""
     out = [("Dockerfile", root / DOCKERFILE), ("install.sh", root / SCRIPT)]
     out += [(name, root / name) for name in FILES if (root / name).is_file()]
-    for tree in TREES:
-        for dirpath, dirnames, filenames in os.walk(root / tree):
+    trees = [(tree, root / tree) for tree in TREES] + [(COMMON, _common_dir(root))]
+    for tree, top in trees:
+        for dirpath, dirnames, filenames in os.walk(top):
             dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not d.endswith(".egg-info")]
             for f in filenames:
                 path = Path(dirpath) / f
                 if f.endswith(SKIP_SUFFIXES) or not path.is_file() or path.is_symlink():
                     continue
-                out.append((path.relative_to(root).as_posix(), path))
+                out.append((f"{tree}/{path.relative_to(top).as_posix()}", path))
     return sorted(out)
 
 

@@ -1,5 +1,6 @@
-"""Two-host network jobs, in one place: a network_pair job is a serve run on host_ids[0] and a drive run on
-host_ids[1] (`add_network_pair`). The serve run is dispatched as any run; its kernel binds a port and the runner
+"""Two-host jobs, in one place: an experiment with the roles serve and drive (the experiment table's network_pair)
+is a serve run on host_ids[0] and a drive run on host_ids[1] (`add_pair`). A run's role is read from the table
+(ROLE_OF), never from its name. The serve run is dispatched as any run; its kernel binds a port and the runner
 reports it (`take_port`, from POST /api/runner/runs/{id}/listening). Only then is the drive run dispatched (`wait`,
 which also holds a host for a drive run whose server is up) and, at its claim, handed its peer's address and
 ports from the server's own records (`hand_out`). The two end together (`partner_end`, called by
@@ -10,35 +11,44 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.core.errors import Conflict, Unprocessable
+from app.experiments.registry import ROLE_OF, RUNS, Experiment
 from app.hosts.models import Host
 from app.jobs.models import TERMINAL, Job, Run
 
-PAIRED = ("network_serve", "network_drive")
+DRIVES = tuple(kind for kind, role in ROLE_OF.items() if role == "drive")
 
 
-def add_network_pair(session: Session, job: Job, host_ids: list[int], params: dict, expected_s: float) -> None:
+def role(run: Run) -> str | None:
+    """serve, drive (a two-host job's runs), host, or None for a kind this server does not know."""
+    return ROLE_OF.get(run.experiment)
+
+
+def add_pair(session: Session, job: Job, e: Experiment, host_ids: list[int], params: dict, expected_s: float) -> None:
     """One serve run on host_ids[0], one drive run on host_ids[1]. The drive run is not dispatched until the
-    serve run reported its port; its peer address and port are added at claim time, by the server. With
+    serve run reported its port; its peer address and ports are added at claim time, by the server. With
     reference tools, the serve run starts reference servers too and the drive run gets their ports at claim."""
-    serve_params = {"op": params["op"], **({"reference": True} if params.get("reference") else {})}
-    serve = Run(job_id=job.id, host_id=host_ids[0], experiment="network_serve", params=serve_params,
+    serve_kind, drive_kind = e.run_kind("serve"), e.run_kind("drive")
+    serve_params = {p.name: params[p.name] for p in RUNS[serve_kind].job_params() if p.name in params}
+    if params.get("reference"):
+        serve_params["reference"] = True
+    serve = Run(job_id=job.id, host_id=host_ids[0], experiment=serve_kind, params=serve_params,
                 expected_duration_s=expected_s)
     session.add(serve)
     session.flush()
-    session.add(Run(job_id=job.id, host_id=host_ids[1], experiment="network_drive",
+    session.add(Run(job_id=job.id, host_id=host_ids[1], experiment=drive_kind,
                     params={**params, "server_run_id": serve.id}, expected_duration_s=expected_s))
 
 
 def serve_run_of(session: Session, drive: Run, *, for_update: bool = False) -> Run | None:
     server_run_id = (drive.params or {}).get("server_run_id")
-    if drive.experiment != "network_drive" or not isinstance(server_run_id, int):
+    if role(drive) != "drive" or not isinstance(server_run_id, int):
         return None
     q = select(Run).where(Run.id == server_run_id, Run.job_id == drive.job_id)
     return session.scalar(q.with_for_update() if for_update else q)
 
 
 def drive_run_of(session: Session, serve: Run, *, for_update: bool = False) -> Run | None:
-    q = select(Run).where(Run.job_id == serve.job_id, Run.experiment == "network_drive")
+    q = select(Run).where(Run.job_id == serve.job_id, Run.experiment.in_(DRIVES))
     return session.scalar(q.with_for_update() if for_update else q)
 
 
@@ -55,7 +65,7 @@ def wait(session: Session, run: Run) -> Literal["skip", "hold"] | None:
     other, serving host, and the two would wait for each other until their deadlines (crossing pairs, A serves B
     while B serves A; docs/reliability.md, rule 8). A drive run whose server has not started yet holds nothing
     ("skip": the host's next queued run may go)."""
-    if run.experiment != "network_drive":
+    if role(run) != "drive":
         return None
     serve = serve_run_of(session, run)
     if serve_ready(serve):
@@ -67,7 +77,7 @@ def hand_out(session: Session, run: Run) -> str | None:
     """At the claim: a drive run gets its peer's address and ports, from the server's own records, never from a
     request (kept in its params: shown with the run, where it drove to); a serve run's new attempt binds a new
     port. Returns why a drive run cannot start (the caller fails it), None when it can."""
-    if run.experiment == "network_drive":
+    if role(run) == "drive":
         serve = serve_run_of(session, run)
         peer = session.scalar(select(Host.address).where(Host.id == serve.host_id)) if serve is not None else None
         if not serve_ready(serve):
@@ -79,7 +89,7 @@ def hand_out(session: Session, run: Run) -> str | None:
         if run.params.get("reference"):
             params["reference_ports"] = dict(serve.reference_ports or {})
         run.params = params
-    elif run.experiment == "network_serve":
+    elif role(run) == "serve":
         run.listen_port = None  # a new attempt binds a new port
         run.reference_ports = None
     return None
@@ -88,8 +98,8 @@ def hand_out(session: Session, run: Run) -> str | None:
 def take_port(run: Run, port: int, reference_ports: dict[str, int] | None) -> None:
     """A serve run's kernel listens on `port` (and its reference servers on theirs, tool -> port): keep them for the
     drive run's claim. The caller commits, then rings the host of `driving_host`."""
-    if run.experiment != "network_serve":
-        raise Unprocessable(f"run {run.id} is a {run.experiment} run; only a network_serve run reports a port")
+    if role(run) != "serve":
+        raise Unprocessable(f"run {run.id} is a {run.experiment} run; only a serving run reports a port")
     if run.status not in ("dispatched", "running") or run.cancel_requested:
         raise Conflict(f"run {run.id} is {run.status}: {run.status_reason or 'stop'}")
     run.listen_port = port
@@ -104,13 +114,13 @@ def driving_host(session: Session, serve: Run) -> int | None:
 
 
 def partner_end(session: Session, run: Run) -> tuple[Run, str, str] | None:
-    """A two-host network job ends together: the drive run's end ends its serve run (the serving runner's next
+    """A two-host job ends together: the drive run's end ends its serve run (the serving runner's next
     lease renewal gets 409 and stops its server); a serve run that ends first fails its drive run. Returns the
     partner (row locked) with the status and reason to end it with, or None (the run is not paired, or its
     partner has ended already)."""
-    if run.experiment not in PAIRED:
+    if role(run) not in ("serve", "drive"):
         return None
-    if run.experiment == "network_drive":
+    if role(run) == "drive":
         partner = serve_run_of(session, run, for_update=True)
         if partner is None or partner.status in TERMINAL:
             session.rollback()

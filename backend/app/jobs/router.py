@@ -5,10 +5,11 @@ from fastapi import APIRouter, Body, Query, Response
 from app.audit.service import record
 from app.core.bounds import MAX_ID, Id
 from app.core.deps import SessionDep
-from app.experiments.registry import EXPERIMENTS, RunExperimentKind
+from app.experiments.registry import EXPERIMENTS, PARAMS, RunExperimentKind
 from app.jobs import export, service
 from app.jobs.doorbell import ring
 from app.jobs.schemas import (
+    DurationTerms,
     ExperimentPublic,
     ExperimentsPublic,
     IsoDatetime,
@@ -31,8 +32,10 @@ RunStatus = Annotated[
 @router.get("/experiments", response_model=ExperimentsPublic)
 def read_experiments(_: ViewerDep) -> ExperimentsPublic:
     return ExperimentsPublic(data=[
-        ExperimentPublic(kind=e.kind, title=e.title, description=e.description, unit_hint=e.unit_hint,
-                         parameters=e.params_model.model_json_schema())
+        ExperimentPublic(kind=e.kind, title=e.title, description=e.description, unit_hint=e.unit,
+                         units_by_op=dict(e.run.units_by_op), roles=[role for role, _ in e.roles],
+                         run_kinds=[kind for _, kind in e.roles], applies=e.applies(),
+                         duration=DurationTerms(**e.terms()), parameters=PARAMS[e.kind].model_json_schema())
         for e in EXPERIMENTS.values()
     ])
 

@@ -1,18 +1,10 @@
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model, field_validator
 
 from app.core.bounds import BodyId
-from app.experiments.registry import (
-    CpuParams,
-    CpuTraceParams,
-    DiskParams,
-    GpuParams,
-    MemoryParams,
-    NetworkPairParams,
-    NetworkParams,
-)
+from app.experiments.registry import EXPERIMENTS, PARAMS
 from app.results.schemas import RunResult
 
 
@@ -28,10 +20,14 @@ IsoDatetime = Annotated[datetime, BeforeValidator(_iso_datetime)]
 HostIds = Annotated[list[BodyId], Field(min_length=1, max_length=16)]
 
 
-class _JobCreateBase(BaseModel):
+class JobCreateBase(BaseModel):
+    """A job's request body; each experiment's (e.g. CpuJobCreate) narrows experiment and params."""
+
     model_config = ConfigDict(extra="forbid")
 
     host_ids: HostIds
+    experiment: str
+    params: BaseModel
 
     @field_validator("host_ids")
     @classmethod
@@ -41,47 +37,25 @@ class _JobCreateBase(BaseModel):
         return v
 
 
-class CpuJobCreate(_JobCreateBase):
-    experiment: Literal["cpu"]
-    params: CpuParams = Field(default_factory=CpuParams)  # type: ignore[arg-type]
+def _job_create(kind: str) -> type[JobCreateBase]:
+    """The request body of one experiment: its hosts (one per role, in role order) and its params."""
+    e = EXPERIMENTS[kind]
+    model = PARAMS[kind]
+    hosts: Any = Annotated[list[BodyId], Field(min_length=e.hosts, max_length=e.hosts)] if e.hosts > 1 else HostIds
+    experiment: Any = Literal[kind]
+    doc = (f"host_ids = [{', '.join(f'{role} host' for role, _ in e.roles)}]: {e.description}" if e.hosts > 1
+           else e.description)
+    name = "".join(part.title() for part in kind.split("_")) + "JobCreate"
+    return create_model(name, __base__=JobCreateBase, __module__=__name__, __doc__=doc,
+                        host_ids=(hosts, ...), experiment=(experiment, ...),
+                        params=(model, Field(default_factory=model)))
 
 
-class CpuTraceJobCreate(_JobCreateBase):
-    experiment: Literal["cpu_trace"]
-    params: CpuTraceParams = Field(default_factory=CpuTraceParams)  # type: ignore[arg-type]
-
-
-class MemoryJobCreate(_JobCreateBase):
-    experiment: Literal["memory"]
-    params: MemoryParams = Field(default_factory=MemoryParams)  # type: ignore[arg-type]
-
-
-class DiskJobCreate(_JobCreateBase):
-    experiment: Literal["disk"]
-    params: DiskParams = Field(default_factory=DiskParams)  # type: ignore[arg-type]
-
-
-class NetworkJobCreate(_JobCreateBase):
-    experiment: Literal["network"]
-    params: NetworkParams = Field(default_factory=NetworkParams)  # type: ignore[arg-type]
-
-
-class NetworkPairJobCreate(_JobCreateBase):
-    """host_ids = [server host, client host]: the first serves on a port it chooses, the second drives."""
-
-    host_ids: Annotated[list[BodyId], Field(min_length=2, max_length=2)]
-    experiment: Literal["network_pair"]
-    params: NetworkPairParams = Field(default_factory=NetworkPairParams)  # type: ignore[arg-type]
-
-
-class GpuJobCreate(_JobCreateBase):
-    experiment: Literal["gpu"]
-    params: GpuParams = Field(default_factory=GpuParams)  # type: ignore[arg-type]
-
-
-AnyJobCreate = (CpuJobCreate | CpuTraceJobCreate | MemoryJobCreate | DiskJobCreate | NetworkJobCreate
-                | NetworkPairJobCreate | GpuJobCreate)
-JobCreate = Annotated[AnyJobCreate, Field(discriminator="experiment")]
+JOB_CREATE = tuple(_job_create(kind) for kind in EXPERIMENTS)
+if TYPE_CHECKING:  # one model per experiment, made from the table: a type checker sees their base
+    JobCreate = JobCreateBase
+else:
+    JobCreate = Annotated[Union[JOB_CREATE], Field(discriminator="experiment")]  # noqa: UP007
 
 
 class RunPublic(BaseModel):
@@ -153,11 +127,29 @@ class SamplesPublic(BaseModel):
     count: int
 
 
+class DurationTerms(BaseModel):
+    """How a job's expected duration follows from its params: configurations = the product of the lengths of the
+    `per_item` lists that apply (see `applies`); seconds = configurations x (warmup_s + repeats x duration_s), with
+    repeats at max_repeats when stable_cv > 0 and `fixed` values in place of the params; plus
+    `reference_allowance_s` per item of the `reference_per` list (or once) when reference is on."""
+
+    per_item: list[str]
+    fixed: dict[str, float]
+    reference_allowance_s: float
+    reference_per: str | None
+
+
 class ExperimentPublic(BaseModel):
     kind: str
     title: str
     description: str
-    unit_hint: str
+    unit_hint: str = Field(description="the unit of its figures, unless its op is in units_by_op")
+    units_by_op: dict[str, str]
+    roles: list[str] = Field(description="one per host, in host_ids order: [host], or [serve, drive] (two hosts)")
+    run_kinds: list[str] = Field(description="the experiment of each role's run, as runs show it")
+    applies: dict[str, dict[str, list[Any]]] = Field(
+        description="parameters that apply only while another has one of these values: {sizes: {op: [latency]}}")
+    duration: DurationTerms
     parameters: dict[str, Any]
 
 

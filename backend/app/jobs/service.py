@@ -8,13 +8,13 @@ from app.core.bounds import human_duration
 from app.core.config import get_settings
 from app.core.db import utcnow
 from app.core.errors import FieldInvalid, NotFound, TooMany, Unprocessable
-from app.experiments.registry import EXPERIMENTS, SERVE_SLACK_S, reference_allowance
+from app.experiments.registry import EXPERIMENTS, ROLE_OF, SERVE_SLACK_S, expected_duration
 from app.hosts.models import Host
 from app.jobs import pairing
 from app.jobs.doorbell import ring
 from app.jobs.models import ACTIVE, TERMINAL, Job, Run, Sample
 from app.jobs.schemas import (
-    AnyJobCreate,
+    JobCreateBase,
     JobPublic,
     RunFilter,
     RunPublic,
@@ -60,18 +60,15 @@ def publish_run(session: Session, run: Run) -> None:
 ADMISSION_LOCK = 0x6862_6A6F  # "hbjo"
 
 
-def expected_duration(body: AnyJobCreate) -> float:
-    return EXPERIMENTS[body.experiment].expected_duration(body.params) + reference_allowance(body.experiment,
-                                                                                             body.params)
-
-
-def check_duration(body: AnyJobCreate) -> float:
+def check_duration(body: JobCreateBase) -> float:
     """A job's expected duration, or a 422 naming the field when it is over the limit."""
     limit = get_settings().max_job_duration_s
-    expected = expected_duration(body)
+    expected = expected_duration(body.experiment, body.params)
     if expected <= limit:
         return expected
-    loc: tuple[str, ...] = ("body", "params", "duration_s") if body.experiment == "cpu_trace" else ("body", "params")
+    # one phase (a trace): its duration_s is the field to change; else the params as a whole
+    one_phase = not EXPERIMENTS[body.experiment].terms()["per_item"]
+    loc: tuple[str, ...] = ("body", "params", "duration_s") if one_phase else ("body", "params")
     raise FieldInvalid(loc, f"this job would run for about {human_duration(expected)} ({expected:.0f} s, from its "
                             f"thread counts, configurations, repeats, duration_s and warmup_s); the limit is "
                             f"{human_duration(limit)} ({limit:.0f} s, MAX_JOB_DURATION_S)", "job_too_long")
@@ -87,7 +84,7 @@ def _retry_after(session: Session, created_by: str | None) -> int:
     return int(min(3600, max(5, min(left, default=30))))
 
 
-def admit(session: Session, body: AnyJobCreate, created_by: str | None) -> None:
+def admit(session: Session, body: JobCreateBase, created_by: str | None) -> None:
     """The active-run caps (server-wide and per person): 429 with Retry-After, race-free (ADMISSION_LOCK)."""
     s = get_settings()
     session.execute(select(func.pg_advisory_xact_lock(ADMISSION_LOCK)))
@@ -103,7 +100,7 @@ def admit(session: Session, body: AnyJobCreate, created_by: str | None) -> None:
                       _retry_after(session, created_by))
 
 
-def create_job(session: Session, body: AnyJobCreate, created_by: str | None = None) -> Job:
+def create_job(session: Session, body: JobCreateBase, created_by: str | None = None) -> Job:
     expected_s = check_duration(body)
     hosts = {h.id: h for h in session.scalars(select(Host).where(Host.id.in_(body.host_ids)))}
     for i, host_id in enumerate(body.host_ids):
@@ -115,8 +112,8 @@ def create_job(session: Session, body: AnyJobCreate, created_by: str | None = No
     job = Job(experiment=body.experiment, params=params, created_by=created_by)
     session.add(job)
     session.flush()
-    if body.experiment == "network_pair":
-        pairing.add_network_pair(session, job, body.host_ids, params, expected_s)
+    if EXPERIMENTS[body.experiment].hosts > 1:
+        pairing.add_pair(session, job, EXPERIMENTS[body.experiment], body.host_ids, params, expected_s)
         session.commit()
         return job
     for host_id in body.host_ids:
@@ -221,7 +218,7 @@ def cancel_run(session: Session, run_id: int, by: str | None = None) -> Run:
 
 
 def deadline_s(run: Run) -> float:
-    if run.experiment == "network_serve":  # serves for as long as its driver may take, and then some
+    if ROLE_OF.get(run.experiment) == "serve":  # serves for as long as its driver may take, and then some
         driver = run.expected_duration_s * 1.1 + get_settings().deadline_slack_s
         return max(run.expected_duration_s + SERVE_SLACK_S, driver + 60.0)
     return run.expected_duration_s * 1.1 + get_settings().deadline_slack_s

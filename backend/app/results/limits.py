@@ -2,14 +2,15 @@
 A fact we cannot establish stays unknown (None, with the reason); it is never guessed."""
 from typing import Any
 
+from app.experiments.registry import RUNS
 from app.hosts.schemas import Peak
 
 # Below these, a latency is not a measurement but a bug (a skipped operation, a clock error, a cache hit
-# counted as a device access). Each says why.
+# counted as a device access). Each says why. Keyed by the kernel that measures it.
 FLOORS: dict[tuple[str, str], tuple[float, str]] = {
     ("memory", "ns_per_load"): (0.5, "a load-to-use latency under 0.5 ns would need an 8 GHz core with "
                                      "a 4-cycle L1"),
-    ("network", "latency_p50_us"): (1.0, "a socket round trip is at least four system calls: under 1 µs "
+    ("net", "latency_p50_us"): (1.0, "a socket round trip is at least four system calls: under 1 µs "
                                          "is not possible"),
     ("disk", "lat_p50_us"): (2.0, "a direct I/O through the kernel's block layer to a device takes "
                                   "more than 2 µs"),
@@ -30,8 +31,11 @@ def _override(overrides: dict[str, Any], key: str | None) -> Peak | None:
 
 def other_peak(experiment: str, op: str | None, unit: str, inventory: dict[str, Any],
                kernel_info: dict[str, Any], overrides: dict[str, Any]) -> tuple[Peak | None, str | None]:
-    """The host-wide peak for a memory, disk, network or GPU row in `unit`, or (None, why)."""
-    if experiment == "memory":
+    """The host-wide peak for a memory, disk, network or GPU row in `unit`, or (None, why): what the run kind's
+    figures are set against is the experiment table's `peak`."""
+    run = RUNS.get(experiment)
+    peak = run.peak if run is not None else ""
+    if peak == "memory":
         if unit != "MB/s":
             return None, None  # latency rows have a floor, not a peak
         if (p := _override(overrides, "memory_bw")) is not None:
@@ -43,17 +47,17 @@ def other_peak(experiment: str, op: str | None, unit: str, inventory: dict[str, 
                         formula=f"{channels} channels × {mts} MT/s × 8 bytes"), None
         return None, ("memory peak unknown: this host's firmware does not expose DIMM channels and speed; "
                       "enter it on the Hosts page (Peaks: Enter)")
-    if experiment == "disk":
+    if peak == "disk":
         if (p := _override(overrides, "disk_bw")) is not None and unit == "MB/s":
             return p, None
         return None, "disks report no throughput specification; enter it on the Hosts page (Peaks: Enter)"
-    if experiment == "network_drive":
+    if peak == "nic":
         if (p := _override(overrides, "nic_bw")) is not None and unit == "Mbit/s":
             return p, None
         return None, "link speed unknown: enter the NIC's speed on the Hosts page (Peaks: Enter)"
-    if experiment == "network":
+    if peak == "loopback":
         return None, "loopback has no link speed: it measures the kernel's network stack, not a NIC"
-    if experiment == "gpu" and op in GPU_PEAK_KEYS:
+    if peak == "gpu" and op in GPU_PEAK_KEYS:
         figure, key = GPU_PEAK_KEYS[op]
         if (p := _override(overrides, key)) is not None:
             return p, None
@@ -66,11 +70,11 @@ def other_peak(experiment: str, op: str | None, unit: str, inventory: dict[str, 
 
 
 def below_floor(experiment: str, extra: dict[str, float], params: dict[str, Any]) -> str | None:
-    if experiment == "network_drive":
-        experiment = "network"
-    for (exp, key), (floor, why) in FLOORS.items():
-        if exp == "disk" and not params.get("direct"):
+    run = RUNS.get(experiment)
+    kernel = run.kernel if run is not None else ""
+    for (measured_by, key), (floor, why) in FLOORS.items():
+        if measured_by == "disk" and not params.get("direct"):
             continue  # a buffered read may be served by the page cache in well under a microsecond
-        if exp == experiment and key in extra and extra[key] < floor:
+        if measured_by == kernel and key in extra and extra[key] < floor:
             return f"{key} = {extra[key]:.3g} is below the physical floor {floor:g}: {why}"
     return None

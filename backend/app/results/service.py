@@ -3,6 +3,7 @@ import math
 from collections import defaultdict
 from typing import Any, Literal
 
+from app.experiments.registry import ROLE_OF, RUNS
 from app.hosts.peaks import cpu_peak, readable_inventory
 from app.hosts.schemas import Peak
 from app.results.limits import below_floor, other_peak
@@ -22,13 +23,8 @@ PEAK_TOLERANCE = 0.03
 
 def unit_for(experiment: str, params: dict[str, Any]) -> str:
     """The unit a run's live samples and results are in, before any arrive (results carry their own)."""
-    if experiment in ("cpu", "cpu_trace"):
-        return "GIOP/s" if params.get("op") == "int32" else "GFLOP/s"
-    if experiment == "memory":
-        return "Mload/s" if params.get("op") == "latency" else "MB/s"
-    if experiment in ("network", "network_drive", "network_serve"):
-        return "RT/s" if str(params.get("op", "")).endswith("_rr") else "Mbit/s"
-    return {"disk": "MB/s", "gpu": "mixed"}.get(experiment, "")
+    run = RUNS.get(experiment)
+    return run.unit_for(params) if run is not None else ""
 
 
 def _flatten(r: dict[str, Any]) -> dict[str, float]:
@@ -157,7 +153,7 @@ def compute_result(
         extra_keys = sorted({k for f in flat for k in f})
         extra = {k: sum(f[k] for f in flat if k in f) / sum(1 for f in flat if k in f) for k in extra_keys}
         row_unit = str(reps[0].get("unit") or unit)
-        if experiment in ("cpu", "cpu_trace") and op:
+        if experiment in RUNS and RUNS[experiment].peak == "cpu" and op:
             peak = overridden_peak(overrides or {}, f"cpu_{op}", threads, inventory)
             if peak is None:
                 peak, why = cpu_peak(inventory, op, threads, info.get("isa"), peak_clock_ghz(info, threads, reps))
@@ -183,7 +179,7 @@ def compute_result(
                 flags.append(flag("above_peak",
                     f"repeat {i}: {v:.2f} {row_unit} is above the theoretical peak {peak.value:.2f} {peak.unit} "
                     f"(+{PEAK_TOLERANCE:.0%} clock tolerance); the peak or the measurement is wrong", v))
-        if experiment not in ("network_serve",):  # a server waits for its peer: its CPU share says nothing
+        if ROLE_OF.get(experiment) != "serve":  # a server waits for its peer: its CPU share says nothing
             flags += share_flags(threads, all_reps, cpus)
         reasons = [f.text for f in flags if f.severity == "invalid"]
         rows.append(

@@ -10,6 +10,7 @@ from app.core import broker
 from app.core.config import get_settings
 from app.core.db import utcnow
 from app.core.errors import Conflict, NotFound
+from app.experiments.registry import RUNS
 from app.hosts.models import Host
 from app.jobs import pairing
 from app.jobs.models import TERMINAL, Run, Sample
@@ -154,7 +155,7 @@ def finish(session: Session, host: Host, run_id: int, body: RunFinish) -> None:
             run.experiment, run.params, raw, run.kernel_info, run.inventory_snapshot or host.inventory,
             run.references, host.peak_overrides,
         ).model_dump(mode="json")
-    if run.experiment == "cpu_trace" and run.result is not None:
+    if run.experiment in RUNS and RUNS[run.experiment].trace and run.result is not None:
         samples = session.execute(
             select(Sample.t, Sample.value).where(Sample.run_id == run.id, Sample.attempt == run.attempt,
                                                  Sample.warmup.is_(False)).order_by(Sample.seq)

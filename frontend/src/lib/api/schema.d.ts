@@ -811,7 +811,10 @@ export interface components {
             /** Data */
             data: components["schemas"]["AuditEventPublic"][];
         };
-        /** CpuJobCreate */
+        /**
+         * CpuJobCreate
+         * @description FP64/FP32 FLOPS or integer ops at each thread count, repeated; best vector ISA with FMA.
+         */
         CpuJobCreate: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -826,60 +829,57 @@ export interface components {
         CpuParams: {
             /**
              * Duration S
-             * @description Length of one repeat, seconds
+             * @description Length of each measured phase, seconds (a whole day at most: a cpu_trace is one phase).
              * @default 5
              */
             duration_s: number;
             /**
              * Max Repeats
-             * @description Cap on repeats when repeating until stable
+             * @description Upper bound on measured phases per thread count when stable_cv > 0.
              * @default 10
              */
             max_repeats: number;
             /**
              * Op
-             * @description fp64 / fp32: fused multiply-add FLOPS; int32: vector integer adds
+             * @description fp64 / fp32: fused multiply-add chains (x <- x*m + c; mul+add without FMA), in GFLOP/s; int32: vector integer add chains, in GIOP/s.
              * @default fp64
              * @enum {string}
              */
             op: "fp64" | "fp32" | "int32";
             /**
              * Reference
-             * @description Also run HPL (hpcc) and likwid-bench peakflops afterwards
+             * @description Also run the matched reference tools on the host afterwards (HPL, likwid-bench, STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure
              * @default false
              */
             reference: boolean;
             /**
              * Repeats
-             * @description Measured repeats per thread count
+             * @description Measured phases per thread count; each one gives a result line.
              * @default 3
              */
             repeats: number;
             /**
              * Stable Cv
-             * @description Repeat until stable: keep repeating until the coefficient of variation is at most this (e.g. 0.035); 0 = exactly `repeats`
+             * @description Repeat until stable: after `repeats` phases, keep repeating until the coefficient of variation of the phases' rates is at most this (e.g. 0.035), or `max_repeats` is reached. 0 = exactly `repeats` phases.
              * @default 0
              */
             stable_cv: number;
             /**
              * Threads
-             * @description Thread counts to run, one after another
-             * @default [
-             *       1,
-             *       2,
-             *       4,
-             *       8
-             *     ]
+             * @description Thread counts, run one after another. Threads are pinned round-robin over the CPUs of the process affinity mask; more threads than CPUs is allowed and reported as oversubscribed.
              */
-            threads: number[];
+            threads?: number[];
             /**
              * Warmup S
-             * @description Warm-up before each thread count, excluded, seconds
+             * @description Warm-up phase before the measured phases of each thread count, seconds; its samples say warmup:true and it gives no result. 0 skips it.
              * @default 1
              */
             warmup_s: number;
         };
-        /** CpuTraceJobCreate */
+        /**
+         * CpuTraceJobCreate
+         * @description One thread count held for a duration, sampled every second (600 s = 600 samples).
+         */
         CpuTraceJobCreate: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -900,11 +900,17 @@ export interface components {
             duration_s: number;
             /**
              * Op
-             * @description fp64 / fp32: fused multiply-add FLOPS; int32: vector integer adds
+             * @description fp64 / fp32: fused multiply-add chains (x <- x*m + c; mul+add without FMA), in GFLOP/s; int32: vector integer add chains, in GIOP/s.
              * @default fp64
              * @enum {string}
              */
             op: "fp64" | "fp32" | "int32";
+            /**
+             * Reference
+             * @description Also run the matched reference tools on the host afterwards (HPL, likwid-bench, STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure
+             * @default false
+             */
+            reference: boolean;
             /**
              * Threads
              * @description Thread count held for the whole trace
@@ -912,7 +918,10 @@ export interface components {
              */
             threads: number;
         };
-        /** DiskJobCreate */
+        /**
+         * DiskJobCreate
+         * @description Sequential/random read/write and mixed I/O over block sizes; buffered or direct; MB/s, IOPS and latency percentiles.
+         */
         DiskJobCreate: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -927,92 +936,92 @@ export interface components {
         DiskParams: {
             /**
              * Blocks
-             * @description Block sizes, bytes
-             * @default [
-             *       8,
-             *       8192,
-             *       8388608,
-             *       83886080
-             *     ]
+             * @description Block sizes in bytes, 1 B to 80 MiB (e.g. 1,1024,4096,1048576). With direct I/O every block must be a multiple of the device's logical block size (512 or 4096).
              */
-            blocks: number[];
+            blocks?: number[];
             /**
              * Direct
-             * @description O_DIRECT (bypass the page cache); blocks must be multiples of the device's logical block size
+             * @description true: O_DIRECT, the page cache is bypassed and the device is measured (aligned buffers, blocks a multiple of the logical block size). false: buffered I/O through the page cache; every phase starts with the file flushed and dropped from the cache, but reads may still be served by readahead and writes by the cache (see fsync_writes).
              * @default false
              */
             direct: boolean;
             /**
              * Duration S
-             * @description Length of one repeat, seconds
+             * @description Length of each measured phase, seconds (a whole day at most: a cpu_trace is one phase).
              * @default 3
              */
             duration_s: number;
             /**
              * File Size
-             * @description Test file size, bytes
+             * @description Size of the test file in bytes (a multiple of 4096), 1 MiB to 64 GiB. It must fit in the free space of the work directory's filesystem minus a reserve of max(1 GiB, 5 %). Make it larger than RAM to defeat the page cache with buffered I/O.
              * @default 1073741824
              */
             file_size: number;
             /**
              * Iodepth
-             * @description Outstanding I/Os per thread
+             * @description I/Os in flight per thread. 1: one at a time. More needs an asynchronous engine (io_uring, or Linux AIO which is only asynchronous with direct I/O).
              * @default 1
              */
             iodepth: number;
             /**
              * Max Repeats
-             * @description Cap on repeats when repeating until stable
+             * @description Upper bound on measured phases per thread count when stable_cv > 0.
              * @default 10
              */
             max_repeats: number;
             /**
              * Ops
-             * @description Operations: sequential/random read/write, 50/50 mixed
-             * @default [
-             *       "seq_read",
-             *       "seq_write",
-             *       "rand_read",
-             *       "rand_write",
-             *       "rw"
-             *     ]
+             * @description Operations, each run at every block size: rw (a sequential stream, each I/O a read or a write at random, 50/50, like fio rw=rw), seq_read, seq_write (each thread streams through its own slice of the file), rand_read, rand_write (uniform block-aligned offsets over the whole file).
              */
-            ops: ("rw" | "seq_read" | "seq_write" | "rand_read" | "rand_write")[];
+            ops?: ("rw" | "seq_read" | "seq_write" | "rand_read" | "rand_write")[];
             /**
              * Reference
-             * @description Also run the matched reference tool on the host afterwards
+             * @description Also run the matched reference tools on the host afterwards (HPL, likwid-bench, STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure
              * @default false
              */
             reference: boolean;
             /**
              * Repeats
-             * @description Measured repeats per configuration
+             * @description Measured phases per thread count; each one gives a result line.
              * @default 3
              */
             repeats: number;
             /**
              * Stable Cv
-             * @description Repeat until stable: keep repeating until the coefficient of variation is at most this (e.g. 0.035); 0 = exactly `repeats`
+             * @description Repeat until stable: after `repeats` phases, keep repeating until the coefficient of variation of the phases' rates is at most this (e.g. 0.035), or `max_repeats` is reached. 0 = exactly `repeats` phases.
              * @default 0
              */
             stable_cv: number;
             /**
              * Threads
-             * @description Thread counts, one after another
-             * @default [
-             *       1,
-             *       2,
-             *       4,
-             *       8
-             *     ]
+             * @description Thread counts, run one after another. Threads are pinned round-robin over the CPUs of the process affinity mask; more threads than CPUs is allowed and reported as oversubscribed.
              */
-            threads: number[];
+            threads?: number[];
             /**
              * Warmup S
-             * @description Warm-up before each configuration, excluded, seconds
+             * @description Warm-up phase before the measured phases of each thread count, seconds; its samples say warmup:true and it gives no result. 0 skips it.
              * @default 1
              */
             warmup_s: number;
+        };
+        /**
+         * DurationTerms
+         * @description How a job's expected duration follows from its params: configurations = the product of the lengths of the
+         *     `per_item` lists that apply (see `applies`); seconds = configurations x (warmup_s + repeats x duration_s), with
+         *     repeats at max_repeats when stable_cv > 0 and `fixed` values in place of the params; plus
+         *     `reference_allowance_s` per item of the `reference_per` list (or once) when reference is on.
+         */
+        DurationTerms: {
+            /** Fixed */
+            fixed: {
+                [key: string]: number;
+            };
+            /** Per Item */
+            per_item: string[];
+            /** Reference Allowance S */
+            reference_allowance_s: number;
+            /** Reference Per */
+            reference_per: string | null;
         };
         /** Error */
         Error: {
@@ -1021,18 +1030,45 @@ export interface components {
         };
         /** ExperimentPublic */
         ExperimentPublic: {
+            /**
+             * Applies
+             * @description parameters that apply only while another has one of these values: {sizes: {op: [latency]}}
+             */
+            applies: {
+                [key: string]: {
+                    [key: string]: unknown[];
+                };
+            };
             /** Description */
             description: string;
+            duration: components["schemas"]["DurationTerms"];
             /** Kind */
             kind: string;
             /** Parameters */
             parameters: {
                 [key: string]: unknown;
             };
+            /**
+             * Roles
+             * @description one per host, in host_ids order: [host], or [serve, drive] (two hosts)
+             */
+            roles: string[];
+            /**
+             * Run Kinds
+             * @description the experiment of each role's run, as runs show it
+             */
+            run_kinds: string[];
             /** Title */
             title: string;
-            /** Unit Hint */
+            /**
+             * Unit Hint
+             * @description the unit of its figures, unless its op is in units_by_op
+             */
             unit_hint: string;
+            /** Units By Op */
+            units_by_op: {
+                [key: string]: string;
+            };
         };
         /** ExperimentsPublic */
         ExperimentsPublic: {
@@ -1056,7 +1092,10 @@ export interface components {
             /** Value */
             value?: number | null;
         };
-        /** GpuJobCreate */
+        /**
+         * GpuJobCreate
+         * @description FP32/FP64 FMA FLOPS, integer ops, device memory bandwidth, host-device copies.
+         */
         GpuJobCreate: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1071,62 +1110,54 @@ export interface components {
         GpuParams: {
             /**
              * Bytes
-             * @description Buffer size for bandwidth ops, bytes (0 = automatic)
+             * @description Buffer size for dram_bw (each of its three arrays) and for h2d / d2h (the host and the device buffer), bytes; 0 picks: dram_bw the larger of 512 MiB and 16x the L2 cache, h2d / d2h 256 MiB. dram_bw refuses arrays smaller than 4x L2 (that would measure the cache).
              * @default 0
              */
             bytes: number;
             /**
              * Device
-             * @description CUDA device index
+             * @description CUDA device index (as CUDA numbers them; CUDA_VISIBLE_DEVICES applies).
              * @default 0
              */
             device: number;
             /**
              * Duration S
-             * @description Length of one repeat, seconds
+             * @description Length of each measured phase, seconds (a whole day at most: a cpu_trace is one phase).
              * @default 3
              */
             duration_s: number;
             /**
              * Max Repeats
-             * @description Cap on repeats when repeating until stable
+             * @description Upper bound on measured phases per thread count when stable_cv > 0.
              * @default 10
              */
             max_repeats: number;
             /**
              * Ops
-             * @description FMA FLOPS, integer ops, device memory and PCIe copies
-             * @default [
-             *       "fp32_fma",
-             *       "fp64_fma",
-             *       "int32",
-             *       "dram_bw",
-             *       "h2d",
-             *       "d2h"
-             *     ]
+             * @description Operations, run one after another. fp32_fma / fp64_fma: chains of fused multiply-adds (FFMA / DFMA), GFLOP/s (an FMA is 2 FLOP). int32: chains of 32-bit integer multiply-adds (IMAD), GIOP/s (an IMAD is 2 ops). dram_bw: triad a = b + s*c over three device arrays far larger than L2, GB/s counting 2 reads and 1 write per element. h2d / d2h: cudaMemcpyAsync between pinned host memory and the device, GB/s.
              */
-            ops: ("fp32_fma" | "fp64_fma" | "int32" | "dram_bw" | "h2d" | "d2h")[];
+            ops?: ("fp32_fma" | "fp64_fma" | "int32" | "dram_bw" | "h2d" | "d2h")[];
             /**
              * Reference
-             * @description Also run the matched reference tool on the host afterwards
+             * @description Also run the matched reference tools on the host afterwards (HPL, likwid-bench, STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure
              * @default false
              */
             reference: boolean;
             /**
              * Repeats
-             * @description Measured repeats per configuration
+             * @description Measured phases per thread count; each one gives a result line.
              * @default 3
              */
             repeats: number;
             /**
              * Stable Cv
-             * @description Repeat until stable: keep repeating until the coefficient of variation is at most this (e.g. 0.035); 0 = exactly `repeats`
+             * @description Repeat until stable: after `repeats` phases, keep repeating until the coefficient of variation of the phases' rates is at most this (e.g. 0.035), or `max_repeats` is reached. 0 = exactly `repeats` phases.
              * @default 0
              */
             stable_cv: number;
             /**
              * Warmup S
-             * @description Warm-up before each configuration, excluded, seconds
+             * @description Warm-up phase before the measured phases of each thread count, seconds; its samples say warmup:true and it gives no result. 0 skips it.
              * @default 1
              */
             warmup_s: number;
@@ -1309,7 +1340,10 @@ export interface components {
              */
             role: "viewer" | "operator" | "admin";
         };
-        /** MemoryJobCreate */
+        /**
+         * MemoryJobCreate
+         * @description Bandwidth of block ops and STREAM-variant kernels; dependent-load latency against working-set size.
+         */
         MemoryJobCreate: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1324,84 +1358,67 @@ export interface components {
         MemoryParams: {
             /**
              * Blocks
-             * @description Block sizes, bytes (block ops)
-             * @default [
-             *       8,
-             *       8192,
-             *       8388608,
-             *       83886080
-             *     ]
+             * @description Block sizes in bytes for copy/read/write/rand_read/rand_write, multiples of 8. One operation moves one block (blocks of whole vectors in vector registers, others in 8-byte words); each thread walks its own buffer of max(block, buffer_bytes / threads) bytes, sequentially or at random block indexes. Each op also reports ns_per_op.
              */
-            blocks: number[];
+            blocks?: number[];
             /**
              * Duration S
-             * @description Length of one repeat, seconds
+             * @description Length of each measured phase, seconds (a whole day at most: a cpu_trace is one phase).
              * @default 3
              */
             duration_s: number;
             /**
              * Max Repeats
-             * @description Cap on repeats when repeating until stable
+             * @description Upper bound on measured phases per thread count when stable_cv > 0.
              * @default 10
              */
             max_repeats: number;
             /**
              * Op
-             * @description Block op, STREAM-variant kernel (plain or non-temporal stores), or dependent-load latency
+             * @description copy (read+write), read, write, rand_read, rand_write: one operation per block (--blocks) over a buffer past the caches. stream_copy/_scale/_add/_triad: STREAM-variant kernels with STREAM's byte counting (16/16/24/24 bytes per element), plain stores; the _nt ones use non-temporal stores. latency: dependent loads, a random cycle through --sizes working sets. Rates in MB/s = 10^6 bytes/s (latency: Mload/s, plus ns_per_load).
              * @default copy
              * @enum {string}
              */
             op: "copy" | "read" | "write" | "rand_read" | "rand_write" | "stream_copy" | "stream_scale" | "stream_add" | "stream_triad" | "stream_copy_nt" | "stream_scale_nt" | "stream_add_nt" | "stream_triad_nt" | "latency";
             /**
              * Reference
-             * @description Also run the matched reference tool on the host afterwards
+             * @description Also run the matched reference tools on the host afterwards (HPL, likwid-bench, STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure
              * @default false
              */
             reference: boolean;
             /**
              * Repeats
-             * @description Measured repeats per configuration
+             * @description Measured phases per thread count; each one gives a result line.
              * @default 3
              */
             repeats: number;
             /**
              * Sizes
-             * @description Working-set sizes, bytes (latency op)
-             * @default [
-             *       4096,
-             *       65536,
-             *       1048576,
-             *       16777216,
-             *       268435456,
-             *       1073741824
-             *     ]
+             * @description latency: working sets in bytes per thread, multiples of the cache line; one node per line in one random cycle. Each is labelled with the cache it fits in (level L1, L2, L3, DRAM).
              */
-            sizes: number[];
+            sizes?: number[];
             /**
              * Stable Cv
-             * @description Repeat until stable: keep repeating until the coefficient of variation is at most this (e.g. 0.035); 0 = exactly `repeats`
+             * @description Repeat until stable: after `repeats` phases, keep repeating until the coefficient of variation of the phases' rates is at most this (e.g. 0.035), or `max_repeats` is reached. 0 = exactly `repeats` phases.
              * @default 0
              */
             stable_cv: number;
             /**
              * Threads
-             * @description Thread counts, one after another
-             * @default [
-             *       1,
-             *       2,
-             *       4,
-             *       8
-             *     ]
+             * @description Thread counts, run one after another. Threads are pinned round-robin over the CPUs of the process affinity mask; more threads than CPUs is allowed and reported as oversubscribed.
              */
-            threads: number[];
+            threads?: number[];
             /**
              * Warmup S
-             * @description Warm-up before each configuration, excluded, seconds
+             * @description Warm-up phase before the measured phases of each thread count, seconds; its samples say warmup:true and it gives no result. 0 skips it.
              * @default 1
              */
             warmup_s: number;
         };
-        /** NetworkJobCreate */
+        /**
+         * NetworkJobCreate
+         * @description TCP/UDP throughput and round-trip latency over loopback on one host.
+         */
         NetworkJobCreate: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1414,7 +1431,7 @@ export interface components {
         };
         /**
          * NetworkPairJobCreate
-         * @description host_ids = [server host, client host]: the first serves on a port it chooses, the second drives.
+         * @description host_ids = [serve host, drive host]: TCP/UDP throughput and round-trip latency between two hosts: host_ids[0] serves on a port it chooses, host_ids[1] drives.
          */
         NetworkPairJobCreate: {
             /**
@@ -1430,69 +1447,61 @@ export interface components {
         NetworkPairParams: {
             /**
              * Duration S
-             * @description Length of one repeat, seconds
+             * @description Length of each measured phase, seconds (a whole day at most: a cpu_trace is one phase).
              * @default 3
              */
             duration_s: number;
             /**
              * Max Repeats
-             * @description Cap on repeats when repeating until stable
+             * @description Upper bound on measured phases per thread count when stable_cv > 0.
              * @default 10
              */
             max_repeats: number;
             /**
              * Op
-             * @description Throughput (stream) or round-trip latency (rr), from the client host (host_ids[1]) to the server host (host_ids[0])
+             * @description tcp_stream / udp_stream: one-way throughput in Mbit/s (10^6 bit/s) counted by the receiver (UDP: also datagrams sent, received, loss %); tcp_rr / udp_rr: ping-pong of one message, round trips/s plus round-trip latency avg/p50/p99 in µs (full round trip, not half).
              * @default tcp_stream
              * @enum {string}
              */
             op: "tcp_stream" | "udp_stream" | "tcp_rr" | "udp_rr";
             /**
              * Poll
-             * @description Round trips: blocking receive or busy poll
+             * @description Round-trip ops only. blocking: the thread sleeps in recv until the reply; busy: non-blocking recv in a spin loop on both ends, plus SO_BUSY_POLL where permitted. Busy needs a CPU per spinning thread.
              * @default blocking
              * @enum {string}
              */
             poll: "blocking" | "busy";
             /**
              * Reference
-             * @description Also run iperf3 / sockperf / ping from the client host against reference servers on the server host afterwards
+             * @description Also run the matched reference tools on the host afterwards (HPL, likwid-bench, STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure
              * @default false
              */
             reference: boolean;
             /**
              * Repeats
-             * @description Measured repeats per configuration
+             * @description Measured phases per thread count; each one gives a result line.
              * @default 3
              */
             repeats: number;
             /**
              * Sizes
-             * @description Message sizes, bytes (UDP ≤ 65507)
-             * @default [
-             *       1,
-             *       1024,
-             *       65536
-             *     ]
+             * @description Message sizes in bytes, one configuration each: the size of every send (TCP) or datagram payload (UDP, at most 65507).
              */
-            sizes: number[];
+            sizes?: number[];
             /**
              * Stable Cv
-             * @description Repeat until stable: keep repeating until the coefficient of variation is at most this (e.g. 0.035); 0 = exactly `repeats`
+             * @description Repeat until stable: after `repeats` phases, keep repeating until the coefficient of variation of the phases' rates is at most this (e.g. 0.035), or `max_repeats` is reached. 0 = exactly `repeats` phases.
              * @default 0
              */
             stable_cv: number;
             /**
              * Streams
-             * @description Parallel streams (threads), one count after another
-             * @default [
-             *       1
-             *     ]
+             * @description Concurrent streams, run one after another: each is its own thread (pinned) with its own connection and, in loopback, its own server thread.
              */
-            streams: number[];
+            streams?: number[];
             /**
              * Warmup S
-             * @description Warm-up before each configuration, excluded, seconds
+             * @description Warm-up phase before the measured phases of each thread count, seconds; its samples say warmup:true and it gives no result. 0 skips it.
              * @default 1
              */
             warmup_s: number;
@@ -1501,69 +1510,61 @@ export interface components {
         NetworkParams: {
             /**
              * Duration S
-             * @description Length of one repeat, seconds
+             * @description Length of each measured phase, seconds (a whole day at most: a cpu_trace is one phase).
              * @default 3
              */
             duration_s: number;
             /**
              * Max Repeats
-             * @description Cap on repeats when repeating until stable
+             * @description Upper bound on measured phases per thread count when stable_cv > 0.
              * @default 10
              */
             max_repeats: number;
             /**
              * Op
-             * @description Throughput (stream) or round-trip latency (rr), over loopback
+             * @description tcp_stream / udp_stream: one-way throughput in Mbit/s (10^6 bit/s) counted by the receiver (UDP: also datagrams sent, received, loss %); tcp_rr / udp_rr: ping-pong of one message, round trips/s plus round-trip latency avg/p50/p99 in µs (full round trip, not half).
              * @default tcp_stream
              * @enum {string}
              */
             op: "tcp_stream" | "udp_stream" | "tcp_rr" | "udp_rr";
             /**
              * Poll
-             * @description Round trips: blocking receive or busy poll
+             * @description Round-trip ops only. blocking: the thread sleeps in recv until the reply; busy: non-blocking recv in a spin loop on both ends, plus SO_BUSY_POLL where permitted. Busy needs a CPU per spinning thread.
              * @default blocking
              * @enum {string}
              */
             poll: "blocking" | "busy";
             /**
              * Reference
-             * @description Also run the matched reference tool on the host afterwards
+             * @description Also run the matched reference tools on the host afterwards (HPL, likwid-bench, STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure
              * @default false
              */
             reference: boolean;
             /**
              * Repeats
-             * @description Measured repeats per configuration
+             * @description Measured phases per thread count; each one gives a result line.
              * @default 3
              */
             repeats: number;
             /**
              * Sizes
-             * @description Message sizes, bytes (UDP ≤ 65507)
-             * @default [
-             *       1,
-             *       1024,
-             *       65536
-             *     ]
+             * @description Message sizes in bytes, one configuration each: the size of every send (TCP) or datagram payload (UDP, at most 65507).
              */
-            sizes: number[];
+            sizes?: number[];
             /**
              * Stable Cv
-             * @description Repeat until stable: keep repeating until the coefficient of variation is at most this (e.g. 0.035); 0 = exactly `repeats`
+             * @description Repeat until stable: after `repeats` phases, keep repeating until the coefficient of variation of the phases' rates is at most this (e.g. 0.035), or `max_repeats` is reached. 0 = exactly `repeats` phases.
              * @default 0
              */
             stable_cv: number;
             /**
              * Streams
-             * @description Parallel streams (threads), one count after another
-             * @default [
-             *       1
-             *     ]
+             * @description Concurrent streams, run one after another: each is its own thread (pinned) with its own connection and, in loopback, its own server thread.
              */
-            streams: number[];
+            streams?: number[];
             /**
              * Warmup S
-             * @description Warm-up before each configuration, excluded, seconds
+             * @description Warm-up phase before the measured phases of each thread count, seconds; its samples say warmup:true and it gives no result. 0 skips it.
              * @default 1
              */
             warmup_s: number;
@@ -4355,7 +4356,7 @@ export interface operations {
                 /** @description the runs of one job */
                 job_id?: number | null;
                 host_id?: number | null;
-                experiment?: ("cpu" | "cpu_trace" | "memory" | "disk" | "network" | "gpu" | "network_serve" | "network_drive") | null;
+                experiment?: ("cpu" | "cpu_trace" | "memory" | "disk" | "network" | "network_serve" | "network_drive" | "gpu") | null;
                 status?: string | null;
                 provider?: string | null;
                 instance_type?: string | null;

@@ -81,12 +81,16 @@ static const hb_param_def disk_params[] = {
 };
 
 static const char *const psync_only[] = {"psync", NULL};
+static const char *const direct_on[] = {"true", NULL};
 
 static const hb_rule disk_rules[] = {
     {"file_size", HB_RULE_MULTIPLE_OF, 4096, NULL, NULL, {{NULL, NULL, 0}},
      "the file is written and read in whole 4 KiB pages; give e.g. 1073741824 (1 GiB)"},
     {"blocks", HB_RULE_MAXIMUM_PARAM, 0, NULL, "file_size", {{NULL, NULL, 0}},
      "every block lies inside the test file: raise file_size"},
+    {"blocks", HB_RULE_MULTIPLE_OF, 512, NULL, NULL, {{"direct", direct_on, 0}},
+     "direct I/O moves whole blocks of the device's logical block size (512 B or 4 KiB): use buffered I/O "
+     "for other sizes"},
     {"iodepth", HB_RULE_MAXIMUM, 1, NULL, NULL, {{"engine", psync_only, 0}},
      "engine psync does one I/O at a time per thread (pread/pwrite); use --engine io_uring or "
      "libaio, or --iodepth 1 with more --threads"},

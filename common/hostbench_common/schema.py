@@ -1,10 +1,12 @@
 """A small JSON Schema validator for kernel parameters (the subset that `hbk <kernel> --describe`
-publishes): type, minimum/maximum, exclusiveMinimum/exclusiveMaximum, enum, const, minItems/maxItems,
+publishes, and what the experiment table narrows it with): type, minimum/maximum,
+exclusiveMinimum/exclusiveMaximum, multipleOf, enum, const, minItems/maxItems,
 uniqueItems, items, minLength/maxLength, pattern, properties, required, additionalProperties; and the
 kernel's cross-field rules, "x-rules" (docs/kernel-protocol.md), refused with the kernel's own message.
 
-The runner checks parameters again even though the API validated them (docs/reliability.md, rule 7): a
-schema keyword this validator does not know is refused rather than silently ignored.
+The runner checks parameters with it again even though the API validated them (docs/reliability.md, rule 7), and
+the API applies the same rules (`rule_violation`) to name the field in its 422. A schema keyword this validator
+does not know is refused rather than silently ignored.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ _ANNOTATIONS = {
     "format", "help", "x-unit",
 }
 _CONSTRAINTS = {
-    "type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "enum", "const",
+    "type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "enum", "const",
     "minItems", "maxItems", "uniqueItems", "items", "minLength", "maxLength", "pattern",
     "properties", "required", "additionalProperties", "x-rules",
 }
@@ -87,6 +89,8 @@ def validate(value: Any, schema: Mapping[str, Any], path: str = "") -> None:
             raise ParamError(f"{_where(path)}: {value} must be greater than {schema['exclusiveMinimum']}")
         if "exclusiveMaximum" in schema and value >= schema["exclusiveMaximum"]:
             raise ParamError(f"{_where(path)}: {value} must be less than {schema['exclusiveMaximum']}")
+        if "multipleOf" in schema and value % schema["multipleOf"]:
+            raise ParamError(f"{_where(path)}: {value} is not a multiple of {schema['multipleOf']}")
 
     if isinstance(value, str):
         if "minLength" in schema and len(value) < schema["minLength"]:
@@ -128,7 +132,7 @@ def validate(value: Any, schema: Mapping[str, Any], path: str = "") -> None:
         for rule in schema.get("x-rules", []):
             broken = rule_violation(rule, value, props)
             if broken is not None:
-                raise ParamError(broken[1])
+                raise ParamError(broken[2])
 
 
 def _text(value: Any) -> str:
@@ -145,9 +149,9 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def rule_violation(rule: Mapping[str, Any], value: Mapping[str, Any],
-                   props: Mapping[str, Any]) -> tuple[str, str] | None:
-    """(parameter, message) when the parameters `value` (absent ones at their defaults in `props`) break one
-    rule of a kernel's "x-rules", else None. The message is the kernel's own, word for word."""
+                   props: Mapping[str, Any]) -> tuple[str, Any, str] | None:
+    """(parameter, offending item, message) when the parameters `value` (absent ones at their defaults in
+    `props`) break one rule of a kernel's "x-rules", else None. The message is the kernel's own, word for word."""
     if not isinstance(rule, Mapping) or set(rule) - _RULE_KEYS or len(set(rule) & _RULE_CONSTRAINTS) != 1:
         raise ParamError(f"x-rules: rule {_short(rule)} is not one the runner knows")
 
@@ -180,7 +184,7 @@ def rule_violation(rule: Mapping[str, Any], value: Mapping[str, Any],
         problem = _rule_problem(rule, item, current)
         if problem is not None:
             condition = f" when {' and '.join(said)}" if said else ""
-            return str(param), f"{param}: {_text(item)} {problem}{condition}; {rule.get('reason', '')}"
+            return str(param), item, f"{param}: {_text(item)} {problem}{condition}; {rule.get('reason', '')}"
     return None
 
 

@@ -1,6 +1,8 @@
-"""Writes kernel_describe.py, the backend's copy of `hbk <kernel> --describe` (the API process has no kernel binary
-to ask): python -m app.experiments.snapshot [path/to/hbk]. backend/tests/test_kernel_rules.py fails while the copy
-differs from the built kernel's."""
+"""Writes describe.py, the checked-in copy of `hbk <kernel> --describe` that the API reads (the API process has no
+kernel binary to ask): python -m hostbench_common.snapshot [path/to/hbk]. backend/tests/test_kernel_rules.py fails
+while the copy differs from the built kernel's."""
+from __future__ import annotations
+
 import json
 import subprocess
 import sys
@@ -8,9 +10,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-HBK = HERE.parents[2] / "runner" / "kernels" / "build" / "hbk"
-# The kernels the experiments run (registry.py); null is the harness's own test kernel.
-KERNELS = ("cpu", "disk", "gpu", "memory", "net")
+HBK = HERE.parents[1] / "runner" / "kernels" / "build" / "hbk"
+
 
 
 def describe(hbk: Path, kernel: str) -> dict[str, Any]:
@@ -23,7 +24,7 @@ def describe(hbk: Path, kernel: str) -> dict[str, Any]:
 
 def _json(value: Any, depth: int = 0) -> str:
     """JSON with one line per parameter and per rule (depth 4): short enough for review, one diff line per change."""
-    if depth >= 4 or not isinstance(value, dict | list) or not value:
+    if depth >= 4 or not isinstance(value, (dict, list)) or not value:
         return json.dumps(value, ensure_ascii=False)
     pad = " " * (depth + 1)
     if isinstance(value, dict):
@@ -39,14 +40,16 @@ def render(docs: dict[str, Any]) -> str:
     if "'''" in text or text.endswith("\\"):
         raise ValueError("the description cannot be written as a raw string")
     return ('"""`hbk <kernel> --describe` of every kernel the experiments run, less "build": written by\n'
-            "python -m app.experiments.snapshot, kept equal to the built kernel's by\n"
-            'backend/tests/test_kernel_rules.py.\n"""\n# ruff: noqa: E501\nimport json\nfrom typing import Any\n\n'
+            "python -m hostbench_common.snapshot, kept equal to the built kernel's by\n"
+            'backend/tests/test_kernel_rules.py.\n"""\nimport json\nfrom typing import Any\n\n'
             f"DESCRIBE: dict[str, Any] = json.loads(r'''{text}''')\n")
 
 
 def main() -> None:
     hbk = Path(sys.argv[1]) if len(sys.argv) > 1 else HBK
-    (HERE / "kernel_describe.py").write_text(render({k: describe(hbk, k) for k in KERNELS}))
+    from .experiments import kernels_needed
+
+    (HERE / "describe.py").write_text(render({k: describe(hbk, k) for k in kernels_needed()}))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,7 @@
 """`hbk <kernel> --describe` of every kernel the experiments run, less "build": written by
-python -m app.experiments.snapshot, kept equal to the built kernel's by
+python -m hostbench_common.snapshot, kept equal to the built kernel's by
 backend/tests/test_kernel_rules.py.
 """
-# ruff: noqa: E501
 import json
 from typing import Any
 
@@ -72,6 +71,7 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
    "x-rules": [
     {"param": "file_size", "when": {}, "multipleOf": 4096, "reason": "the file is written and read in whole 4 KiB pages; give e.g. 1073741824 (1 GiB)"},
     {"param": "blocks", "when": {}, "maximumParam": "file_size", "reason": "every block lies inside the test file: raise file_size"},
+    {"param": "blocks", "when": {"direct": {"enum": [true]}}, "multipleOf": 512, "reason": "direct I/O moves whole blocks of the device's logical block size (512 B or 4 KiB): use buffered I/O for other sizes"},
     {"param": "iodepth", "when": {"engine": {"enum": ["psync"]}}, "maximum": 1, "reason": "engine psync does one I/O at a time per thread (pread/pwrite); use --engine io_uring or libaio, or --iodepth 1 with more --threads"},
     {"param": "max_repeats", "when": {"stable_cv": {"exclusiveMinimum": 0}}, "minimumParam": "repeats", "reason": "repeat-until-stable runs at least `repeats` phases"},
     {"param": "repeats", "when": {"sampler_ab": {"enum": [true]}}, "multipleOf": 2, "reason": "sampler_ab compares phases with and without the sampler in pairs: it needs an even `repeats`"},

@@ -1,0 +1,403 @@
+"""The one table of experiments. Everything else reads it: the API builds its request models from it (and the
+kernels' `--describe` in describe.py) and publishes it at /api/experiments, the dashboard draws its form and its
+duration estimate from that, the runner turns a run's parameters into the kernel's argv with it.
+
+Two levels. A *run kind* (RUNS) is what one runner executes on one host: a kernel, the parameters a job may set
+and the ones the kind pins, their argv order. An *experiment* (EXPERIMENTS) is what a person asks for: a title,
+its runs by role (one host: "host"; two hosts: "serve" on host_ids[0], "drive" on host_ids[1]), its unit, the
+parameters it takes (its own run kind's, or its driving run's). Two-host is a capability of an experiment (its
+roles), never read from its name.
+
+A parameter's type, bounds, default and description are the kernel's own (`hbk <kernel> --describe`); an entry
+here may only narrow them (`narrow`: a tighter bound, another default for this experiment). Adding an experiment
+is one entry in RUNS and one in EXPERIMENTS.
+"""
+
+from __future__ import annotations
+
+import copy
+import ipaddress
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .describe import DESCRIBE
+from .errors import ParamError
+from .schema import validate
+
+# Parameters the runner itself acts on, for every experiment; never passed to a kernel.
+# reference: after the kernel succeeded, run the matched reference tools too (reftools/).
+RUNNER_PARAMS: dict[str, dict[str, Any]] = {
+    "reference": {"type": "boolean", "default": False,
+                  "description": "Also run the matched reference tools on the host afterwards (HPL, likwid-bench, "
+                                 "STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure"},
+}
+# Seconds a reference tool may add per thread count of a job (hpcc runs its whole suite, not only HPL).
+REFERENCE_ALLOWANCE_S = 300.0
+# A serving kernel outlives its driver's expected duration by this much before its runner's deadline stops it.
+SERVE_SLACK_S = 600.0
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter a job may set, and the kernel parameter it feeds."""
+
+    name: str
+    kernel_name: str | None = None  # defaults to name
+    one_of_list: bool = False  # the job gives one value; the kernel takes a list of exactly it
+    # JSON Schema keywords that replace the kernel's for this experiment: only ever narrower (a test checks),
+    # "items" merged into the kernel's items.
+    narrow: Mapping[str, Any] = field(default_factory=dict)
+    # Passed to the kernel only while another parameter has one of these values ({"op": ("latency",)}); the
+    # dashboard does not ask for it otherwise.
+    applies: Mapping[str, tuple[Any, ...]] | None = None
+    # A list whose every item is measured one after another: a factor of the expected duration.
+    per_item: bool = False
+    # Set by the server when it hands the run out (the driving run's peer and port), never by a person.
+    by_server: bool = False
+
+    @property
+    def target(self) -> str:
+        return self.kernel_name or self.name
+
+    def applies_to(self, params: Mapping[str, Any], defaults: Mapping[str, Any]) -> bool:
+        if not self.applies:
+            return True
+        return all(params.get(k, defaults.get(k)) in allowed for k, allowed in self.applies.items())
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one runner executes: a kernel and how a job's parameters become its argv."""
+
+    kind: str
+    kernel: str
+    params: tuple[Param, ...]  # what a job may set
+    fixed: Mapping[str, Any] = field(default_factory=dict)  # kernel params this kind pins
+    argv_order: tuple[str, ...] = ()  # kernel params in argv order; every one is passed unless it does not apply
+    # A kernel param the runner fills from the assignment's deadline_s (serve: --serve_s), never from params.
+    deadline_param: str | None = None
+    # Params the server adds for itself (the driving run: server_run_id); accepted, never passed to the kernel.
+    server_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # A last check of the validated params, beyond the kernel's schema (drive: peer is an IP literal).
+    check: Callable[[Mapping[str, Any]], None] | None = None
+    unit: str = ""  # the unit of its samples and results
+    units_by_op: Mapping[str, str] = field(default_factory=dict)  # where an op measures in another unit
+    # What its figures are set against (the API's results/limits.py and hosts/peaks.py compute each): cpu (per
+    # op and thread count), memory (DIMM bandwidth), disk, nic (the link), loopback (none: no link), gpu; "" none.
+    peak: str = ""
+    trace: bool = False  # its samples are one long phase, summarised as a trace (throttled stretches)
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    def kernel_schema(self) -> dict[str, Any]:
+        """The kernel's parameter schema (properties and x-rules), from the describe snapshot."""
+        schema: dict[str, Any] = DESCRIBE[self.kernel]["parameters"]
+        return schema
+
+    def param_schema(self, p: Param, kernel_schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The JSON Schema of one job parameter: the kernel's, unwrapped for one_of_list, narrowed by the table."""
+        props = (kernel_schema or self.kernel_schema()).get("properties", {})
+        if p.target not in props:
+            raise ParamError(f"kernel {self.kernel!r} has no parameter {p.target!r} (is the kernel binary up to date?)")
+        sub = copy.deepcopy(props[p.target])
+        if p.one_of_list:
+            if sub.get("type") != "array" or "items" not in sub:
+                raise ParamError(f"kernel parameter {p.target!r} is not a list")
+            sub = {**copy.deepcopy(sub["items"]), "description": sub.get("description", "")}
+        for key, value in p.narrow.items():
+            if key == "items":
+                sub["items"] = {**sub.get("items", {}), **copy.deepcopy(dict(value))}
+            else:
+                sub[key] = copy.deepcopy(value)
+        return sub
+
+    def job_params(self) -> tuple[Param, ...]:
+        """The parameters a person sets (not those the server fills in)."""
+        return tuple(p for p in self.params if not p.by_server)
+
+    def api_schema(self, kernel_schema: Mapping[str, Any] | None = None, *, with_defaults: bool = False,
+                   server: bool = True) -> dict[str, Any]:
+        """The JSON Schema of this kind's params. The runner checks all of them without defaults (an absent param
+        takes the kernel's, or the table's narrowed one, when the argv is built); the API publishes a person's
+        (server=False) with their defaults."""
+        out: dict[str, Any] = {}
+        for p in self.params if server else self.job_params():
+            sub = self.param_schema(p, kernel_schema)
+            if not with_defaults:
+                sub.pop("default", None)
+            out[p.name] = sub
+        for name, sub in RUNNER_PARAMS.items():
+            out[name] = copy.deepcopy(sub) if with_defaults else {k: v for k, v in sub.items() if k != "default"}
+        if server:
+            out.update(copy.deepcopy(dict(self.server_params)))
+        return {"type": "object", "additionalProperties": False, "properties": out}
+
+    def defaults(self, kernel_schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Each job parameter's default (narrowed by the table where it says so)."""
+        out: dict[str, Any] = {}
+        for p in self.params:
+            sub = self.param_schema(p, kernel_schema)
+            if "default" in sub:
+                out[p.name] = sub["default"]
+        return out
+
+    def fixed_job_values(self) -> dict[str, Any]:
+        """The job-level values of parameters this kind pins (cpu_trace: one repeat, no warm-up)."""
+        return {k: v for k, v in self.fixed.items() if k in ("repeats", "warmup_s")}
+
+    @staticmethod
+    def wants_reference(params: Mapping[str, Any]) -> bool:
+        """Only after kernel_params() accepted params (the flag is then a bool or absent)."""
+        return params.get("reference") is True
+
+    def kernel_params(self, params: Mapping[str, Any], kernel_schema: Mapping[str, Any] | None = None,
+                      deadline_s: float | None = None) -> dict[str, Any]:
+        """Validate a job's params, then return the complete kernel parameters (validated too)."""
+        if not isinstance(params, dict):
+            raise ParamError(f"params: expected object, got {type(params).__name__}")
+        kschema = kernel_schema or self.kernel_schema()
+        validate(params, self.api_schema(kschema))
+        if self.check is not None:
+            self.check(params)
+        defaults = self.defaults(kschema)
+        props = kschema.get("properties", {})
+        dropped = {p.target for p in self.params if not p.applies_to(params, defaults)}
+        if not params.get("stable_cv"):  # fixed repeats: the kernel's defaults, argv stays short
+            dropped |= set(STABLE_ARGV)
+        out: dict[str, Any] = {}
+        for name in self.argv_order:
+            if name in dropped:
+                continue
+            if name in self.fixed:
+                out[name] = self.fixed[name]
+                continue
+            if name == self.deadline_param:
+                if deadline_s is None or not math.isfinite(deadline_s) or deadline_s <= 0:
+                    raise ParamError(f"{name}: needs the run's deadline_s")
+                top = props.get(name, {}).get("maximum")
+                out[name] = max(1, math.ceil(deadline_s))
+                if isinstance(top, (int, float)):
+                    out[name] = min(out[name], int(top))
+                continue
+            p = next((q for q in self.params if q.target == name), None)
+            if p is not None and p.name in params:
+                value = params[p.name]
+            elif p is not None and p.name in defaults:
+                value = copy.deepcopy(defaults[p.name])
+            elif name in props and props[name].get("default") is not None:
+                out[name] = copy.deepcopy(props[name]["default"])
+                continue
+            else:
+                raise ParamError(f"{p.name if p else name}: required (the kernel has no default)")
+            out[name] = [value] if p is not None and p.one_of_list else value
+        validate(out, kschema)
+        return out
+
+    def argv(self, kernel_bin: Path | str, kernel_params: Mapping[str, Any]) -> list[str]:
+        argv = [str(kernel_bin), self.kernel]
+        for name in self.argv_order:
+            if name in kernel_params:
+                argv += [f"--{name}", format_arg(name, kernel_params[name])]
+        return argv
+
+    def unit_for(self, params: Mapping[str, Any]) -> str:
+        """The unit its live samples and results are in, before any arrive (results carry their own)."""
+        op = params.get("op")
+        return self.units_by_op.get(op, self.unit) if isinstance(op, str) else self.unit
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """What a person asks for: one run per host, each of a run kind, by role."""
+
+    kind: str
+    title: str
+    description: str
+    roles: tuple[tuple[str, str], ...]  # (role, run kind) in host_ids order: (("host", "cpu"),) or serve, drive
+    params_of: str  # the run kind whose parameters the job takes (the driving run's, for two hosts)
+    # Of the parameters, the one whose length counts the reference tools' allowance (one pass per thread count).
+    reference_per: str | None = "threads"
+
+    @property
+    def hosts(self) -> int:
+        return len(self.roles)
+
+    @property
+    def run(self) -> Run:
+        return RUNS[self.params_of]
+
+    def run_kind(self, role: str) -> str:
+        return dict(self.roles)[role]
+
+    @property
+    def unit(self) -> str:
+        return self.run.unit
+
+    def api_schema(self) -> dict[str, Any]:
+        """The job's parameters as JSON Schema, with defaults; the server's own params left out."""
+        return self.run.api_schema(with_defaults=True, server=False)
+
+    def expected_duration(self, params: Mapping[str, Any]) -> float:
+        """Seconds of measuring at most (repeat-until-stable at its cap), without the reference tools."""
+        run = self.run
+        values = {**run.defaults(), **{k: v for k, v in params.items() if v is not None}}
+        values.update(run.fixed_job_values())
+        configs = 1
+        for p in run.params:
+            if p.per_item and p.applies_to(values, values) and isinstance(values.get(p.name), list):
+                configs *= len(values[p.name])
+        repeats = values.get("repeats", 1)
+        if values.get("stable_cv", 0) > 0:
+            repeats = max(repeats, values.get("max_repeats", repeats))
+        return float(configs * (values.get("warmup_s", 0) + repeats * values.get("duration_s", 0)))
+
+    def reference_allowance(self, params: Mapping[str, Any]) -> float:
+        if params.get("reference") is not True:
+            return 0.0
+        per = params.get(self.reference_per) if self.reference_per else None
+        return REFERENCE_ALLOWANCE_S * (len(per) if isinstance(per, list) and per else 1)
+
+    def terms(self) -> dict[str, Any]:
+        """How the expected duration is computed, as data for the dashboard (which keeps no copy of the
+        formula's terms): configurations = the product of the lengths of `per_item` lists that apply;
+        duration = configurations x (warmup_s + repeats x duration_s), repeats at max_repeats when stable_cv > 0;
+        plus `reference_allowance_s` per item of `reference_per` when reference is on."""
+        return {"per_item": [p.name for p in self.run.params if p.per_item],
+                "fixed": self.run.fixed_job_values(),
+                "reference_allowance_s": REFERENCE_ALLOWANCE_S, "reference_per": self.reference_per}
+
+    def applies(self) -> dict[str, dict[str, list[Any]]]:
+        """Parameters that apply only to some values of another ({"sizes": {"op": ["latency"]}})."""
+        return {p.name: {k: list(v) for k, v in p.applies.items()} for p in self.run.params if p.applies}
+
+
+def _check_drive(params: Mapping[str, Any]) -> None:
+    """The peer is the serving host's address as the server recorded it: an IP literal, never a name."""
+    peer, port = params.get("peer"), params.get("port")
+    try:
+        ipaddress.ip_address(peer if isinstance(peer, str) else "")
+    except ValueError:
+        raise ParamError(f"peer: {peer!r} is not an IPv4 or IPv6 address literal") from None
+    if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
+        raise ParamError(f"port: {port!r} is not a port (1..65535)")
+
+
+# The driving run: the ports of the reference servers its peer offers (reftools/serve.py), added by the server.
+REFERENCE_PORTS: dict[str, Any] = {
+    "type": "object", "additionalProperties": False,
+    "properties": {tool: {"type": "integer", "minimum": 1, "maximum": 65535} for tool in ("iperf3", "sockperf")},
+}
+
+# Repeat until stable (harness params of every kernel).
+STABLE = (Param("stable_cv"), Param("max_repeats"))
+STABLE_ARGV = ("stable_cv", "max_repeats")
+# A measured phase is an hour at most for the repeated experiments (a trace is one phase of up to a day), and
+# three seconds by default.
+PHASE = Param("duration_s", narrow={"maximum": 3600, "default": 3})
+REPEATED = (Param("repeats"), PHASE, Param("warmup_s"), *STABLE)
+THREADS = Param("threads", per_item=True)
+MEMORY_BLOCK_OPS = ("copy", "read", "write", "rand_read", "rand_write")
+NET_UNITS = {"tcp_rr": "RT/s", "udp_rr": "RT/s"}
+NET_DRIVE = (Param("op"), Param("sizes", per_item=True), Param("streams", per_item=True), Param("poll"), *REPEATED)
+
+RUNS: dict[str, Run] = {r.kind: r for r in (
+    Run("cpu", "cpu", (Param("op"), THREADS, Param("repeats"), Param("duration_s", narrow={"maximum": 3600}),
+                       Param("warmup_s"), *STABLE),
+        argv_order=("op", "threads", "repeats", "duration_s", "warmup_s", *STABLE_ARGV),
+        unit="GFLOP/s", units_by_op={"int32": "GIOP/s"}, peak="cpu"),
+    Run("cpu_trace", "cpu", (Param("op"), Param("threads", one_of_list=True, narrow={
+                                 "default": 1, "description": "Thread count held for the whole trace"}),
+                             Param("duration_s", narrow={"minimum": 1, "default": 600, "description":
+                                   "Trace length, seconds (one sample per second)"})),
+        fixed={"repeats": 1, "warmup_s": 0},
+        argv_order=("op", "threads", "repeats", "duration_s", "warmup_s"),
+        unit="GFLOP/s", units_by_op={"int32": "GIOP/s"}, peak="cpu", trace=True),
+    # The kernel's working directory is the run's own directory under the runner's work dir; `workdir` is never a
+    # job parameter (a path from a request), the disk kernel's default "." is that directory.
+    Run("memory", "memory",
+        (Param("op"),
+         Param("blocks", per_item=True, applies={"op": MEMORY_BLOCK_OPS}, narrow={"items": {"multipleOf": 8}}),
+         Param("sizes", per_item=True, applies={"op": ("latency",)},
+               narrow={"default": [4096, 65536, 1048576, 16777216, 268435456, 1073741824]}),
+         THREADS, *REPEATED),
+        argv_order=("op", "blocks", "sizes", "threads", "repeats", "duration_s", "warmup_s", *STABLE_ARGV),
+        unit="MB/s", units_by_op={"latency": "Mload/s"}, peak="memory"),
+    Run("disk", "disk", (Param("ops", kernel_name="op", per_item=True), Param("blocks", per_item=True),
+                         Param("direct"), Param("iodepth"), Param("file_size"), THREADS, *REPEATED),
+        argv_order=("op", "blocks", "direct", "iodepth", "file_size", "threads", "repeats", "duration_s",
+                    "warmup_s", *STABLE_ARGV),
+        unit="MB/s", peak="disk"),
+    Run("network", "net", NET_DRIVE, fixed={"role": "loopback"},
+        argv_order=("role", "op", "sizes", "streams", "poll", "repeats", "duration_s", "warmup_s", *STABLE_ARGV),
+        unit="Mbit/s", units_by_op=NET_UNITS, peak="loopback"),
+    # Two hosts: the serving side serves on a free port of every address until its deadline (the server stops it
+    # earlier: its lease gets 409 once the driving run ended); the driving side drives to it.
+    Run("network_serve", "net", (Param("op"),),
+        fixed={"role": "serve", "bind": "0.0.0.0", "port": 0},  # noqa: S104 - the driver is another host
+        deadline_param="serve_s", argv_order=("role", "bind", "port", "op", "serve_s"),
+        unit="Mbit/s", units_by_op=NET_UNITS),
+    Run("network_drive", "net", (Param("peer", by_server=True), Param("port", by_server=True), *NET_DRIVE),
+        fixed={"role": "drive"},
+        server_params={"server_run_id": {"type": "integer", "minimum": 1}, "reference_ports": REFERENCE_PORTS},
+        check=_check_drive,
+        argv_order=("role", "peer", "port", "op", "sizes", "streams", "poll", "repeats", "duration_s", "warmup_s",
+                    *STABLE_ARGV),
+        unit="Mbit/s", units_by_op=NET_UNITS, peak="nic"),
+    Run("gpu", "gpu", (Param("ops", kernel_name="op", per_item=True), Param("device"), Param("bytes"), *REPEATED),
+        argv_order=("op", "device", "bytes", "repeats", "duration_s", "warmup_s", *STABLE_ARGV),
+        unit="mixed", peak="gpu"),
+)}
+
+EXPERIMENTS: dict[str, Experiment] = {e.kind: e for e in (
+    Experiment("cpu", "CPU throughput", "FP64/FP32 FLOPS or integer ops at each thread count, repeated; best vector "
+               "ISA with FMA.", (("host", "cpu"),), "cpu"),
+    Experiment("cpu_trace", "CPU trace", "One thread count held for a duration, sampled every second (600 s = 600 "
+               "samples).", (("host", "cpu_trace"),), "cpu_trace"),
+    Experiment("memory", "Memory", "Bandwidth of block ops and STREAM-variant kernels; dependent-load latency against "
+               "working-set size.", (("host", "memory"),), "memory"),
+    Experiment("disk", "Disk", "Sequential/random read/write and mixed I/O over block sizes; buffered or direct; "
+               "MB/s, IOPS and latency percentiles.", (("host", "disk"),), "disk"),
+    Experiment("network", "Network (loopback)", "TCP/UDP throughput and round-trip latency over loopback on one host.",
+               (("host", "network"),), "network"),
+    Experiment("network_pair", "Network (two hosts)", "TCP/UDP throughput and round-trip latency between two hosts: "
+               "host_ids[0] serves on a port it chooses, host_ids[1] drives.",
+               (("serve", "network_serve"), ("drive", "network_drive")), "network_drive", reference_per=None),
+    Experiment("gpu", "GPU (CUDA)", "FP32/FP64 FMA FLOPS, integer ops, device memory bandwidth, host-device copies.",
+               (("host", "gpu"),), "gpu", reference_per=None),
+)}
+
+# A run kind's role in its experiment ("host", "serve", "drive").
+ROLE_OF: dict[str, str] = {kind: role for e in EXPERIMENTS.values() for role, kind in e.roles}
+
+
+def experiment_of(run_kind: str) -> Experiment:
+    return next(e for e in EXPERIMENTS.values() if any(k == run_kind for _, k in e.roles))
+
+
+# A value that reaches argv: no option look-alikes, no list separators, nothing a human would not type.
+_SAFE_TEXT = re.compile(r"[A-Za-z0-9_.:+/][A-Za-z0-9_.:+/-]*")
+
+
+def format_arg(name: str, value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    if isinstance(value, str):
+        if not _SAFE_TEXT.fullmatch(value):
+            raise ParamError(f"{name}: {value!r} has characters not allowed in a kernel argument")
+        return value
+    if isinstance(value, list) and value and all(not isinstance(v, list) for v in value):
+        return ",".join(format_arg(name, v) for v in value)
+    raise ParamError(f"{name}: {value!r} cannot be passed to the kernel")
+
+
+def kernels_needed() -> list[str]:
+    return sorted({r.kernel for r in RUNS.values()})
