@@ -90,6 +90,10 @@ class Run:
     # op and thread count), memory (DIMM bandwidth), disk, nic (the link), loopback (none: no link), gpu; "" none.
     peak: str = ""
     trace: bool = False  # its samples are one long phase, summarised as a trace (throttled stretches)
+    # The reference tools run after its kernel when a job asks (reftools/table.py builds their plans; a driving
+    # run's run against its peer's servers). A trace and a serving run have none; a GPU's peak comes from the
+    # device's attributes, with no tool to run.
+    references: tuple[str, ...] = ()
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -303,13 +307,14 @@ REPEATED = (Param("repeats"), PHASE, Param("warmup_s"), *STABLE)
 THREADS = Param("threads", per_item=True)
 MEMORY_BLOCK_OPS = ("copy", "read", "write", "rand_read", "rand_write")
 NET_UNITS = {"tcp_rr": "RT/s", "udp_rr": "RT/s"}
+NET_TOOLS = ("iperf3", "sockperf", "ping")
 NET_DRIVE = (Param("op"), Param("sizes", per_item=True), Param("streams", per_item=True), Param("poll"), *REPEATED)
 
 RUNS: dict[str, Run] = {r.kind: r for r in (
     Run("cpu", "cpu", (Param("op"), THREADS, Param("repeats"), Param("duration_s", narrow={"maximum": 3600}),
                        Param("warmup_s"), *STABLE),
         argv_order=("op", "threads", "repeats", "duration_s", "warmup_s", *STABLE_ARGV),
-        unit="GFLOP/s", units_by_op={"int32": "GIOP/s"}, peak="cpu"),
+        unit="GFLOP/s", units_by_op={"int32": "GIOP/s"}, peak="cpu", references=("hpcc", "likwid-bench")),
     Run("cpu_trace", "cpu", (Param("op"), Param("threads", one_of_list=True, narrow={
                                  "default": 1, "description": "Thread count held for the whole trace"}),
                              Param("duration_s", narrow={"minimum": 1, "default": 600, "description":
@@ -326,15 +331,15 @@ RUNS: dict[str, Run] = {r.kind: r for r in (
                narrow={"default": [4096, 65536, 1048576, 16777216, 268435456, 1073741824]}),
          THREADS, *REPEATED),
         argv_order=("op", "blocks", "sizes", "threads", "repeats", "duration_s", "warmup_s", *STABLE_ARGV),
-        unit="MB/s", units_by_op={"latency": "Mload/s"}, peak="memory"),
+        unit="MB/s", units_by_op={"latency": "Mload/s"}, peak="memory", references=("stream",)),
     Run("disk", "disk", (Param("ops", kernel_name="op", per_item=True), Param("blocks", per_item=True),
                          Param("direct"), Param("iodepth"), Param("file_size"), THREADS, *REPEATED),
         argv_order=("op", "blocks", "direct", "iodepth", "file_size", "threads", "repeats", "duration_s",
                     "warmup_s", *STABLE_ARGV),
-        unit="MB/s", peak="disk"),
+        unit="MB/s", peak="disk", references=("fio", "iozone")),
     Run("network", "net", NET_DRIVE, fixed={"role": "loopback"},
         argv_order=("role", "op", "sizes", "streams", "poll", "repeats", "duration_s", "warmup_s", *STABLE_ARGV),
-        unit="Mbit/s", units_by_op=NET_UNITS, peak="loopback"),
+        unit="Mbit/s", units_by_op=NET_UNITS, peak="loopback", references=NET_TOOLS),
     # Two hosts: the serving side serves on a free port of every address until its deadline (the server stops it
     # earlier: its lease gets 409 once the driving run ended); the driving side drives to it.
     Run("network_serve", "net", (Param("op"),),
@@ -347,7 +352,7 @@ RUNS: dict[str, Run] = {r.kind: r for r in (
         check=_check_drive,
         argv_order=("role", "peer", "port", "op", "sizes", "streams", "poll", "repeats", "duration_s", "warmup_s",
                     *STABLE_ARGV),
-        unit="Mbit/s", units_by_op=NET_UNITS, peak="nic"),
+        unit="Mbit/s", units_by_op=NET_UNITS, peak="nic", references=NET_TOOLS),
     Run("gpu", "gpu", (Param("ops", kernel_name="op", per_item=True), Param("device"), Param("bytes"), *REPEATED),
         argv_order=("op", "device", "bytes", "repeats", "duration_s", "warmup_s", *STABLE_ARGV),
         unit="mixed", peak="gpu"),

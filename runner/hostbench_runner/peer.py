@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hostbench_common.experiments import ROLE_OF
 from hostbench_common.reftools.serve import PeerServers
 
 from .api import ApiClient, Backoff, call_with_retry
@@ -61,7 +62,8 @@ class Listening:
 def servers_dir(experiment: Any, wants_reference: bool, work_dir: Path | None,
                 params: dict[str, Any] | None) -> Path | None:
     """Where a serve run's reference servers run; None when it offers none (the job asked for no reference tools)."""
-    if experiment != "network_serve" or not wants_reference or work_dir is None or params is None:
+    serving = isinstance(experiment, str) and ROLE_OF.get(experiment) == "serve"
+    if not serving or not wants_reference or work_dir is None or params is None:
         return None
     return work_dir / "reference-servers"
 

@@ -103,7 +103,7 @@ def test_iozone_one_process_per_op_and_block():
     buffered = iozone.plans(Context(experiment="disk", params={**DISK, "direct": False}))
     assert "-I" not in buffered[0].argv
     assert iozone.plans(Context(experiment="disk", params={**DISK, "threads": [2]})) == []
-    assert [r.tool for r in table.REFERENCES["disk"]] == ["fio", "iozone"]
+    assert [tool for tool, _ in table.builders("disk")] == ["fio", "iozone"]
 
 
 # --- parsers -------------------------------------------------------------------------------------------

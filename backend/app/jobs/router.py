@@ -35,7 +35,8 @@ def read_experiments(_: ViewerDep) -> ExperimentsPublic:
         ExperimentPublic(kind=e.kind, title=e.title, description=e.description, unit_hint=e.unit,
                          units_by_op=dict(e.run.units_by_op), roles=[role for role, _ in e.roles],
                          run_kinds=[kind for _, kind in e.roles], applies=e.applies(),
-                         duration=DurationTerms(**e.terms()), parameters=PARAMS[e.kind].model_json_schema())
+                         duration=DurationTerms(**e.terms()), reference_tools=list(e.run.references),
+                         parameters=PARAMS[e.kind].model_json_schema())
         for e in EXPERIMENTS.values()
     ])
 

@@ -150,6 +150,8 @@ class ExperimentPublic(BaseModel):
     applies: dict[str, dict[str, list[Any]]] = Field(
         description="parameters that apply only while another has one of these values: {sizes: {op: [latency]}}")
     duration: DurationTerms
+    reference_tools: list[str] = Field(description="what reference: true runs after the kernel, on the driving "
+                                                   "host for two hosts (e.g. hpcc, likwid-bench)")
     parameters: dict[str, Any]
 
 

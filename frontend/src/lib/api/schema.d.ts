@@ -1049,6 +1049,11 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
+             * Reference Tools
+             * @description what reference: true runs after the kernel, on the driving host for two hosts (e.g. hpcc, likwid-bench)
+             */
+            reference_tools: string[];
+            /**
              * Roles
              * @description one per host, in host_ids order: [host], or [serve, drive] (two hosts)
              */
