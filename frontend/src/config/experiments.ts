@@ -1,58 +1,13 @@
-// Per-experiment UI facts that the parameter schema does not carry. Adding an experiment (memory,
-// disk, network, GPU) means adding one entry here; the parameter form itself is generated.
+// The dashboard's display vocabulary: how operations, enum values, fields, peaks, reference tools and run
+// roles read to a person. Nothing here says what an experiment is: its parameters, which apply, its expected
+// duration and its hosts come from GET /api/experiments (lib/experiments.ts reads them).
 
-type Params = Record<string, unknown>;
-
-function num(v: unknown, fallback = 0): number {
-  return typeof v === 'number' && Number.isFinite(v) ? v : fallback;
-}
-
-const count = (v: unknown): number => (Array.isArray(v) ? v.length : 0);
-/** One configuration: its warm-up, then its repeats. */
-const phase = (p: Params) => num(p.warmup_s) + num(p.repeats) * num(p.duration_s);
-
-/** The time the server adds per thread count for a job with reference tools on (backend
- * app/experiments/registry.py REFERENCE_ALLOWANCE_S: the same figure its expected_duration_s includes). */
-export const REFERENCE_ALLOWANCE_S = 300;
-
-/** The server's expected_duration_s for these parameters: the measuring time (durationEstimators) plus the
- * reference tools' allowance, at the worst case of repeat-until-stable (max_repeats), as the backend computes it. */
-export function expectedDuration(kind: string, p: Params): { measuring: number; upTo: number; reference: number } | undefined {
-  const est = durationEstimators[kind];
-  if (!est) return undefined;
-  const measuring = est(p);
-  const stable = num(p.stable_cv) > 0 && num(p.max_repeats) > num(p.repeats);
-  const worst = stable ? est({ ...p, repeats: p.max_repeats }) : measuring;
-  const reference = p.reference === true ? REFERENCE_ALLOWANCE_S * Math.max(1, count(p.threads) || 1) : 0;
-  return { measuring, upTo: worst + reference, reference };
-}
-
-/** Estimated wall time before submit (as the backend's registry computes it; its expected_duration_s
- * is authoritative once the job exists). */
-export const durationEstimators: Record<string, (p: Params) => number> = {
-  cpu: (p) => count(p.threads) * phase(p),
-  cpu_trace: (p) => num(p.duration_s),
-  memory: (p) => {
-    const op = String(p.op ?? '');
-    const configs = op === 'latency' ? count(p.sizes) : op.startsWith('stream_') ? 1 : count(p.blocks);
-    return configs * count(p.threads) * phase(p);
-  },
-  disk: (p) => count(p.ops) * count(p.blocks) * count(p.threads) * phase(p),
-  network: (p) => count(p.sizes) * count(p.streams) * phase(p),
-  // Two hosts: the first serves, the second drives; the server runs for the drive's whole duration.
-  network_pair: (p) => count(p.sizes) * count(p.streams) * phase(p),
-  gpu: (p) => count(p.ops) * phase(p),
+/** What a run does within its job, by its role (ExperimentPublic.roles), where that is more than "measures
+ * on its host". */
+export const roleLabels: Record<string, string> = {
+  serve: 'serves',
+  drive: 'drives',
 };
-
-/** Whether a parameter applies to the op chosen (raw form values): the runner omits the others from the
- * kernel's argv (hostbench_runner/experiments.py, memory's omit), so the form does not ask for them. */
-export function fieldApplies(kind: string, name: string, raw: Record<string, unknown>): boolean {
-  if (kind !== 'memory') return true;
-  const op = String(raw.op ?? '');
-  if (name === 'blocks') return op !== 'latency' && !op.startsWith('stream_');
-  if (name === 'sizes') return op === 'latency';
-  return true;
-}
 
 /** Operations of every experiment, as people name them (the API gives the kernel's key). */
 export const opLabels: Record<string, string> = {

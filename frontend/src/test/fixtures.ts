@@ -6,6 +6,11 @@ export const cpuExperiment: Experiment = {
   title: 'CPU throughput',
   description: 'FP64/FP32 FLOPS or integer ops at each thread count, repeated.',
   unit_hint: 'GFLOP/s',
+  units_by_op: { int32: 'GIOP/s' },
+  roles: ['host'],
+  run_kinds: ['cpu'],
+  applies: {},
+  duration: { per_item: ['threads'], fixed: {}, reference_allowance_s: 300, reference_per: 'threads' },
   // As pydantic's model_json_schema() writes CpuParams (auto titles, number|integer unions).
   parameters: {
     additionalProperties: false,
@@ -48,6 +53,11 @@ export const cpuTraceExperiment: Experiment = {
   title: 'CPU trace',
   description: 'One thread count held for a duration, sampled every second.',
   unit_hint: 'GFLOP/s',
+  units_by_op: { int32: 'GIOP/s' },
+  roles: ['host'],
+  run_kinds: ['cpu_trace'],
+  applies: {},
+  duration: { per_item: [], fixed: { repeats: 1, warmup_s: 0 }, reference_allowance_s: 300, reference_per: 'threads' },
   parameters: {
     type: 'object',
     properties: {
@@ -63,6 +73,11 @@ export const diskExperiment: Experiment = {
   title: 'Disk',
   description: 'Sequential/random read/write and mixed I/O over block sizes.',
   unit_hint: 'MB/s',
+  units_by_op: {},
+  roles: ['host'],
+  run_kinds: ['disk'],
+  applies: {},
+  duration: { per_item: ['ops', 'blocks', 'threads'], fixed: {}, reference_allowance_s: 300, reference_per: 'threads' },
   parameters: {
     type: 'object',
     additionalProperties: false,
@@ -89,6 +104,11 @@ export const networkPairExperiment: Experiment = {
   title: 'Network (two hosts)',
   description: 'TCP/UDP throughput and round-trip latency between two hosts: host_ids[0] serves, host_ids[1] drives.',
   unit_hint: 'Mbit/s',
+  units_by_op: { tcp_rr: 'RT/s', udp_rr: 'RT/s' },
+  roles: ['serve', 'drive'],
+  run_kinds: ['network_serve', 'network_drive'],
+  applies: {},
+  duration: { per_item: ['sizes', 'streams'], fixed: {}, reference_allowance_s: 300, reference_per: null },
   parameters: {
     type: 'object',
     additionalProperties: false,
@@ -99,6 +119,44 @@ export const networkPairExperiment: Experiment = {
       repeats: { default: 2, maximum: 100, minimum: 1, type: 'integer' },
       duration_s: { anyOf: [{ type: 'number' }, { type: 'integer' }], default: 1, maximum: 3600, minimum: 0.2 },
       warmup_s: { anyOf: [{ type: 'number' }, { type: 'integer' }], default: 0, maximum: 600, minimum: 0 },
+    },
+  },
+};
+
+export const memoryExperiment: Experiment = {
+  kind: 'memory',
+  title: 'Memory',
+  description: 'Bandwidth of block ops and STREAM-variant kernels; dependent-load latency against working-set size.',
+  unit_hint: 'MB/s',
+  units_by_op: { latency: 'Mload/s' },
+  roles: ['host'],
+  run_kinds: ['memory'],
+  applies: { blocks: { op: ['copy', 'read', 'write', 'rand_read', 'rand_write'] }, sizes: { op: ['latency'] } },
+  duration: { per_item: ['blocks', 'sizes', 'threads'], fixed: {}, reference_allowance_s: 300, reference_per: 'threads' },
+  parameters: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      op: {
+        default: 'copy',
+        enum: ['copy', 'read', 'write', 'rand_read', 'rand_write', 'stream_copy', 'stream_scale', 'stream_add', 'stream_triad', 'latency'],
+        type: 'string',
+      },
+      blocks: {
+        default: [64, 4096, 1048576], description: 'Block sizes in bytes, multiples of 8', items: { maximum: 1073741824, minimum: 8, multipleOf: 8, type: 'integer' },
+        maxItems: 64, minItems: 1, type: 'array',
+      },
+      sizes: {
+        default: [4096, 65536, 1048576, 16777216, 268435456, 1073741824], description: 'Working-set sizes, bytes',
+        items: { maximum: 17179869184, minimum: 4096, type: 'integer' }, maxItems: 64, minItems: 1, type: 'array',
+      },
+      threads: { default: [1, 2], items: { maximum: 256, minimum: 1, type: 'integer' }, maxItems: 64, minItems: 1, type: 'array' },
+      repeats: { default: 3, maximum: 100, minimum: 1, type: 'integer' },
+      duration_s: { default: 3, maximum: 3600, minimum: 0.2, type: 'number' },
+      warmup_s: { default: 1, maximum: 600, minimum: 0, type: 'number' },
+      stable_cv: { default: 0, maximum: 0.5, minimum: 0, type: 'number' },
+      max_repeats: { default: 10, maximum: 1000, minimum: 1, type: 'integer' },
+      reference: { default: false, type: 'boolean' },
     },
   },
 };

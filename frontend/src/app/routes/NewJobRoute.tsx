@@ -5,6 +5,7 @@ import { paths } from '../../config/paths';
 import { useHosts } from '../../features/hosts/api/get-hosts';
 import { useExperiments } from '../../features/jobs/api/get-experiments';
 import { NewJobForm } from '../../features/jobs/components/NewJobForm';
+import { roleOfRun } from '../../lib/experiments';
 import { RoleGate } from '../RoleGate';
 
 export function NewJobRoute() {
@@ -37,8 +38,8 @@ function NewJob() {
         initialHostIds={initialHostIds}
         initialExperiment={search.get('experiment') ?? undefined}
         onCreated={(job) => {
-          // A two-host network job measures on its drive run; its serve run is linked from there.
-          const shown = job.runs.find((r) => r.experiment === 'network_drive') ?? job.runs[0];
+          // A two-host job measures on its drive run; its serve run is linked from there.
+          const shown = job.runs.find((r) => roleOfRun(experiments.data.data, r.experiment) === 'drive') ?? job.runs[0];
           void navigate(shown ? paths.run(shown.id) : paths.history());
         }}
       />

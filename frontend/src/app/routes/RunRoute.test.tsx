@@ -4,7 +4,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Route, Routes } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { operator, run, viewer } from '../../test/fixtures';
+import { cpuExperiment, networkPairExperiment, operator, run, viewer } from '../../test/fixtures';
 import { jsonResponse, renderWithProviders } from '../../test/render';
 import { RunRoute } from './RunRoute';
 
@@ -77,5 +77,38 @@ describe('RunRoute by role', () => {
     await user.click(await screen.findByRole('button', { name: 'Cancel run' }, { timeout: 10_000 }));
     await user.click(within(screen.getByRole('dialog', { name: 'Cancel run #7?' })).getByRole('button', { name: 'Cancel the run' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Cancel failed: Your role (operator) cannot do this: this needs the operator role; otto is viewer');
+  });
+});
+
+describe('RunRoute: a run of a two-host job', () => {
+  function serveRuns(body: ReturnType<typeof run>, partner: ReturnType<typeof run>) {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (req: Request) => {
+        const path = new URL(req.url).pathname;
+        if (path === '/api/experiments') return jsonResponse({ data: [cpuExperiment, networkPairExperiment] });
+        if (path === '/api/runs') return jsonResponse({ data: [body, partner], count: 2 });
+        return jsonResponse(body);
+      }),
+    );
+  }
+
+  it('a serving run says it records no samples, and the job lists both roles (from the experiment\'s roles)', async () => {
+    const serving = run({ id: 7, job_id: 3, experiment: 'network_serve', unit: 'Mbit/s' });
+    serveRuns(serving, run({ id: 8, job_id: 3, experiment: 'network_drive', host_name: 'bench-b', unit: 'Mbit/s' }));
+    page(viewer);
+    expect(await screen.findByText(/A serving run listens and records no samples/, undefined, { timeout: 10_000 })).toBeInTheDocument();
+    const table = await screen.findByRole('table', { name: 'Runs of job #3' });
+    expect(within(table).getAllByRole('row').map((r) => r.textContent)).toEqual([
+      'RunRoleHostStatus', '#7 (this run)servesbench-arunning', '#8drivesbench-brunning',
+    ]);
+  });
+
+  it('a driving run waits for its samples like any other', async () => {
+    const driving = run({ id: 7, job_id: 3, experiment: 'network_drive', unit: 'Mbit/s' });
+    serveRuns(driving, run({ id: 6, job_id: 3, experiment: 'network_serve', host_name: 'bench-b', unit: 'Mbit/s' }));
+    page(viewer);
+    expect(await screen.findByText('Waiting for the first sample…', undefined, { timeout: 10_000 })).toBeInTheDocument();
+    expect(screen.queryByText(/A serving run listens/)).not.toBeInTheDocument();
   });
 });

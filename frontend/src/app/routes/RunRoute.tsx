@@ -10,10 +10,12 @@ import { PageHeader } from '../../components/PageHeader';
 import { RunStatusBadge } from '../../components/RunStatusBadge';
 import { paths } from '../../config/paths';
 import { ApiError, errorMessage } from '../../lib/api/errors';
-import { isActive, type RunPublic } from '../../lib/api/types';
+import { isActive, type Experiment, type RunPublic } from '../../lib/api/types';
 import { useAbilities } from '../../lib/auth/me';
+import { roleOfRun } from '../../lib/experiments';
 import { useTheme, type Theme } from '../../lib/theme';
 import { RunExportLinks } from '../../features/export/components/RunExportLinks';
+import { useExperiments } from '../../features/jobs/api/get-experiments';
 import { useRunSamples, type RunStreamSnapshot } from '../../features/live-run/hooks/use-run-samples';
 import { LiveRunChart } from '../../features/live-run/components/LiveRunChart';
 import { ResultsView } from '../../features/results/components/ResultsView';
@@ -89,6 +91,8 @@ interface RunPageProps {
 
 function RunPage({ run, live, cancel }: RunPageProps) {
   const { theme } = useTheme();
+  // What each experiment's runs are (a run's role in a two-host job); the page does without until it loads.
+  const experiments: Experiment[] | undefined = useExperiments().data?.data;
   const [confirmCancel, setConfirmCancel] = useState(false);
   const active = isActive(run.status);
   const fileBase = `hostbench-run-${run.id}`;
@@ -121,8 +125,8 @@ function RunPage({ run, live, cancel }: RunPageProps) {
         <KernelInfo info={run.kernel_info} />
       </section>
 
-      <JobRuns run={run} />
-      <RunChart run={run} live={live} theme={theme} fileBase={fileBase} />
+      <JobRuns run={run} experiments={experiments} />
+      <RunChart run={run} live={live} theme={theme} fileBase={fileBase} role={roleOfRun(experiments, run.experiment)} />
 
       <section className="card" aria-labelledby="results-heading">
         <h2 id="results-heading">Results</h2>
@@ -179,15 +183,24 @@ function RunHeader({ run, connection, cancelling, onCancel }: RunHeaderProps) {
 }
 
 /** What the live chart says while it has no samples. */
-function liveEmptyText(run: RunPublic, live: RunStreamSnapshot): string {
-  if (run.experiment === 'network_serve' && !live.samples.length)
+function liveEmptyText(run: RunPublic, live: RunStreamSnapshot, role: string | undefined): string {
+  if (role === 'serve' && !live.samples.length)
     return 'A serving run listens and records no samples: the drive run of this job (listed above) measures.';
   if (isActive(run.status)) return run.status === 'running' ? 'Waiting for the first sample…' : 'Waiting for the runner to start…';
   return live.ended ? 'This run recorded no samples.' : 'Loading samples…';
 }
 
+interface RunChartProps {
+  run: RunPublic;
+  live: RunStreamSnapshot;
+  theme: Theme;
+  fileBase: string;
+  /** The run's role in its job ("serve": it listens and records no samples). */
+  role: string | undefined;
+}
+
 /** A CPU trace with samples draws as a trace; every other run as the live throughput chart. */
-function RunChart({ run, live, theme, fileBase }: { run: RunPublic; live: RunStreamSnapshot; theme: Theme; fileBase: string }) {
+function RunChart({ run, live, theme, fileBase, role }: RunChartProps) {
   const trace = run.experiment === 'cpu_trace' ? run.result?.trace : null;
   return (
     <section className="card" aria-label={trace ? 'Trace' : 'Live chart'}>
@@ -200,7 +213,7 @@ function RunChart({ run, live, theme, fileBase }: { run: RunPublic; live: RunStr
           unit={run.unit}
           theme={theme}
           fileName={`${fileBase}-live.png`}
-          emptyText={liveEmptyText(run, live)}
+          emptyText={liveEmptyText(run, live, role)}
         />
       )}
     </section>

@@ -1,11 +1,11 @@
-// The hosts part of the new-job form. A two-host network job takes exactly two hosts in the order
+// The hosts part of the new-job form. A two-host experiment takes exactly two hosts in the order
 // picked: the first serves, the second drives; the roles are shown as badges and in words.
 import { FORM_ID as ID, type HostOption } from '../lib/job-form';
 
 export interface HostPickerProps {
   hosts: HostOption[];
   hostIds: number[];
-  /** A two-host network job (network_pair). */
+  /** A two-host experiment (its roles: serve, drive). */
   pair: boolean;
   error: string | null;
   onToggle: (id: number, on: boolean) => void;

@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cpuExperiment, cpuTraceExperiment, diskExperiment, networkPairExperiment, run } from '../../../test/fixtures';
+import { cpuExperiment, cpuTraceExperiment, diskExperiment, memoryExperiment, networkPairExperiment, run } from '../../../test/fixtures';
 import { jsonResponse, renderWithProviders } from '../../../test/render';
 import { NewJobForm } from './NewJobForm';
 
@@ -11,7 +11,7 @@ function setup(fetchImpl?: (req: Request) => Promise<Response>) {
   const fetchMock = vi.fn(fetchImpl ?? (async () => jsonResponse({ id: 1, created_at: '', experiment: 'cpu', runs: [run()] }, 201)));
   vi.stubGlobal('fetch', fetchMock);
   const onCreated = vi.fn();
-  renderWithProviders(<NewJobForm hosts={hosts} experiments={[cpuExperiment, cpuTraceExperiment, diskExperiment]} onCreated={onCreated} />);
+  renderWithProviders(<NewJobForm hosts={hosts} experiments={[cpuExperiment, cpuTraceExperiment, diskExperiment, memoryExperiment]} onCreated={onCreated} />);
   return { fetchMock, onCreated, user: userEvent.setup() };
 }
 
@@ -57,7 +57,7 @@ describe('NewJobForm (generated from the experiment schema)', () => {
     expect(screen.getByText(/Estimated duration/)).toHaveTextContent('—');
   });
 
-  it('sends typed params and reports the created job', async () => {
+  it('sends the params the person changed, and reports the created job', async () => {
     const { user, fetchMock, onCreated } = setup();
     await user.clear(screen.getByLabelText('Threads'));
     await user.type(screen.getByLabelText('Threads'), '1');
@@ -73,12 +73,20 @@ describe('NewJobForm (generated from the experiment schema)', () => {
     const req = fetchMock.mock.calls[0]?.[0] as Request;
     expect(req.method).toBe('POST');
     expect(new URL(req.url).pathname).toBe('/api/jobs');
+    // op was left at its default: not sent, the server applies its own
     expect(await req.json()).toEqual({
       host_ids: [1],
       experiment: 'cpu',
-      params: { op: 'fp64', threads: [1], repeats: 1, duration_s: 3, warmup_s: 0 },
+      params: { threads: [1], repeats: 1, duration_s: 3, warmup_s: 0 },
     });
     expect(onCreated.mock.calls[0]?.[0].runs[0].id).toBe(7);
+  });
+
+  it('sends no params at all for a form left as it was', async () => {
+    const { user, fetchMock } = setup();
+    await user.click(screen.getByRole('button', { name: 'Start run' }));
+    await waitFor(() => expect(fetchMock).toHaveBeenCalled());
+    expect(await (fetchMock.mock.calls[0]?.[0] as Request).json()).toEqual({ host_ids: [1], experiment: 'cpu', params: {} });
   });
 
   it('shows a server 422 next to the field named by loc, and clears it on edit', async () => {
@@ -129,9 +137,10 @@ describe('NewJobForm (generated from the experiment schema)', () => {
     expect(screen.getByText(/Estimated duration/)).toHaveTextContent('20 s');
     await user.click(screen.getByRole('button', { name: 'Start run' }));
     await waitFor(() => expect(fetchMock).toHaveBeenCalled());
-    expect(await (fetchMock.mock.calls[0]?.[0] as Request).json()).toMatchObject({
+    expect(await (fetchMock.mock.calls[0]?.[0] as Request).json()).toEqual({
+      host_ids: [1],
       experiment: 'disk',
-      params: { ops: ['seq_read'], blocks: [4096, 1048576], threads: [1], direct: false },
+      params: { ops: ['seq_read'], blocks: [4096, 1048576], threads: [1] },
     });
   });
 
@@ -167,6 +176,27 @@ describe('NewJobForm (generated from the experiment schema)', () => {
     expect(screen.getByText(/Estimated duration/)).toHaveTextContent('Estimated duration: 1 min 4 s – 3 min 24 s (repeating until stable)');
   });
 
+  it('memory: asks for block sizes or working-set sizes as the op chosen takes them (the published applies)', async () => {
+    const { user, fetchMock } = setup();
+    await user.selectOptions(screen.getByLabelText('Experiment'), 'memory');
+    expect(screen.getByLabelText('Block sizes')).toBeInTheDocument();
+    expect(screen.queryByLabelText('Sizes')).not.toBeInTheDocument();
+    // 3 blocks × 2 thread counts × (1 s + 3 × 3 s)
+    expect(screen.getByText(/Estimated duration/)).toHaveTextContent('Estimated duration: 1 min');
+    await user.selectOptions(screen.getByLabelText('Op'), 'stream_triad');
+    expect(screen.queryByLabelText('Block sizes')).not.toBeInTheDocument();
+    expect(screen.queryByLabelText('Sizes')).not.toBeInTheDocument();
+    expect(screen.getByText(/Estimated duration/)).toHaveTextContent('Estimated duration: 20 s');
+    await user.selectOptions(screen.getByLabelText('Op'), 'latency');
+    expect(screen.queryByLabelText('Block sizes')).not.toBeInTheDocument();
+    expect(screen.getByLabelText('Sizes')).toBeInTheDocument();
+    // 6 sizes × 2 thread counts × 10 s
+    expect(screen.getByText(/Estimated duration/)).toHaveTextContent('Estimated duration: 2 min');
+    await user.click(screen.getByRole('button', { name: 'Start run' }));
+    await waitFor(() => expect(fetchMock).toHaveBeenCalled());
+    expect(await (fetchMock.mock.calls[0]?.[0] as Request).json()).toEqual({ host_ids: [1], experiment: 'memory', params: { op: 'latency' } });
+  });
+
   describe('network between two hosts', () => {
     const three = [
       { id: 1, name: 'bench-a', online: true },
@@ -196,6 +226,49 @@ describe('NewJobForm (generated from the experiment schema)', () => {
       await waitFor(() => expect(onCreated).toHaveBeenCalled());
       const req = fetchMock.mock.calls[0]?.[0] as Request;
       expect((await req.json()).host_ids).toEqual([3, 1]);
+    });
+
+    it('UDP with the default sizes sends no sizes (the server brings its default within UDP\'s limit)', async () => {
+      const { user, fetchMock, onCreated } = setupPair();
+      await user.click(screen.getByRole('checkbox', { name: /^bench-a/ }));
+      await user.click(screen.getByRole('checkbox', { name: /^bench-b/ }));
+      await user.selectOptions(screen.getByLabelText('Op'), 'udp_stream');
+      expect(screen.getByLabelText('Sizes')).toHaveValue('64 KiB');
+      await user.click(screen.getByRole('button', { name: 'Start run' }));
+      await waitFor(() => expect(onCreated).toHaveBeenCalled());
+      expect(await (fetchMock.mock.calls[0]?.[0] as Request).json()).toEqual({ host_ids: [1, 2], experiment: 'network_pair', params: { op: 'udp_stream' } });
+    });
+
+    it("shows the kernel's rule refusing a size next to Sizes, and clears it when sizes change", async () => {
+      const { user, fetchMock } = setupPair();
+      fetchMock.mockImplementation(async () =>
+        jsonResponse(
+          {
+            detail: [
+              {
+                loc: ['body', 'network_pair', 'params', 'sizes'],
+                msg: 'udp_stream: a datagram carries at most 65507 bytes',
+                type: 'kernel_rule',
+                input: 65536,
+              },
+            ],
+          },
+          422,
+        ),
+      );
+      await user.click(screen.getByRole('checkbox', { name: /^bench-a/ }));
+      await user.click(screen.getByRole('checkbox', { name: /^bench-b/ }));
+      await user.selectOptions(screen.getByLabelText('Op'), 'udp_stream');
+      const sizes = screen.getByLabelText('Sizes');
+      await user.clear(sizes);
+      await user.type(sizes, '65536');
+      await user.click(screen.getByRole('button', { name: 'Start run' }));
+      await waitFor(() => expect(sizes).toHaveAccessibleDescription(/a datagram carries at most 65507 bytes/));
+      expect(sizes).toHaveAttribute('aria-invalid', 'true');
+      expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+      await user.clear(sizes);
+      await user.type(sizes, '1400');
+      expect(sizes).not.toHaveAccessibleDescription(/65507/);
     });
 
     it('swaps the roles', async () => {

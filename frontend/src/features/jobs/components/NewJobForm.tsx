@@ -1,7 +1,8 @@
 // New job: hosts, experiment, and that experiment's generated parameter form. Client-side checks use
 // the schema's own bounds and show in place as the person types; a 422 from the server lands next
 // to the field its `loc` names. On success the caller navigates to the run that measures. A two-host
-// network job takes exactly two hosts in the order picked: the first serves, the second drives.
+// experiment (roles serve, drive) takes exactly two hosts in the order picked: the first serves, the second
+// drives. Only the parameters the person changed are sent; the server's defaults apply to the rest.
 // The state lives in useJobForm; each part of the form is its own component.
 import { useJobForm, type JobFormInput } from '../hooks/use-job-form';
 import { FORM_ID as ID, durationEstimate } from '../lib/job-form';
@@ -16,7 +17,7 @@ export type NewJobFormProps = JobFormInput;
 export function NewJobForm(props: NewJobFormProps) {
   const form = useJobForm(props);
   const { hosts, experiments } = props;
-  const estimate = durationEstimate(form.kind, form.params, form.valid);
+  const estimate = durationEstimate(form.experiment, form.params, form.valid);
 
   return (
     <form className="card form" onSubmit={form.onSubmit} noValidate aria-label="New job">

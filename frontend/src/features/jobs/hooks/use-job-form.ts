@@ -2,11 +2,20 @@
 // which fields were touched, whether it was submitted, and the server's 422 mapped to fields. Client
 // checks show in place as the person types; submitting focuses the first bad field or creates the job.
 import { useMemo, useState, type FormEvent } from 'react';
-import { fieldApplies } from '../../../config/experiments';
 import { ApiError, errorMessage } from '../../../lib/api/errors';
 import type { Experiment, JobCreate, JobPublic } from '../../../lib/api/types';
+import { fieldApplies, isTwoHost } from '../../../lib/experiments';
 import { useCreateJob } from '../api/create-job';
-import { FORM_ID, PAIR, hostProblem, shownFieldErrors, startingHostIds, startingKind, withoutServerError, type HostOption } from '../lib/job-form';
+import {
+  FORM_ID,
+  hostProblem,
+  paramsToSend,
+  shownFieldErrors,
+  startingHostIds,
+  startingKind,
+  withoutServerError,
+  type HostOption,
+} from '../lib/job-form';
 import { fieldsFromSchema, initialValues, validateParams, type RawValue, type RawValues } from '../lib/param-schema';
 import { mapServerIssues, type MappedErrors } from '../lib/server-errors';
 
@@ -20,29 +29,33 @@ export interface JobFormInput {
 
 const NO_SERVER_ERRORS: MappedErrors = { fields: {}, form: [] };
 
-/** Raw parameter values, kept per experiment so switching back finds them as they were. */
+/** Raw parameter values, kept per experiment so switching back finds them as they were; `sent` holds only the
+ * parameters the person changed (the server's defaults apply to the rest). */
 function useParamValues(kind: string, experiment: Experiment | undefined) {
   const allFields = useMemo(() => fieldsFromSchema(experiment?.parameters), [experiment]);
+  const initial = useMemo(() => initialValues(allFields), [allFields]);
   const [rawByKind, setRawByKind] = useState<Record<string, RawValues>>({});
-  const raw = rawByKind[kind] ?? initialValues(allFields);
-  // A field the chosen op ignores is not shown (STREAM ops have no block size; only latency has sizes)
-  const fields = allFields.filter((f) => fieldApplies(kind, f.name, raw));
+  const raw = rawByKind[kind] ?? initial;
+  // A field that does not apply to the values chosen is not shown (the experiment's `applies`: e.g. only a
+  // latency op has working-set sizes)
+  const fields = allFields.filter((f) => !experiment || fieldApplies(experiment, f.name, raw));
   const setValue = (name: string, value: RawValue) => setRawByKind((all) => ({ ...all, [kind]: { ...raw, [name]: value } }));
-  return { fields, raw, setValue, ...validateParams(fields, raw) };
+  const { params, errors } = validateParams(fields, raw);
+  return { fields, raw, setValue, params, errors, sent: paramsToSend(fields, params, raw, initial) };
 }
 
 export function useJobForm({ hosts, experiments, initialHostIds, initialExperiment, onCreated }: JobFormInput) {
   const [hostIds, setHostIds] = useState<number[]>(() => startingHostIds(hosts, initialHostIds));
   const [kind, setKind] = useState<string>(() => startingKind(experiments, initialExperiment));
   const experiment = experiments.find((e) => e.kind === kind);
-  const { fields, raw, setValue, params, errors: clientErrors } = useParamValues(kind, experiment);
+  const { fields, raw, setValue, params, sent, errors: clientErrors } = useParamValues(kind, experiment);
   const [touched, setTouched] = useState<Set<string>>(new Set());
   const [submitted, setSubmitted] = useState(false);
   const [server, setServer] = useState<MappedErrors>(NO_SERVER_ERRORS);
   const create = useCreateJob();
 
-  const pair = kind === PAIR;
-  const hostError = hostProblem(kind, hostIds);
+  const pair = isTwoHost(experiment);
+  const hostError = hostProblem(experiment, hostIds);
   const touch = (name: string) => setTouched((t) => (t.has(name) ? t : new Set(t).add(name)));
   const clearServer = (name: string) => setServer((s) => withoutServerError(s, name));
 
@@ -54,7 +67,7 @@ export function useJobForm({ hosts, experiments, initialHostIds, initialExperime
       document.getElementById(hostError ? (firstBad as string) : `${FORM_ID}-${firstBad}`)?.focus();
       return;
     }
-    const body = { host_ids: hostIds, experiment: kind, params } as unknown as JobCreate;
+    const body = { host_ids: hostIds, experiment: kind, params: sent } as unknown as JobCreate;
     create.mutate(body, {
       onSuccess: (job) => onCreated(job),
       onError: (err) => {

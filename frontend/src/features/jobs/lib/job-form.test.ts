@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { durationEstimate, hostProblem, shownFieldErrors, startingHostIds, startingKind, withoutServerError } from './job-form';
+import { cpuExperiment, cpuTraceExperiment, memoryExperiment, networkPairExperiment } from '../../../test/fixtures';
+import { durationEstimate, hostProblem, paramsToSend, shownFieldErrors, startingHostIds, startingKind, withoutServerError } from './job-form';
+import { fieldsFromSchema, initialValues, validateParams } from './param-schema';
 
 const hosts = [
   { id: 1, name: 'a', online: true },
@@ -20,11 +22,13 @@ describe('job form rules', () => {
     expect(startingKind([], undefined)).toBe('');
   });
 
-  it('wants one host or more, and exactly two for a network pair', () => {
-    expect(hostProblem('cpu', [])).toBe('Pick at least one host');
-    expect(hostProblem('cpu', [1, 2, 3])).toBeNull();
-    expect(hostProblem('network_pair', [1, 2])).toBeNull();
-    expect(hostProblem('network_pair', [1])).toMatch(/exactly two hosts \(1 picked\)/);
+  it('wants one host or more, and exactly two for an experiment of two roles', () => {
+    expect(hostProblem(cpuExperiment, [])).toBe('Pick at least one host');
+    expect(hostProblem(cpuExperiment, [1, 2, 3])).toBeNull();
+    expect(hostProblem(networkPairExperiment, [1, 2])).toBeNull();
+    expect(hostProblem(networkPairExperiment, [1])).toMatch(/exactly two hosts \(1 picked\)/);
+    expect(hostProblem({ roles: ['serve', 'drive'] }, [1, 2, 3])).toMatch(/exactly two hosts \(3 picked\)/);
+    expect(hostProblem(undefined, [])).toBe('Pick at least one host');
   });
 
   it('shows client errors of touched fields (all once submitted), then the server\'s', () => {
@@ -43,10 +47,53 @@ describe('job form rules', () => {
 
   it('estimates the duration only for valid parameters, as a range when repeating until stable', () => {
     const params = { threads: [1, 2], repeats: 2, duration_s: 5, warmup_s: 1 };
-    expect(durationEstimate('cpu', params, false)).toEqual({ estimate: undefined, upTo: undefined, expected: undefined });
-    expect(durationEstimate('cpu', params, true).estimate).toBe(22);
-    expect(durationEstimate('cpu', params, true).upTo).toBeUndefined();
-    expect(durationEstimate('cpu', { ...params, stable_cv: 0.05, max_repeats: 4 }, true).upTo).toBe(42);
-    expect(durationEstimate('no_such', params, true).estimate).toBeUndefined();
+    expect(durationEstimate(cpuExperiment, params, false)).toEqual({ estimate: undefined, upTo: undefined, expected: undefined });
+    expect(durationEstimate(cpuExperiment, params, true).estimate).toBe(22);
+    expect(durationEstimate(cpuExperiment, params, true).upTo).toBeUndefined();
+    expect(durationEstimate(cpuExperiment, { ...params, stable_cv: 0.05, max_repeats: 4 }, true).upTo).toBe(42);
+    expect(durationEstimate(undefined, params, true).estimate).toBeUndefined();
+    expect(durationEstimate(cpuTraceExperiment, { duration_s: 60 }, true).estimate).toBe(60);
+    expect(durationEstimate(cpuExperiment, { ...params, reference: true }, true).expected).toMatchObject({ reference: 600, upTo: 622 });
+  });
+});
+
+describe('paramsToSend: only what the person changed', () => {
+  const form = (experiment: typeof cpuExperiment, changes: Record<string, string | boolean> = {}) => {
+    const fields = fieldsFromSchema(experiment.parameters);
+    const initial = initialValues(fields);
+    const raw = { ...initial, ...changes };
+    const { params } = validateParams(fields, raw);
+    return paramsToSend(fields, params, raw, initial);
+  };
+
+  it('sends nothing for a form left as it was: the server applies its defaults', () => {
+    expect(form(cpuExperiment)).toEqual({});
+    expect(form(networkPairExperiment)).toEqual({});
+  });
+
+  it('sends the changed ones only, as typed values', () => {
+    expect(form(cpuExperiment, { threads: '1, 16', repeats: '5' })).toEqual({ threads: [1, 16], repeats: 5 });
+    // UDP with the default sizes: sizes is not sent, so the server brings its default within UDP's limit
+    expect(form(networkPairExperiment, { op: 'udp_stream' })).toEqual({ op: 'udp_stream' });
+    expect(form(networkPairExperiment, { op: 'udp_stream', sizes: '1400' })).toEqual({ op: 'udp_stream', sizes: [1400] });
+  });
+
+  it('a value typed back to what the form showed is not a change', () => {
+    expect(form(cpuExperiment, { threads: '1, 2, 4, 8' })).toEqual({});
+  });
+
+  it('never sends a parameter that does not apply, changed or not', () => {
+    const fields = fieldsFromSchema(memoryExperiment.parameters).filter((f) => f.name !== 'blocks');
+    const initial = initialValues(fieldsFromSchema(memoryExperiment.parameters));
+    const raw = { ...initial, op: 'latency', blocks: '64' };
+    expect(paramsToSend(fields, validateParams(fields, raw).params, raw, initial)).toEqual({ op: 'latency' });
+  });
+
+  it('always sends a required parameter that has no default', () => {
+    const experiment = {
+      ...cpuExperiment,
+      parameters: { type: 'object', required: ['op'], properties: { op: { enum: ['a', 'b'], type: 'string' }, n: { default: 1, type: 'integer' } } },
+    };
+    expect(form(experiment)).toEqual({ op: 'a' });
   });
 });

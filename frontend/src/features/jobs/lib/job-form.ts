@@ -1,12 +1,12 @@
 // The new-job form's rules, apart from React: which hosts and experiment it starts with, what is wrong
-// with the hosts picked, which field errors to show, and the duration estimate.
-import { durationEstimators, expectedDuration } from '../../../config/experiments';
+// with the hosts picked, which parameters to send, which field errors to show, and the duration estimate.
+import type { Experiment } from '../../../lib/api/types';
+import { expectedDuration, isTwoHost, type ExpectedDuration, type ExperimentTerms } from '../../../lib/experiments';
+import type { FieldSpec, RawValues } from './param-schema';
 import type { MappedErrors } from './server-errors';
 
 /** Prefix of every element id in the form (fields, host boxes, messages). */
 export const FORM_ID = 'new-job';
-/** The experiment whose host_ids are [serving host, driving host]. */
-export const PAIR = 'network_pair';
 
 export interface HostOption {
   id: number;
@@ -26,8 +26,10 @@ export function startingKind(experiments: { kind: string }[], wanted: string | u
   return experiments.find((e) => e.kind === wanted)?.kind ?? experiments[0]?.kind ?? '';
 }
 
-export function hostProblem(kind: string, hostIds: number[]): string | null {
-  if (kind === PAIR) {
+/** What is wrong with the hosts picked: a two-host experiment (roles serve, drive) takes exactly two, in that
+ * order; any other one host or more. */
+export function hostProblem(experiment: Pick<Experiment, 'roles'> | undefined, hostIds: number[]): string | null {
+  if (isTwoHost(experiment)) {
     if (hostIds.length === 2) return null;
     return `Pick exactly two hosts (${hostIds.length} picked): the first you pick serves, the second drives`;
   }
@@ -54,22 +56,32 @@ export function withoutServerError(s: MappedErrors, name: string): MappedErrors 
   return { fields: rest, form: [] };
 }
 
+/** The parameters to send: only those the person changed from what the form first showed (the published
+ * defaults), so that the server applies its own defaults to the rest (e.g. it brings the default message size
+ * within UDP's limit only when sizes is not given). A required field without a default is always sent. */
+export function paramsToSend(fields: FieldSpec[], params: Record<string, unknown>, raw: RawValues, initial: RawValues): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) {
+    if (!(f.name in params)) continue;
+    if (raw[f.name] !== initial[f.name] || (f.required && f.default === undefined)) out[f.name] = params[f.name];
+  }
+  return out;
+}
+
 export interface DurationEstimate {
   /** Seconds of measuring at `repeats`; undefined when unknown or the parameters are invalid. */
   estimate?: number;
   /** Seconds at `max_repeats` when the job repeats until stable. */
   upTo?: number;
-  expected?: ReturnType<typeof expectedDuration>;
+  /** The server's expected duration, reference tools included. */
+  expected?: ExpectedDuration;
 }
 
-export function durationEstimate(kind: string, params: Record<string, unknown>, valid: boolean): DurationEstimate {
-  const estimator = durationEstimators[kind];
-  const estimate = valid ? estimator?.(params) : undefined;
-  const expected = estimate !== undefined ? expectedDuration(kind, params) : undefined;
+/** The estimate for valid parameters, from the experiment's published duration terms. */
+export function durationEstimate(experiment: ExperimentTerms | undefined, params: Record<string, unknown>, valid: boolean): DurationEstimate {
+  const expected = valid && experiment ? expectedDuration(experiment, params) : undefined;
+  if (!expected) return { estimate: undefined, upTo: undefined, expected: undefined };
   // Repeat until stable: as few as `repeats`, as many as `max_repeats`.
-  const upTo =
-    estimate !== undefined && Number(params.stable_cv) > 0 && Number(params.max_repeats) > Number(params.repeats)
-      ? estimator?.({ ...params, repeats: params.max_repeats })
-      : undefined;
-  return { estimate, upTo, expected };
+  const upTo = expected.measuringUpTo > expected.measuring ? expected.measuringUpTo : undefined;
+  return { estimate: expected.measuring, upTo, expected };
 }

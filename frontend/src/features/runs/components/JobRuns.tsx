@@ -1,19 +1,22 @@
-// The other runs of this run's job: one per host, or a two-host network job's serve and drive runs
-// (the drive run measures; the serve run only listens). Shown only when the job has more than one run.
+// The other runs of this run's job: one per host, or a two-host job's serve and drive runs (the drive run
+// measures; the serve run only listens). Shown only when the job has more than one run. A run's role comes
+// from the experiments (their run_kinds and roles), passed in by the page.
 import { Link } from 'react-router';
 import { ErrorState } from '../../../components/Status';
 import { RunStatusBadge } from '../../../components/RunStatusBadge';
+import { roleLabels } from '../../../config/experiments';
 import { paths } from '../../../config/paths';
-import type { RunPublic } from '../../../lib/api/types';
+import type { Experiment, RunPublic } from '../../../lib/api/types';
+import { roleOfRun } from '../../../lib/experiments';
 import { useRuns } from '../api/get-runs';
 
-/** What a run does within its job, where that is more than "measures on its host". */
-export const runRoles: Record<string, string> = {
-  network_serve: 'serves',
-  network_drive: 'drives',
-};
+export interface JobRunsProps {
+  run: RunPublic;
+  /** GET /api/experiments (undefined while loading: each run is then shown by its experiment). */
+  experiments: readonly Experiment[] | undefined;
+}
 
-export function JobRuns({ run }: { run: RunPublic }) {
+export function JobRuns({ run, experiments }: JobRunsProps) {
   const runs = useRuns({ job_id: run.job_id, limit: 20 });
   if (runs.isError) return <ErrorState error={runs.error} title={`Could not load the runs of job #${run.job_id}`} />;
   // While loading, nothing: the run itself is already on screen and most jobs have one run.
@@ -38,7 +41,7 @@ export function JobRuns({ run }: { run: RunPublic }) {
                 <th scope="row">
                   {r.id === run.id ? `#${r.id} (this run)` : <Link to={paths.run(r.id)}>#{r.id}</Link>}
                 </th>
-                <td>{runRoles[r.experiment] ?? r.experiment}</td>
+                <td>{roleLabels[roleOfRun(experiments, r.experiment) ?? ''] ?? r.experiment}</td>
                 <td>{r.host_name}</td>
                 <td>
                   <RunStatusBadge status={r.status} />
