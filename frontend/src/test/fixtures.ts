@@ -9,6 +9,7 @@ export const cpuExperiment: Experiment = {
   units_by_op: { int32: 'GIOP/s' },
   roles: ['host'],
   run_kinds: ['cpu'],
+  reference_tools: ['hpcc', 'likwid-bench'],
   applies: {},
   duration: { per_item: ['threads'], fixed: {}, reference_allowance_s: 300, reference_per: 'threads' },
   // As pydantic's model_json_schema() writes CpuParams (auto titles, number|integer unions).
@@ -56,6 +57,7 @@ export const cpuTraceExperiment: Experiment = {
   units_by_op: { int32: 'GIOP/s' },
   roles: ['host'],
   run_kinds: ['cpu_trace'],
+  reference_tools: [],
   applies: {},
   duration: { per_item: [], fixed: { repeats: 1, warmup_s: 0 }, reference_allowance_s: 300, reference_per: 'threads' },
   parameters: {
@@ -76,6 +78,7 @@ export const diskExperiment: Experiment = {
   units_by_op: {},
   roles: ['host'],
   run_kinds: ['disk'],
+  reference_tools: ['fio', 'iozone'],
   applies: {},
   duration: { per_item: ['ops', 'blocks', 'threads'], fixed: {}, reference_allowance_s: 300, reference_per: 'threads' },
   parameters: {
@@ -107,6 +110,7 @@ export const networkPairExperiment: Experiment = {
   units_by_op: { tcp_rr: 'RT/s', udp_rr: 'RT/s' },
   roles: ['serve', 'drive'],
   run_kinds: ['network_serve', 'network_drive'],
+  reference_tools: ['iperf3', 'sockperf', 'ping'],
   applies: {},
   duration: { per_item: ['sizes', 'streams'], fixed: {}, reference_allowance_s: 300, reference_per: null },
   parameters: {
@@ -131,6 +135,7 @@ export const memoryExperiment: Experiment = {
   units_by_op: { latency: 'Mload/s' },
   roles: ['host'],
   run_kinds: ['memory'],
+  reference_tools: ['stream'],
   applies: { blocks: { op: ['copy', 'read', 'write', 'rand_read', 'rand_write'] }, sizes: { op: ['latency'] } },
   duration: { per_item: ['blocks', 'sizes', 'threads'], fixed: {}, reference_allowance_s: 300, reference_per: 'threads' },
   parameters: {
