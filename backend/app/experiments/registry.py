@@ -64,8 +64,8 @@ def _field(schema: dict[str, Any]) -> tuple[Any, Any]:
         annotation: Any = list[item]  # type: ignore[valid-type]
         if schema.get("uniqueItems"):
             annotation = Annotated[annotation, AfterValidator(_distinct)]
-        default = schema.get("default")
-        return annotation, Field(default_factory=lambda d=default: list(d), min_length=schema.get("minItems"),
+        # a plain default (pydantic copies it for each instance), so that the JSON Schema publishes it
+        return annotation, Field(list(schema["default"]), min_length=schema.get("minItems"),
                                  max_length=schema.get("maxItems"), description=schema.get("description"))
     return _scalar(schema), Field(schema["default"], description=schema.get("description"))
 

@@ -3,12 +3,12 @@ import csv
 import io
 import json
 
-from app.jobs.schemas import RunPublic, SamplePublic
+from app.jobs.schemas import SAMPLE_FIELDS, RunPublic, SamplePublic
 
 RESULT_COLUMNS = ["op", "block_bytes", "threads", "unit", "n", "mean", "stddev", "min", "max", "median",
                   "ci95_low", "ci95_high", "cv", "peak", "peak_unit", "peak_formula", "efficiency", "valid",
                   "invalid_reason", "verdict", "verdict_reasons"]
-SAMPLE_COLUMNS = ["seq", "t", "interval_s", "op", "block_bytes", "threads", "repeat", "warmup", "value", "unit"]
+SAMPLE_COLUMNS = list(SAMPLE_FIELDS)
 
 
 def run_export(run: RunPublic, samples: list[SamplePublic], fmt: str) -> tuple[str, str]:

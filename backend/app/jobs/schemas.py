@@ -110,6 +110,11 @@ class JobPublic(BaseModel):
 
 
 class SamplePublic(BaseModel):
+    """One sample, as a runner sends it (runner_api.schemas.SampleIn checks the same fields, with bounds), as it is
+    stored, streamed live and exported: SAMPLE_FIELDS is this order, everywhere."""
+
+    model_config = ConfigDict(from_attributes=True)
+
     seq: int
     t: float
     interval_s: float
@@ -120,6 +125,9 @@ class SamplePublic(BaseModel):
     unit: str
     op: str | None = None
     block_bytes: int | None = None
+
+
+SAMPLE_FIELDS = tuple(SamplePublic.model_fields)
 
 
 class SamplesPublic(BaseModel):

@@ -187,8 +187,7 @@ def samples_after(session: Session, run: Run, after_seq: int, limit: int) -> lis
 
 
 def sample_public(s: Sample) -> SamplePublic:
-    return SamplePublic(seq=s.seq, t=s.t, interval_s=s.interval_s, threads=s.threads, repeat=s.repeat,
-                        warmup=s.warmup, value=s.value, unit=s.unit, op=s.op, block_bytes=s.block_bytes)
+    return SamplePublic.model_validate(s)
 
 
 def finish_run(session: Session, run: Run, status: str, reason: str | None) -> None:

@@ -15,11 +15,13 @@ from sqlalchemy.orm import Session
 from app.core import broker
 from app.core.db import utcnow
 from app.hosts.models import Host
+from app.jobs.schemas import SAMPLE_FIELDS
 from app.runner_api.schemas import SampleIn
 from app.runner_api.service import _owned_run, _renew
 
 log = logging.getLogger("hostbench.ingest")
-FIELDS = ("seq", "t", "interval_s", "threads", "repeat", "warmup", "value", "unit", "op", "block_bytes")
+FIELDS = SAMPLE_FIELDS  # the insert below and _row() take them in this order
+assert FIELDS == tuple(SampleIn.model_fields), "a sample's fields differ between what runners send and what is kept"
 
 _INSERT = text("""
 insert into samples (run_id, attempt, seq, t, interval_s, threads, "repeat", warmup, value, unit, op, block_bytes,

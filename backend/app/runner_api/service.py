@@ -1,12 +1,9 @@
 """What runners may do to runs. Every write carries (run_id, attempt); a stale attempt is refused (409)."""
-import time
 from datetime import timedelta
 
 from sqlalchemy import select
-from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from app.core import broker
 from app.core.config import get_settings
 from app.core.db import utcnow
 from app.core.errors import Conflict, NotFound
@@ -16,7 +13,7 @@ from app.jobs import pairing
 from app.jobs.models import TERMINAL, Run, Sample
 from app.jobs.service import deadline_s, finish_run, publish_run
 from app.results.service import compute_result, phase_cpu_share, trace_summary
-from app.runner_api.schemas import Assignment, RunFinish, SampleIn
+from app.runner_api.schemas import Assignment, RunFinish
 
 
 def touch(session: Session, host: Host, inventory: dict | None = None, version: str | None = None) -> None:
@@ -110,36 +107,6 @@ def listening(session: Session, host: Host, run_id: int, attempt: int, port: int
     session.commit()
     publish_run(session, run)
     return pairing.driving_host(session, run)
-
-
-def ingest(session: Session, host: Host, run_id: int, attempt: int, samples: list[SampleIn]) -> tuple[int, int]:
-    """Idempotent: a resent batch inserts nothing twice. Samples of the current attempt are kept even after
-    the run ended (a runner that was cut off uploads its backlog when it comes back)."""
-    run = _owned_run(session, host, run_id, attempt)
-    rows = [
-        {"run_id": run_id, "attempt": attempt, "seq": s.seq, "t": float(s.t), "interval_s": float(s.interval_s),
-         "threads": s.threads, "repeat": s.repeat, "warmup": s.warmup, "value": float(s.value), "unit": s.unit,
-         "op": s.op, "block_bytes": s.block_bytes, "received_at": utcnow()}
-        for s in samples
-    ]
-    stmt = insert(Sample).values(rows).on_conflict_do_nothing(
-        index_elements=["run_id", "attempt", "seq"]
-    ).returning(Sample.seq)
-    inserted = set(session.scalars(stmt).all())
-    max_seq = max(s.seq for s in samples)
-    run.last_seq = max(run.last_seq, max_seq)
-    if run.status in ("dispatched", "running"):
-        _renew(run)
-    host.last_seen_at = utcnow()
-    session.commit()  # acknowledge only after the commit
-    if inserted:
-        fresh = [
-            {k: r[k] for k in ("seq", "t", "interval_s", "threads", "repeat", "warmup", "value", "unit", "op",
-                               "block_bytes")}
-            for r in rows if r["seq"] in inserted
-        ]
-        broker.publish(broker.run_channel(run_id), {"type": "samples", "samples": fresh, "published": time.time()})
-    return len(inserted), max_seq
 
 
 def finish(session: Session, host: Host, run_id: int, body: RunFinish) -> None:

@@ -867,8 +867,14 @@ export interface components {
             /**
              * Threads
              * @description Thread counts, run one after another. Threads are pinned round-robin over the CPUs of the process affinity mask; more threads than CPUs is allowed and reported as oversubscribed.
+             * @default [
+             *       1,
+             *       2,
+             *       4,
+             *       8
+             *     ]
              */
-            threads?: number[];
+            threads: number[];
             /**
              * Warmup S
              * @description Warm-up phase before the measured phases of each thread count, seconds; its samples say warmup:true and it gives no result. 0 skips it.
@@ -937,8 +943,14 @@ export interface components {
             /**
              * Blocks
              * @description Block sizes in bytes, 1 B to 80 MiB (e.g. 1,1024,4096,1048576). With direct I/O every block must be a multiple of the device's logical block size (512 or 4096).
+             * @default [
+             *       8,
+             *       8192,
+             *       8388608,
+             *       83886080
+             *     ]
              */
-            blocks?: number[];
+            blocks: number[];
             /**
              * Direct
              * @description true: O_DIRECT, the page cache is bypassed and the device is measured (aligned buffers, blocks a multiple of the logical block size). false: buffered I/O through the page cache; every phase starts with the file flushed and dropped from the cache, but reads may still be served by readahead and writes by the cache (see fsync_writes).
@@ -972,8 +984,15 @@ export interface components {
             /**
              * Ops
              * @description Operations, each run at every block size: rw (a sequential stream, each I/O a read or a write at random, 50/50, like fio rw=rw), seq_read, seq_write (each thread streams through its own slice of the file), rand_read, rand_write (uniform block-aligned offsets over the whole file).
+             * @default [
+             *       "rw",
+             *       "seq_read",
+             *       "seq_write",
+             *       "rand_read",
+             *       "rand_write"
+             *     ]
              */
-            ops?: ("rw" | "seq_read" | "seq_write" | "rand_read" | "rand_write")[];
+            ops: ("rw" | "seq_read" | "seq_write" | "rand_read" | "rand_write")[];
             /**
              * Reference
              * @description Also run the matched reference tools on the host afterwards (HPL, likwid-bench, STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure
@@ -995,8 +1014,14 @@ export interface components {
             /**
              * Threads
              * @description Thread counts, run one after another. Threads are pinned round-robin over the CPUs of the process affinity mask; more threads than CPUs is allowed and reported as oversubscribed.
+             * @default [
+             *       1,
+             *       2,
+             *       4,
+             *       8
+             *     ]
              */
-            threads?: number[];
+            threads: number[];
             /**
              * Warmup S
              * @description Warm-up phase before the measured phases of each thread count, seconds; its samples say warmup:true and it gives no result. 0 skips it.
@@ -1140,8 +1165,16 @@ export interface components {
             /**
              * Ops
              * @description Operations, run one after another. fp32_fma / fp64_fma: chains of fused multiply-adds (FFMA / DFMA), GFLOP/s (an FMA is 2 FLOP). int32: chains of 32-bit integer multiply-adds (IMAD), GIOP/s (an IMAD is 2 ops). dram_bw: triad a = b + s*c over three device arrays far larger than L2, GB/s counting 2 reads and 1 write per element. h2d / d2h: cudaMemcpyAsync between pinned host memory and the device, GB/s.
+             * @default [
+             *       "fp32_fma",
+             *       "fp64_fma",
+             *       "int32",
+             *       "dram_bw",
+             *       "h2d",
+             *       "d2h"
+             *     ]
              */
-            ops?: ("fp32_fma" | "fp64_fma" | "int32" | "dram_bw" | "h2d" | "d2h")[];
+            ops: ("fp32_fma" | "fp64_fma" | "int32" | "dram_bw" | "h2d" | "d2h")[];
             /**
              * Reference
              * @description Also run the matched reference tools on the host afterwards (HPL, likwid-bench, STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure
@@ -1364,8 +1397,14 @@ export interface components {
             /**
              * Blocks
              * @description Block sizes in bytes for copy/read/write/rand_read/rand_write, multiples of 8. One operation moves one block (blocks of whole vectors in vector registers, others in 8-byte words); each thread walks its own buffer of max(block, buffer_bytes / threads) bytes, sequentially or at random block indexes. Each op also reports ns_per_op.
+             * @default [
+             *       8,
+             *       8192,
+             *       8388608,
+             *       83886080
+             *     ]
              */
-            blocks?: number[];
+            blocks: number[];
             /**
              * Duration S
              * @description Length of each measured phase, seconds (a whole day at most: a cpu_trace is one phase).
@@ -1400,8 +1439,16 @@ export interface components {
             /**
              * Sizes
              * @description latency: working sets in bytes per thread, multiples of the cache line; one node per line in one random cycle. Each is labelled with the cache it fits in (level L1, L2, L3, DRAM).
+             * @default [
+             *       4096,
+             *       65536,
+             *       1048576,
+             *       16777216,
+             *       268435456,
+             *       1073741824
+             *     ]
              */
-            sizes?: number[];
+            sizes: number[];
             /**
              * Stable Cv
              * @description Repeat until stable: after `repeats` phases, keep repeating until the coefficient of variation of the phases' rates is at most this (e.g. 0.035), or `max_repeats` is reached. 0 = exactly `repeats` phases.
@@ -1411,8 +1458,14 @@ export interface components {
             /**
              * Threads
              * @description Thread counts, run one after another. Threads are pinned round-robin over the CPUs of the process affinity mask; more threads than CPUs is allowed and reported as oversubscribed.
+             * @default [
+             *       1,
+             *       2,
+             *       4,
+             *       8
+             *     ]
              */
-            threads?: number[];
+            threads: number[];
             /**
              * Warmup S
              * @description Warm-up phase before the measured phases of each thread count, seconds; its samples say warmup:true and it gives no result. 0 skips it.
@@ -1491,8 +1544,13 @@ export interface components {
             /**
              * Sizes
              * @description Message sizes in bytes, one configuration each: the size of every send (TCP) or datagram payload (UDP, at most 65507).
+             * @default [
+             *       1,
+             *       1024,
+             *       65536
+             *     ]
              */
-            sizes?: number[];
+            sizes: number[];
             /**
              * Stable Cv
              * @description Repeat until stable: after `repeats` phases, keep repeating until the coefficient of variation of the phases' rates is at most this (e.g. 0.035), or `max_repeats` is reached. 0 = exactly `repeats` phases.
@@ -1502,8 +1560,11 @@ export interface components {
             /**
              * Streams
              * @description Concurrent streams, run one after another: each is its own thread (pinned) with its own connection and, in loopback, its own server thread.
+             * @default [
+             *       1
+             *     ]
              */
-            streams?: number[];
+            streams: number[];
             /**
              * Warmup S
              * @description Warm-up phase before the measured phases of each thread count, seconds; its samples say warmup:true and it gives no result. 0 skips it.
@@ -1554,8 +1615,13 @@ export interface components {
             /**
              * Sizes
              * @description Message sizes in bytes, one configuration each: the size of every send (TCP) or datagram payload (UDP, at most 65507).
+             * @default [
+             *       1,
+             *       1024,
+             *       65536
+             *     ]
              */
-            sizes?: number[];
+            sizes: number[];
             /**
              * Stable Cv
              * @description Repeat until stable: after `repeats` phases, keep repeating until the coefficient of variation of the phases' rates is at most this (e.g. 0.035), or `max_repeats` is reached. 0 = exactly `repeats` phases.
@@ -1565,8 +1631,11 @@ export interface components {
             /**
              * Streams
              * @description Concurrent streams, run one after another: each is its own thread (pinned) with its own connection and, in loopback, its own server thread.
+             * @default [
+             *       1
+             *     ]
              */
-            streams?: number[];
+            streams: number[];
             /**
              * Warmup S
              * @description Warm-up phase before the measured phases of each thread count, seconds; its samples say warmup:true and it gives no result. 0 skips it.
@@ -1971,7 +2040,11 @@ export interface components {
             /** Warmup */
             warmup: boolean;
         };
-        /** SamplePublic */
+        /**
+         * SamplePublic
+         * @description One sample, as a runner sends it (runner_api.schemas.SampleIn checks the same fields, with bounds), as it is
+         *     stored, streamed live and exported: SAMPLE_FIELDS is this order, everywhere.
+         */
         SamplePublic: {
             /** Block Bytes */
             block_bytes?: number | null;
