@@ -1,17 +1,48 @@
+import functools
+import logging
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+from sqlalchemy.exc import InterfaceError, OperationalError
+
 from app.core.db import get_sessionmaker
 from app.jobs import dispatch
 from app.jobs.doorbell import DISPATCH_HOST
 from app.worker import retention
 from app.worker.celery_app import celery_app
 
+log = logging.getLogger("hostbench.worker")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _skips_while_the_database_is_down(task: Callable[P, R]) -> Callable[P, R | None]:
+    """A periodic task that finds PostgreSQL unreachable skips its turn with one line in the log, not a traceback
+    every period of an outage (the next period, or the reconciler, does the work once it is back)."""
+
+    @functools.wraps(task)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R | None:
+        try:
+            return task(*args, **kwargs)
+        except (OperationalError, InterfaceError) as exc:
+            cause = exc.orig or exc
+            lines = str(cause).strip().splitlines()
+            log.warning("%s skipped: the database is unavailable (%s: %s)", task.__name__, type(cause).__name__,
+                        lines[0][:200] if lines else "")
+            return None
+
+    return run
+
 
 @celery_app.task(name=DISPATCH_HOST)
+@_skips_while_the_database_is_down
 def dispatch_host(host_id: int) -> None:
     with get_sessionmaker()() as session:
         dispatch.dispatch_host(session, host_id)
 
 
 @celery_app.task(name="hostbench.reconcile")
+@_skips_while_the_database_is_down
 def reconcile() -> dict[str, int] | None:
     """Beat's periodic task: a reconciler pass (unless one just ran elsewhere), and the "beat" mark that tells
     /api/health beat and a worker are alive."""
@@ -21,6 +52,7 @@ def reconcile() -> dict[str, int] | None:
 
 
 @celery_app.task(name="hostbench.prune_samples")
-def prune_samples() -> int:
+@_skips_while_the_database_is_down
+def prune_samples() -> int | None:
     with get_sessionmaker()() as session:
         return retention.prune_samples(session)
