@@ -43,7 +43,7 @@ function useComparison(selection: CompareSelection) {
   const baseline = withResults.some((r) => r.id === selection.baseline) ? selection.baseline : (withResults[0]?.id ?? null);
   const table = useMemo(() => ratioTable(withResults, baseline), [withResults, baseline]);
 
-  const traceRuns = useMemo(() => withResults.filter((r) => r.experiment === 'cpu_trace' || r.result?.trace), [withResults]);
+  const traceRuns = useMemo(() => withResults.filter((r) => r.result?.trace), [withResults]);
   const samples = useRunsSamples(traceRuns.map((r) => r.id));
   const traces = useMemo<OverlayTrace[]>(
     () => traceRuns.map((r, i) => ({ runId: r.id, label: labels[withResults.indexOf(r)] ?? `#${r.id}`, samples: samples.data[i], unit: r.unit })),

@@ -131,7 +131,7 @@ function RunPage({ run, live, cancel }: RunPageProps) {
       <section className="card" aria-labelledby="results-heading">
         <h2 id="results-heading">Results</h2>
         {run.result ? (
-          <ResultsView result={run.result} theme={theme} fileBase={fileBase} charts={run.experiment !== 'cpu_trace'} />
+          <ResultsView result={run.result} theme={theme} fileBase={fileBase} charts={!run.result.trace} />
         ) : active ? (
           <p className="muted">Results appear here when the run finishes.</p>
         ) : (
@@ -199,9 +199,10 @@ interface RunChartProps {
   role: string | undefined;
 }
 
-/** A CPU trace with samples draws as a trace; every other run as the live throughput chart. */
+/** A trace (a run whose result has a trace summary) with samples draws as a trace; every other run as the live
+ * throughput chart. */
 function RunChart({ run, live, theme, fileBase, role }: RunChartProps) {
-  const trace = run.experiment === 'cpu_trace' ? run.result?.trace : null;
+  const trace = run.result?.trace ?? null; // the server summarises a trace run kind's samples (the table's trace)
   return (
     <section className="card" aria-label={trace ? 'Trace' : 'Live chart'}>
       {trace && live.samples.length ? (
