@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -220,11 +221,29 @@ async def drive(args: argparse.Namespace, stack: Any) -> dict:
     await asyncio.gather(*stream_tasks, *( [reads_task] if reads_task else []), return_exceptions=True)
     await asyncio.gather(*(r.shutdown() for r in runners), return_exceptions=True)
     report["errors"] = dict(sorted(f.errors.items()))
-    report["runs_lost"] = len(load.lost_runs)
+    report["runs_lost"] = len({run_id for run_id, _ in load.lost_runs})
+    report["runs_lost_why"] = lost_reasons(load.lost_runs)
     report["batches_rejected"] = len(load.rejected)
     report["unsent_after_drain"] = unsent
     report.update(check_stored(stack.database_url, load.runs))
     return report
+
+
+def lost_reasons(lost: list[tuple[int, str]]) -> dict[str, int]:
+    """Why runs were lost, by the server's reason with run ids and figures taken out, most frequent first: the
+    first answer of each run that said 409."""
+    first: dict[int, str] = {}
+    for run_id, body in lost:
+        first.setdefault(run_id, body)
+    counts: dict[str, int] = {}
+    for body in first.values():
+        try:
+            text = str(json.loads(body).get("detail", body))
+        except (ValueError, AttributeError):
+            text = body
+        key = re.sub(r"\d+(\.\d+)?", "N", text)[:120]
+        counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
 def check_stored(database_url: str, runs: dict[int, RunState]) -> dict:
@@ -263,6 +282,7 @@ def print_report(r: dict) -> None:
         ("dashboard reads/s answered, p95 ms", f"{r.get('reads_per_s_answered')}, {r.get('read_p95_ms')}"),
         ("slowest answer ms", r.get("slowest_answer_ms")),
         ("errors", r.get("errors")),
+        ("runs lost (409), why", f"{r.get('runs_lost')} {r.get('runs_lost_why') or ''}".strip()),
         ("API cores / RSS MiB", f"{r.get('api_cores')} / {r.get('api_rss_mib')}"),
         ("PostgreSQL cores / load generator cores", f"{r.get('pg_cores')} / {r.get('load_generator_cores')}"),
         ("stored = acknowledged",

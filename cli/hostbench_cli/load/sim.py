@@ -149,6 +149,7 @@ class SimRunner:
                 break
             if st == 409 or (isinstance(st, int) and 400 <= st < 500 and st != 429):
                 run.lost = True
+                self.load.lost_runs.append((run.run_id, f"start {st}"))
                 self.run = None
                 return
             await asyncio.sleep(retry_after(hdrs, 1.0))
@@ -160,12 +161,13 @@ class SimRunner:
     async def lease_loop(self, run: RunState) -> None:
         await asyncio.sleep(random.uniform(0, LEASE_RENEW_S))  # noqa: S311
         while not self.stop.is_set() and not run.lost:
-            st, _, _, took = await self.call("lease", "POST", f"/api/runner/runs/{run.run_id}/lease",
-                                             {"attempt": run.attempt}, timeout=5.0)
+            st, _, body, took = await self.call("lease", "POST", f"/api/runner/runs/{run.run_id}/lease",
+                                                {"attempt": run.attempt}, timeout=5.0)
             if st == 200 and self.load.fig.measuring:
                 self.load.fig.lease.append(took)
             if st == 409:
                 run.lost = True
+                self.load.lost_runs.append((run.run_id, body[:200].decode(errors="replace")))
             try:
                 await asyncio.wait_for(self.stop.wait(), LEASE_RENEW_S)
             except TimeoutError:
