@@ -170,7 +170,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="run only these suites (lint, kernels, runner, backend, fleet, frontend, e2e); repeatable")
     t.add_argument("-k", dest="keyword", default=None, help="pytest -k expression for the Python suites")
     b = sub.add_parser("bench", help="our kernel vs the reference tool on this host, side by side (installs nothing)")
-    b.add_argument("area", choices=["cpu", "memory", "disk", "network", "gpu"])
+    from hostbench_cli.bench import AREAS
+
+    b.add_argument("area", choices=AREAS)
     b.add_argument("--pairs", type=int, default=3, help="interleaved A/B pairs (at least 3)")
     ld = sub.add_parser("load", help="the real stack under simulated runners, live streams and dashboard reads")
     from hostbench_cli.load import add_arguments as load_arguments
