@@ -51,7 +51,9 @@ def create_job(body: Annotated[JobCreate, Body()], p: OperatorDep, session: Sess
     return service.job_public(session, job)
 
 
-Label = Annotated[str | None, Query(max_length=64)]
+# an instance label to match: free text, but never a NUL (PostgreSQL's text cannot hold one; app/core/body.py refuses
+# one anywhere in a URL, and this says so in the document)
+Label = Annotated[str | None, Query(max_length=64, pattern=r"^[^\x00]*$")]
 
 
 @router.get("/runs", response_model=RunsPublic)

@@ -1817,6 +1817,12 @@ export interface components {
             extra: {
                 [key: string]: number;
             };
+            /** Extra Lower Is Better */
+            extra_lower_is_better?: string[];
+            /** Extra Units */
+            extra_units?: {
+                [key: string]: string;
+            };
             /**
              * Flags
              * @default []
