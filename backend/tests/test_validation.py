@@ -1,4 +1,6 @@
 """Bad input gets a clear 4xx and nothing is queued."""
+import time
+
 import pytest
 from sqlalchemy import func, select
 
@@ -87,7 +89,11 @@ def test_create_job_queues_one_run_per_host(client, session, runner):
     assert run["params"] == {"op": "fp64", "threads": [1, 2, 4, 8], "repeats": 3, "duration_s": 5.0, "warmup_s": 1.0,
                              "stable_cv": 0.0, "max_repeats": 10, "reference": False}
     assert run["expected_duration_s"] == 4 * (1 + 3 * 5)
-    assert get_redis().llen("celery") == 1  # the doorbell, rung after the commit
+    # the doorbell, rung after the commit by the broker's sender thread (app/core/broker.py): soon, not at once
+    deadline = time.monotonic() + 5
+    while get_redis().llen("celery") == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert get_redis().llen("celery") == 1
 
 
 def test_runner_endpoints_need_the_runner_credential(client, runner):
