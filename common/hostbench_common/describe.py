@@ -34,6 +34,26 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
     {"param": "no_sampler", "when": {"sampler_ab": {"enum": [true]}}, "enum": [false], "reason": "sampler_ab compares phases with and without the sampler: it needs the sampler on"},
     {"param": "stable_cv", "when": {"sampler_ab": {"enum": [true]}}, "maximum": 0, "reason": "sampler_ab runs exactly `repeats` phases, in pairs: give stable_cv 0"}
    ]
+  },
+  "results": {
+   "clock_after_ghz": {"type": "number", "unit": "GHz", "lower_is_better": false, "description": "The clock measured again right after the repeat, under load (one pinned thread for one thread, every affinity CPU at once for more); null when it could not be measured."},
+   "v": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Protocol version: 1."},
+   "type": {"type": "string", "description": "\"result\"."},
+   "threads": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Worker threads of the repeat."},
+   "repeat": {"type": "integer", "unit": "", "lower_is_better": false, "description": "The repeat, 1-based."},
+   "value": {"type": "number", "lower_is_better": false, "description": "The rate over the whole repeat: total work / total time, in the line's `unit`."},
+   "unit": {"type": "string", "description": "The unit of `value`."},
+   "work": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Units of work done in the repeat."},
+   "seconds": {"type": "number", "unit": "s", "lower_is_better": false, "description": "The repeat's timed length: from releasing the threads to the last one stopping."},
+   "verified": {"type": "boolean", "description": "Every check of the repeat's work passed."},
+   "reason": {"type": "string", "description": "Why not verified (only when verified is false)."},
+   "oversubscribed": {"type": "boolean", "description": "More threads than CPUs in the affinity mask."},
+   "cpu_share": {"type": "number", "unit": "", "lower_is_better": false, "description": "The worker threads' CPU time / (threads x seconds): 1.0 when nothing else took their CPUs."},
+   "preemptions": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Involuntary context switches of the worker threads."},
+   "sampler": {"type": "boolean", "description": "sampler_ab only: whether this repeat ran with the sampler."},
+   "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
+   "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread)."},
+   "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written."}
   }
  },
  "disk": {
@@ -78,6 +98,38 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
     {"param": "no_sampler", "when": {"sampler_ab": {"enum": [true]}}, "enum": [false], "reason": "sampler_ab compares phases with and without the sampler: it needs the sampler on"},
     {"param": "stable_cv", "when": {"sampler_ab": {"enum": [true]}}, "maximum": 0, "reason": "sampler_ab runs exactly `repeats` phases, in pairs: give stable_cv 0"}
    ]
+  },
+  "results": {
+   "iops": {"type": "number", "unit": "IOPS", "lower_is_better": false, "description": "I/Os of one block per second over the repeat."},
+   "lat_avg_us": {"type": "number", "unit": "µs", "lower_is_better": true, "description": "Mean latency of an I/O."},
+   "lat_p50_us": {"type": "number", "unit": "µs", "lower_is_better": true, "description": "Median latency of an I/O (within 0.4 %)."},
+   "lat_p99_us": {"type": "number", "unit": "µs", "lower_is_better": true, "description": "99th percentile latency of an I/O (within 0.4 %)."},
+   "lat_p999_us": {"type": "number", "unit": "µs", "lower_is_better": true, "description": "99.9th percentile latency of an I/O (within 0.4 %)."},
+   "lat_min_us": {"type": "number", "unit": "µs", "lower_is_better": true, "description": "Shortest latency of an I/O."},
+   "lat_max_us": {"type": "number", "unit": "µs", "lower_is_better": true, "description": "Longest latency of an I/O."},
+   "lat_samples": {"type": "integer", "unit": "", "lower_is_better": false, "description": "I/Os whose latency was recorded."},
+   "reads": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Read I/Os done."},
+   "writes": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Write I/Os done."},
+   "reads_checked_fully": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Reads whose every byte was checked (the others: the offset stamps of their units)."},
+   "huge_page_buffers": {"type": "boolean", "description": "The I/O buffers were advised onto transparent huge pages."},
+   "io_uring_fixed_buffers": {"type": "boolean", "description": "io_uring only: the buffers were registered (fixed buffers)."},
+   "v": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Protocol version: 1."},
+   "type": {"type": "string", "description": "\"result\"."},
+   "threads": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Worker threads of the repeat."},
+   "repeat": {"type": "integer", "unit": "", "lower_is_better": false, "description": "The repeat, 1-based."},
+   "value": {"type": "number", "lower_is_better": false, "description": "The rate over the whole repeat: total work / total time, in the line's `unit`."},
+   "unit": {"type": "string", "description": "The unit of `value`."},
+   "work": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Units of work done in the repeat."},
+   "seconds": {"type": "number", "unit": "s", "lower_is_better": false, "description": "The repeat's timed length: from releasing the threads to the last one stopping."},
+   "verified": {"type": "boolean", "description": "Every check of the repeat's work passed."},
+   "reason": {"type": "string", "description": "Why not verified (only when verified is false)."},
+   "oversubscribed": {"type": "boolean", "description": "More threads than CPUs in the affinity mask."},
+   "cpu_share": {"type": "number", "unit": "", "lower_is_better": false, "description": "The worker threads' CPU time / (threads x seconds): 1.0 when nothing else took their CPUs."},
+   "preemptions": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Involuntary context switches of the worker threads."},
+   "sampler": {"type": "boolean", "description": "sampler_ab only: whether this repeat ran with the sampler."},
+   "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
+   "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread)."},
+   "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written."}
   }
  },
  "gpu": {
@@ -110,6 +162,36 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
     {"param": "no_sampler", "when": {"sampler_ab": {"enum": [true]}}, "enum": [false], "reason": "sampler_ab compares phases with and without the sampler: it needs the sampler on"},
     {"param": "stable_cv", "when": {"sampler_ab": {"enum": [true]}}, "maximum": 0, "reason": "sampler_ab runs exactly `repeats` phases, in pairs: give stable_cv 0"}
    ]
+  },
+  "results": {
+   "sm_clock_mhz": {"type": "number", "unit": "MHz", "lower_is_better": false, "description": "fp32_fma, fp64_fma, int32: the SM clock over all launches of the repeat (clock64 cycles per globaltimer ns); null when not measured."},
+   "gpu_busy": {"type": "number", "unit": "", "lower_is_better": false, "description": "The batches' GPU time / the repeat's time: about 1.0 when the device never waited for the host."},
+   "batches": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Batches finished in the repeat."},
+   "checked": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Memory ops: words of the destination checked."},
+   "bytes_read": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "dram_bw: bytes read from device memory."},
+   "bytes_written": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "dram_bw: bytes written to device memory."},
+   "bytes_copied": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "h2d, d2h: bytes copied."},
+   "pcie_link": {"type": "string", "description": "h2d, d2h: the link speed sysfs reported right after the copies; null when unknown."},
+   "pcie_width": {"type": "number", "unit": "lanes", "lower_is_better": false, "description": "h2d, d2h: the link width; null when unknown."},
+   "pcie_gbs_theoretical": {"type": "number", "unit": "GB/s", "lower_is_better": false, "description": "h2d, d2h: GT/s x lanes x line code / 8, the link's ceiling; null when unknown."},
+   "plan": {"type": "object", "description": "How the work was launched.", "fields": {"grid": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Blocks per launch."}, "block": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Threads per block."}, "blocks_per_sm": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Resident blocks per SM."}, "chains_per_thread": {"type": "integer", "unit": "", "lower_is_better": false, "description": "FMA ops: independent chains per thread."}, "steps_per_launch": {"type": "integer", "unit": "", "lower_is_better": false, "description": "FMA ops: steps of each chain per launch."}, "buffer_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "Memory ops: bytes of each buffer."}, "bytes_per_launch": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "Memory ops: bytes moved per launch or copy."}, "launches_per_batch": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Launches (or copies) per batch."}, "launch_ms": {"type": "number", "unit": "ms", "lower_is_better": false, "description": "GPU time of one launch (or copy), as planned."}}},
+   "v": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Protocol version: 1."},
+   "type": {"type": "string", "description": "\"result\"."},
+   "threads": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Worker threads of the repeat."},
+   "repeat": {"type": "integer", "unit": "", "lower_is_better": false, "description": "The repeat, 1-based."},
+   "value": {"type": "number", "lower_is_better": false, "description": "The rate over the whole repeat: total work / total time, in the line's `unit`."},
+   "unit": {"type": "string", "description": "The unit of `value`."},
+   "work": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Units of work done in the repeat."},
+   "seconds": {"type": "number", "unit": "s", "lower_is_better": false, "description": "The repeat's timed length: from releasing the threads to the last one stopping."},
+   "verified": {"type": "boolean", "description": "Every check of the repeat's work passed."},
+   "reason": {"type": "string", "description": "Why not verified (only when verified is false)."},
+   "oversubscribed": {"type": "boolean", "description": "More threads than CPUs in the affinity mask."},
+   "cpu_share": {"type": "number", "unit": "", "lower_is_better": false, "description": "The worker threads' CPU time / (threads x seconds): 1.0 when nothing else took their CPUs."},
+   "preemptions": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Involuntary context switches of the worker threads."},
+   "sampler": {"type": "boolean", "description": "sampler_ab only: whether this repeat ran with the sampler."},
+   "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
+   "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread)."},
+   "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written."}
   }
  },
  "memory": {
@@ -147,6 +229,33 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
     {"param": "no_sampler", "when": {"sampler_ab": {"enum": [true]}}, "enum": [false], "reason": "sampler_ab compares phases with and without the sampler: it needs the sampler on"},
     {"param": "stable_cv", "when": {"sampler_ab": {"enum": [true]}}, "maximum": 0, "reason": "sampler_ab runs exactly `repeats` phases, in pairs: give stable_cv 0"}
    ]
+  },
+  "results": {
+   "working_set_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "Bytes the configuration touches, all threads."},
+   "level": {"type": "string", "description": "The cache the working set fits in: L1, L2, L3 or DRAM."},
+   "stores": {"type": "string", "description": "Block ops that write: the stores used, nt or plain."},
+   "nodes": {"type": "integer", "unit": "", "lower_is_better": false, "description": "latency: cache lines in the cycle, per thread."},
+   "ns_per_op": {"type": "number", "unit": "ns", "lower_is_better": false, "description": "Block ops: one thread's mean time per op (threads x seconds / ops)."},
+   "ns_per_op_on_cpu": {"type": "number", "unit": "ns", "lower_is_better": false, "description": "Block ops: the workers' CPU time / ops, without the time other processes held the CPUs."},
+   "ns_per_load": {"type": "number", "unit": "ns", "lower_is_better": true, "description": "latency: one thread's mean time per dependent load (threads x seconds / loads)."},
+   "ns_per_load_on_cpu": {"type": "number", "unit": "ns", "lower_is_better": true, "description": "latency: the workers' CPU time / loads, without the time other processes held the CPUs."},
+   "v": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Protocol version: 1."},
+   "type": {"type": "string", "description": "\"result\"."},
+   "threads": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Worker threads of the repeat."},
+   "repeat": {"type": "integer", "unit": "", "lower_is_better": false, "description": "The repeat, 1-based."},
+   "value": {"type": "number", "lower_is_better": false, "description": "The rate over the whole repeat: total work / total time, in the line's `unit`."},
+   "unit": {"type": "string", "description": "The unit of `value`."},
+   "work": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Units of work done in the repeat."},
+   "seconds": {"type": "number", "unit": "s", "lower_is_better": false, "description": "The repeat's timed length: from releasing the threads to the last one stopping."},
+   "verified": {"type": "boolean", "description": "Every check of the repeat's work passed."},
+   "reason": {"type": "string", "description": "Why not verified (only when verified is false)."},
+   "oversubscribed": {"type": "boolean", "description": "More threads than CPUs in the affinity mask."},
+   "cpu_share": {"type": "number", "unit": "", "lower_is_better": false, "description": "The worker threads' CPU time / (threads x seconds): 1.0 when nothing else took their CPUs."},
+   "preemptions": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Involuntary context switches of the worker threads."},
+   "sampler": {"type": "boolean", "description": "sampler_ab only: whether this repeat ran with the sampler."},
+   "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
+   "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread)."},
+   "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written."}
   }
  },
  "net": {
@@ -188,6 +297,36 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
     {"param": "no_sampler", "when": {"sampler_ab": {"enum": [true]}}, "enum": [false], "reason": "sampler_ab compares phases with and without the sampler: it needs the sampler on"},
     {"param": "stable_cv", "when": {"sampler_ab": {"enum": [true]}}, "maximum": 0, "reason": "sampler_ab runs exactly `repeats` phases, in pairs: give stable_cv 0"}
    ]
+  },
+  "results": {
+   "sender_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "Streams: payload bytes the senders sent."},
+   "receiver_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "Streams: payload bytes the receivers got; value is computed from these."},
+   "checked_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "Streams: received bytes checked against the pattern."},
+   "sender_mbit_s": {"type": "number", "unit": "Mbit/s", "lower_is_better": false, "description": "Streams: the senders' rate, each over its own sending window."},
+   "datagrams_sent": {"type": "integer", "unit": "", "lower_is_better": false, "description": "udp_stream: datagrams sent."},
+   "datagrams_received": {"type": "integer", "unit": "", "lower_is_better": false, "description": "udp_stream: datagrams received."},
+   "loss_pct": {"type": "number", "unit": "%", "lower_is_better": false, "description": "udp_stream: datagrams lost, of those sent."},
+   "send_errors": {"type": "integer", "unit": "", "lower_is_better": false, "description": "udp_stream: datagrams the sender's kernel refused (never counted as sent)."},
+   "round_trips": {"type": "integer", "unit": "", "lower_is_better": false, "description": "tcp_rr, udp_rr: round trips completed."},
+   "lost": {"type": "integer", "unit": "", "lower_is_better": false, "description": "udp_rr: requests without a reply within 200 ms."},
+   "latency_us": {"type": "object", "unit": "µs", "lower_is_better": true, "description": "tcp_rr, udp_rr: full round trips (not half), from the client's send to its receive.", "fields": {"avg": {"type": "number", "unit": "µs", "lower_is_better": true, "description": "Mean round trip."}, "p50": {"type": "number", "unit": "µs", "lower_is_better": true, "description": "Median round trip (within 0.4 %)."}, "p99": {"type": "number", "unit": "µs", "lower_is_better": true, "description": "99th percentile round trip (within 0.4 %)."}, "min": {"type": "number", "unit": "µs", "lower_is_better": true, "description": "Shortest round trip."}, "max": {"type": "number", "unit": "µs", "lower_is_better": true, "description": "Longest round trip."}}},
+   "v": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Protocol version: 1."},
+   "type": {"type": "string", "description": "\"result\"."},
+   "threads": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Worker threads of the repeat."},
+   "repeat": {"type": "integer", "unit": "", "lower_is_better": false, "description": "The repeat, 1-based."},
+   "value": {"type": "number", "lower_is_better": false, "description": "The rate over the whole repeat: total work / total time, in the line's `unit`."},
+   "unit": {"type": "string", "description": "The unit of `value`."},
+   "work": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Units of work done in the repeat."},
+   "seconds": {"type": "number", "unit": "s", "lower_is_better": false, "description": "The repeat's timed length: from releasing the threads to the last one stopping."},
+   "verified": {"type": "boolean", "description": "Every check of the repeat's work passed."},
+   "reason": {"type": "string", "description": "Why not verified (only when verified is false)."},
+   "oversubscribed": {"type": "boolean", "description": "More threads than CPUs in the affinity mask."},
+   "cpu_share": {"type": "number", "unit": "", "lower_is_better": false, "description": "The worker threads' CPU time / (threads x seconds): 1.0 when nothing else took their CPUs."},
+   "preemptions": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Involuntary context switches of the worker threads."},
+   "sampler": {"type": "boolean", "description": "sampler_ab only: whether this repeat ran with the sampler."},
+   "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
+   "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread)."},
+   "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written."}
   }
  }
 }''')

@@ -22,13 +22,17 @@ def describe(hbk: Path, kernel: str) -> dict[str, Any]:
     return doc
 
 
-def _json(value: Any, depth: int = 0) -> str:
-    """JSON with one line per parameter and per rule (depth 4): short enough for review, one diff line per change."""
+def _json(value: Any, depth: int = 0, figures: bool = False) -> str:
+    """JSON with one line per parameter and per rule (depth 4) and per result figure (figures: a kernel's
+    "results"): short enough for review, one diff line per change."""
     if depth >= 4 or not isinstance(value, (dict, list)) or not value:
         return json.dumps(value, ensure_ascii=False)
     pad = " " * (depth + 1)
     if isinstance(value, dict):
-        items = [f"{pad}{json.dumps(k, ensure_ascii=False)}: {_json(v, depth + 1)}" for k, v in value.items()]
+        items = [f"{pad}{json.dumps(k, ensure_ascii=False)}: "
+                 + (json.dumps(v, ensure_ascii=False) if figures
+                    else _json(v, depth + 1, figures=depth == 1 and k == "results"))
+                 for k, v in value.items()]
         return "{\n" + ",\n".join(items) + "\n" + " " * depth + "}"
     return "[\n" + ",\n".join(pad + _json(v, depth + 1) for v in value) + "\n" + " " * depth + "]"
 

@@ -2,7 +2,7 @@
 Computed by app.results.service, stored with the run, shown in app.jobs.schemas.RunPublic."""
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from app.hosts.schemas import Peak
 from app.results.verdict import Flag, Verdict
@@ -35,8 +35,14 @@ class ResultRow(BaseModel):
     cv: float | None
     values: list[float]
     outliers: list[int]
-    # Means over the repeats of the kernel's other per-repeat figures (iops, lat_p99_us, loss_percent, ...).
+    # Means over the repeats of the kernel's other per-repeat figures (iops, lat_p99_us, loss_pct, ...).
     extra: dict[str, float] = {}
+    # The unit of each of them as its kernel declares it (`hbk <kernel> --describe` "results", the describe
+    # snapshot): "µs", "Mbit/s", "%", "B", "IOPS"; "" for none (a count, a ratio). A key the kernel does not declare
+    # has no entry.
+    extra_units: dict[str, str] = Field(default_factory=dict)
+    # Those of them that are latencies, where lower is better (declared lower_is_better).
+    extra_lower_is_better: list[str] = Field(default_factory=list)
     peak: Peak | None
     efficiency: float | None
     references: list[ReferenceFigure] = []

@@ -1,7 +1,10 @@
 """Turn a run's per-repeat kernel results into the stored result: statistics, peak, efficiency, validity."""
 import math
 from collections import defaultdict
+from functools import cache
 from typing import Any, Literal
+
+from hostbench_common.describe import DESCRIBE
 
 from app.experiments.registry import ROLE_OF, RUNS
 from app.hosts.peaks import cpu_peak, readable_inventory
@@ -27,6 +30,12 @@ def unit_for(experiment: str, params: dict[str, Any]) -> str:
     return run.unit_for(params) if run is not None else ""
 
 
+def _flat_key(key: str, sub: str) -> str:
+    """The name of a nested figure once flattened: latency_us.p50 -> latency_p50_us, plan.grid -> plan_grid."""
+    sfx = next((x for x in ("_us", "_ms", "_ns") if key.endswith(x)), "")
+    return f"{key[: -len(sfx)]}_{sub}{sfx}" if sfx else f"{key}_{sub}"
+
+
 def _flatten(r: dict[str, Any]) -> dict[str, float]:
     """Numeric per-repeat figures, one nested level flattened: latency_us.p50 -> latency_p50_us."""
     out: dict[str, float] = {}
@@ -36,12 +45,36 @@ def _flatten(r: dict[str, Any]) -> dict[str, float]:
         if isinstance(v, int | float):
             out[k] = float(v)
         elif isinstance(v, dict):
-            sfx = next((x for x in ("_us", "_ms", "_ns") if k.endswith(x)), "")
-            base, unit = (k[: -len(sfx)], sfx) if sfx else (k, "")
             for sub, x in v.items():
                 if isinstance(x, int | float) and not isinstance(x, bool):
-                    out[f"{base}_{sub}{unit}"] = float(x)
+                    out[_flat_key(k, sub)] = float(x)
     return out
+
+
+@cache
+def declared_figures(experiment: str) -> dict[str, tuple[str, bool]]:
+    """(unit, lower_is_better) of each numeric figure the run kind's kernel declares for its result lines
+    (`hbk <kernel> --describe` "results", from the describe snapshot), under the name _flatten gives it: an
+    object's members as latency_p50_us. Empty for a kind the table does not know."""
+    run = RUNS.get(experiment)
+    declared: dict[str, Any] = DESCRIBE.get(run.kernel, {}).get("results", {}) if run is not None else {}
+    out: dict[str, tuple[str, bool]] = {}
+    for key, d in declared.items():
+        if d.get("type") in ("number", "integer"):
+            out[key] = (str(d.get("unit", "")), bool(d.get("lower_is_better")))
+        elif d.get("type") == "object":
+            for sub, f in (d.get("fields") or {}).items():
+                if f.get("type") in ("number", "integer"):
+                    out[_flat_key(key, sub)] = (str(f.get("unit", "")), bool(f.get("lower_is_better")))
+    return out
+
+
+def with_units(row: ResultRow, experiment: str) -> ResultRow:
+    """The row's extra figures' units and which are latencies, as the kernel declares them."""
+    declared = declared_figures(experiment)
+    row.extra_units = {k: declared[k][0] for k in row.extra if k in declared}
+    row.extra_lower_is_better = sorted(k for k in row.extra if k in declared and declared[k][1])
+    return row
 
 
 STANDARD = {"threads", "repeat", "value", "unit", "verified", "op", "block_bytes", "type", "v", "t", "seconds", "work",
@@ -182,7 +215,7 @@ def compute_result(
         if ROLE_OF.get(experiment) != "serve":  # a server waits for its peer: its CPU share says nothing
             flags += share_flags(threads, all_reps, cpus)
         reasons = [f.text for f in flags if f.severity == "invalid"]
-        rows.append(
+        rows.append(with_units(
             ResultRow(
                 op=op, threads=threads, block_bytes=block, unit=row_unit, n=s.n, mean=s.mean, stddev=s.stddev,
                 min=s.min, max=s.max, median=s.median, ci95_low=s.ci95_low, ci95_high=s.ci95_high, cv=s.cv,
@@ -192,8 +225,8 @@ def compute_result(
                 efficiency=(s.mean / peak.value) if peak else None,
                 valid=not reasons, invalid_reason="; ".join(reasons) or None,
                 verdict=verdict_of(flags), flags=flags,
-            )
-        )
+            ), experiment,
+        ))
     result = RunResult(unit=unit, rows=rows, peak_note="; ".join(sorted(notes)) or None, flags=run_flags)
     return with_verdict(result)
 
@@ -316,6 +349,9 @@ def current_result(run: Any, overrides: dict[str, Any] | None,
     if not run.result:
         return None
     stored = RunResult.model_validate(run.result)
+    for row in stored.rows:  # stored before the units were part of a row: they are the kernel's, as declared now
+        if not row.extra_units:
+            with_units(row, run.experiment)
     if not run.raw_results:
         return with_verdict(stored)
     try:

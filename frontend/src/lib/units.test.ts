@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bytesInput, extraKeys, extraMeta, formatBlockSize, formatExtra, lowerIsBetter, parseByteSize, withUnit } from './units';
+import { bytesInput, extraKeys, extraMeta, extraMetaIn, formatBlockSize, formatExtra, lowerIsBetter, parseByteSize, withUnit, type ExtraRow, type ExtraUnits } from './units';
 
 describe('byte sizes in forms', () => {
   it('parses KiB as 1024 and KB as 1000, and refuses an ambiguous K', () => {
@@ -43,40 +43,68 @@ describe('formatBlockSize', () => {
   });
 });
 
+/** A row's extra figures as the backend attaches them from the kernel's declaration (`--describe` "results"). */
+const declared = (units: Record<string, string>, latencies: string[] = []): ExtraUnits => ({ extra_units: units, extra_lower_is_better: latencies });
+
 describe('extra figures', () => {
-  it('reads the unit from the key suffix and names the figure', () => {
-    expect(extraMeta('lat_p99_us')).toMatchObject({ label: 'p99 latency', unit: 'µs', latency: true, primary: true });
-    expect(extraMeta('lat_avg_ms')).toMatchObject({ label: 'Avg latency', unit: 'ms', latency: true });
-    expect(extraMeta('latency_ns')).toMatchObject({ label: 'Latency', unit: 'ns', latency: true });
-    expect(extraMeta('loss_percent')).toMatchObject({ label: 'Loss', unit: '%', latency: false, primary: true });
-    expect(extraMeta('clock_after_ghz')).toMatchObject({ label: 'Clock after', unit: 'GHz', latency: false, primary: false });
-    expect(extraMeta('iops')).toMatchObject({ label: 'IOPS', unit: '', primary: true });
-    expect(extraMeta('cpu_share')).toMatchObject({ label: 'CPU share', unit: '', primary: false });
-    expect(extraMeta('sender_bytes')).toMatchObject({ unit: 'B', latency: false });
+  it('takes the unit and latency-ness from the row, and names the figure from its key', () => {
+    const row = declared({ lat_p99_us: 'µs', lat_avg_ms: 'ms', latency_ns: 'ns', loss_percent: '%', clock_after_ghz: 'GHz', iops: 'IOPS', cpu_share: '', sender_bytes: 'B' }, ['lat_p99_us', 'lat_avg_ms', 'latency_ns']);
+    expect(extraMeta('lat_p99_us', row)).toMatchObject({ label: 'p99 latency', unit: 'µs', latency: true, primary: true });
+    expect(extraMeta('lat_avg_ms', row)).toMatchObject({ label: 'Avg latency', unit: 'ms', latency: true });
+    expect(extraMeta('latency_ns', row)).toMatchObject({ label: 'Latency', unit: 'ns', latency: true });
+    expect(extraMeta('loss_percent', row)).toMatchObject({ label: 'Loss', unit: '%', latency: false, primary: true });
+    expect(extraMeta('clock_after_ghz', row)).toMatchObject({ label: 'Clock after', unit: 'GHz', latency: false, primary: false });
+    expect(extraMeta('iops', row)).toMatchObject({ label: 'IOPS', unit: 'IOPS', primary: true });
+    expect(extraMeta('cpu_share', row)).toMatchObject({ label: 'CPU share', unit: '', primary: false });
+    expect(extraMeta('sender_bytes', row)).toMatchObject({ label: 'Sender', unit: 'B', latency: false });
   });
 
-  it('reads the kernels\' other spellings: unit prefixes, flattened nested figures, counts', () => {
-    expect(extraMeta('ns_per_load')).toMatchObject({ label: 'Time per load', unit: 'ns', latency: true, primary: true });
-    expect(extraMeta('ns_per_op')).toMatchObject({ label: 'Time per op', unit: 'ns', latency: false, primary: false });
-    expect(extraMeta('latency_p99_us')).toMatchObject({ label: 'p99 latency', unit: 'µs', latency: true });
-    expect(extraMeta('lat_samples')).toMatchObject({ label: 'Latency samples', unit: '', latency: false, primary: false });
-    expect(extraMeta('bytes_read')).toMatchObject({ label: 'Bytes read', unit: 'B' });
-    expect(extraMeta('sm_clock_mhz')).toMatchObject({ label: 'SM clock', unit: 'MHz' });
-    expect(extraMeta('launch_ms')).toMatchObject({ unit: 'ms', latency: false });
-    expect(extraMeta('loss_pct')).toMatchObject({ label: 'Loss', unit: '%', primary: true });
+  it('labels the kernels\' other spellings: unit prefixes, flattened nested figures, counts', () => {
+    const row = declared(
+      { ns_per_load: 'ns', ns_per_op: 'ns', latency_p99_us: 'µs', lat_samples: '', bytes_read: 'B', sm_clock_mhz: 'MHz', plan_launch_ms: 'ms', loss_pct: '%' },
+      ['ns_per_load', 'latency_p99_us'],
+    );
+    expect(extraMeta('ns_per_load', row)).toMatchObject({ label: 'Time per load', unit: 'ns', latency: true, primary: true });
+    expect(extraMeta('ns_per_op', row)).toMatchObject({ label: 'Time per op', unit: 'ns', latency: false, primary: false });
+    expect(extraMeta('latency_p99_us', row)).toMatchObject({ label: 'p99 latency', unit: 'µs', latency: true });
+    expect(extraMeta('lat_samples', row)).toMatchObject({ label: 'Latency samples', unit: '', latency: false, primary: false });
+    expect(extraMeta('bytes_read', row)).toMatchObject({ label: 'Bytes read', unit: 'B' });
+    expect(extraMeta('sm_clock_mhz', row)).toMatchObject({ label: 'SM clock', unit: 'MHz' });
+    expect(extraMeta('plan_launch_ms', row)).toMatchObject({ label: 'Plan launch', unit: 'ms', latency: false });
+    expect(extraMeta('loss_pct', row)).toMatchObject({ label: 'Loss', unit: '%', primary: true });
+  });
+
+  it('guesses nothing from a key the row does not declare', () => {
+    expect(extraMeta('lat_p99_us')).toMatchObject({ label: 'Latency p99 us', unit: '', latency: false, primary: false });
+    expect(extraMeta('sender_mbit_s', declared({}))).toMatchObject({ unit: '', latency: false });
+    expect(formatExtra('lat_p99_us', 12.345)).toBe('12.35');
+  });
+
+  it('a unit whose spelling the key does not end in is still the unit', () => {
+    const row = declared({ pcie_width: 'lanes', rtt_avg: 'µs' }, ['rtt_avg']);
+    expect(extraMeta('pcie_width', row)).toMatchObject({ label: 'PCIe width', unit: 'lanes' });
+    expect(formatExtra('pcie_width', 16, row)).toBe('16 lanes');
+    expect(extraMeta('rtt_avg', row)).toMatchObject({ label: 'Rtt avg', unit: 'µs', latency: true, primary: true });
   });
 
   it('formats each with its unit', () => {
-    expect(formatExtra('lat_p50_us', 12.345)).toBe('12.35 µs');
-    expect(formatExtra('loss_percent', 0.25)).toBe('0.25 %');
-    expect(formatExtra('iops', 12345.6)).toBe('12,350 IOPS');
-    expect(formatExtra('receiver_bytes', 8 * 1024 ** 2)).toBe('8 MiB');
-    expect(formatExtra('preemptions', 4080)).toBe('4,080');
-    expect(formatExtra('lat_p50_us', null)).toBe('—');
+    const row = declared({ lat_p50_us: 'µs', loss_percent: '%', iops: 'IOPS', receiver_bytes: 'B', preemptions: '' }, ['lat_p50_us']);
+    expect(formatExtra('lat_p50_us', 12.345, row)).toBe('12.35 µs');
+    expect(formatExtra('loss_percent', 0.25, row)).toBe('0.25 %');
+    expect(formatExtra('iops', 12345.6, row)).toBe('12,350 IOPS');
+    expect(formatExtra('receiver_bytes', 8 * 1024 ** 2, row)).toBe('8 MiB');
+    expect(formatExtra('preemptions', 4080, row)).toBe('4,080');
+    expect(formatExtra('lat_p50_us', null, row)).toBe('—');
   });
 
   it('lists the keys of all rows, headline figures first', () => {
-    expect(extraKeys([{ extra: { cpu_share: 1, lat_p99_us: 2 } }, { extra: { iops: 3 } }, { extra: null }])).toEqual(['iops', 'lat_p99_us', 'cpu_share']);
+    const rows: ExtraRow[] = [
+      { extra: { cpu_share: 1, lat_p99_us: 2 }, ...declared({ cpu_share: '', lat_p99_us: 'µs' }, ['lat_p99_us']) },
+      { extra: { iops: 3 }, ...declared({ iops: 'IOPS' }) },
+      { extra: null },
+    ];
+    expect(extraKeys(rows)).toEqual(['iops', 'lat_p99_us', 'cpu_share']);
+    expect(extraMetaIn(rows, 'lat_p99_us')).toMatchObject({ unit: 'µs', latency: true });
   });
 });
 
@@ -96,21 +124,24 @@ describe('unit helpers', () => {
 
 describe('issue 13: units that do not mislead', () => {
   it('a sender rate in Mbit/s is not a time', () => {
-    expect(extraMeta('sender_mbit_s')).toMatchObject({ unit: 'Mbit/s', label: 'Sender' });
-    expect(formatExtra('sender_mbit_s', 23018.4)).toBe('23,020 Mbit/s');
-    expect(extraMeta('prefill_mb_s').unit).toBe('MB/s');
+    const row = declared({ sender_mbit_s: 'Mbit/s', prefill_mb_s: 'MB/s' });
+    expect(extraMeta('sender_mbit_s', row)).toMatchObject({ unit: 'Mbit/s', label: 'Sender', latency: false });
+    expect(formatExtra('sender_mbit_s', 23018.4, row)).toBe('23,020 Mbit/s');
+    expect(extraMeta('prefill_mb_s', row).unit).toBe('MB/s');
   });
 
   it('counts are whole numbers, a mean over repeats says so', () => {
-    expect(formatExtra('preemptions', 144)).toBe('144');
-    expect(formatExtra('preemptions', 144.3)).toBe('≈ 144 (mean over repeats)');
-    expect(formatExtra('retransmits', 12000)).toBe('12,000');
+    const row = declared({ preemptions: '', retransmits: '' });
+    expect(formatExtra('preemptions', 144, row)).toBe('144');
+    expect(formatExtra('preemptions', 144.3, row)).toBe('≈ 144 (mean over repeats)');
+    expect(formatExtra('retransmits', 12000, row)).toBe('12,000');
   });
 
   it('a short time changes unit instead of using exponent notation', () => {
-    expect(formatExtra('prefill_s', 4.65e-4)).toBe('465 µs');
-    expect(formatExtra('serve_s', 0.0123)).toBe('12.3 ms');
-    expect(formatExtra('serve_s', 3.5)).toBe('3.5 s');
-    expect(formatExtra('lat_p99_us', 12.5)).toBe('12.5 µs'); // latencies keep their column's unit
+    const row = declared({ prefill_s: 's', serve_s: 's', lat_p99_us: 'µs' }, ['lat_p99_us']);
+    expect(formatExtra('prefill_s', 4.65e-4, row)).toBe('465 µs');
+    expect(formatExtra('serve_s', 0.0123, row)).toBe('12.3 ms');
+    expect(formatExtra('serve_s', 3.5, row)).toBe('3.5 s');
+    expect(formatExtra('lat_p99_us', 12.5, row)).toBe('12.5 µs'); // latencies keep their column's unit
   });
 });

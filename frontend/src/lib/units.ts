@@ -1,6 +1,8 @@
 // Units as the API states them. Block sizes arrive in bytes and are shown in binary units only when
-// exact (8192 → "8 KiB", never "8 KB"); a size no binary unit divides is shown in bytes. Extra
-// per-row figures carry their unit in the key's suffix (`lat_p99_us`, `loss_percent`).
+// exact (8192 → "8 KiB", never "8 KB"); a size no binary unit divides is shown in bytes. A row's
+// extra figures come with their units and which are latencies (`extra_units`,
+// `extra_lower_is_better`), as the kernel that wrote them declares them (`hbk <kernel> --describe`
+// "results"): nothing is guessed from a key's spelling, which only gives the label.
 import { formatBytes, formatNumber } from './format';
 
 const BINARY = ['B', 'KiB', 'MiB', 'GiB', 'TiB'] as const;
@@ -49,28 +51,22 @@ export interface ExtraMeta {
   key: string;
   /** Human label without the unit: "p99 latency", "IOPS", "UDP loss". */
   label: string;
-  /** Display unit ('' when the key names none). */
+  /** Display unit, as the kernel declares it ('' when it declares none, or does not declare the figure). */
   unit: string;
-  /** A time (latency) figure: lower is better, drawn on the latency chart. */
+  /** A latency (declared lower is better): drawn on the latency chart. */
   latency: boolean;
   /** Shown in the matrix cell itself; the rest only in the cell's details. */
   primary: boolean;
 }
 
-// Rates before times: "sender_mbit_s" is Mbit/s, not seconds (the first match wins).
-const SUFFIX_UNITS: [RegExp, string, 'time' | 'other' | 'bytes'][] = [
-  [/_mbit_s$/, 'Mbit/s', 'other'],
-  [/_mb_s$/, 'MB/s', 'other'],
-  [/_gb_s$/, 'GB/s', 'other'],
-  [/_ns$/, 'ns', 'time'],
-  [/_us$/, 'µs', 'time'],
-  [/_ms$/, 'ms', 'time'],
-  [/_s$/, 's', 'time'],
-  [/_(percent|pct)$/, '%', 'other'],
-  [/_bytes$/, 'B', 'bytes'],
-  [/_ghz$/, 'GHz', 'other'],
-  [/_mhz$/, 'MHz', 'other'],
-];
+/** What a result row says about its extra figures (ResultRow's extra_units, extra_lower_is_better). */
+export interface ExtraUnits {
+  extra_units?: Record<string, string> | null;
+  extra_lower_is_better?: readonly string[] | null;
+}
+
+/** A row with its extra figures (ResultRow fits). */
+export type ExtraRow = ExtraUnits & { extra?: Record<string, number> | null };
 
 const WORDS: Record<string, string> = {
   iops: 'IOPS',
@@ -85,40 +81,40 @@ const WORDS: Record<string, string> = {
   mbit: 'Mbit',
 };
 
-/** Latency figures: drawn on the latency chart and shown in the cell. */
-const LATENCY_KEY = /^(lat|latency|rtt)_|^(ns|us|ms)_per_load$/;
-/** Other figures shown in the cell, not only in its details. */
+/** Other figures shown in the cell, not only in its details (latencies always are). */
 const PRIMARY = /^(iops|loss|jitter)/;
+const TIME_UNITS = new Set(['ns', 'µs', 'ms', 's']);
 
 const capitalise = (label: string) => (/^p\d/.test(label) ? label : label.charAt(0).toUpperCase() + label.slice(1));
 
-export function extraMeta(key: string): ExtraMeta {
-  // "ns_per_load": a time per unit of work (memory latency), unit in the prefix.
+/** How a key spells its declared unit at its end, to leave it out of the label: "Mbit/s" → _mbit_s, "µs" → _us. */
+function unitSuffixes(unit: string): string[] {
+  if (unit === '%') return ['_pct', '_percent'];
+  if (unit === 'B') return ['_bytes'];
+  const spelled = unit.toLowerCase().replace(/µ/g, 'u').replace(/\//g, '_').replace(/\s+/g, '');
+  return spelled ? [`_${spelled}`] : [];
+}
+
+/** A figure's label from its key, its unit and latency-ness from the row (the kernel's declaration). */
+export function extraMeta(key: string, row?: ExtraUnits | null): ExtraMeta {
+  const unit = row?.extra_units?.[key] ?? '';
+  const latency = row?.extra_lower_is_better?.includes(key) ?? false;
+  const primary = latency || PRIMARY.test(key);
+  // "ns_per_load": a time per unit of work (memory latency).
   const per = /^(ns|us|ms)_per_(.+)$/.exec(key);
   if (per) {
-    const unit = per[1] === 'us' ? 'µs' : (per[1] as string);
     const label = capitalise(`time per ${(per[2] as string).split('_').map((w) => WORDS[w] ?? w).join(' ')}`);
-    const latency = LATENCY_KEY.test(key);
-    return { key, label, unit, latency, primary: latency };
+    return { key, label, unit, latency, primary };
   }
-  // "bytes_read": a byte count, unit in the prefix.
+  // "bytes_read": a byte count.
   if (/^bytes_/.test(key)) {
-    return { key, label: capitalise(`bytes ${key.slice(6).replace(/_/g, ' ')}`), unit: 'B', latency: false, primary: false };
+    return { key, label: capitalise(`bytes ${key.slice(6).replace(/_/g, ' ')}`), unit, latency, primary };
   }
-  let unit = '';
-  let base = key;
-  let kind: 'time' | 'other' | 'bytes' | null = null;
-  for (const [re, u, k] of SUFFIX_UNITS) {
-    if (re.test(key)) {
-      unit = u;
-      kind = k;
-      base = key.replace(re, '');
-      break;
-    }
-  }
+  const suffix = unitSuffixes(unit).find((s) => key.endsWith(s) && key.length > s.length);
+  const base = suffix ? key.slice(0, -suffix.length) : key;
   const words = base.split('_').filter(Boolean);
   let label: string;
-  if ((words[0] === 'lat' || words[0] === 'latency') && kind === 'time') {
+  if ((words[0] === 'lat' || words[0] === 'latency') && TIME_UNITS.has(unit)) {
     // lat_p99 → "p99 latency"; latency → "latency"
     const rest = words.slice(1).join(' ');
     label = rest ? `${rest} latency` : 'latency';
@@ -127,8 +123,12 @@ export function extraMeta(key: string): ExtraMeta {
   } else {
     label = words.map((w) => WORDS[w] ?? w).join(' ');
   }
-  const latency = kind === 'time' && LATENCY_KEY.test(key);
-  return { key, label: capitalise(label || key), unit, latency, primary: latency || PRIMARY.test(key) };
+  return { key, label: capitalise(label || key), unit, latency, primary };
+}
+
+/** The figure as the first of the rows that has it declares it (rows of one run share their kernel). */
+export function extraMetaIn(rows: readonly ExtraRow[], key: string): ExtraMeta {
+  return extraMeta(key, rows.find((r) => r.extra && key in r.extra));
 }
 
 /** Counts of events: whole numbers. The backend averages them over repeats (144.3 preemptions), which is
@@ -150,9 +150,10 @@ export function formatTime(value: number, unit: 'ns' | 'µs' | 'ms' | 's'): stri
   return `${formatNumber(seconds * 1e9)} ns`;
 }
 
-/** "12.3 µs", "0.5 %", "1,234 IOPS", "8 MiB" for byte counts, whole counts, readable times. */
-export function formatExtra(key: string, value: number | null | undefined): string {
-  const meta = extraMeta(key);
+/** "12.3 µs", "0.5 %", "1,234 IOPS", "8 MiB" for byte counts, whole counts, readable times: in the unit the row
+ * declares for the figure. */
+export function formatExtra(key: string, value: number | null | undefined, row?: ExtraUnits | null): string {
+  const meta = extraMeta(key, row);
   if (value === null || value === undefined || !Number.isFinite(value)) return '—';
   if (meta.unit === 'B') return formatBytes(value);
   if (meta.unit === '%') return `${formatNumber(value, 3)} %`;
@@ -160,7 +161,7 @@ export function formatExtra(key: string, value: number | null | undefined): stri
     const whole = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 0 }).format(Math.round(value));
     return Number.isInteger(value) ? whole : `≈ ${whole} (mean over repeats)`;
   }
-  if (!meta.unit) return key === 'iops' ? `${formatNumber(value)} IOPS` : formatNumber(value);
+  if (!meta.unit) return formatNumber(value);
   if (meta.unit === 's' || meta.unit === 'ms' || meta.unit === 'µs' || meta.unit === 'ns') {
     // a phase time of 4.65e-4 s reads "465 µs"; latencies keep their own unit (they sit in a column)
     return meta.latency ? `${formatNumber(value)} ${meta.unit}` : formatTime(value, meta.unit);
@@ -169,14 +170,11 @@ export function formatExtra(key: string, value: number | null | undefined): stri
 }
 
 /** Extra keys present in any row, primary ones first, each group alphabetical. */
-export function extraKeys(rows: readonly { extra?: Record<string, number> | null }[]): string[] {
+export function extraKeys(rows: readonly ExtraRow[]): string[] {
   const keys = new Set<string>();
   for (const r of rows) for (const k of Object.keys(r.extra ?? {})) keys.add(k);
-  return [...keys].sort((a, b) => {
-    const pa = extraMeta(a).primary ? 0 : 1;
-    const pb = extraMeta(b).primary ? 0 : 1;
-    return pa - pb || a.localeCompare(b);
-  });
+  const primary = (k: string) => (extraMetaIn(rows, k).primary ? 0 : 1);
+  return [...keys].sort((a, b) => primary(a) - primary(b) || a.localeCompare(b));
 }
 
 /** Units where a smaller figure is the better one (latencies). */

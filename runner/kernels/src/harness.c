@@ -98,15 +98,27 @@ void hb_kernel_rules(const hb_kernel *k, const hb_rule *rules[3])
     rules[n] = NULL;
 }
 
+void hb_kernel_results(const hb_kernel *k, const hb_result *results[3])
+{
+    int n = 0;
+    if (k->results)
+        results[n++] = k->results;
+    results[n++] = hb_run_results;
+    results[n] = NULL;
+}
+
 hb_status hb_kernel_params(const hb_kernel *k, hb_params *p, int argc, char *const *argv,
                            hb_err *err)
 {
     const hb_param_def *tables[3];
     const hb_rule *rules[3];
+    const hb_result *results[3];
     hb_status st;
     hb_kernel_tables(k, tables);
     hb_kernel_rules(k, rules);
-    if ((st = hb_rules_valid(rules, tables, err)) != HB_OK)
+    hb_kernel_results(k, results);
+    if ((st = hb_rules_valid(rules, tables, err)) != HB_OK ||
+        (st = hb_results_valid(results, err)) != HB_OK)
         return st;
     if ((st = hb_params_parse(p, k->name, tables, argc, argv, err)) != HB_OK)
         return st;
@@ -210,11 +222,14 @@ hb_status hb_describe(const hb_kernel *k, hb_err *err)
 {
     const hb_param_def *tables[3];
     const hb_rule *rules[3];
+    const hb_result *results[3];
     hb_json j;
     hb_status st;
     hb_kernel_tables(k, tables);
     hb_kernel_rules(k, rules);
-    if ((st = hb_rules_valid(rules, tables, err)) != HB_OK) /* never publish what it cannot check */
+    hb_kernel_results(k, results);
+    if ((st = hb_rules_valid(rules, tables, err)) != HB_OK || /* never publish what it cannot check */
+        (st = hb_results_valid(results, err)) != HB_OK)
         return st;
     hb_json_init(&j);
     hb_json_obj(&j);
@@ -233,6 +248,8 @@ hb_status hb_describe(const hb_kernel *k, hb_err *err)
     hb_json_key(&j, "x-rules");
     hb_rules_schema(&j, rules, tables);
     hb_json_obj_end(&j);
+    hb_json_key(&j, "results");
+    hb_results_schema(&j, results);
     hb_json_obj_end(&j);
     emit(&j);
     hb_json_free(&j);

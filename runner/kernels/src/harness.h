@@ -12,6 +12,7 @@
 #include "error.h"
 #include "json.h"
 #include "params.h"
+#include "results.h"
 #include "rules.h"
 
 #define HB_CACHE_LINE 128 /* two 64-byte lines: adjacent-line prefetchers pair them */
@@ -77,6 +78,10 @@ typedef struct hb_kernel {
     /* Cross-field rules on the parameters (rules.h), checked before any work and printed by
      * --describe; the harness adds hb_run_rules. Optional. */
     const hb_rule *rules;
+    /* The figures its result_facts writes (results.h): key, type, unit, lower_is_better, help;
+     * --describe prints them with the harness's hb_run_results. Every key it writes must be
+     * declared (tests/check_results.py). Optional: NULL for a kernel without result_facts. */
+    const hb_result *results;
 
     /* NULL when this host can run the kernel with these parameters, else why not. */
     const char *(*supported)(const hb_params *p);
@@ -127,6 +132,8 @@ int hb_interrupted(void);
  * the rules between them (run_params.c). */
 extern const hb_param_def hb_run_params[];
 extern const hb_rule hb_run_rules[];
+/* The keys the harness writes into every result line (threads, value, seconds, cpu_share ...). */
+extern const hb_result hb_run_results[];
 
 /* The registry (registry.c): every kernel, NULL-terminated. */
 extern const hb_kernel *const hb_kernels[];
@@ -136,6 +143,8 @@ const hb_kernel *hb_kernel_find(const char *name);
 void hb_kernel_tables(const hb_kernel *k, const hb_param_def *tables[3]);
 /* {k->rules, hb_run_rules, NULL} (without k->rules when it has none) */
 void hb_kernel_rules(const hb_kernel *k, const hb_rule *rules[3]);
+/* {k->results, hb_run_results, NULL} (without k->results when it has none) */
+void hb_kernel_results(const hb_kernel *k, const hb_result *results[3]);
 /* Parses argv (the `--name value` part) into p and checks every rule: what a run accepts. */
 hb_status hb_kernel_params(const hb_kernel *k, hb_params *p, int argc, char *const *argv,
                            hb_err *err);

@@ -1,5 +1,5 @@
-/* The harness's own parameters and rules: every kernel has them (hb_kernel_tables,
- * hb_kernel_rules). */
+/* The harness's own parameters, rules and result figures: every kernel has them
+ * (hb_kernel_tables, hb_kernel_rules, hb_kernel_results). */
 #include <stddef.h>
 
 #include "harness.h"
@@ -48,4 +48,33 @@ const hb_rule hb_run_rules[] = {
     {"stable_cv", HB_RULE_MAXIMUM, 0, NULL, NULL, {{"sampler_ab", yes, 0}},
      "sampler_ab runs exactly `repeats` phases, in pairs: give stable_cv 0"},
     {NULL, HB_RULE_MAXIMUM, 0, NULL, NULL, {{NULL, NULL, 0}}, NULL},
+};
+
+/* What run_phase writes into every result line, before the kernel's result_facts. */
+const hb_result hb_run_results[] = {
+    {"v", HB_R_INT, "", 0, "Protocol version: 1.", NULL},
+    {"type", HB_R_TEXT, NULL, 0, "\"result\".", NULL},
+    {"threads", HB_R_INT, "", 0, "Worker threads of the repeat.", NULL},
+    {"repeat", HB_R_INT, "", 0, "The repeat, 1-based.", NULL},
+    {"value", HB_R_NUMBER, NULL, 0,
+     "The rate over the whole repeat: total work / total time, in the line's `unit`.", NULL},
+    {"unit", HB_R_TEXT, NULL, 0, "The unit of `value`.", NULL},
+    {"work", HB_R_INT, "", 0, "Units of work done in the repeat.", NULL},
+    {"seconds", HB_R_NUMBER, "s", 0,
+     "The repeat's timed length: from releasing the threads to the last one stopping.", NULL},
+    {"verified", HB_R_BOOL, NULL, 0, "Every check of the repeat's work passed.", NULL},
+    {"reason", HB_R_TEXT, NULL, 0, "Why not verified (only when verified is false).", NULL},
+    {"oversubscribed", HB_R_BOOL, NULL, 0, "More threads than CPUs in the affinity mask.", NULL},
+    {"cpu_share", HB_R_NUMBER, "", 0,
+     "The worker threads' CPU time / (threads x seconds): 1.0 when nothing else took their "
+     "CPUs.", NULL},
+    {"preemptions", HB_R_INT, "", 0, "Involuntary context switches of the worker threads.", NULL},
+    {"sampler", HB_R_BOOL, NULL, 0,
+     "sampler_ab only: whether this repeat ran with the sampler.", NULL},
+    {"op", HB_R_TEXT, NULL, 0, "The configuration's operation (kernels with ops).", NULL},
+    {"block_bytes", HB_R_INT, "B", 0,
+     "The configuration's block size (kernels with blocks; memory latency: the working set per "
+     "thread).", NULL},
+    {"t", HB_R_NUMBER, "s", 0, "UNIX time the line was written.", NULL},
+    {NULL, HB_R_NUMBER, NULL, 0, NULL, NULL},
 };

@@ -13,11 +13,13 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
+from check_results import results_declared  # tests/check_results.py
+
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 HBK = os.path.join(BUILD, "hbk")
 HBK_TEST = os.path.join(BUILD, "hbk-test")
 CPU_OBJ = os.path.join(BUILD, "obj", "kernels", "cpu.o")
-C_TESTS = ["test_json", "test_params", "test_rules", "test_cpu", "test_hostfacts"]
+C_TESTS = ["test_json", "test_params", "test_rules", "test_results", "test_cpu", "test_hostfacts"]
 ARM = os.uname().machine == "aarch64"  # the ISAs of the cpu kernel, widest first, per architecture
 CPU_ISAS = ("sve", "neon", "scalar") if ARM else ("avx512", "avx2", "sse2", "scalar")
 HIDDEN_ISA = "neon" if ARM else "avx2"  # one the test build can pretend is missing
@@ -47,6 +49,8 @@ def hbk(*args, exe=HBK, env=None, timeout=60):
             lines.append(json.loads(raw))
         except ValueError:
             lines.append({"type": "<not json>", "raw": raw})
+    if args and not args[0].startswith("-"):  # every result key is declared by its kernel
+        results_declared(exe, args[0], lines, check, f"{exe} {' '.join(args[:3])}")
     return p.returncode, lines, p.stdout
 
 
@@ -272,6 +276,41 @@ def test_describe_publishes_the_rules_it_enforces():
     expect_bad_param(["disk", "--file_size", "1048576"], "blocks: 8388608 is larger than file_size 1048576")
     expect_bad_param(["disk", "--engine", "psync", "--iodepth", "2"],
                      "iodepth: 2 is larger than 1 when engine is psync; ")
+
+
+def test_describe_declares_result_figures():
+    """Every kernel publishes the figures of its result lines ("results"): type and description, a
+    unit and lower_is_better for numbers, an object's members in "fields"; the harness's keys too.
+    Each run of the checks is then compared with it (hbk(), tests/check_results.py)."""
+    from check_results import faults
+    harness = {"v", "type", "threads", "repeat", "value", "unit", "work", "seconds", "verified",
+               "reason", "oversubscribed", "cpu_share", "preemptions", "sampler", "op",
+               "block_bytes", "t"}
+    for kernel in ("cpu", "disk", "memory", "net", "null", "gpu"):
+        res = describe(kernel).get("results")
+        if not check(isinstance(res, dict) and harness <= set(res), f"{kernel} declares its results"):
+            continue
+        for key, d in res.items():
+            figs = [(key, d)] + [(f"{key}.{m}", f) for m, f in (d.get("fields") or {}).items()]
+            for name, f in figs:
+                number = f.get("type") in ("number", "integer")
+                check(f.get("type") in ("number", "integer", "boolean", "string", "object") and
+                      f.get("description") and
+                      (not number or isinstance(f.get("lower_is_better"), bool)) and
+                      (not number or isinstance(f.get("unit"), str) or name == "value") and
+                      (number or f.get("type") == "object" or "unit" not in f),
+                      f"{kernel} result {name}: {f}")
+            check((d.get("type") == "object") == bool(d.get("fields")), f"{kernel} {key}: fields")
+    net, disk = describe("net")["results"], describe("disk")["results"]
+    check(net["sender_mbit_s"]["unit"] == "Mbit/s" and not net["sender_mbit_s"]["lower_is_better"] and
+          net["latency_us"]["fields"]["p99"] == {**net["latency_us"]["fields"]["p99"], "unit": "µs",
+                                                 "lower_is_better": True} and
+          disk["lat_p99_us"]["unit"] == "µs" and disk["lat_p99_us"]["lower_is_better"] and
+          disk["iops"]["unit"] == "IOPS", "net and disk units: Mbit/s, µs latencies, IOPS")
+    check(faults(net, {"v": 1, "type": "result", "value": 1.5, "latency_us": {"p50": 3.2}}) == [] and
+          faults(net, {"value": 1, "sender_mbit": 2, "latency_us": {"p42": 1}, "lost": "x"}) ==
+          ["sender_mbit (undeclared)", "latency_us.p42 (undeclared)", "lost: str, declared integer"],
+          "the check finds an undeclared key, an undeclared member and a wrong type")
 
 
 def test_check_validates_without_running():

@@ -16,6 +16,8 @@ import shutil
 import subprocess
 import sys
 
+from check_results import results_declared  # tests/check_results.py
+
 OPS = ["fp32_fma", "fp64_fma", "int32", "dram_bw", "h2d", "d2h"]
 PARAMS = ["op", "device", "bytes", "batch_ms", "threads", "repeats", "duration_s", "warmup_s",
           "interval_s", "stable_cv", "max_repeats", "no_sampler", "sampler_ab"]
@@ -39,6 +41,7 @@ def run(build, check):
                 lines.append(json.loads(raw))
             except ValueError:
                 lines.append({"type": "<not json>", "raw": raw})
+        results_declared(exe, "gpu", lines, check, f"{exe} gpu {' '.join(args[:4])}")
         return p.returncode, lines, p.stdout + p.stderr
 
     def of(lines, t):

@@ -13,6 +13,8 @@ import sys
 import tempfile
 from collections import Counter
 
+from check_results import results_declared  # tests/check_results.py
+
 BLOCK_OPS = ("copy", "read", "write", "rand_read", "rand_write")
 ARM = os.uname().machine == "aarch64"  # the ISAs of the memory kernel, widest first, per architecture
 MEM_ISAS = ("sve", "neon", "scalar") if ARM else ("avx512", "avx2", "scalar")
@@ -60,6 +62,7 @@ def run(build, check):
                 lines.append(json.loads(raw))
             except ValueError:
                 lines.append({"type": "<not json>", "raw": raw})
+        results_declared(exe, "memory", lines, check, f"{exe} memory {' '.join(args[:4])}")
         return p.returncode, lines, p.stdout + p.stderr
 
     def of(lines, t):

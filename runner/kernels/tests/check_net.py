@@ -13,6 +13,8 @@ import subprocess
 import sys
 import time
 
+from check_results import results_declared  # tests/check_results.py
+
 OPS = ("tcp_stream", "udp_stream", "tcp_rr", "udp_rr")
 
 
@@ -29,6 +31,7 @@ def run(build, check):
                 lines.append(json.loads(raw))
             except ValueError:
                 lines.append({"type": "<not json>", "raw": raw})
+        results_declared(exe, "net", lines, check, f"{exe} net {' '.join(args[:4])}")
         return p.returncode, lines, p.stdout + p.stderr
 
     def of(lines, t):

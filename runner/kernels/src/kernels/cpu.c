@@ -461,6 +461,14 @@ static const hb_param_def cpu_params[] = {
     {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL},
 };
 
+/* What cpu_result_facts adds to each result line. */
+static const hb_result cpu_results[] = {
+    {"clock_after_ghz", HB_R_NUMBER, "GHz", 0,
+     "The clock measured again right after the repeat, under load (one pinned thread for one "
+     "thread, every affinity CPU at once for more); null when it could not be measured.", NULL},
+    {NULL, HB_R_NUMBER, NULL, 0, NULL, NULL},
+};
+
 static int chosen_isa(const hb_params *p, int op)
 {
     int isa = hb_param_choice(p, "isa") - 1; /* choice 0 is auto */
@@ -608,6 +616,7 @@ const hb_kernel hb_kernel_cpu = {
     .unit = "GFLOP/s",
     .unit_scale = 1e-9,
     .params = cpu_params,
+    .results = cpu_results,
     .supported = cpu_supported,
     .setup = cpu_setup,
     .facts = cpu_facts,

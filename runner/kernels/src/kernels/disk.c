@@ -97,6 +97,30 @@ static const hb_rule disk_rules[] = {
     {NULL, HB_RULE_MAXIMUM, 0, NULL, NULL, {{NULL, NULL, 0}}, NULL},
 };
 
+/* What disk_result_facts (disk_io.c) adds to each result line. Latency: per I/O, from just before
+ * the system call that submits it to the return of the one that reaps it. */
+static const hb_result disk_results[] = {
+    {"iops", HB_R_NUMBER, "IOPS", 0, "I/Os of one block per second over the repeat.", NULL},
+    {"lat_avg_us", HB_R_NUMBER, "µs", 1, "Mean latency of an I/O.", NULL},
+    {"lat_p50_us", HB_R_NUMBER, "µs", 1, "Median latency of an I/O (within 0.4 %).", NULL},
+    {"lat_p99_us", HB_R_NUMBER, "µs", 1, "99th percentile latency of an I/O (within 0.4 %).",
+     NULL},
+    {"lat_p999_us", HB_R_NUMBER, "µs", 1, "99.9th percentile latency of an I/O (within 0.4 %).",
+     NULL},
+    {"lat_min_us", HB_R_NUMBER, "µs", 1, "Shortest latency of an I/O.", NULL},
+    {"lat_max_us", HB_R_NUMBER, "µs", 1, "Longest latency of an I/O.", NULL},
+    {"lat_samples", HB_R_INT, "", 0, "I/Os whose latency was recorded.", NULL},
+    {"reads", HB_R_INT, "", 0, "Read I/Os done.", NULL},
+    {"writes", HB_R_INT, "", 0, "Write I/Os done.", NULL},
+    {"reads_checked_fully", HB_R_INT, "", 0,
+     "Reads whose every byte was checked (the others: the offset stamps of their units).", NULL},
+    {"huge_page_buffers", HB_R_BOOL, NULL, 0,
+     "The I/O buffers were advised onto transparent huge pages.", NULL},
+    {"io_uring_fixed_buffers", HB_R_BOOL, NULL, 0,
+     "io_uring only: the buffers were registered (fixed buffers).", NULL},
+    {NULL, HB_R_NUMBER, NULL, 0, NULL, NULL},
+};
+
 /* ---- facts, phases, the descriptor ---- */
 
 static void disk_facts(const hb_setup *s, hb_json *j)
@@ -219,6 +243,7 @@ const hb_kernel hb_kernel_disk = {
     .unit_scale = 1e-6,
     .params = disk_params,
     .rules = disk_rules,
+    .results = disk_results,
     .setup = disk_setup,
     .facts = disk_facts,
     .thread_setup = disk_thread_setup,

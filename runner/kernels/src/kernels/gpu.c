@@ -56,6 +56,42 @@ static const hb_param_def gpu_threads = {
     "Host threads driving the device: one. It keeps the GPU busy with back-to-back launches; "
     "the parallelism is on the device (every SM filled, see the result's plan)."};
 
+/* What gpu_result_facts adds to each result line; declared in every build (the description of a
+ * build without CUDA is the same). */
+static const hb_result gpu_plan_fields[] = {
+    {"grid", HB_R_INT, "", 0, "Blocks per launch.", NULL},
+    {"block", HB_R_INT, "", 0, "Threads per block.", NULL},
+    {"blocks_per_sm", HB_R_INT, "", 0, "Resident blocks per SM.", NULL},
+    {"chains_per_thread", HB_R_INT, "", 0, "FMA ops: independent chains per thread.", NULL},
+    {"steps_per_launch", HB_R_INT, "", 0, "FMA ops: steps of each chain per launch.", NULL},
+    {"buffer_bytes", HB_R_INT, "B", 0, "Memory ops: bytes of each buffer.", NULL},
+    {"bytes_per_launch", HB_R_INT, "B", 0, "Memory ops: bytes moved per launch or copy.", NULL},
+    {"launches_per_batch", HB_R_INT, "", 0, "Launches (or copies) per batch.", NULL},
+    {"launch_ms", HB_R_NUMBER, "ms", 0, "GPU time of one launch (or copy), as planned.", NULL},
+    {NULL, HB_R_NUMBER, NULL, 0, NULL, NULL},
+};
+
+static const hb_result gpu_results[] = {
+    {"sm_clock_mhz", HB_R_NUMBER, "MHz", 0,
+     "fp32_fma, fp64_fma, int32: the SM clock over all launches of the repeat (clock64 cycles "
+     "per globaltimer ns); null when not measured.", NULL},
+    {"gpu_busy", HB_R_NUMBER, "", 0,
+     "The batches' GPU time / the repeat's time: about 1.0 when the device never waited for "
+     "the host.", NULL},
+    {"batches", HB_R_INT, "", 0, "Batches finished in the repeat.", NULL},
+    {"checked", HB_R_INT, "", 0, "Memory ops: words of the destination checked.", NULL},
+    {"bytes_read", HB_R_INT, "B", 0, "dram_bw: bytes read from device memory.", NULL},
+    {"bytes_written", HB_R_INT, "B", 0, "dram_bw: bytes written to device memory.", NULL},
+    {"bytes_copied", HB_R_INT, "B", 0, "h2d, d2h: bytes copied.", NULL},
+    {"pcie_link", HB_R_TEXT, NULL, 0,
+     "h2d, d2h: the link speed sysfs reported right after the copies; null when unknown.", NULL},
+    {"pcie_width", HB_R_NUMBER, "lanes", 0, "h2d, d2h: the link width; null when unknown.", NULL},
+    {"pcie_gbs_theoretical", HB_R_NUMBER, "GB/s", 0,
+     "h2d, d2h: GT/s x lanes x line code / 8, the link's ceiling; null when unknown.", NULL},
+    {"plan", HB_R_OBJECT, NULL, 0, "How the work was launched.", gpu_plan_fields},
+    {NULL, HB_R_NUMBER, NULL, 0, NULL, NULL},
+};
+
 /* ---- exported for tests/test_gpu.c ---- */
 
 double hb_gpu_link_gbs(double gts, int width)
@@ -655,6 +691,7 @@ const hb_kernel hb_kernel_gpu = {
     .unit = "GFLOP/s",
     .unit_scale = 1e-9,
     .params = gpu_params,
+    .results = gpu_results,
     .supported = gpu_supported,
     .setup = gpu_setup,
 #ifndef HBK_NO_CUDA

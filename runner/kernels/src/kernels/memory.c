@@ -154,6 +154,27 @@ static const hb_param_def mem_params[] = {
     {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL},
 };
 
+/* What line_facts adds to each result line (the sample lines carry the same, less the _on_cpu
+ * figures). A block op's time per op is its rate (MB/s) turned over, not the latency of an access:
+ * only the latency op's time per load is lower_is_better. */
+static const hb_result mem_results[] = {
+    {"working_set_bytes", HB_R_INT, "B", 0, "Bytes the configuration touches, all threads.", NULL},
+    {"level", HB_R_TEXT, NULL, 0, "The cache the working set fits in: L1, L2, L3 or DRAM.", NULL},
+    {"stores", HB_R_TEXT, NULL, 0, "Block ops that write: the stores used, nt or plain.", NULL},
+    {"nodes", HB_R_INT, "", 0, "latency: cache lines in the cycle, per thread.", NULL},
+    {"ns_per_op", HB_R_NUMBER, "ns", 0,
+     "Block ops: one thread's mean time per op (threads x seconds / ops).", NULL},
+    {"ns_per_op_on_cpu", HB_R_NUMBER, "ns", 0,
+     "Block ops: the workers' CPU time / ops, without the time other processes held the CPUs.",
+     NULL},
+    {"ns_per_load", HB_R_NUMBER, "ns", 1,
+     "latency: one thread's mean time per dependent load (threads x seconds / loads).", NULL},
+    {"ns_per_load_on_cpu", HB_R_NUMBER, "ns", 1,
+     "latency: the workers' CPU time / loads, without the time other processes held the CPUs.",
+     NULL},
+    {NULL, HB_R_NUMBER, NULL, 0, NULL, NULL},
+};
+
 static int chosen_isa(const hb_params *p)
 {
     int isa = hb_param_choice(p, "isa") - 1; /* choice 0 is auto */
@@ -528,6 +549,7 @@ const hb_kernel hb_kernel_memory = {
     .unit = "MB/s",
     .unit_scale = 1e-6,
     .params = mem_params,
+    .results = mem_results,
     .supported = mem_supported,
     .setup = mem_setup,
     .facts = mem_facts,

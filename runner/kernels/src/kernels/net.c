@@ -84,6 +84,38 @@ static const hb_rule net_rules[] = {
     {NULL, HB_RULE_MAXIMUM, 0, NULL, NULL, {{NULL, NULL, 0}}, NULL},
 };
 
+/* What net_result_facts (net_driver.c) adds to each result line: streams their byte counts,
+ * round trips their latency. */
+static const hb_result net_latency_fields[] = {
+    {"avg", HB_R_NUMBER, NULL, 0, "Mean round trip.", NULL},
+    {"p50", HB_R_NUMBER, NULL, 0, "Median round trip (within 0.4 %).", NULL},
+    {"p99", HB_R_NUMBER, NULL, 0, "99th percentile round trip (within 0.4 %).", NULL},
+    {"min", HB_R_NUMBER, NULL, 0, "Shortest round trip.", NULL},
+    {"max", HB_R_NUMBER, NULL, 0, "Longest round trip.", NULL},
+    {NULL, HB_R_NUMBER, NULL, 0, NULL, NULL},
+};
+
+static const hb_result net_results[] = {
+    {"sender_bytes", HB_R_INT, "B", 0, "Streams: payload bytes the senders sent.", NULL},
+    {"receiver_bytes", HB_R_INT, "B", 0,
+     "Streams: payload bytes the receivers got; value is computed from these.", NULL},
+    {"checked_bytes", HB_R_INT, "B", 0, "Streams: received bytes checked against the pattern.",
+     NULL},
+    {"sender_mbit_s", HB_R_NUMBER, "Mbit/s", 0,
+     "Streams: the senders' rate, each over its own sending window.", NULL},
+    {"datagrams_sent", HB_R_INT, "", 0, "udp_stream: datagrams sent.", NULL},
+    {"datagrams_received", HB_R_INT, "", 0, "udp_stream: datagrams received.", NULL},
+    {"loss_pct", HB_R_NUMBER, "%", 0, "udp_stream: datagrams lost, of those sent.", NULL},
+    {"send_errors", HB_R_INT, "", 0,
+     "udp_stream: datagrams the sender's kernel refused (never counted as sent).", NULL},
+    {"round_trips", HB_R_INT, "", 0, "tcp_rr, udp_rr: round trips completed.", NULL},
+    {"lost", HB_R_INT, "", 0, "udp_rr: requests without a reply within 200 ms.", NULL},
+    {"latency_us", HB_R_OBJECT, "µs", 1,
+     "tcp_rr, udp_rr: full round trips (not half), from the client's send to its receive.",
+     net_latency_fields},
+    {NULL, HB_R_NUMBER, NULL, 0, NULL, NULL},
+};
+
 static const hb_param_def net_streams = {
     "streams", HB_P_INT_LIST, "1", 1, 8, NULL,
     "Concurrent streams, run one after another: each is its own thread (pinned) with its own "
@@ -356,6 +388,7 @@ const hb_kernel hb_kernel_net = {
     .unit_scale = 1,
     .params = net_params,
     .rules = net_rules,
+    .results = net_results,
     .setup = net_setup,
     .facts = net_facts,
     .thread_setup = net_thread_setup,

@@ -69,7 +69,7 @@ describe('MatrixTable (CPU: threads only)', () => {
 
 describe('MatrixTable (memory / disk: threads × block size)', () => {
   const rows = [8, 8 * KiB, 8 * MiB, 80 * MiB].flatMap((b, i) => [
-    resultRow({ op: 'rand_read', unit: 'MB/s', block_bytes: b, threads: 1, mean: 100 * (i + 1), stddev: 1, peak: null, efficiency: null, extra: { iops: 1000 + i, lat_p99_us: 12.5, cpu_share: 0.99 } }),
+    resultRow({ op: 'rand_read', unit: 'MB/s', block_bytes: b, threads: 1, mean: 100 * (i + 1), stddev: 1, peak: null, efficiency: null, extra: { iops: 1000 + i, lat_p99_us: 12.5, cpu_share: 0.99 }, extra_units: { iops: 'IOPS', lat_p99_us: 'µs', cpu_share: '' }, extra_lower_is_better: ['lat_p99_us'] }),
   ]);
 
   it('has a column per block size, named exactly in binary units', () => {

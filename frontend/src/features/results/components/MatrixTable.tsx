@@ -57,8 +57,8 @@ function CellDetails({ row }: { row: ResultRow }) {
         <dd>{row.peak ? `${formatNumber(row.peak.value)} ${row.peak.unit} = ${row.peak.formula} (${row.peak.source})` : 'unknown'}</dd>
         {keys.map((k) => (
           <Fragment key={k}>
-            <dt>{extraMeta(k).label}</dt>
-            <dd>{formatExtra(k, row.extra?.[k])}</dd>
+            <dt>{extraMeta(k, row).label}</dt>
+            <dd>{formatExtra(k, row.extra?.[k], row)}</dd>
           </Fragment>
         ))}
       </dl>
@@ -73,7 +73,7 @@ function cellClass(row: ResultRow): string {
 
 export function MatrixCell({ row, peakNote }: { row: ResultRow | undefined; peakNote?: string | null }) {
   if (!row) return <td className="num muted">not measured</td>;
-  const headline = extraKeys([row]).filter((k) => extraMeta(k).primary);
+  const headline = extraKeys([row]).filter((k) => extraMeta(k, row).primary);
   return (
     <td className={`matrix-cell${cellClass(row)}`} data-verdict={row.verdict ?? 'valid'}>
       <span className="figure" title={spreadTitle(row)}>
@@ -93,7 +93,7 @@ export function MatrixCell({ row, peakNote }: { row: ResultRow | undefined; peak
         <span className="extras small">
           {headline.map((k) => (
             <span key={k}>
-              {extraMeta(k).label} {formatExtra(k, row.extra?.[k])}
+              {extraMeta(k, row).label} {formatExtra(k, row.extra?.[k], row)}
             </span>
           ))}
         </span>

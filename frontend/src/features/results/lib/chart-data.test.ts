@@ -31,10 +31,13 @@ describe('throughputBars', () => {
 });
 
 describe('latencyBars', () => {
+  // as the backend attaches them from the disk kernel's declaration
+  const units = { extra_units: { lat_p99_us: 'µs', lat_p50_us: 'µs', lat_avg_us: 'µs', iops: 'IOPS' }, extra_lower_is_better: ['lat_avg_us', 'lat_p50_us', 'lat_p99_us'] };
+
   it('draws the latency extras in percentile order, in their unit', () => {
     const rows = [
-      resultRow({ op: 'rand_read', unit: 'MB/s', block_bytes: 4 * KiB, threads: 1, extra: { lat_p99_us: 90, iops: 5000, lat_p50_us: 40, lat_avg_us: 45 } }),
-      resultRow({ op: 'rand_read', unit: 'MB/s', block_bytes: 4 * KiB, threads: 2, extra: { lat_p99_us: 120, lat_p50_us: 60, lat_avg_us: 65 } }),
+      resultRow({ op: 'rand_read', unit: 'MB/s', block_bytes: 4 * KiB, threads: 1, extra: { lat_p99_us: 90, iops: 5000, lat_p50_us: 40, lat_avg_us: 45 }, ...units }),
+      resultRow({ op: 'rand_read', unit: 'MB/s', block_bytes: 4 * KiB, threads: 2, extra: { lat_p99_us: 120, lat_p50_us: 60, lat_avg_us: 65 }, ...units }),
     ];
     const bars = latencyBars(groupMatrix(rows)[0]!);
     expect(bars?.unit).toBe('µs');
@@ -45,5 +48,13 @@ describe('latencyBars', () => {
 
   it('is null when the rows carry no latency', () => {
     expect(latencyBars(groupMatrix([resultRow({ extra: { cpu_share: 1 } })])[0]!)).toBeNull();
+  });
+
+  it('takes latency-ness from the row, not from the key: a time the kernel does not call a latency is not drawn', () => {
+    const row = resultRow({ op: 'copy', unit: 'MB/s', block_bytes: 8, extra: { ns_per_op: 2.5, rtt_p50_us: 30 }, extra_units: { ns_per_op: 'ns', rtt_p50_us: 'µs' }, extra_lower_is_better: ['rtt_p50_us'] });
+    const bars = latencyBars(groupMatrix([row])[0]!);
+    expect(bars?.unit).toBe('µs');
+    expect(bars?.series.map((s) => s.label)).toEqual(['Rtt p50']);
+    expect(latencyBars(groupMatrix([{ ...row, extra_lower_is_better: [] }])[0]!)).toBeNull();
   });
 });

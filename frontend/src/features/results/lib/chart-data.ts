@@ -1,12 +1,13 @@
 // Result matrix → grouped bar series. Throughput: mean with ± stddev whiskers, grouped by block size
 // (one colour per thread count) or, without block sizes, by thread count. Latency: the rows' latency
-// extras (p50, p99, … averaged over repeats by the backend), one colour per percentile.
+// extras (p50, p99, … averaged over repeats by the backend; latencies as the kernel declares them),
+// one colour per percentile.
 import type { BarSeries } from '../../../components/chart/GroupedBarChart';
 import { stddevBar } from '../../../components/chart/plugins/error-bars';
 import type { ResultRow } from '../../../lib/api/types';
 import { formatNumber, formatPercent } from '../../../lib/format';
 import { findCell, hasBlocks, threadsLabel, type OpMatrix } from '../../../lib/matrix';
-import { extraMeta, formatBlockSize } from '../../../lib/units';
+import { extraMetaIn, formatBlockSize } from '../../../lib/units';
 
 export interface BarChartData {
   categories: string[];
@@ -59,10 +60,10 @@ export function throughputBars(m: OpMatrix): BarChartData {
 
 /** Latency extras of one operation, grouped by their unit; null when the rows carry none. */
 export function latencyBars(m: OpMatrix): BarChartData | null {
-  const keys = [...new Set(m.rows.flatMap((r) => Object.keys(r.extra ?? {})))].filter((k) => extraMeta(k).latency).sort(byPercentile);
+  const keys = [...new Set(m.rows.flatMap((r) => Object.keys(r.extra ?? {})))].filter((k) => extraMetaIn(m.rows, k).latency).sort(byPercentile);
   if (!keys.length) return null;
-  const unit = extraMeta(keys[0] as string).unit;
-  const sameUnit = keys.filter((k) => extraMeta(k).unit === unit);
+  const unit = extraMetaIn(m.rows, keys[0] as string).unit;
+  const sameUnit = keys.filter((k) => extraMetaIn(m.rows, k).unit === unit);
   const blocks = hasBlocks(m);
   const combos = blocks ? m.blocks.flatMap((b) => m.threads.map((t) => [b, t] as const)) : m.threads.map((t) => [null, t] as const);
   const present = combos.filter(([b, t]) => findCell(m, b, t));
@@ -72,7 +73,7 @@ export function latencyBars(m: OpMatrix): BarChartData | null {
   const series = sameUnit.map((k) => {
     const rows = present.map(([b, t]) => findCell(m, b, t));
     return {
-      label: extraMeta(k).label,
+      label: extraMetaIn(m.rows, k).label,
       values: rows.map((r) => r?.extra?.[k] ?? null),
       invalid: rows.map((r) => (r ? !r.valid : false)),
     };
