@@ -86,7 +86,7 @@ class Run:
     check: Callable[[Mapping[str, Any]], None] | None = None
     unit: str = ""  # the unit of its samples and results
     units_by_op: Mapping[str, str] = field(default_factory=dict)  # where an op measures in another unit
-    # What its figures are set against (the API's results/limits.py and hosts/peaks.py compute each): cpu (per
+    # What its figures are set against (peaks.py here computes cpu, the API's results/limits.py the rest): cpu (per
     # op and thread count), memory (DIMM bandwidth), disk, nic (the link), loopback (none: no link), gpu; "" none.
     peak: str = ""
     trace: bool = False  # its samples are one long phase, summarised as a trace (throttled stretches)

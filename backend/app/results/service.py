@@ -7,7 +7,7 @@ from typing import Any, Literal
 from hostbench_common.describe import DESCRIBE
 
 from app.experiments.registry import ROLE_OF, RUNS
-from app.hosts.peaks import cpu_peak, readable_inventory
+from app.hosts.peaks import cpu_peak, peak_clock_ghz, readable_inventory
 from app.hosts.schemas import Peak
 from app.results.limits import below_floor, other_peak
 from app.results.schemas import ReferenceFigure, ResultRow, RunResult, Throttle, TraceStretch, TraceSummary
@@ -132,25 +132,6 @@ def _stopped_by(params: dict[str, Any], cv: float | None) -> Literal["stable", "
     if target <= 0:
         return None
     return "stable" if cv is not None and cv <= target else "max_repeats"
-
-
-def run_clock_ghz(kernel_info: dict[str, Any], threads: int) -> float | None:
-    """The clock the kernel measured under load: on one CPU for one thread; with every allowed CPU busy
-    at once (clock_ghz_all_cpus, lower where turbo depends on how many cores are active) for more."""
-    one, every = kernel_info.get("clock_ghz"), kernel_info.get("clock_ghz_all_cpus")
-    if threads > 1 and isinstance(every, int | float) and every > 0:
-        return float(every)
-    return float(one) if isinstance(one, int | float) and one > 0 else None
-
-
-def peak_clock_ghz(kernel_info: dict[str, Any], threads: int, reps: list[dict[str, Any]]) -> float | None:
-    """The clock a CPU peak is computed at: the higher of the one measured before the run (run_clock_ghz) and
-    those measured right after each phase (clock_after_ghz). The host's boost moves with its load, so the
-    run may have had a higher clock than its start: a peak is never set below what the core ran at."""
-    clocks = [run_clock_ghz(kernel_info, threads)]
-    clocks += [float(r["clock_after_ghz"]) for r in reps if isinstance(r.get("clock_after_ghz"), int | float)]
-    good = [c for c in clocks if c is not None and c > 0]
-    return max(good) if good else None
 
 
 def compute_result(

@@ -52,10 +52,9 @@ def _ours(op: str, threads: int, last_start: dict) -> tuple[float, float]:
 def _peak(inventory: dict, op: str, threads: int, start: dict) -> tuple[float, float]:
     """The theoretical peak at the clock our kernel measured under load (the higher of the one before its run
     and the one right after its phase, as the product computes it); a figure, not a run: its share is 1."""
-    from app.hosts.peaks import cpu_peak
-    from app.results.service import peak_clock_ghz
+    from hostbench_common.peaks import cpu_peak, peak_clock_ghz, readable_inventory
 
-    peak, why = cpu_peak(inventory, op, threads, start.get("isa"),
+    peak, why = cpu_peak(readable_inventory(inventory), op, threads, start.get("isa"),
                          peak_clock_ghz(start, threads, [start.get("result", {})]))
     if peak is None:
         raise ToolMissing(f"theoretical peak unknown: {why}")

@@ -6,7 +6,7 @@ the FLOP of one FMA at that width (2 x lanes) gives the FMA units, rounded: an I
 licence clock than the scalar clock the kernel timed lands a little under its integer (0.92 x 2 on one
 Xeon), which rounding absorbs. CPU time lost to other processes is taken out (value / cpu_share).
 
-The backend uses it for a CPU its peak table does not know (app/hosts/peaks.py inferred_arch), and to
+The peak uses it for a CPU its table does not know (hostbench_common/peaks.py inferred_arch), and to
 overrule a table row the probe contradicts. About 0.4 s of one core per ISA (up to 3 tries when disturbed),
 when the inventory is collected with a kernel (`bench cpu`; not on the runner's registration path yet).
 """
