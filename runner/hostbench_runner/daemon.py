@@ -8,7 +8,8 @@
 Signal handlers only set flags; the loop notices them. Around the loop run three small threads:
 the heartbeat (every 5 s, idle or busy), the uploader (spool → server) and, while a run is on,
 its lease keeper (every 5 s; a 409 or 30 s without renewal stops the kernel). The lease is held
-until the finish is spooled, through the reference tools (referencing.py, reftools/) if any run. A two-host
+until the server has the finish (the uploader stops the keeper then), through the reference tools
+(referencing.py, hostbench_common.reftools) if any run. A two-host
 serve run reports its kernel's port, and if it asked for references also keeps reference servers for its peer
 (peer.py) from the kernel's `listening` until the run ends, however it ends. The heartbeat, the long poll and the
 lease keeper are in keepalive.py, one run's state in runstate.py, what happens before the loop in startup.py.
@@ -446,13 +447,18 @@ class Daemon:
                 return
         assert run.verdict is not None
         status, reason = run.verdict
-        if run.lease is not None:
-            run.lease.stop()
         run.peer.stop_reporting()
         if run.skip_finish:
+            if run.lease is not None:
+                run.lease.stop()
             run.spool.set_no_finish(run.skip_finish)
             log.warning("run=%s attempt=%s ended without finish: %s", run.run_id, run.attempt, run.skip_finish)
         else:
+            # The lease is held until the server has the finish, not only until it is spooled: a backlog of samples
+            # still uploading (after a database outage, say) must not let it run out and the run be failed as
+            # "runner went silent" after it succeeded. The uploader stops the keeper once the finish is delivered.
+            if run.lease is not None:
+                run.spool.lease_keeper = run.lease
             body: dict[str, Any] = {
                 "attempt": run.attempt, "status": status, "reason": reason,
                 "results": run.stream.results, "end": run.stream.end,

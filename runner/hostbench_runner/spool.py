@@ -146,6 +146,9 @@ class Spool:
         self.backoff: Any = None  # the uploader's Backoff for this spool
         self.volatile = False  # memory only: its directory could not be created (disk full)
         self.write_error: str | None = None  # the last write that failed, for the log
+        # The run's lease keeper, once the daemon has spooled the finish: it renews until the uploader has delivered
+        # the finish (or dropped the spool), so a backlog still uploading does not let the lease run out.
+        self.lease_keeper: Any = None
 
     @property
     def key(self) -> str:

@@ -159,6 +159,9 @@ class Uploader:
         self._forget(spool)
 
     def _forget(self, spool: Spool) -> None:
+        if spool.lease_keeper is not None:  # the finish is delivered (or can never be): the lease is no longer held
+            spool.lease_keeper.stop()
+            spool.lease_keeper = None
         with self._cond:
             if self._spools.get(spool.key) is spool:
                 del self._spools[spool.key]

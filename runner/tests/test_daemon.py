@@ -339,3 +339,24 @@ def test_a_lease_holds_through_a_database_outage_up_to_the_grace_but_not_through
     # without a grace the database answer does not count at all (the runner's setting 0)
     k0 = LeaseKeeper(None, 1, 1, renew_s=1.0, lost_after_s=4.0, revoked=threading.Event(), db_grace_s=0.0)
     assert k0.db_down_since is None and "unreachable" in k0.lost_because(k0.last_ok + 4.0)
+
+
+def test_the_lease_is_held_until_the_server_has_the_finish(server, settings_for, fake_kernel):
+    """The chaos run's postgres-stop trials (13 of 100) found it: the kernel ended just after the database came
+    back, the finish waited behind a backlog still in its upload backoff, and the lease, no longer renewed once the
+    finish was only spooled, ran out: the server failed a run that had succeeded ("runner went silent"). The lease
+    keeper now renews until the finish is delivered, then stops."""
+    server.samples_statuses = [503] * 12  # the backlog cannot be stored for a while after the kernel ended
+    settings = settings_for(server.url, fake_kernel("ok"), backoff_base_s=0.1, backoff_cap_s=0.1)
+    with daemon_for(settings) as d:
+        d.execute(assignment(run_id=31))  # returns once the finish is spooled
+        spooled_at = len(server.leases)
+        time.sleep(0.8)  # samples still refused: four lease periods
+        assert server.finishes == []
+        assert len(server.leases) >= spooled_at + 2, (spooled_at, len(server.leases))  # still renewed
+        assert d.uploader.wait_idle(10)
+        time.sleep(0.5)
+        done_at = len(server.leases)
+        time.sleep(0.6)
+        assert len(server.leases) == done_at  # the keeper stopped with the finish delivered
+    assert server.finishes[0][1]["status"] == "succeeded" and server.seqs(31, 1) == [0, 1, 2, 3, 4]

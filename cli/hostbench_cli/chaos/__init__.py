@@ -157,7 +157,8 @@ def _report(tallies: dict[str, Tally], seed: int, took_s: float, error: str | No
         print(f"{name:18s} {r['trials']:6d} {r['lost']:5d} {r['duplicated']:4d} {r['stuck']:5d} "
               f"{r['kernels_left']:7d} {r['dead_claims']:11d} {r['bad_answers']:11d} {fmt(r['resolve_p50_s']):>6s} "
               f"{fmt(r['resolve_max_s']):>6s}")
-        for note in t.notes[:10]:
+        # every note of a scenario that found something (the trial that went wrong may be the 87th), else ten
+        for note in t.notes if not t.ok else t.notes[:10]:
             print(f"    {note}")
     ok = error is None and all(t.ok for t in tallies.values())
     print(f"resolve = seconds from the fault (runner-kill; runner-stop: to SIGCONT, once the server failed the "
