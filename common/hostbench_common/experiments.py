@@ -94,6 +94,10 @@ class Run:
     # run's run against its peer's servers). A trace and a serving run have none; a GPU's peak comes from the
     # device's attributes, with no tool to run.
     references: tuple[str, ...] = ()
+    # Whether the kernel's threads compute all the time, so that a CPU share below 1 means someone else took the
+    # CPU (the "disturbed" verdict): True, False (they sleep by design: blocking I/O, waiting on a socket or a
+    # GPU), or only while a parameter has one of these values ({"poll": ("busy",)}).
+    cpu_bound: bool | Mapping[str, tuple[Any, ...]] = True
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -209,6 +213,12 @@ class Run:
                 argv += [f"--{name}", format_arg(name, kernel_params[name])]
         return argv
 
+    def judged_by_cpu_share(self, params: Mapping[str, Any]) -> bool:
+        """Whether a CPU share below 1 in this run's results says its threads were disturbed."""
+        if isinstance(self.cpu_bound, bool):
+            return self.cpu_bound
+        return all(params.get(k) in allowed for k, allowed in self.cpu_bound.items())
+
     def unit_for(self, params: Mapping[str, Any]) -> str:
         """The unit its live samples and results are in, before any arrive (results carry their own)."""
         op = params.get("op")
@@ -308,6 +318,8 @@ THREADS = Param("threads", per_item=True)
 MEMORY_BLOCK_OPS = ("copy", "read", "write", "rand_read", "rand_write")
 NET_UNITS = {"tcp_rr": "RT/s", "udp_rr": "RT/s"}
 NET_TOOLS = ("iperf3", "sockperf", "ping")
+# A network kernel's threads spin only when they busy-poll; blocking, they sleep in recv by design.
+NET_BUSY = {"poll": ("busy",)}
 NET_DRIVE = (Param("op"), Param("sizes", per_item=True), Param("streams", per_item=True), Param("poll"), *REPEATED)
 
 RUNS: dict[str, Run] = {r.kind: r for r in (
@@ -336,10 +348,10 @@ RUNS: dict[str, Run] = {r.kind: r for r in (
                          Param("direct"), Param("iodepth"), Param("file_size"), THREADS, *REPEATED),
         argv_order=("op", "blocks", "direct", "iodepth", "file_size", "threads", "repeats", "duration_s",
                     "warmup_s", *STABLE_ARGV),
-        unit="MB/s", peak="disk", references=("fio", "iozone")),
+        unit="MB/s", peak="disk", references=("fio", "iozone"), cpu_bound=False),
     Run("network", "net", NET_DRIVE, fixed={"role": "loopback"},
         argv_order=("role", "op", "sizes", "streams", "poll", "repeats", "duration_s", "warmup_s", *STABLE_ARGV),
-        unit="Mbit/s", units_by_op=NET_UNITS, peak="loopback", references=NET_TOOLS),
+        unit="Mbit/s", units_by_op=NET_UNITS, peak="loopback", references=NET_TOOLS, cpu_bound=NET_BUSY),
     # Two hosts: the serving side serves on a free port of every address until its deadline (the server stops it
     # earlier: its lease gets 409 once the driving run ended); the driving side drives to it.
     Run("network_serve", "net", (Param("op"),),
@@ -352,10 +364,10 @@ RUNS: dict[str, Run] = {r.kind: r for r in (
         check=_check_drive,
         argv_order=("role", "peer", "port", "op", "sizes", "streams", "poll", "repeats", "duration_s", "warmup_s",
                     *STABLE_ARGV),
-        unit="Mbit/s", units_by_op=NET_UNITS, peak="nic", references=NET_TOOLS),
+        unit="Mbit/s", units_by_op=NET_UNITS, peak="nic", references=NET_TOOLS, cpu_bound=NET_BUSY),
     Run("gpu", "gpu", (Param("ops", kernel_name="op", per_item=True), Param("device"), Param("bytes"), *REPEATED),
         argv_order=("op", "device", "bytes", "repeats", "duration_s", "warmup_s", *STABLE_ARGV),
-        unit="mixed", peak="gpu"),
+        unit="mixed", peak="gpu", cpu_bound=False),
 )}
 
 EXPERIMENTS: dict[str, Experiment] = {e.kind: e for e in (

@@ -194,7 +194,8 @@ def compute_result(
                     f"repeat {i}: {v:.2f} {row_unit} is above the theoretical peak {peak.value:.2f} {peak.unit} "
                     f"(+{PEAK_TOLERANCE:.0%} clock tolerance); the peak or the measurement is wrong", v))
         if ROLE_OF.get(experiment) != "serve":  # a server waits for its peer: its CPU share says nothing
-            flags += share_flags(threads, all_reps, cpus)
+            sleeps = experiment in RUNS and not RUNS[experiment].judged_by_cpu_share(params)
+            flags += share_flags(threads, all_reps, cpus, judge_share=not sleeps)
         reasons = [f.text for f in flags if f.severity == "invalid"]
         rows.append(with_units(
             ResultRow(

@@ -57,8 +57,10 @@ def allowed_cpus(kernel_info: dict[str, Any], inventory: dict[str, Any]) -> int 
     return int(n) if isinstance(n, int) and n > 0 else None
 
 
-def share_flags(threads: int, reps: list[dict[str, Any]], cpus: int | None) -> list[Flag]:
-    """oversubscribed and disturbed for one row, from each repeat's `oversubscribed` and `cpu_share`."""
+def share_flags(threads: int, reps: list[dict[str, Any]], cpus: int | None, *, judge_share: bool = True) -> list[Flag]:
+    """oversubscribed and disturbed for one row, from each repeat's `oversubscribed` and `cpu_share`. Without
+    `judge_share` (threads that sleep by design: blocking I/O, a socket, a GPU; the experiment table's cpu_bound)
+    a low share says nothing about other processes, and only oversubscription is flagged."""
     out: list[Flag] = []
     over = any(r.get("oversubscribed") is True for r in reps) or (cpus is not None and threads > cpus)
     shares = [(int(r.get("repeat") or 0), float(r["cpu_share"])) for r in reps
@@ -72,7 +74,7 @@ def share_flags(threads: int, reps: list[dict[str, Any]], cpus: int | None) -> l
         out.append(flag("oversubscribed", f"oversubscribed: {threads} threads on {where}{limit}{got}. "
                                           "The figure is what the threads got when sharing, not the host's capacity",
                         worst[1] if worst else None))
-    if worst is not None:
+    if worst is not None and judge_share:
         # The share each thread could have had: 1, or cpus / threads when oversubscribed.
         possible = min(1.0, cpus / threads) if (over and cpus) else 1.0
         relative = worst[1] / possible
