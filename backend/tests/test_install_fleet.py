@@ -140,7 +140,7 @@ def _wait(what: str, predicate, timeout: float, every: float = 0.5):
 def _install(command: str, install_dir: Path, log: Path) -> tuple[float, list[str], str]:
     """Run the dashboard's command inside the namespace, as a person on that host would (a bare PATH, no
     HOSTBENCH_* settings); returns (seconds, the installer's timed step lines, its whole output)."""
-    env = {"PATH": BARE_PATH, "HOME": str(install_dir.parent), "LANG": "C.UTF-8"}
+    env = {"PATH": BARE_PATH, "HOME": str(install_dir.parent), "LANG": "C.UTF-8", "HOSTBENCH_FMA_PROBE": "0"}
     full = (f"{command} --dir {shlex.quote(str(install_dir))} --no-service --start --name fleet-ns "
             f"--label provider=netns")
     started = time.monotonic()

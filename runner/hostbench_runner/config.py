@@ -80,6 +80,9 @@ class Settings:
     name: str = field(default_factory=socket.gethostname)
     labels: dict[str, str] = field(default_factory=dict)
     log_level: str = "INFO"
+    # Probe the CPU's FMA issue rate once per host and kernel build (inventory/fma_probe.py; a few seconds of
+    # one core before any run is taken, cached in the state directory). HOSTBENCH_FMA_PROBE=0 turns it off.
+    fma_probe: bool = True
 
     # Timing. Defaults follow docs/api.md and docs/reliability.md (rule 4); tests shorten them.
     heartbeat_s: float = 5.0
@@ -97,6 +100,10 @@ class Settings:
     shutdown_timeout_s: float = 10.0
     backlog_wait_s: float = 30.0
     describe_timeout_s: float = 10.0
+
+    @property
+    def probe_cache(self) -> Path:
+        return self.state_dir / "fma-probe.json"
 
     @property
     def spool_dir(self) -> Path:
@@ -201,4 +208,5 @@ def from_args(args: argparse.Namespace, env: Mapping[str, str]) -> Settings:
     if not settings.name or len(settings.name) > 128:
         raise ConfigError("runner name must be 1..128 characters")
     settings.log_level = args.log_level or env.get("HOSTBENCH_LOG_LEVEL") or "INFO"
+    settings.fma_probe = env.get("HOSTBENCH_FMA_PROBE", "1").strip().lower() not in ("0", "false", "no", "off")
     return settings

@@ -113,7 +113,9 @@ class Daemon:
             d.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.clean_work_dir()
         self.catalog.load(kernels_needed())
-        self.inventory = inventory.collect("/", kernel_info=self.catalog.build_info, work_dir=self.s.work_dir)
+        self.inventory = inventory.collect("/", kernel_info=self.catalog.build_info, work_dir=self.s.work_dir,
+                                           kernel_bin=self.s.kernel_bin if self.s.fma_probe else None,
+                                           probe_cache=self.s.probe_cache)
         cred = credential.obtain(
             self.s.credential_path, self.api, self.s.registration_token, self.s.name, self.s.labels,
             self.inventory, self.shutdown, Backoff(self.s.backoff_base_s, self.s.backoff_cap_s),

@@ -38,7 +38,8 @@ def register_only(s: Settings, api: ApiClient, catalog: KernelCatalog,
         log.info("the server at %s accepts the stored credential", s.server)
         return None
     catalog.load(kernels_needed())
-    inv = inventory.collect("/", kernel_info=catalog.build_info, work_dir=s.work_dir)
+    inv = inventory.collect("/", kernel_info=catalog.build_info, work_dir=s.work_dir,
+                            kernel_bin=s.kernel_bin if s.fma_probe else None, probe_cache=s.probe_cache)
     cred = credential.obtain(
         s.credential_path, api, s.registration_token, s.name, s.labels,
         inv, shutdown, backoff, give_up_after_s=REGISTER_ONLY_GIVE_UP_S,

@@ -86,6 +86,7 @@ def settings_for(tmp_path: Path):
             shutdown_timeout_s=5.0,
             backlog_wait_s=3.0,
             describe_timeout_s=5.0,
+            fma_probe=False,  # test_fma_probe_cache.py runs it; the fake kernels here would not answer it
         )
         for k, v in overrides.items():
             setattr(s, k, v)

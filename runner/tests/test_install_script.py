@@ -62,7 +62,7 @@ def test_install_with_python_only_for_download_and_unpack(server, tmp_path):
     server.files["/api/install/hostbench-runner.tar.gz"] = _tarball()
     path = _bare_path(tmp_path, {"curl", "wget", "tar", "gzip"})
     assert shutil.which("python3", path=path) and not shutil.which("curl", path=path)
-    env = {"PATH": path, "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+    env = {"PATH": path, "HOME": str(tmp_path), "LANG": "C.UTF-8", "HOSTBENCH_FMA_PROBE": "0"}  # probe: its own test
     target = tmp_path / "opt" / "runner"
     out = _sh(["--server", server.url + "/", "--token", FakeServer.registration_token, "--dir", str(target),
                "--name", "script-host", "--label", "provider=it's", "--no-service", "--start"], env)

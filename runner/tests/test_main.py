@@ -26,7 +26,8 @@ def start_runner(server, tmp_path: Path, kernel_bin: Path, token: str | None = F
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOSTBENCH_")}
     env.update(HOSTBENCH_SERVER=server.url, HOSTBENCH_RUNNER_STATE=str(tmp_path / "state"),
                HOSTBENCH_KERNEL_BIN=str(kernel_bin), HOSTBENCH_RUNNER_NAME="proc-runner",
-               HOSTBENCH_RUNNER_LABELS="provider=aws,instance_type=c7a.large,region=eu-west-1")
+               HOSTBENCH_RUNNER_LABELS="provider=aws,instance_type=c7a.large,region=eu-west-1",
+               HOSTBENCH_FMA_PROBE="0")  # the fake kernels do not answer the probe; test_fma_probe_cache.py runs it
     if token:
         env["HOSTBENCH_REGISTRATION_TOKEN"] = token
     log = open(tmp_path / log_name, "ab")

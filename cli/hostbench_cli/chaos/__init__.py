@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     state = Path(tempfile.mkdtemp(prefix="chaos-", dir=STATE))
     # durable: the production settings (fsync, synchronous commit), which the postgres-stop scenario relies on
     stack = Stack(state, durable=True, runner_name="chaos-a", database="hostbench_chaos", fresh_database=True,
-                  extra_env={"LEASE_S": str(LEASE_S), "RECONCILE_S": str(RECONCILE_S),
+                  extra_env={"LEASE_S": str(LEASE_S), "RECONCILE_S": str(RECONCILE_S), "HOSTBENCH_FMA_PROBE": "0",
                              "RUNNER_HEARTBEAT_BUSY_S": str(HEARTBEAT_S), "RUNNER_HEARTBEAT_IDLE_S": str(HEARTBEAT_S)})
     tallies = {n: Tally() for n in names}
     t0 = time.monotonic()

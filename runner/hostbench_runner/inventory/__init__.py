@@ -73,24 +73,27 @@ def probe_isas(cpu_section: dict[str, Any]) -> list[str]:
 
 
 def collect(root: Path | str = "/", kernel_info: Callable[[], Any] | None = None,
-            work_dir: Path | str | None = None, kernel_bin: Path | str | None = None) -> dict[str, Any]:
+            work_dir: Path | str | None = None, kernel_bin: Path | str | None = None,
+            probe_cache: Path | None = None) -> dict[str, Any]:
     """Every collector's section, plus the runner's and the kernels' versions. `work_dir` is the
     runner's kernel work directory (its filesystem is reported under disks.work_dir). With `kernel_bin`,
-    the CPU section gets the FMA issue-rate probe (fma_probe.py; about 0.4 s per vector ISA)."""
+    the CPU section gets the FMA issue-rate probe (fma_probe.py; about 0.4 s per vector ISA on a quiet core),
+    taken from `probe_cache` when that holds a probe of this CPU by this kernel build."""
     root = Path(root)
     inventory: dict[str, Any] = {c.name: run_collector(c, root, work_dir) for c in COLLECTORS}
     cpu_section = inventory.get("cpu")
+    build: Any = None
+    if kernel_info is not None:
+        try:
+            build = kernel_build(kernel_info())
+        except Exception as exc:
+            build = {"error": f"{type(exc).__name__}: {exc}"[:300]}
     if kernel_bin is not None and isinstance(cpu_section, dict) and "error" not in cpu_section:
         try:
-            cpu_section["fma_probe"] = fma_probe.run(kernel_bin, probe_isas(cpu_section))
+            cpu_section["fma_probe"] = fma_probe.cached_run(kernel_bin, probe_isas(cpu_section), probe_cache,
+                                                            fma_probe.cache_key(cpu_section, build))
         except Exception as exc:  # a probe never blocks registration
             cpu_section["fma_probe"] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
     inventory["runner"] = {"version": __version__, "python": platform.python_version()}
-    if kernel_info is not None:
-        try:
-            inventory["kernel"] = kernel_build(kernel_info())
-        except Exception as exc:
-            inventory["kernel"] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
-    else:
-        inventory["kernel"] = None
+    inventory["kernel"] = build
     return inventory

@@ -8,12 +8,16 @@ Xeon), which rounding absorbs. CPU time lost to other processes is taken out (va
 
 The peak uses it for a CPU its table does not know (hostbench_common/peaks.py inferred_arch), and to
 overrule a table row the probe contradicts. About 0.4 s of one core per ISA (up to 3 tries when disturbed),
-when the inventory is collected with a kernel (`bench cpu`; not on the runner's registration path yet).
+when the inventory is collected with a kernel: `bench cpu`, and the runner before it takes any run (once per
+CPU and kernel build: `cached_run` keeps the figures in the runner's state directory, so a restart costs nothing;
+HOSTBENCH_FMA_PROBE=0 turns it off).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -91,3 +95,36 @@ def run(kernel_bin: Path | str | None, available: list[str] | None = None,
         if best is not None:
             out[isa] = best
     return {"method": METHOD, "isa": out} if out else None
+
+
+def cache_key(cpu: dict[str, Any], kernel_build: Any) -> str:
+    """What a probe depends on: the CPU as the OS reports it (model, family, flags, cores) and the kernel's build."""
+    facts = {k: cpu.get(k) for k in ("vendor", "model", "family", "model_number", "stepping", "flags",
+                                     "cores_per_socket", "sockets", "threads")}
+    text = json.dumps({"cpu": facts, "kernel": kernel_build}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def cached_run(kernel_bin: Path | str, available: list[str] | None, cache: Path | None,
+               key: str) -> dict[str, Any] | None:
+    """run(), unless `cache` holds a probe with this key (then that one); a fresh probe is written to `cache`
+    only when every ISA measured undisturbed (a disturbed or empty probe is tried again at the next start)."""
+    if cache is not None:
+        try:
+            kept = json.loads(cache.read_text())
+            if isinstance(kept, dict) and kept.get("key") == key and isinstance(kept.get("probe"), dict):
+                probe: dict[str, Any] = kept["probe"]
+                return probe
+        except (OSError, ValueError):
+            pass
+    fresh = run(kernel_bin, available)
+    quiet = bool(fresh and fresh.get("isa")) and all(
+        v.get("fma_units") is not None or not v.get("fma") for v in (fresh or {}).get("isa", {}).values())
+    if cache is not None and quiet:
+        tmp = cache.with_name(cache.name + ".tmp")
+        try:
+            tmp.write_text(json.dumps({"key": key, "probe": fresh}))
+            os.replace(tmp, cache)
+        except OSError:
+            pass  # a full or read-only state directory: probe again next time
+    return fresh

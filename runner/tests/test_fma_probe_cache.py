@@ -1,0 +1,93 @@
+"""The runner probes the CPU's FMA issue rate before it takes any run, once per CPU and kernel build: the figures
+go into the inventory it registers with (the dashboard's peak for a CPU its tables do not know is inferred from
+them), and a restart reads them from its state directory instead of spending seconds of a core again. A probe
+disturbed by other work is not kept. HOSTBENCH_FMA_PROBE=0 turns it off."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+from hostbench_runner.config import load as load_settings
+from hostbench_runner.inventory import collect, fma_probe, probe_isas
+
+# A stand-in for `hbk cpu`: --describe offers avx2 and sse2; a run prints the start and result lines the probe
+# reads (AVX2: 16 FP64 FLOP/cycle at 3 GHz = 2 FMA units) and appends its ISA to calls.log.
+FAKE = r'''#!/usr/bin/env python3
+import json, os, sys
+here = os.path.dirname(os.path.abspath(__file__))
+args = sys.argv[1:]
+if "--describe" in args:
+    print(json.dumps({"parameters": {"properties": {"isa": {"enum": ["auto", "avx2", "sse2", "scalar"]}}}}))
+    sys.exit(0)
+isa = args[args.index("--isa") + 1]
+with open(os.path.join(here, "calls.log"), "a") as f:
+    f.write(isa + "\n")
+share = float(open(os.path.join(here, "share")).read()) if os.path.exists(os.path.join(here, "share")) else 1.0
+flop = {"avx2": 16.0, "sse2": 4.0}[isa]
+print(json.dumps({"type": "start", "clock_ghz": 3.0, "fma": isa == "avx2"}))
+print(json.dumps({"type": "result", "value": flop * 3.0 * share, "verified": True, "cpu_share": share}))
+'''
+
+
+def _fake(tmp_path: Path) -> Path:
+    kbin = tmp_path / "hbk"
+    kbin.write_text(FAKE)
+    kbin.chmod(kbin.stat().st_mode | stat.S_IXUSR)
+    return kbin
+
+
+def _calls(kbin: Path) -> list[str]:
+    log = kbin.parent / "calls.log"
+    return log.read_text().split() if log.exists() else []
+
+
+CPU = {"vendor": "GenuineIntel", "model": "Unknown CPU", "family": 6, "model_number": 999, "flags": ["avx2", "sse2"]}
+
+
+def test_the_probe_runs_once_and_a_restart_reads_it_back(tmp_path):
+    kbin = _fake(tmp_path)
+    cache = tmp_path / "state" / "fma-probe.json"
+    cache.parent.mkdir()
+    key = fma_probe.cache_key(CPU, {"version": "1"})
+    first = fma_probe.cached_run(kbin, ["avx2", "sse2"], cache, key)
+    assert first is not None and first["isa"]["avx2"]["fma_units"] == 2 and first["isa"]["avx2"]["flop_per_cycle"] == 16
+    assert _calls(kbin) == ["avx2", "sse2"]
+    again = fma_probe.cached_run(kbin, ["avx2", "sse2"], cache, key)
+    assert again == first and _calls(kbin) == ["avx2", "sse2"]  # read back: the kernel was not run again
+    # another kernel build (or CPU) is probed afresh
+    fma_probe.cached_run(kbin, ["avx2", "sse2"], cache, fma_probe.cache_key(CPU, {"version": "2"}))
+    assert _calls(kbin) == ["avx2", "sse2"] * 2
+
+
+def test_a_disturbed_probe_is_not_kept(tmp_path):
+    kbin = _fake(tmp_path)
+    (tmp_path / "share").write_text("0.5")  # half the CPU went to someone else: FMA units cannot be told
+    cache = tmp_path / "fma-probe.json"
+    probe = fma_probe.cached_run(kbin, ["avx2"], cache, "k")
+    assert probe is not None and probe["isa"]["avx2"]["fma_units"] is None
+    assert not cache.exists()
+    fma_probe.cached_run(kbin, ["avx2"], cache, "k")
+    assert _calls(kbin).count("avx2") == 2 * fma_probe.TRIES  # tried again (three tries each time)
+
+
+def test_the_inventory_carries_the_probe_only_when_asked(tmp_path):
+    kbin = _fake(tmp_path)
+    with_probe = collect("/", kernel_bin=kbin, probe_cache=tmp_path / "fma-probe.json")
+    without = collect("/")
+    cpu = with_probe["cpu"]
+    assert "error" not in cpu, cpu
+    wanted = [isa for isa in probe_isas(cpu) if isa in ("avx2", "sse2")]  # what this CPU and the fake both have
+    probe = cpu.get("fma_probe")
+    if wanted:
+        assert probe is not None and sorted(probe["isa"]) == sorted(wanted), probe
+    else:  # an ARM host: the fake kernel offers none of its ISAs
+        assert probe is None
+    assert "fma_probe" not in (without.get("cpu") or {})
+
+
+def test_the_setting_follows_the_environment():
+    assert load_settings([], {"HOSTBENCH_SERVER": "http://127.0.0.1:1"}).fma_probe is True
+    assert load_settings([], {"HOSTBENCH_SERVER": "http://127.0.0.1:1", "HOSTBENCH_FMA_PROBE": "0"}).fma_probe is False
+    assert json.dumps(fma_probe.cache_key(CPU, None))  # a key without a kernel build is still a key
