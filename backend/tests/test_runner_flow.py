@@ -267,3 +267,21 @@ def test_one_reconciler_pass_at_a_time_and_not_twice_in_half_a_period(client, se
     assert dispatch.reconcile_exclusive() == {"failed": 1, "dispatched": 0, "renewed": 0}
     session.expire_all()
     assert session.get(Run, run_id).status == "failed"
+
+
+def test_a_host_has_its_address_from_registration(session, admin_headers):
+    """A two-host job can use a host's address before its first heartbeat: it is recorded from the registration
+    request (the fleet's browser test found a host 'online' with its address 'not known yet' while its runner was
+    still starting)."""
+    from fastapi.testclient import TestClient
+
+    from app.hosts.service import create_registration_token
+    from app.main import app
+
+    token, _ = create_registration_token(session)
+    with TestClient(app, client=("10.9.8.7", 40000)) as c:
+        r = c.post("/api/runners/register", json={"registration_token": token, "name": "addr-host",
+                                                  "hostname": "addr-host.local", "inventory": {}})
+        assert r.status_code == 201, r.text
+        host = c.get(f"/api/hosts/{r.json()['host_id']}", headers=admin_headers).json()
+    assert host["address"] == "10.9.8.7"

@@ -58,6 +58,6 @@ test.describe.serial('compare and export', () => {
     expect(text).toMatch(/^# hostbench run,/);
     expect(text).toContain('op,block_bytes,threads,unit,n,mean,stddev');
     expect(text).toMatch(/\nfp64,,1,GFLOP\/s,2,/);
-    expect(text).toContain('seq,t,interval_s,op,block_bytes,threads,repeat,warmup,value,unit');
+    expect(text).toContain('seq,t,interval_s,threads,repeat,warmup,value,unit,op,block_bytes');
   });
 });

@@ -49,7 +49,8 @@ test('Add host → paste the command on a second host → it registers, serves a
   // systemd in a namespace) --start instead of a service.
   const t0 = Date.now();
   const out = execFileSync('ip', ['netns', 'exec', NETNS!, 'sh', '-c', `${command} --name ${NAME} --dir ${dir} --no-service --start`], {
-    env: { PATH: BARE_PATH, HOME: dir, LANG: 'C.UTF-8' },
+    // HOSTBENCH_FMA_PROBE=0: as every runner the suites start (runner/tests/test_fma_probe_cache.py runs the probe)
+    env: { PATH: BARE_PATH, HOME: dir, LANG: 'C.UTF-8', HOSTBENCH_FMA_PROBE: '0' },
     encoding: 'utf8',
     timeout: 240_000,
   });

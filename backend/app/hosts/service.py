@@ -111,8 +111,10 @@ def create_registration_token(session: Session, ttl_s: float | None = None,
 
 def register_runner(
     session: Session, registration_token: str, name: str, hostname: str, version: str,
-    inventory: dict[str, Any], labels: dict[str, Any],
+    inventory: dict[str, Any], labels: dict[str, Any], address: str | None = None,
 ) -> tuple[Host, str]:
+    """A new host for a runner with a valid registration token; its address is the one it registered from (the
+    heartbeats keep it current), so a two-host job can use it before the first heartbeat."""
     reg = session.scalar(select(RegistrationToken).where(
         RegistrationToken.token_hash == hash_token(registration_token)).with_for_update())
     if reg is None or reg.expires_at < utcnow() or reg.used_at is not None:
@@ -127,7 +129,7 @@ def register_runner(
     token = new_token("hbrun")
     host = Host(
         name=name, hostname=hostname, runner_version=version, token_hash=hash_token(token),
-        inventory=inventory, labels=labels, last_seen_at=utcnow(),
+        inventory=inventory, labels=labels, last_seen_at=utcnow(), address=ip_literal(address),
     )
     session.add(host)
     session.flush()

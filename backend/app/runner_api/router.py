@@ -66,9 +66,10 @@ RunnerDep = Annotated[Host, Depends(current_runner)]
 
 
 @router.post("/runners/register", response_model=RunnerRegistered, status_code=201, dependencies=[REGISTRATION])
-def register(body: RunnerRegister, session: RunnerSessionDep) -> RunnerRegistered:
+def register(body: RunnerRegister, request: Request, session: RunnerSessionDep) -> RunnerRegistered:
     host, token = hosts.register_runner(
-        session, body.registration_token, body.name, body.hostname, body.version, body.inventory, body.labels
+        session, body.registration_token, body.name, body.hostname, body.version, body.inventory, body.labels,
+        request.client.host if request.client else None,
     )
     return RunnerRegistered(host_id=host.id, runner_token=token)
 
