@@ -285,3 +285,22 @@ def test_a_host_has_its_address_from_registration(session, admin_headers):
         assert r.status_code == 201, r.text
         host = c.get(f"/api/hosts/{r.json()['host_id']}", headers=admin_headers).json()
     assert host["address"] == "10.9.8.7"
+
+
+def test_a_lost_doorbell_is_rung_again_after_one_reconcile_period(client, session, runner):
+    """Unless set, redispatch_after is the reconcile period: a run queued for less than that is left to its
+    doorbell; one queued longer is dispatched by the reconciler."""
+    from app.core.config import get_settings
+
+    s = get_settings()
+    assert s.redispatch_after_s is None and s.redispatch_after == s.reconcile_s
+    host_id, headers = runner
+    run_id = _job(client, host_id)
+    run = session.get(Run, run_id)
+    run.created_at = utcnow() - timedelta(seconds=s.reconcile_s * 0.5)
+    session.commit()
+    assert dispatch.reconcile(session)["dispatched"] == 0  # younger than a period: the doorbell's
+    run = session.get(Run, run_id)
+    run.created_at = utcnow() - timedelta(seconds=s.reconcile_s * 1.2)
+    session.commit()
+    assert dispatch.reconcile(session)["dispatched"] == 1

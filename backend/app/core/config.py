@@ -27,8 +27,14 @@ class Settings(BaseSettings):
     api_reconcile: bool = True
     # A dispatched run no runner claimed within this long ends as failed.
     claim_timeout_s: float = 600.0
-    # A queued run older than this is re-dispatched by the reconciler (Celery is the doorbell, not the ledger).
-    redispatch_after_s: float = 5.0
+    # A queued run older than this is re-dispatched by the reconciler (Celery is the doorbell, not the ledger);
+    # unset: one reconcile period, so a doorbell lost with a killed worker costs at most two periods (chaos
+    # worker-kill at a 2-s period and a fixed 5 s here: 11 of 20 jobs waited 7.1-8.7 s, over period + restart + 3 s).
+    redispatch_after_s: float | None = None
+
+    @property
+    def redispatch_after(self) -> float:
+        return self.redispatch_after_s if self.redispatch_after_s is not None else self.reconcile_s
     registration_token_ttl_s: float = 900.0
     # Extra wall time allowed on top of a run's own expected duration before the runner kills it.
     deadline_slack_s: float = 120.0

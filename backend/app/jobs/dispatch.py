@@ -168,7 +168,7 @@ def reconcile(session: Session) -> dict[str, int]:
         failed += 1
     waiting = session.scalars(
         select(Run.host_id)
-        .where(Run.status == "queued", Run.created_at < now - timedelta(seconds=s.redispatch_after_s))
+        .where(Run.status == "queued", Run.created_at < now - timedelta(seconds=s.redispatch_after))
         .distinct()
     ).all()
     session.rollback()
