@@ -57,7 +57,7 @@ class TrialsBase:
         self.rng = rng
         self.auth = stack.admin_headers()
         self.http = httpx.Client(base_url=stack.url, headers=self.auth, timeout=10)
-        hosts = {h["name"]: h["id"] for h in self.http.get("/api/hosts").json()["data"]}
+        hosts = {h["name"]: h["id"] for h in self.get("/api/hosts")["data"]}
         self.host = hosts["chaos-a"]
         self.host_b = hosts["chaos-b"]
         self.host_c: int | None = hosts.get("chaos-c")  # the runner in a network namespace (partition)
@@ -83,15 +83,23 @@ class TrialsBase:
             raise RuntimeError(f"job refused: {r.status_code} {r.text[:300]}")
         return r.json()["runs"][0]["id"]
 
-    def run(self, run_id: int) -> dict:
-        """The run as the API shows it; a 503 (a part just back, the API catching up) is asked again."""
-        for _ in range(100):
-            r = self.http.get(f"/api/runs/{run_id}")
-            if r.status_code != 503:
+    def get(self, path: str) -> dict:
+        """A read as the dashboard makes it: a 503 or 429 (a part just back, or the API shedding dashboard reads
+        while its CPU is short) is asked again after its Retry-After, for up to 20 s."""
+        deadline = time.monotonic() + 20
+        while True:
+            r = self.http.get(path)
+            if r.status_code not in (429, 503):
                 r.raise_for_status()
-                return r.json()
-            time.sleep(0.2)
-        raise RuntimeError(f"GET /api/runs/{run_id} answered 503 for 20 s: {r.text[:200]}")
+                body: dict = r.json()
+                return body
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"GET {path} answered {r.status_code} for 20 s: {r.text[:200]}")
+            time.sleep(min(1.0, max(0.2, float(r.headers.get("Retry-After") or 0.2))))
+
+    def run(self, run_id: int) -> dict:
+        """The run as the API shows it."""
+        return self.get(f"/api/runs/{run_id}")
 
     def wait(self, run_id: int, statuses: set[str], timeout: float) -> dict | None:
         deadline = time.monotonic() + timeout
@@ -107,9 +115,9 @@ class TrialsBase:
         runner = runner or self.runner
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            host = self.http.get(f"/api/hosts/{host_id}").json()
-            busy = self.http.get(f"/api/runs?host_id={host_id}&status=running").json()["count"] + \
-                self.http.get(f"/api/runs?host_id={host_id}&status=dispatched").json()["count"]
+            host = self.get(f"/api/hosts/{host_id}")
+            busy = self.get(f"/api/runs?host_id={host_id}&status=running")["count"] + \
+                self.get(f"/api/runs?host_id={host_id}&status=dispatched")["count"]
             if host["online"] and not busy and runner.alive():
                 return
             time.sleep(0.25)
@@ -148,7 +156,7 @@ class TrialsBase:
         return seqs
 
     def stored(self, run_id: int) -> list[int]:
-        return [s["seq"] for s in self.http.get(f"/api/runs/{run_id}/samples").json()["data"]]
+        return [s["seq"] for s in self.get(f"/api/runs/{run_id}/samples")["data"]]
 
     def ledger(self, t: Tally, run_id: int, spooled: set[int]) -> None:
         seqs = self.stored(run_id)
