@@ -91,3 +91,51 @@ def test_the_setting_follows_the_environment():
     assert load_settings([], {"HOSTBENCH_SERVER": "http://127.0.0.1:1"}).fma_probe is True
     assert load_settings([], {"HOSTBENCH_SERVER": "http://127.0.0.1:1", "HOSTBENCH_FMA_PROBE": "0"}).fma_probe is False
     assert json.dumps(fma_probe.cache_key(CPU, None))  # a key without a kernel build is still a key
+
+
+def test_a_runner_killed_while_it_probes_leaves_no_kernel_behind(tmp_path):
+    """Found in this suite: a runner killed during its probe left a hung fake kernel running for good. The probe's
+    kernel dies with the process that started it (PR_SET_PDEATHSIG, as the runner's kernels and tools do)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    hang = tmp_path / "hbk-hang"
+    hang.write_text("#!/usr/bin/env python3\nimport sys, time\n"
+                    "if '--describe' in sys.argv:\n"
+                    "    print('{\"parameters\": {\"properties\": {\"isa\": {\"enum\": [\"avx2\"]}}}}'); sys.exit(0)\n"
+                    "time.sleep(600)\n")
+    hang.chmod(0o755)
+    code = f"from hostbench_runner.inventory import fma_probe; fma_probe.run({str(hang)!r}, ['avx2'], timeout_s=600)"
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    deadline = time.monotonic() + 20
+    kids: list[int] = []
+    while not kids and time.monotonic() < deadline:
+        time.sleep(0.1)
+        kids = [int(p) for p in os.listdir("/proc") if p.isdigit() and str(hang) in _cmdline(p)
+                and "--isa" in _cmdline(p)]
+    assert kids, "the probe never started its kernel"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(10)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(_alive(k) for k in kids):
+        time.sleep(0.1)
+    assert not any(_alive(k) for k in kids), kids
+
+
+def _cmdline(pid: str) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

@@ -22,6 +22,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from hostbench_common.process import child_setup
+
 PROBE_ISAS = ("avx512", "avx2", "sse2", "neon", "sve")
 LANES64 = {"avx512": 8, "avx2": 4, "sse2": 2, "neon": 2, "sve": 2}
 DURATION_S = 0.3
@@ -58,7 +60,7 @@ def kernel_isas(kernel_bin: Path | str, timeout_s: float) -> list[str]:
     """The vector ISAs `hbk cpu --describe` lets a run ask for (its isa parameter); [] when it has none."""
     try:
         proc = subprocess.run([str(kernel_bin), "cpu", "--describe"], capture_output=True, text=True,
-                              timeout=timeout_s, check=False)
+                              timeout=timeout_s, check=False, preexec_fn=child_setup(os.getpid()))
         enum = json.loads(proc.stdout)["parameters"]["properties"]["isa"]["enum"]
     except (OSError, subprocess.TimeoutExpired, ValueError, KeyError, TypeError):
         return []
@@ -81,7 +83,9 @@ def run(kernel_bin: Path | str | None, available: list[str] | None = None,
         best: dict[str, Any] | None = None
         for _ in range(TRIES):
             try:
-                proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False)
+                # dies with the runner (a runner killed while it probes leaves no kernel behind)
+                proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False,
+                                      preexec_fn=child_setup(os.getpid()))
             except (OSError, subprocess.TimeoutExpired):
                 break
             fig = parse(isa, proc.stdout) if proc.returncode == 0 else None
