@@ -140,6 +140,11 @@ def compute_result(
     references: list[dict[str, Any]] | None = None, overrides: dict[str, Any] | None = None,
 ) -> RunResult:
     unit = unit_for(experiment, params)
+    kind = RUNS.get(experiment)
+    cpu_peaks = kind is not None and kind.peak == "cpu"
+    # a server waits for its peer: its CPU share says nothing; threads that sleep by design are not "disturbed"
+    share_judged = ROLE_OF.get(experiment) != "serve"
+    sleeps = kind is not None and not kind.judged_by_cpu_share(params)
     groups: dict[tuple[str | None, int, int | None], list[dict[str, Any]]] = defaultdict(list)
     for r in raw_results:
         key = (r.get("op") or params.get("op"), int(r["threads"]), r.get("block_bytes"))
@@ -167,7 +172,7 @@ def compute_result(
         extra_keys = sorted({k for f in flat for k in f})
         extra = {k: sum(f[k] for f in flat if k in f) / sum(1 for f in flat if k in f) for k in extra_keys}
         row_unit = str(reps[0].get("unit") or unit)
-        if experiment in RUNS and RUNS[experiment].peak == "cpu" and op:
+        if cpu_peaks and op:
             peak = overridden_peak(overrides or {}, f"cpu_{op}", threads, inventory)
             if peak is None:
                 peak, why = cpu_peak(inventory, op, threads, info.get("isa"), peak_clock_ghz(info, threads, reps))
@@ -193,8 +198,7 @@ def compute_result(
                 flags.append(flag("above_peak",
                     f"repeat {i}: {v:.2f} {row_unit} is above the theoretical peak {peak.value:.2f} {peak.unit} "
                     f"(+{PEAK_TOLERANCE:.0%} clock tolerance); the peak or the measurement is wrong", v))
-        if ROLE_OF.get(experiment) != "serve":  # a server waits for its peer: its CPU share says nothing
-            sleeps = experiment in RUNS and not RUNS[experiment].judged_by_cpu_share(params)
+        if share_judged:
             flags += share_flags(threads, all_reps, cpus, judge_share=not sleeps)
         reasons = [f.text for f in flags if f.severity == "invalid"]
         rows.append(with_units(
