@@ -5,6 +5,10 @@ import app.hosts.models  # noqa: F401 - register tables
 import app.jobs.models  # noqa: F401
 import app.users.models  # noqa: F401
 import app.audit.models  # noqa: F401
+import app.trends.models  # noqa: F401
+import app.reference.models  # noqa: F401
+import app.suites.models  # noqa: F401
+import app.schedules.models  # noqa: F401
 from app.core.config import get_settings
 from app.core.db import Base
 

@@ -18,6 +18,8 @@ def main(argv: list[str] | None = None) -> int:
     u = sub.add_parser("user-add", help="create a user; the password is read from stdin (empty: a sign-in link)")
     u.add_argument("name")
     u.add_argument("--role", choices=["viewer", "operator", "admin"], required=True)
+    u.add_argument("--api-token", metavar="LABEL", default=None,
+                   help="also print a new personal API token of this name for the user (last line)")
     a = sub.add_parser("api-token", help="print a new personal API token for a user")
     a.add_argument("name")
     a.add_argument("--label", default="cli", help="the token's name, shown in the dashboard")
@@ -57,6 +59,11 @@ def main(argv: list[str] | None = None) -> int:
                 session.commit()
                 if not password:
                     print(users.create_sign_in_link(session, created))
+                if args.api_token:
+                    token, _ = users.create_api_token(session, created, args.api_token, None)
+                    record(session, "cli", "api_token.create", f"token of {created.name}", name=args.api_token)
+                    session.commit()
+                    print(token)
             elif args.cmd in ("api-token", "sign-in-link"):
                 user = users.user_by_name(session, args.name)
                 if user is None:

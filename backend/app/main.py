@@ -26,7 +26,11 @@ from app.jobs.retire_router import router as retire_router
 from app.jobs.router import router as jobs_router
 from app.live.router import router as live_router
 from app.reference.router import router as reference_router
+from app.reports.router import router as reports_router
 from app.runner_api.router import router as runner_router
+from app.schedules.router import router as schedules_router
+from app.suites.router import router as suites_router
+from app.trends.router import router as trends_router
 from app.users.audit_router import router as audit_router
 from app.users.router import router as users_router
 
@@ -84,7 +88,7 @@ def create_app() -> FastAPI:
                       dependencies=[PUBLIC])
     # app.jobs.retire_router holds two of the hosts' routes (revoking and deleting a host end its runs)
     routers = [users_router, hosts_router, retire_router, jobs_router, live_router, runner_router, reference_router,
-               audit_router]
+               audit_router, trends_router, suites_router, reports_router, schedules_router]
     try:
         from app.install.router import router as install_router
 

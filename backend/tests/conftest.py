@@ -13,25 +13,40 @@ ROOT = Path(__file__).resolve().parents[2]
 _started: list = []
 
 
+# Under pytest-xdist (`./hostbench test` runs this suite in two worker processes, a module to a worker), each worker
+# has a database of its own on the test PostgreSQL and a Redis server of its own: every test empties both when it
+# ends (clean_db), and Redis's pub/sub channels (live samples, doorbells) are shared by all of a server's databases.
+# The workers inherit the environment of the controlling process, which has run this file too: what that process
+# set up for itself (its database, HOSTBENCH_TEST_OWN_DB, and Redis) a worker replaces with its own.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+
+
 def _bootstrap() -> None:
     from hostbench_cli.services import EmbeddedPostgres, EmbeddedRedis
 
     tmp = Path(tempfile.mkdtemp(prefix="hb-backend-tests-"))
+    db = f"hostbench_test_{WORKER}" if WORKER else "hostbench_test"
+    if WORKER:
+        given = os.environ.pop("DATABASE_URL", None)
+        if given and given != os.environ.get("HOSTBENCH_TEST_OWN_DB") and "HOSTBENCH_TEST_PG_SERVER" not in os.environ:
+            # a database given by hand: this worker's own beside it, on the same server
+            os.environ["HOSTBENCH_TEST_PG_SERVER"] = given.rsplit("/", 1)[0] + "/postgres"
+        os.environ.pop("REDIS_URL", None)  # the pub/sub channels: a Redis server of this worker's own
     if "DATABASE_URL" not in os.environ:
         server = os.environ.get("HOSTBENCH_TEST_PG_SERVER")
         if server is None:
             pg = EmbeddedPostgres(tmp / "pg", tmp / "pg.log", durable=False)
             pg.start()
             _started.append(pg)
-            os.environ["DATABASE_URL"] = pg.create_database("hostbench_test", fresh=True)
-        else:
-            import psycopg
+            server = pg.url("postgres")
+            os.environ["HOSTBENCH_TEST_PG_SERVER"] = server  # the workers' databases go on it too
+        import psycopg
 
-            dsn = server.replace("postgresql+psycopg://", "postgresql://")
-            with psycopg.connect(dsn, autocommit=True) as conn:
-                conn.execute('drop database if exists "hostbench_test" with (force)')
-                conn.execute('create database "hostbench_test"')
-            os.environ["DATABASE_URL"] = server.rsplit("/", 1)[0] + "/hostbench_test"
+        dsn = server.replace("postgresql+psycopg://", "postgresql://")
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'drop database if exists "{db}" with (force)')
+            conn.execute(f'create database "{db}"')
+        os.environ["DATABASE_URL"] = os.environ["HOSTBENCH_TEST_OWN_DB"] = server.rsplit("/", 1)[0] + f"/{db}"
     if "REDIS_URL" not in os.environ:
         r = EmbeddedRedis(tmp / "redis", tmp / "redis.log", durable=False)
         os.environ["REDIS_URL"] = r.start()
@@ -92,6 +107,31 @@ def anon_client():
 
     with TestClient(app) as c:
         yield c
+
+
+def wait_until(predicate, timeout: float, what: str):
+    """What `predicate` returns once it is truthy (polled every 0.3 s), for the tests that watch a whole stack."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = predicate()
+        if got:
+            return got
+        time.sleep(0.3)
+    raise AssertionError(f"{what}: not within {timeout} s")
+
+
+def fresh_db(name: str) -> str:
+    """A new, empty database `name` on the test PostgreSQL (dropped first if a run left one): its URL. For the tests
+    that start a whole stack of their own beside the session's database."""
+    import psycopg
+
+    url = os.environ["DATABASE_URL"]
+    with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
+        conn.execute(f'drop database if exists "{name}" with (force)')
+        conn.execute(f'create database "{name}"')
+    return url.rsplit("/", 1)[0] + f"/{name}"
 
 
 def make_user(session, name: str, role: str) -> dict[str, str]:

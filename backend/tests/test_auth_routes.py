@@ -1,6 +1,7 @@
 """Who may call what: the route table walked from the OpenAPI document, so that a new route cannot slip
 through without declaring its access; CSRF, origin and host checks; sign-in, links, tokens, roles."""
 import re
+import shlex
 import time
 
 import pytest
@@ -236,6 +237,34 @@ def test_users_created_by_an_admin_get_a_one_time_link_when_no_password_is_given
 def _register(client, token: str, name: str):
     return client.post("/api/runners/register", json={
         "registration_token": token, "name": name, "hostname": f"{name}.local", "version": "0.1.0"})
+
+
+def test_add_host_hands_runners_the_address_of_their_own_api_process(anon_client, admin_headers, monkeypatch):
+    """The install command names where runners send their control traffic: the public address by default,
+    its host on HOSTBENCH_RUNNER_PORT (./hostbench up: the control process), or HOSTBENCH_RUNNER_URL whole."""
+    from app.core.config import get_settings
+
+    def server(host: str = "testserver") -> str:
+        get_settings.cache_clear()
+        r = anon_client.post("/api/hosts/registration-tokens", json={"ttl_s": 600},
+                             headers={**admin_headers, "Host": host})
+        assert r.status_code == 201, r.text
+        words = shlex.split(r.json()["install_command"])
+        return words[words.index("--server") + 1]
+
+    try:
+        monkeypatch.delenv("HOSTBENCH_PUBLIC_URL", raising=False)
+        monkeypatch.delenv("HOSTBENCH_RUNNER_URL", raising=False)
+        monkeypatch.delenv("HOSTBENCH_RUNNER_PORT", raising=False)
+        assert server() == "http://testserver"
+        monkeypatch.setenv("HOSTBENCH_RUNNER_PORT", "8123")
+        assert server() == "http://testserver:8123"
+        assert server("[::1]:8000") == "http://[::1]:8123"
+        monkeypatch.setenv("HOSTBENCH_RUNNER_URL", "https://runners.example:9443/")
+        assert server() == "https://runners.example:9443"
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
 
 
 def test_a_registration_token_registers_one_runner_only(anon_client, admin_headers):

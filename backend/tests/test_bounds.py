@@ -113,7 +113,8 @@ def _sample(seq, value="50.0"):
             f'"value": {value}, "unit": "GFLOP/s"}}')
 
 
-@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity", "1e400"])
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity", "1e400", "2E+308", "-1" + "0" * 250 + "e99",
+                                   "1" + "0" * 320 + ".5"])
 def test_runner_samples_must_be_finite(client, session, runner, token):
     host_id, headers = runner
     run_id = _running(client, session, host_id, headers)
@@ -316,3 +317,28 @@ def test_retention_deletes_old_finished_samples_in_batches(client, session, runn
     session.execute(Run.__table__.update().where(Run.id == recent).values(finished_at=utcnow() - timedelta(days=999)))
     session.commit()
     assert prune_samples() == 0
+
+
+def test_the_fast_path_never_misses_a_float_that_overflows():
+    """app.core.body parses a body without a per-float check unless its bytes could hold a float beyond a
+    double (_MAYBE_HUGE). Every literal that overflows must match it: 20,000 random JSON floats around the edge."""
+    import math
+    import random
+
+    from app.core.body import _MAYBE_HUGE, parse_checked
+
+    rng = random.Random(20261126)
+    overflowing = 0
+    for _ in range(20000):
+        digits = str(rng.randint(1, 9)) + "".join(rng.choice("0123456789") for _ in range(rng.randint(0, 260)))
+        frac = "." + str(rng.randint(0, 99999)) if rng.random() < 0.5 else ""
+        exp = rng.choice(["", f"e{rng.randint(-400, 400)}", f"E+{rng.randint(0, 400)}", f"e{rng.randint(0, 99):02d}"])
+        text = rng.choice(["", "-"]) + digits + frac + exp
+        if not frac and not exp:
+            continue  # an integer: Python keeps it exact (the schemas' integer bounds refuse a huge one)
+        if math.isinf(float(text)):
+            overflowing += 1
+            assert _MAYBE_HUGE.search(text.encode()), text
+            checked = parse_checked(f'{{"v": {text}}}'.encode())
+            assert checked is not None and checked[0] == [(["v"], text)]
+    assert overflowing > 1000  # the sample reached the edge it is about

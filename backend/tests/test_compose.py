@@ -57,8 +57,8 @@ def test_compose_file_validates_against_the_compose_spec():
 
 def test_compose_runs_every_part_with_health_checks_behind_one_published_port():
     services = _spec()["services"]
-    assert set(services) >= {"postgres", "redis", "migrate", "api", "worker", "beat", "nginx", "runner"}
-    for name in ("postgres", "redis", "api", "worker", "nginx", "runner"):
+    assert set(services) >= {"postgres", "redis", "migrate", "api", "control", "worker", "beat", "nginx", "runner"}
+    for name in ("postgres", "redis", "api", "control", "worker", "nginx", "runner"):
         assert "healthcheck" in services[name], name
     published = {name: s["ports"] for name, s in services.items() if s.get("ports")}
     assert list(published) == ["nginx"] and len(published["nginx"]) == 1, published
@@ -68,10 +68,27 @@ def test_compose_runs_every_part_with_health_checks_behind_one_published_port():
     assert "${HOSTBENCH_DB_PASSWORD:?" in COMPOSE.read_text()
 
 
+def test_the_runners_calls_go_to_their_own_api_service():
+    """docs/architecture.md, "Concurrency": nginx sends every path a runner calls (the runner's own client names
+    them) to the control service, everything else under /api/ to api; both run the same application."""
+    services = _spec()["services"]
+    assert services["control"]["command"] == services["api"]["command"]
+    conf = NGINX_LOCATIONS.read_text()
+    assert "set $hostbench_control http://control:8000;" in conf
+    routed = {m.group(1): m.group(2) for m in re.finditer(r"location (/api/[\w/]*) \{\s*proxy_pass (\$\w+);", conf)}
+    runner_paths = set(re.findall(r'"(/api/runners?/)', (ROOT / "runner" / "hostbench_runner" / "api.py").read_text()))
+    assert runner_paths == {"/api/runner/", "/api/runners/"}, runner_paths
+    for path in runner_paths:
+        assert routed.get(path) == "$hostbench_control", (path, routed)
+    assert routed.get("/api/") == "$hostbench_api"
+
+
 def test_api_trusts_forwarded_headers_from_nginx_only():
     services = _spec()["services"]
+    for name in ("api", "control"):
+        cmd = services[name]["command"]
+        assert "--proxy-headers" in cmd
     cmd = services["api"]["command"]
-    assert "--proxy-headers" in cmd
     trusted = cmd[cmd.index("--forwarded-allow-ips") + 1]
     assert trusted == services["nginx"]["networks"]["hostbench"]["ipv4_address"]  # one address, nginx's
     default_ip = ipaddress.ip_address(re.search(r":-([0-9.]+)}", trusted).group(1))

@@ -11,12 +11,13 @@ from sqlalchemy.engine import make_url
 from tests.apiproc import api_process, free_port
 
 
-@pytest.fixture
-def api_without_database(tmp_path):
+@pytest.fixture(scope="module")
+def api_without_database(tmp_path_factory):
+    """One API process for the module's tests (it holds no state they could share: it has no database)."""
     dead = free_port()  # bound and released: nothing listens there
     url = make_url(os.environ["DATABASE_URL"]).set(host="127.0.0.1", port=dead)
     env = dict(os.environ, DATABASE_URL=url.render_as_string(hide_password=False), PYTHONUNBUFFERED="1")
-    with api_process(tmp_path / "api.log", env) as base:
+    with api_process(tmp_path_factory.mktemp("db-outage") / "api.log", env) as base:
         yield base
 
 
@@ -57,12 +58,13 @@ def test_a_worker_task_skips_its_turn_with_one_line_while_the_database_is_down()
     url = make_url(os.environ["DATABASE_URL"]).set(host="127.0.0.1", port=dead)
     env = dict(os.environ, DATABASE_URL=url.render_as_string(hide_password=False))
     code = ("import logging; logging.basicConfig(level=logging.INFO)\n"
-            "from app.worker.tasks import prune_samples, reconcile\n"
-            "print('RESULT', reconcile(), prune_samples())\n")
+            "from app.worker.tasks import fire_schedules, prune_samples, reconcile\n"
+            "print('RESULT', reconcile(), prune_samples(), fire_schedules())\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60,
                          cwd=os.path.dirname(os.path.dirname(__file__)))
     assert out.returncode == 0, out.stderr
-    assert "RESULT None None" in out.stdout
+    assert "RESULT None None None" in out.stdout
     assert "Traceback" not in out.stderr, out.stderr
     skipped = [line for line in out.stderr.splitlines() if "skipped: the database is unavailable" in line]
-    assert [line.split(":")[2].split()[0] for line in skipped] == ["reconcile", "prune_samples"], out.stderr
+    assert [line.split(":")[2].split()[0] for line in skipped] == ["reconcile", "prune_samples", "fire_schedules"], \
+        out.stderr

@@ -24,11 +24,12 @@ import time
 from pathlib import Path
 
 import httpx
-import psycopg
 import pytest
 from hostbench_cli import ROOT
 from hostbench_cli import netns as netns_lib
 from hostbench_cli.stack import PY, Stack
+
+from tests.conftest import fresh_db
 
 # Names of our own for this process (a test suite may run beside another in the same machine), and a /30 of
 # ours: 10.231.N.0/30, N from 88 up, the first not yet on any interface here.
@@ -109,13 +110,6 @@ def netns():
         ns.destroy()
 
 
-def _fresh_db(name: str) -> str:
-    url = os.environ["DATABASE_URL"]
-    dsn = url.replace("postgresql+psycopg://", "postgresql://")
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'drop database if exists "{name}" with (force)')
-        conn.execute(f'create database "{name}"')
-    return url.rsplit("/", 1)[0] + f"/{name}"
 
 
 def _alive(pid: int) -> bool:
@@ -156,7 +150,7 @@ def _install(command: str, install_dir: Path, log: Path) -> tuple[float, list[st
 def test_a_host_installed_from_the_servers_command_joins_the_fleet(netns):
     OUTER_IP, INNER_IP = netns  # noqa: N806
     state = Path(tempfile.mkdtemp(prefix="hb-it-fleet-", dir=os.environ.get("HOSTBENCH_TEST_STATE")))
-    stack = Stack(state, database_url=_fresh_db(f"hostbench_it_fleet_{os.getpid()}"),
+    stack = Stack(state, database_url=fresh_db(f"hostbench_it_fleet_{os.getpid()}"),
                   redis_url=os.environ["REDIS_URL"], with_runner=False, bind="0.0.0.0",  # noqa: S104 - veth + lo
                   extra_env={"LEASE_S": "10"})
     install_dir = state / "fleet-host"
@@ -164,6 +158,8 @@ def test_a_host_installed_from_the_servers_command_joins_the_fleet(netns):
     try:
         stack.start(timeout=120)
         server = f"http://{OUTER_IP}:{stack.port}"  # what the namespaced host reaches the server at
+        # ... and the runners' own API process there: "Add host" hands out the control port (same host)
+        runner_server = f"http://{OUTER_IP}:{stack.control_port}"
         admin = stack.admin_headers()
         api = httpx.Client(base_url=server, headers=admin, timeout=15)
 
@@ -182,7 +178,7 @@ def test_a_host_installed_from_the_servers_command_joins_the_fleet(netns):
         r = api.post("/api/hosts/registration-tokens", json={"ttl_s": 900})
         assert r.status_code == 201, r.text
         command = r.json()["install_command"]
-        assert f"--server {server}" in command and r.json()["token"] in command
+        assert f"--server {runner_server}" in command and r.json()["token"] in command
 
         took, steps, _ = _install(command, install_dir, state / "install-1.log")
         print(f"\ninstall in the namespace, first time: {took:.1f} s")
@@ -193,7 +189,7 @@ def test_a_host_installed_from_the_servers_command_joins_the_fleet(netns):
         assert _alive(ns_pid)
         assert (install_dir / "lib" / "hostbench_runner" / "_bin" / "hbk").is_file()
         wrapper = (install_dir / "bin" / "hostbench-runner").read_text()
-        assert server in wrapper and str(install_dir / "state") in wrapper
+        assert runner_server in wrapper and str(install_dir / "state") in wrapper
 
         def hosts() -> dict:
             return {h["name"]: h for h in api.get("/api/hosts").json()["data"]}

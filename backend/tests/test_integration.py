@@ -14,23 +14,18 @@ import psycopg
 import pytest
 from hostbench_cli.stack import Stack
 
+from tests.conftest import fresh_db
+
 # A personal API token of an admin of the stack under test, set once the stack is up.
 AUTH: dict[str, str] = {}
 
 
-def _fresh_db(name: str) -> str:
-    url = os.environ["DATABASE_URL"]
-    dsn = url.replace("postgresql+psycopg://", "postgresql://")
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'drop database if exists "{name}" with (force)')
-        conn.execute(f'create database "{name}"')
-    return url.rsplit("/", 1)[0] + f"/{name}"
 
 
 @pytest.fixture(scope="module")
 def stack():
     state = Path(tempfile.mkdtemp(prefix="hb-it-", dir=os.environ.get("HOSTBENCH_TEST_STATE")))
-    s = Stack(state, database_url=_fresh_db("hostbench_it"), redis_url=os.environ["REDIS_URL"],
+    s = Stack(state, database_url=fresh_db("hostbench_it"), redis_url=os.environ["REDIS_URL"],
               runner_name="it-host", extra_env={"LEASE_S": "10"})
     s.start(timeout=120)
     AUTH.update(s.admin_headers())

@@ -14,6 +14,8 @@ import pytest
 from hostbench_cli import ROOT
 from hostbench_cli.stack import PY, Stack
 
+from tests.conftest import fresh_db
+
 # A personal API token of an admin of the stack under test, set when a stack starts.
 AUTH: dict[str, str] = {}
 
@@ -23,19 +25,12 @@ RR_PARAMS = {**PARAMS, "op": "tcp_rr", "sizes": [64]}
 TERMINAL = {"succeeded", "failed", "untrusted", "cancelled"}
 
 
-def _fresh_db(name: str) -> str:
-    url = os.environ["DATABASE_URL"]
-    dsn = url.replace("postgresql+psycopg://", "postgresql://")
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'drop database if exists "{name}" with (force)')
-        conn.execute(f'create database "{name}"')
-    return url.rsplit("/", 1)[0] + f"/{name}"
 
 
 def _start_runner(stack: Stack, name: str, netns: str | None = None) -> None:
     """Like Stack.start_runner, optionally inside a network namespace (`ip netns exec` execs the runner)."""
     state_dir = stack.state / name
-    env = dict(stack.env(), HOSTBENCH_SERVER=stack.url, HOSTBENCH_RUNNER_STATE=str(state_dir),
+    env = dict(stack.env(), HOSTBENCH_SERVER=stack.control_url, HOSTBENCH_RUNNER_STATE=str(state_dir),
                HOSTBENCH_KERNEL_BIN=str(ROOT / "runner" / "kernels" / "build" / "hbk"), HOSTBENCH_RUNNER_NAME=name,
                HOSTBENCH_REGISTRATION_TOKEN=stack.registration_token())
     env.pop("DATABASE_URL", None)
@@ -48,7 +43,7 @@ def _start_runner(stack: Stack, name: str, netns: str | None = None) -> None:
 
 def _stack(db: str, bind: str = "127.0.0.1") -> Stack:
     state = Path(tempfile.mkdtemp(prefix="hb-it-pair-", dir=os.environ.get("HOSTBENCH_TEST_STATE")))
-    s = Stack(state, database_url=_fresh_db(db), redis_url=os.environ["REDIS_URL"], with_runner=False, bind=bind,
+    s = Stack(state, database_url=fresh_db(db), redis_url=os.environ["REDIS_URL"], with_runner=False, bind=bind,
               extra_env={"LEASE_S": "10"})
     s.start(timeout=120)
     AUTH.clear()

@@ -136,6 +136,23 @@ CASES: list[tuple[str, dict[str, Any], str | None]] = [
     ("cpu", {**CPU_SHORT, "repeats": 5, "stable_cv": 0.035, "max_repeats": 5}, None),
     ("cpu", {**CPU_SHORT, "repeats": 5, "stable_cv": 0, "max_repeats": 1}, None),  # a cap only when stable_cv > 0
     *[("cpu", {**CPU_SHORT, "op": op}, None) for op in ("fp64", "fp32", "int32")],
+    # isa: the ones every x86-64 CPU has (the registered host's inventory lists AVX-512 too), and no other word
+    *[("cpu", {**CPU_SHORT, "op": op, "isa": isa}, None) for op in ("fp64", "int32") for isa in ("sse2", "scalar")],
+    ("cpu", {**CPU_SHORT, "isa": "neon"}, "isa"),
+    # hpl_n: the reference HPL's N, the runner's (never the kernel's); 0 sizes it from our figure
+    ("cpu", {**CPU_SHORT, "hpl_n": 20000}, None),
+    ("cpu", {**CPU_SHORT, "hpl_n": 20001}, "hpl_n"),
+    ("cpu", {**CPU_SHORT, "hpl_n": -1}, "hpl_n"),
+    ("cpu_trace", {"threads": 1, "duration_s": 1, "isa": "scalar"}, None),
+    ("memory", {**CPU_SHORT, "isa": "scalar"}, None),
+    ("memory", {**CPU_SHORT, "isa": "sse2"}, "isa"),  # the memory kernel has no SSE2 loops
+    # cache-resident runs: each option only for the ops it applies to (the kernel refuses it for others)
+    ("memory", {**CPU_SHORT, "op": "copy", "blocks": [64], "buffer_bytes": 65536, "allow_cache": True}, None),
+    ("memory", {**CPU_SHORT, "op": "read", "buffer_bytes": 8589934592}, None),
+    ("memory", {**CPU_SHORT, "op": "read", "buffer_bytes": 8589934593}, "buffer_bytes"),
+    ("memory", {**CPU_SHORT, "op": "stream_triad", "array_size": 4096, "allow_cache": True}, None),
+    ("memory", {**CPU_SHORT, "op": "stream_copy", "array_size": 536870913}, "array_size"),
+    ("memory", {**CPU_SHORT, "op": "latency", "allow_cache": True, "buffer_bytes": 65536, "array_size": 4096}, None),
     # cpu_trace: the thread count and the trace's length up to the cap on a job's duration (12 h)
     ("cpu_trace", {"threads": 256, "duration_s": 1}, None),
     ("cpu_trace", {"threads": 1, "duration_s": 3600}, None),
@@ -158,6 +175,10 @@ CASES: list[tuple[str, dict[str, Any], str | None]] = [
     ("disk", {**CPU_SHORT, "iodepth": 256, "blocks": [4096]}, None),
     ("disk", {**CPU_SHORT, "direct": True, "blocks": [512, 4096]}, None),
     ("disk", {**CPU_SHORT, "direct": True, "blocks": [8, 4096]}, RULE + "blocks"),
+    # the target is a name the host's runner offers ("work": the run's own directory), never a path
+    ("disk", {**CPU_SHORT, "blocks": [4096], "target": "work"}, None),
+    ("disk", {**CPU_SHORT, "blocks": [4096], "target": "/etc"}, "target"),
+    ("disk", {**CPU_SHORT, "blocks": [4096], "target": "nvme0"}, "target"),  # the host offers none
     # network: the UDP size limit +-1 for each UDP op, busy poll with each op, streams, repeats
     ("network", {**NET_SHORT, "op": "udp_stream"}, None),  # no sizes: the default is brought to 65507
     ("network", {**NET_SHORT, "op": "udp_stream", "sizes": [1, 65507]}, None),

@@ -304,3 +304,43 @@ def test_a_lost_doorbell_is_rung_again_after_one_reconcile_period(client, sessio
     run.created_at = utcnow() - timedelta(seconds=s.reconcile_s * 1.2)
     session.commit()
     assert dispatch.reconcile(session)["dispatched"] == 1
+
+
+def test_a_run_cancelled_while_it_is_being_dispatched_stays_cancelled(client, session, runner):
+    """A cancel holding the run's row commits while a dispatch reads the host's queue: the dispatch must not
+    write the run back as "dispatched" (found in a full suite cancelled during its first minute: the runner then
+    claimed the run, was refused at start, and claimed it again every 3 s)."""
+    import threading
+    import time
+
+    from app.core.db import get_sessionmaker
+
+    host_id, headers = runner
+    run_id = _job(client, host_id)
+    with get_sessionmaker()() as canceller:
+        run = canceller.scalar(select(Run).where(Run.id == run_id).with_for_update())
+        run.cancel_requested, run.status, run.status_reason = True, "cancelled", "cancelled by test"
+        canceller.flush()  # the row is locked and changed, not yet committed
+        got: list = []
+        with get_sessionmaker()() as dispatcher:
+            t = threading.Thread(target=lambda: got.append(dispatch.dispatch_host(dispatcher, host_id)))
+            t.start()
+            time.sleep(0.5)
+            canceller.commit()
+            t.join(10)
+    assert got == [None]
+    session.expire_all()
+    assert session.get(Run, run_id).status == "cancelled"
+    assert client.get("/api/runner/work?wait_s=0", headers=headers).status_code == 204
+
+
+def test_a_dispatched_run_with_a_cancel_is_never_handed_out(client, session, runner):
+    host_id, headers = runner
+    run_id = _job(client, host_id)
+    assert dispatch.dispatch_host(session, host_id) == run_id
+    session.execute(update(Run).where(Run.id == run_id).values(cancel_requested=True, cancelled_by="someone"))
+    session.commit()
+    assert client.get("/api/runner/work?wait_s=0", headers=headers).status_code == 204
+    session.expire_all()
+    run = session.get(Run, run_id)
+    assert (run.status, run.status_reason) == ("cancelled", "cancelled by someone")

@@ -24,6 +24,16 @@ def cmd_up(args: argparse.Namespace) -> int:
     except ValueError:
         say(f"error: HOSTBENCH_PORT={os.environ['HOSTBENCH_PORT']!r} is not a port number")
         return 2
+    # the runners' control process: a fixed port (installed runners keep the URL), the next one by default
+    try:
+        control_port = int(os.environ.get("HOSTBENCH_RUNNER_PORT", str(port + 1)))
+    except ValueError:
+        say(f"error: HOSTBENCH_RUNNER_PORT={os.environ['HOSTBENCH_RUNNER_PORT']!r} is not a port number")
+        return 2
+    if not (1 <= port <= 65535 and 1 <= control_port <= 65535) or control_port == port:
+        say(f"error: ports {port} (HOSTBENCH_PORT) and {control_port} (HOSTBENCH_RUNNER_PORT) must be two "
+            "different numbers in 1..65535")
+        return 2
     bind = os.environ.get("HOSTBENCH_BIND", "127.0.0.1")
     running = admin.live_up()
     if running is not None:
@@ -38,11 +48,12 @@ def cmd_up(args: argparse.Namespace) -> int:
     from hostbench_cli.services import api_workers
 
     try:
-        workers = api_workers()
+        workers, control = api_workers(), api_workers(setting="HOSTBENCH_CONTROL_WORKERS")
     except RuntimeError as exc:
         say(f"error: {exc}")
         return 2
-    stack = Stack(STATE, port, bind=bind, frontend_dist=dist, api_workers=workers)
+    stack = Stack(STATE, port, bind=bind, frontend_dist=dist, api_workers=workers, control_port=control_port,
+                  control_workers=control)
     stop = {"now": False}
 
     def on_signal(signum: int, _frame: object) -> None:
@@ -67,7 +78,8 @@ def cmd_up(args: argparse.Namespace) -> int:
         admin.record(STATE, database_url=stack.database_url, redis_url=stack.redis_url, api_url=stack.url,
                      public_url=stack.public_url)
         say(f"database {h['database']}, broker {h['broker']}, runners online {h['runners_online']}")
-        say(f"hostbench is up: {stack.public_url}   (logs: {stack.logs}; Ctrl-C stops everything)")
+        say(f"hostbench is up: {stack.public_url}   (runners: port {stack.control_port}; logs: {stack.logs}; "
+            "Ctrl-C stops everything)")
         if link:
             say("first start: created the user 'admin'. Open this one-time link to sign in and set a password")
             say(f"(it works once, within 24 h; `./hostbench sign-in-link admin` makes another):\n\n    {link}\n")
@@ -186,6 +198,38 @@ def main(argv: list[str] | None = None) -> int:
                         "iperf2, ping, sockperf) into JSON metrics")
     pa.add_argument("tool")
     pa.add_argument("file")
+    pa.add_argument("--import", dest="do_import", action="store_true",
+                    help="store the metrics (parsed by the server) as a history row of --host, marked imported")
+    pa.add_argument("--host", default=None, help="with --import: the host (name or id) whose history gets the row")
+    from hostbench_cli.remote import add_server_arguments
+
+    add_server_arguments(pa)
+    rn = sub.add_parser("runs", help="list a server's runs (or --wait ID: follow one to its end)")
+    rn.add_argument("--host", default=None, help="only this host's runs (name or id)")
+    rn.add_argument("--status", default=None,
+                    choices=["queued", "dispatched", "running", "succeeded", "failed", "untrusted", "cancelled"])
+    rn.add_argument("--limit", type=int, default=20, help="at most this many, newest first (default 20, at most "
+                    "10000)")
+    rn.add_argument("--json", action="store_true", help="the runs as the API gives them, as JSON")
+    rn.add_argument("--wait", type=int, default=None, metavar="ID", help="follow run ID instead (as `wait`)")
+    add_server_arguments(rn)
+    rs = sub.add_parser("run", help="start a suite on a server's hosts (--wait: follow it; exit 0 when every run "
+                        "succeeded)")
+    rs.add_argument("suite", help="a suite's id: quick, full (GET /api/suites lists them)")
+    rs.add_argument("--hosts", required=True, help="comma-separated host names or ids")
+    rs.add_argument("--wait", action="store_true", help="follow the suite's progress to its end")
+    rs.add_argument("--timeout", type=float, default=None, help="with --wait: give up (exit 2) after this many s")
+    rs.add_argument("--json", action="store_true", help="print the suite run as the API gives it")
+    add_server_arguments(rs)
+    wt = sub.add_parser("wait", help="follow a run's live progress; exit 0 when it succeeded, 1 otherwise")
+    wt.add_argument("run_id", type=int)
+    wt.add_argument("--timeout", type=float, default=None, help="give up (exit 2) after this many seconds")
+    add_server_arguments(wt)
+    ex = sub.add_parser("export", help="a run's result and samples as CSV or JSON, or its samples as NDJSON")
+    ex.add_argument("run_id", type=int)
+    ex.add_argument("--format", choices=["csv", "json", "ndjson"], default="csv")
+    ex.add_argument("-o", "--output", default=None, metavar="FILE", help="write here (default: stdout)")
+    add_server_arguments(ex)
     tk = sub.add_parser("token", help="print a new single-use runner registration token")
     tk.add_argument("--ttl-s", type=float, default=None, help="seconds it stays valid (default: the server's)")
     us = sub.add_parser("user", help="manage users").add_subparsers(dest="user_cmd", required=True)
@@ -236,9 +280,21 @@ def main(argv: list[str] | None = None) -> int:
         kernels()  # the trials run real runners, which run the real kernel: a fresh clone has none built yet
         return chaos_run(args)
     if args.cmd == "parse":
+        if args.do_import:
+            if not args.host:
+                p.error("parse --import needs --host NAME|ID")
+            from hostbench_cli import remote
+
+            return remote.main(args)
         from hostbench_common.reftools.cli import main as parse_main
 
         return parse_main([args.tool, args.file])
+    if args.cmd in ("runs", "wait", "export", "run"):
+        from hostbench_cli import remote
+
+        if args.cmd == "runs" and not 1 <= args.limit <= remote.RUNS_MAX:
+            p.error(f"--limit must be 1..{remote.RUNS_MAX}")
+        return remote.main(args)
     if args.cmd == "token":
         return cmd_admin(["token", *(["--ttl-s", str(args.ttl_s)] if args.ttl_s is not None else [])])
     if args.cmd == "user":

@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from hostbench_cli import ROOT
@@ -14,8 +15,12 @@ KERNELS = ROOT / "runner" / "kernels"
 FRONTEND = ROOT / "frontend"
 
 
+_T0 = time.monotonic()
+
+
 def say(msg: str) -> None:
-    print(f"[hostbench] {msg}", flush=True)
+    """One line of our own, with the seconds since this command started (where a long run spends its time)."""
+    print(f"[hostbench {time.monotonic() - _T0:5.0f} s] {msg}", flush=True)
 
 
 def _newest(paths: list[Path]) -> float:
@@ -130,13 +135,16 @@ def npm_install() -> None:
     stamp.touch()
 
 
-def frontend() -> Path:
+def frontend(typecheck: bool = True) -> Path:
+    """The dashboard's build (dist/), built when its sources are newer. typecheck=False skips `tsc` before vite's
+    build: for `./hostbench test`, whose frontend-types suite type-checks the same sources."""
     npm_install()
     dist = FRONTEND / "dist"
     sources = [FRONTEND / "src", FRONTEND / "index.html", FRONTEND / "package-lock.json", FRONTEND / "vite.config.ts"]
     if not (dist / "index.html").exists() or _newest(sources) > (dist / "index.html").stat().st_mtime:
-        say("building the dashboard (npm run build)")
-        subprocess.run(["npm", "run", "build", "--silent"], cwd=FRONTEND, check=True, env=node_env())
+        argv = ["npm", "run", "build", "--silent"] if typecheck else ["npx", "--no-install", "vite", "build"]
+        say(f"building the dashboard ({' '.join(argv[:3] if typecheck else argv[2:])})")
+        subprocess.run(argv, cwd=FRONTEND, check=True, env=node_env())
     return dist
 
 
@@ -171,13 +179,20 @@ def apt_install(packages: list[str], why: str, *, no_start: str | None = None) -
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+CHROMIUM_PACKAGES = ["chromium", "fonts-dejavu-core"]
+
+
+def chromium_missing() -> list[str]:
+    return [] if any(shutil.which(name) for name in ("chromium", "chromium-browser")) else CHROMIUM_PACKAGES
+
+
 def chromium() -> str:
     """Debian's chromium for the browser tests, installed by apt when missing."""
     for name in ("chromium", "chromium-browser"):
         path = shutil.which(name)
         if path:
             return path
-    apt_install(["chromium", "fonts-dejavu-core"], "the browser tests need chromium")
+    apt_install(CHROMIUM_PACKAGES, "the browser tests need chromium")
     path = shutil.which("chromium")
     if not path:
         raise RuntimeError("apt-get installed chromium but it is not on PATH")
@@ -189,10 +204,14 @@ def chromium() -> str:
 TEST_TOOLS = {"ip": "iproute2", "iperf3": "iperf3", "sockperf": "sockperf", "ping": "iputils-ping"}
 
 
+def test_tools_missing() -> list[str]:
+    return sorted({pkg for cmd, pkg in TEST_TOOLS.items() if shutil.which(cmd) is None})
+
+
 def test_tools() -> None:
     """Installs the test-time tools that are missing (as root, with apt); a non-root run is told which
     are missing, and the tests that need them skip with that reason."""
-    missing = sorted({pkg for cmd, pkg in TEST_TOOLS.items() if shutil.which(cmd) is None})
+    missing = test_tools_missing()
     if not missing:
         return
     try:
@@ -208,15 +227,19 @@ ARM64_TOOLS = {"aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu",
                "qemu-aarch64-static": "qemu-user-static"}
 
 
+def arm64_tools_missing() -> list[str]:
+    if os.uname().machine == "aarch64":
+        return []  # the kernels are built natively there; nothing to cross-compile
+    have = lambda what: Path(what).exists() if what.startswith("/") else shutil.which(what) is not None  # noqa: E731
+    qemu = have("qemu-aarch64-static") or have("qemu-aarch64")
+    return sorted({pkg for what, pkg in ARM64_TOOLS.items()
+                   if not have(what) and not (pkg == "qemu-user-static" and qemu)})
+
+
 def arm64_tools() -> None:
     """Installs the ARM64 cross compiler, its libc and qemu-user when missing (as root, with apt); without
     them the ARM64 check skips and says why."""
-    if os.uname().machine == "aarch64":
-        return  # the kernels are built natively there; nothing to cross-compile
-    have = lambda what: Path(what).exists() if what.startswith("/") else shutil.which(what) is not None  # noqa: E731
-    qemu = have("qemu-aarch64-static") or have("qemu-aarch64")
-    missing = sorted({pkg for what, pkg in ARM64_TOOLS.items()
-                      if not have(what) and not (pkg == "qemu-user-static" and qemu)})
+    missing = arm64_tools_missing()
     if not missing:
         return
     try:

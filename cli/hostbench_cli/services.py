@@ -76,17 +76,18 @@ def secret(state: Path, key: str) -> str:
         return data[key]
 
 
-def api_workers(default: int | None = None) -> int:
-    """API processes for `./hostbench up`: HOSTBENCH_API_WORKERS, else half the CPUs (at least 2, at most 8).
-    Each is a uvicorn worker on the same port; they share nothing but PostgreSQL and Redis (docs/scaling.md)."""
-    raw = os.environ.get("HOSTBENCH_API_WORKERS", "").strip()
+def api_workers(default: int | None = None, setting: str = "HOSTBENCH_API_WORKERS") -> int:
+    """API processes for `./hostbench up`: `setting` (HOSTBENCH_API_WORKERS for the dashboard's,
+    HOSTBENCH_CONTROL_WORKERS for the runners'), else half the CPUs (at least 2, at most 8). Each is a uvicorn
+    worker on its kind's port; they share nothing but PostgreSQL and Redis (docs/scaling.md)."""
+    raw = os.environ.get(setting, "").strip()
     if raw:
         try:
             n = int(raw)
         except ValueError:
-            raise RuntimeError(f"HOSTBENCH_API_WORKERS={raw!r} is not a whole number") from None
+            raise RuntimeError(f"{setting}={raw!r} is not a whole number") from None
         if not 1 <= n <= 64:
-            raise RuntimeError(f"HOSTBENCH_API_WORKERS={n} is outside 1..64")
+            raise RuntimeError(f"{setting}={n} is outside 1..64")
         return n
     if default is not None:
         return default
@@ -136,12 +137,29 @@ def stop_process(proc: subprocess.Popen | None, sig: int = signal.SIGTERM, timeo
         proc.wait(5)
 
 
+def stop_processes(procs: list[subprocess.Popen | None], sig: int = signal.SIGTERM, timeout: float = 20) -> None:
+    """stop_process for several at once: each is signalled, then all are waited for within one `timeout` (a stack's
+    processes stopped one after another waited out each one's shutdown in turn)."""
+    live = [p for p in procs if p is not None and p.poll() is None]
+    for proc in live:
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + timeout
+    for proc in live:
+        try:
+            proc.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            stop_process(proc, signal.SIGKILL, timeout=5)
+
+
 class PasswordRefused(RuntimeError):
     pass
 
 
 class EmbeddedPostgres:
-    def __init__(self, data_dir: Path, log: Path, *, durable: bool = True):
+    def __init__(self, data_dir: Path, log: Path, *, durable: bool = True, max_connections: int = 200):
         import warnings
 
         with warnings.catch_warnings():  # its import asks platformdirs for XDG_RUNTIME_DIR, unset under root
@@ -152,6 +170,7 @@ class EmbeddedPostgres:
         self.data_dir = data_dir
         self.log = log
         self.durable = durable
+        self.max_connections = max_connections
         self.port = 0
         self.proc: subprocess.Popen | None = None
         self.user = self._system_user()
@@ -214,7 +233,7 @@ class EmbeddedPostgres:
         self.port = self.port or free_port()  # a restart keeps the port every client was given
         argv = [str(self.bin / "postgres"), "-D", str(self.data_dir), "-p", str(self.port), "-h", "127.0.0.1",
                 "-k", str(self.sock), "-c", "unix_socket_permissions=0700", "-c", "password_encryption=scram-sha-256",
-                "-c", "max_connections=200", "-c", "logging_collector=off"]
+                "-c", f"max_connections={self.max_connections}", "-c", "logging_collector=off"]
         if not self.durable:  # test databases are thrown away: no need to wait for fsync
             argv += ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
         self.proc = self._spawn(argv)

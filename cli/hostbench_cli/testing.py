@@ -13,20 +13,26 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from hostbench_cli import ROOT, STATE
 from hostbench_cli.build import (
     FRONTEND,
     KERNELS,
+    apt_install,
     arm64_tools,
+    arm64_tools_missing,
     chromium,
+    chromium_missing,
     frontend,
     kernels,
     node_env,
     npm_install,
     say,
     test_tools,
+    test_tools_missing,
 )
 from hostbench_cli.services import EmbeddedPostgres, EmbeddedRedis
 
@@ -72,13 +78,19 @@ def _run(name: str, argv: list[str], cwd: Path, env: dict[str, str], echo: bool 
     return rc == 0, passed, failed, f"[hostbench] suite {name}: {' '.join(argv)}\n{''.join(out)}[hostbench] {summary}\n"
 
 
-# Suites that run beside the backend suite, whose real stacks and processes leave about a core idle much of its
-# time (vmstat: 25-48 % idle of 2 cores): lint and types, the runner's, the common package's and the CLI's tests,
-# the dashboard's unit tests; their output is printed whole when the backend suite has ended. The suites that judge
-# timing (kernels, chaos, load, the browser's verdict pages) run alone. Measured on a fresh clone: 23.5 min all in
-# sequence.
-BESIDE_BACKEND = ("ruff-common", "mypy-common", "ruff-backend", "mypy-backend", "ruff-runner", "mypy-runner",
-                  "ruff-cli", "mypy-cli", "runner", "common", "cli", "frontend-types", "frontend-lint", "frontend")
+# Suites that run beside the backend suite, whose real stacks and processes leave CPU idle much of its time, in two
+# lanes (sequences) of their own; their output is printed whole when the backend suite has ended. One: the ARM64
+# build under qemu-user (35 s), lint and types, the runner's tests, the dashboard's tsc, eslint and vitest. Two: the
+# small load run (it judges loss and answers), the common package's and the CLI's tests, then the browser suite's
+# stack is started. The suites that judge timing run alone: the kernels' own checks, the small chaos run (it bounds
+# how long a run may wait after a fault: beside the backend suite, "worker-kill: run 4 waited 7.2 s to start (limit
+# 7 s)" failed a CI run here), and the browser suite.
+BESIDE_BACKEND = (("kernels-arm64", "ruff-common", "mypy-common", "ruff-backend", "mypy-backend", "ruff-runner",
+                   "mypy-runner", "ruff-cli", "mypy-cli", "runner", "frontend-types", "frontend-lint", "frontend"),
+                  ("load", "common", "cli"))
+
+
+BACKEND_WORKERS = int(os.environ.get("HOSTBENCH_BACKEND_WORKERS", "0")) or min(2, os.cpu_count() or 1)
 
 
 def _count(text: str, pattern: str) -> int:
@@ -103,7 +115,23 @@ def run_all(args: argparse.Namespace) -> int:
                 npm_error.append(exc)
         npm = threading.Thread(target=_npm, name="npm-ci", daemon=True)
         npm.start()
+    # The Debian packages the chosen suites need, in one apt-get beside the kernels' build (one index update, not
+    # three); a failure here is left to the per-purpose installs below, which say what will skip and why.
+    packages = [*(arm64_tools_missing() if only & {"kernels", "runner"} else []),
+                *(test_tools_missing() if only & {"runner", "backend"} else []),
+                *(chromium_missing() if "e2e" in only else [])]
+    apt: threading.Thread | None = None
+    if packages and os.geteuid() == 0:
+        def _apt() -> None:
+            try:
+                apt_install(packages, "the suites chosen need them (ARM64 check, reference tools, the browser)")
+            except (RuntimeError, subprocess.CalledProcessError) as exc:
+                say(f"apt-get failed ({exc}); each suite's own install will try again")
+        apt = threading.Thread(target=_apt, name="apt-get", daemon=True)
+        apt.start()
     kernels()
+    if apt is not None:
+        apt.join()
     if only & {"kernels", "runner"}:  # for kernels/tests/check_arm64.py and runner/tests/test_arm64_install.py
         arm64_tools()
     if only & {"runner", "backend"}:
@@ -132,11 +160,16 @@ def run_all(args: argparse.Namespace) -> int:
         if "lint" in only:
             for folder, target in PY_PACKAGES:
                 plan.append((f"ruff-{folder}", [PY, "-m", "ruff", "check", "--no-cache", "."], ROOT / folder))
-                plan.append((f"mypy-{folder}", [PY, "-m", "mypy", "--no-incremental", target], ROOT / folder))
+                # one cache for the four runs, new for each test run: the second and later reuse what the first
+                # analysed of the libraries they share (SQLAlchemy, FastAPI, pydantic), instead of each starting over
+                plan.append((f"mypy-{folder}", [PY, "-m", "mypy", "--cache-dir", str(state / "mypy-cache"), target],
+                             ROOT / folder))
         # mypy does not follow the editable installs' import hooks: it finds the sibling packages here
         env["MYPYPATH"] = os.pathsep.join(str(ROOT / folder) for folder, _ in PY_PACKAGES)
         if "kernels" in only:
             plan.append(("kernels", ["make", "-s", "-C", str(KERNELS), "check"], ROOT))
+            # the ARM64 build under qemu-user checks correctness, not speed: apart from the kernels' timed checks
+            plan.append(("kernels-arm64", ["python3", "tests/check_arm64.py", "build"], KERNELS))
         if "runner" in only:
             plan.append(("runner", [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_k, "tests"],
                          ROOT / "runner"))
@@ -147,8 +180,12 @@ def run_all(args: argparse.Namespace) -> int:
             plan.append(("cli", [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_k, "tests"],
                          ROOT / "cli"))
         if "backend" in only:
-            plan.append(("backend", [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_k, "tests"],
-                         ROOT / "backend"))
+            # --durations: the slowest tests in the log, where CI time is won or lost. Two worker processes, a module
+            # to each (pytest-xdist; each its own database and Redis: tests/conftest.py): alone, one process kept
+            # one core busy of two (600 s wall, 638 s CPU here), much of it waiting on real stacks.
+            workers = ["-n", str(BACKEND_WORKERS), "--dist", "loadfile"] if BACKEND_WORKERS > 1 else []
+            plan.append(("backend", [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=25", *workers,
+                                     *pytest_k, "tests"], ROOT / "backend"))
         if "fleet" in only:
             plan.append(("chaos", [PY, "-m", "hostbench_cli", *CHAOS_SMALL], ROOT))
             plan.append(("load", [PY, "-m", "hostbench_cli", *LOAD_SMALL], ROOT))
@@ -159,34 +196,57 @@ def run_all(args: argparse.Namespace) -> int:
         # chaos and load start their own stack on their own embedded PostgreSQL and Redis, as a person's run does
         own_services = {k: v for k, v in env.items() if k not in ("DATABASE_URL", "REDIS_URL")}
         def env_of(name: str, cwd: Path) -> dict[str, str]:
+            if name == "kernels":
+                return dict(env, HBK_CHECK_ARM64="0")  # kernels-arm64 runs it
             return node_env(env) if cwd == FRONTEND else own_services if name in ("chaos", "load") else env
 
-        beside = [step for step in plan if step[0] in BESIDE_BACKEND] if "backend" in only else []
-        side_results: list[tuple[str, bool, int, int, str]] = []
+        # Beside the backend suite: one lane per entry of BESIDE_BACKEND, each a sequence of suites
+        lanes = [sorted((step for step in plan if step[0] in lane), key=lambda step: lane.index(step[0]))
+                 for lane in BESIDE_BACKEND] if "backend" in only else []
+        lanes = [lane for lane in lanes if lane]
+        beside = [step for lane in lanes for step in lane]
+        side_results: dict[str, tuple[bool, int, int, str]] = {}
 
-        def run_beside() -> None:
-            for name, argv, cwd in beside:
+        e2e = E2E(env, state, pg) if "e2e" in only else None
+
+        def run_lane(lane: list[tuple[str, list[str], Path]], first: bool) -> None:
+            if first and e2e is not None:  # the browser suite's dashboard build, off its critical path
+                try:
+                    frontend(typecheck=False)
+                except (OSError, subprocess.CalledProcessError) as exc:
+                    say(f"building the dashboard beside the backend suite failed ({exc}); the browser suite tries")
+            for name, argv, cwd in lane:
                 ok, p, f, text = _run(name, argv, cwd, env_of(name, cwd), echo=False)
-                side_results.append((name, ok, p, f, text))
+                side_results[name] = (ok, p, f, text)
+                say(f"suite {name} (beside the backend suite): exit {0 if ok else 1}")
+            if not first and e2e is not None:  # the browser suite's stack, started while the backend suite ends
+                e2e.prepare()
 
-        side = threading.Thread(target=run_beside, name="suites-beside-backend", daemon=True)
+        sides = [threading.Thread(target=run_lane, args=(lane, i == 0), name=f"suites-beside-backend-{i}", daemon=True)
+                 for i, lane in enumerate(lanes)]
         for name, argv, cwd in plan:
-            if beside and (name, argv, cwd) in beside:
+            if (name, argv, cwd) in beside:
                 continue
             if name == "backend" and beside:
-                say(f"suites {', '.join(n for n, _, _ in beside)} run beside the backend suite; their output "
-                    f"follows it")
-                side.start()
+                say("beside the backend suite, in " + "; ".join(", ".join(n for n, _, _ in lane) for lane in lanes)
+                    + " (their output follows it)")
+                for side in sides:
+                    side.start()
             ok, p, f, _ = _run(name, argv, cwd, env_of(name, cwd))
             results.append((name, ok, p, f))
             if name == "backend" and beside:
-                side.join()
-                for s_name, s_ok, s_p, s_f, text in side_results:
+                for side in sides:
+                    side.join()
+                for s_name, _, _ in beside:
+                    s_ok, s_p, s_f, text = side_results[s_name]
                     sys.stdout.write(text)
                     results.append((s_name, s_ok, s_p, s_f))
                 sys.stdout.flush()
-        if "e2e" in only:
-            results.append(_e2e(env, state, pg))
+        if e2e is not None:
+            for side in sides:  # (a lane still starting the browser suite's stack)
+                side.join()
+            e2e.prepare()
+            results.append(e2e.run())
     finally:
         if redis:
             redis.stop()
@@ -207,37 +267,58 @@ def run_all(args: argparse.Namespace) -> int:
     return 1 if failed_suites else 0
 
 
-def _e2e(env: dict[str, str], state: Path, pg: EmbeddedPostgres | None) -> tuple[str, bool, int, int]:
-    from hostbench_cli.stack import Stack
+class E2E:
+    """The browser suite's stack: started by prepare() (beside the backend suite's end, when that runs: starting it
+    is no timing), then run() runs Playwright against it and stops it."""
 
-    browser = chromium()
-    dist = frontend()
-    old = {k: os.environ.get(k) for k in ("DATABASE_URL", "REDIS_URL")}
-    os.environ["REDIS_URL"] = env["REDIS_URL"]
-    if pg is not None:
-        os.environ["DATABASE_URL"] = pg.create_database("hostbench_e2e", fresh=True)
-    # The fleet spec's second host: a network namespace that reaches the server at its veth address, which is
-    # therefore the public URL (install commands name it); the API listens on every address to be reached there.
-    from hostbench_cli import netns
+    def __init__(self, env: dict[str, str], state: Path, pg: EmbeddedPostgres | None):
+        self.env, self.state, self.pg = env, state, pg
+        self.stack: Any = None
+        self.ns: Any = None
+        self.e2e_env: dict[str, str] | None = None
+        self.error: str | None = None
+        self.prepared = threading.Event()
 
-    why_not = netns.available()
-    ns = None
-    fleet_env: dict[str, str] = {}
-    if why_not is None:
+    def prepare(self) -> None:
+        if self.prepared.is_set():
+            return
         try:
-            outer, inner = netns.free_pair()
-            ns = netns.Netns(f"hbe2e{os.getpid() % 100000}", outer, inner).create()
-        except RuntimeError as exc:
-            why_not = str(exc)
-    stack = Stack(state / "e2e", frontend_dist=dist, runner_name="e2e-host")
-    if ns is not None:
-        stack.bind = "0.0.0.0"  # noqa: S104 - the namespace reaches the API at the veth address
-        stack.extra_env["HOSTBENCH_PUBLIC_URL"] = f"http://{ns.outer_ip}:{stack.port}"
-        fleet_env = {"HOSTBENCH_FLEET_NETNS": ns.name, "HOSTBENCH_FLEET_ADDRESS": ns.inner_ip,
-                     "HOSTBENCH_PUBLIC_URL": f"http://{ns.outer_ip}:{stack.port}"}
-    else:
-        say(f"e2e: the fleet spec will skip: {why_not}")
-    try:
+            self._prepare()
+        except (RuntimeError, OSError, subprocess.CalledProcessError) as exc:
+            self.error = str(exc)
+        finally:
+            self.prepared.set()
+
+    def _prepare(self) -> None:
+        from hostbench_cli import netns
+        from hostbench_cli.stack import Stack
+
+        browser = chromium()
+        dist = frontend(typecheck=False)  # (built beside the backend suite when that ran)
+        stack_env = {"REDIS_URL": self.env["REDIS_URL"]}
+        if self.pg is not None:
+            stack_env["DATABASE_URL"] = self.pg.create_database("hostbench_e2e", fresh=True)
+        # The fleet spec's second host: a network namespace that reaches the server at its veth address, which is
+        # therefore the public URL (install commands name it); the API listens on every address to be reached there.
+        why_not = netns.available()
+        fleet_env: dict[str, str] = {}
+        if why_not is None:
+            try:
+                outer, inner = netns.free_pair()
+                self.ns = netns.Netns(f"hbe2e{os.getpid() % 100000}", outer, inner).create()
+            except RuntimeError as exc:
+                why_not = str(exc)
+        ns = self.ns
+        stack = self.stack = Stack(self.state / "e2e", frontend_dist=dist, runner_name="e2e-host",
+                                   database_url=stack_env.get("DATABASE_URL"), redis_url=stack_env["REDIS_URL"])
+        if ns is not None:
+            stack.bind = "0.0.0.0"  # noqa: S104 - the namespace reaches the API at the veth address
+            stack.extra_env["HOSTBENCH_PUBLIC_URL"] = f"http://{ns.outer_ip}:{stack.port}"
+            fleet_env = {"HOSTBENCH_FLEET_NETNS": ns.name, "HOSTBENCH_FLEET_ADDRESS": ns.inner_ip,
+                         "HOSTBENCH_PUBLIC_URL": f"http://{ns.outer_ip}:{stack.port}"}
+        else:
+            say(f"e2e: the fleet spec will skip: {why_not}")
+        say("e2e: starting the stack")
         stack.start()
         # A second host for two-host network jobs, registered after e2e-host so that e2e-host stays the
         # first host listed (the specs that need one host use it by name or as the first).
@@ -245,25 +326,30 @@ def _e2e(env: dict[str, str], state: Path, pg: EmbeddedPostgres | None) -> tuple
         stack.wait_healthy(runners=2)
         # The people the browser signs in as: one per role, one password for all (random for this run)
         password = secrets.token_urlsafe(18)
-        for name, role in (("e2e-admin", "admin"), ("e2e-operator", "operator"), ("e2e-viewer", "viewer")):
-            stack.create_user(name, role, password)
-        e2e_env = node_env(dict(env, HOSTBENCH_URL=stack.url, CHROMIUM_PATH=browser, HOSTBENCH_E2E_ADMIN="e2e-admin",
-                                HOSTBENCH_E2E_OPERATOR="e2e-operator", HOSTBENCH_E2E_VIEWER="e2e-viewer",
-                                HOSTBENCH_E2E_PASSWORD=password, **fleet_env))
-        # HOSTBENCH_E2E_ONLY="verdicts hosts": only the spec files whose names match (the sign-in setup always runs)
-        only_specs = os.environ.get("HOSTBENCH_E2E_ONLY", "").split()
-        ok, p, f, _ = _run("e2e", ["npm", "run", "--silent", "e2e", *(["--", *only_specs] if only_specs else [])],
-                           FRONTEND, e2e_env)
-        return "e2e", ok, p, f
-    except RuntimeError as exc:
-        say(f"e2e stack failed: {exc}")
-        return "e2e", False, 0, 1
-    finally:
-        stack.stop()
-        if ns is not None:
-            ns.destroy()
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        people = (("e2e-admin", "admin"), ("e2e-operator", "operator"), ("e2e-viewer", "viewer"))
+        with ThreadPoolExecutor(len(people)) as pool:  # three admin processes at once, not one after another
+            list(pool.map(lambda person: stack.create_user(person[0], person[1], password), people))
+        say("e2e: the stack is up with its two runners and the people who sign in")
+        # where "Add host" must send runners: the runners' own API process, on the host people reach
+        runner_server = f"http://{ns.outer_ip if ns is not None else '127.0.0.1'}:{stack.control_port}"
+        self.e2e_env = node_env(dict(self.env, HOSTBENCH_URL=stack.url, HOSTBENCH_RUNNER_SERVER=runner_server,
+                                     CHROMIUM_PATH=browser, HOSTBENCH_E2E_ADMIN="e2e-admin",
+                                     HOSTBENCH_E2E_OPERATOR="e2e-operator", HOSTBENCH_E2E_VIEWER="e2e-viewer",
+                                     HOSTBENCH_E2E_PASSWORD=password, **fleet_env))
+
+    def run(self) -> tuple[str, bool, int, int]:
+        try:
+            if self.e2e_env is None:
+                say(f"e2e stack failed: {self.error}")
+                return "e2e", False, 0, 1
+            # HOSTBENCH_E2E_ONLY="verdicts hosts": only the spec files whose names match (the sign-in setup always
+            # runs)
+            only_specs = os.environ.get("HOSTBENCH_E2E_ONLY", "").split()
+            ok, p, f, _ = _run("e2e", ["npm", "run", "--silent", "e2e", *(["--", *only_specs] if only_specs else [])],
+                               FRONTEND, self.e2e_env)
+            return "e2e", ok, p, f
+        finally:
+            if self.stack is not None:
+                self.stack.stop()
+            if self.ns is not None:
+                self.ns.destroy()

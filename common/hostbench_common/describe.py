@@ -26,17 +26,20 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
     "stable_cv": {"type": "number", "minimum": 0, "maximum": 0.5, "default": 0, "description": "Repeat until stable: after `repeats` phases, keep repeating until the coefficient of variation of the phases' rates is at most this (e.g. 0.035), or `max_repeats` is reached. 0 = exactly `repeats` phases."},
     "max_repeats": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 10, "description": "Upper bound on measured phases per thread count when stable_cv > 0."},
     "no_sampler": {"type": "boolean", "default": false, "description": "Run without the sampler (no sample lines), to show what sampling costs."},
-    "sampler_ab": {"type": "boolean", "default": false, "description": "To measure what sampling costs within one process, on the same memory and threads: the measured phases come in pairs, one with the sampler and one without, the order swapped every other pair (with/without, without/with, ...); each result says `sampler`. Needs an even `repeats` and stable_cv 0."}
+    "sampler_ab": {"type": "boolean", "default": false, "description": "To measure what sampling costs within one process, on the same memory and threads: the measured phases come in pairs, one with the sampler and one without, the order swapped every other pair (with/without, without/with, ...); each result says `sampler`. Needs an even `repeats` and stable_cv 0."},
+    "work": {"type": "integer", "minimum": 0, "maximum": 1000000000000000, "default": 0, "description": "Strong scaling: units of work per measured repeat over all threads (the kernel's unit: configs[].work_per_unit says what one is), split evenly (the first work % threads threads do one more); each thread stops when its share is done, and the repeat's elapsed_s is the slowest thread's. duration_s is then a cap: a repeat it cuts short is not verified. 0 = fixed duration: every thread works for duration_s. Warm-up stays timed (warmup_s)."}
    },
    "x-rules": [
     {"param": "max_repeats", "when": {"stable_cv": {"exclusiveMinimum": 0}}, "minimumParam": "repeats", "reason": "repeat-until-stable runs at least `repeats` phases"},
     {"param": "repeats", "when": {"sampler_ab": {"enum": [true]}}, "multipleOf": 2, "reason": "sampler_ab compares phases with and without the sampler in pairs: it needs an even `repeats`"},
     {"param": "no_sampler", "when": {"sampler_ab": {"enum": [true]}}, "enum": [false], "reason": "sampler_ab compares phases with and without the sampler: it needs the sampler on"},
-    {"param": "stable_cv", "when": {"sampler_ab": {"enum": [true]}}, "maximum": 0, "reason": "sampler_ab runs exactly `repeats` phases, in pairs: give stable_cv 0"}
+    {"param": "stable_cv", "when": {"sampler_ab": {"enum": [true]}}, "maximum": 0, "reason": "sampler_ab runs exactly `repeats` phases, in pairs: give stable_cv 0"},
+    {"param": "threads", "when": {"work": {"exclusiveMinimum": 0}}, "maximumParam": "work", "reason": "a fixed amount of work is split over the threads: each needs at least one unit"}
    ]
   },
   "results": {
    "clock_after_ghz": {"type": "number", "unit": "GHz", "lower_is_better": false, "description": "The clock measured again right after the repeat, under load (one pinned thread for one thread, every affinity CPU at once for more); null when it could not be measured."},
+   "clock_after_vector_ghz": {"type": "number", "unit": "GHz", "lower_is_better": false, "description": "The vector-loaded clock (clock_vector_ghz of the start line) measured again right after the repeat, before clock_after_ghz, on the same CPUs; null for runs without one (int32, scalar) and when it could not be measured."},
    "v": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Protocol version: 1."},
    "type": {"type": "string", "description": "\"result\"."},
    "threads": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Worker threads of the repeat."},
@@ -51,6 +54,9 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
    "cpu_share": {"type": "number", "unit": "", "lower_is_better": false, "description": "The worker threads' CPU time / (threads x seconds): 1.0 when nothing else took their CPUs."},
    "preemptions": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Involuntary context switches of the worker threads."},
    "sampler": {"type": "boolean", "description": "sampler_ab only: whether this repeat ran with the sampler."},
+   "work_target": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Fixed-work repeats only (work > 0): the units asked for over all threads; `work` equals it when the repeat finished."},
+   "elapsed_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: wall time from releasing the threads until the slowest one finished its share (the same span as `seconds`); null when the duration_s cap cut the repeat short."},
+   "elapsed_min_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: the same for the fastest thread (elapsed_s - elapsed_min_s is the load imbalance); null when the cap cut the repeat short."},
    "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
    "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread)."},
    "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written."}
@@ -86,7 +92,8 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
     "stable_cv": {"type": "number", "minimum": 0, "maximum": 0.5, "default": 0, "description": "Repeat until stable: after `repeats` phases, keep repeating until the coefficient of variation of the phases' rates is at most this (e.g. 0.035), or `max_repeats` is reached. 0 = exactly `repeats` phases."},
     "max_repeats": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 10, "description": "Upper bound on measured phases per thread count when stable_cv > 0."},
     "no_sampler": {"type": "boolean", "default": false, "description": "Run without the sampler (no sample lines), to show what sampling costs."},
-    "sampler_ab": {"type": "boolean", "default": false, "description": "To measure what sampling costs within one process, on the same memory and threads: the measured phases come in pairs, one with the sampler and one without, the order swapped every other pair (with/without, without/with, ...); each result says `sampler`. Needs an even `repeats` and stable_cv 0."}
+    "sampler_ab": {"type": "boolean", "default": false, "description": "To measure what sampling costs within one process, on the same memory and threads: the measured phases come in pairs, one with the sampler and one without, the order swapped every other pair (with/without, without/with, ...); each result says `sampler`. Needs an even `repeats` and stable_cv 0."},
+    "work": {"type": "integer", "minimum": 0, "maximum": 1000000000000000, "default": 0, "description": "Strong scaling: units of work per measured repeat over all threads (the kernel's unit: configs[].work_per_unit says what one is), split evenly (the first work % threads threads do one more); each thread stops when its share is done, and the repeat's elapsed_s is the slowest thread's. duration_s is then a cap: a repeat it cuts short is not verified. 0 = fixed duration: every thread works for duration_s. Warm-up stays timed (warmup_s)."}
    },
    "x-rules": [
     {"param": "file_size", "when": {}, "multipleOf": 4096, "reason": "the file is written and read in whole 4 KiB pages; give e.g. 1073741824 (1 GiB)"},
@@ -96,7 +103,8 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
     {"param": "max_repeats", "when": {"stable_cv": {"exclusiveMinimum": 0}}, "minimumParam": "repeats", "reason": "repeat-until-stable runs at least `repeats` phases"},
     {"param": "repeats", "when": {"sampler_ab": {"enum": [true]}}, "multipleOf": 2, "reason": "sampler_ab compares phases with and without the sampler in pairs: it needs an even `repeats`"},
     {"param": "no_sampler", "when": {"sampler_ab": {"enum": [true]}}, "enum": [false], "reason": "sampler_ab compares phases with and without the sampler: it needs the sampler on"},
-    {"param": "stable_cv", "when": {"sampler_ab": {"enum": [true]}}, "maximum": 0, "reason": "sampler_ab runs exactly `repeats` phases, in pairs: give stable_cv 0"}
+    {"param": "stable_cv", "when": {"sampler_ab": {"enum": [true]}}, "maximum": 0, "reason": "sampler_ab runs exactly `repeats` phases, in pairs: give stable_cv 0"},
+    {"param": "work", "when": {}, "maximum": 0, "reason": "this kernel runs for a fixed duration only (its work cannot be split into a fixed number of units); fixed work (strong scaling) is for cpu and null"}
    ]
   },
   "results": {
@@ -127,6 +135,9 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
    "cpu_share": {"type": "number", "unit": "", "lower_is_better": false, "description": "The worker threads' CPU time / (threads x seconds): 1.0 when nothing else took their CPUs."},
    "preemptions": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Involuntary context switches of the worker threads."},
    "sampler": {"type": "boolean", "description": "sampler_ab only: whether this repeat ran with the sampler."},
+   "work_target": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Fixed-work repeats only (work > 0): the units asked for over all threads; `work` equals it when the repeat finished."},
+   "elapsed_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: wall time from releasing the threads until the slowest one finished its share (the same span as `seconds`); null when the duration_s cap cut the repeat short."},
+   "elapsed_min_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: the same for the fastest thread (elapsed_s - elapsed_min_s is the load imbalance); null when the cap cut the repeat short."},
    "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
    "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread)."},
    "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written."}
@@ -154,13 +165,15 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
     "stable_cv": {"type": "number", "minimum": 0, "maximum": 0.5, "default": 0, "description": "Repeat until stable: after `repeats` phases, keep repeating until the coefficient of variation of the phases' rates is at most this (e.g. 0.035), or `max_repeats` is reached. 0 = exactly `repeats` phases."},
     "max_repeats": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 10, "description": "Upper bound on measured phases per thread count when stable_cv > 0."},
     "no_sampler": {"type": "boolean", "default": false, "description": "Run without the sampler (no sample lines), to show what sampling costs."},
-    "sampler_ab": {"type": "boolean", "default": false, "description": "To measure what sampling costs within one process, on the same memory and threads: the measured phases come in pairs, one with the sampler and one without, the order swapped every other pair (with/without, without/with, ...); each result says `sampler`. Needs an even `repeats` and stable_cv 0."}
+    "sampler_ab": {"type": "boolean", "default": false, "description": "To measure what sampling costs within one process, on the same memory and threads: the measured phases come in pairs, one with the sampler and one without, the order swapped every other pair (with/without, without/with, ...); each result says `sampler`. Needs an even `repeats` and stable_cv 0."},
+    "work": {"type": "integer", "minimum": 0, "maximum": 1000000000000000, "default": 0, "description": "Strong scaling: units of work per measured repeat over all threads (the kernel's unit: configs[].work_per_unit says what one is), split evenly (the first work % threads threads do one more); each thread stops when its share is done, and the repeat's elapsed_s is the slowest thread's. duration_s is then a cap: a repeat it cuts short is not verified. 0 = fixed duration: every thread works for duration_s. Warm-up stays timed (warmup_s)."}
    },
    "x-rules": [
     {"param": "max_repeats", "when": {"stable_cv": {"exclusiveMinimum": 0}}, "minimumParam": "repeats", "reason": "repeat-until-stable runs at least `repeats` phases"},
     {"param": "repeats", "when": {"sampler_ab": {"enum": [true]}}, "multipleOf": 2, "reason": "sampler_ab compares phases with and without the sampler in pairs: it needs an even `repeats`"},
     {"param": "no_sampler", "when": {"sampler_ab": {"enum": [true]}}, "enum": [false], "reason": "sampler_ab compares phases with and without the sampler: it needs the sampler on"},
-    {"param": "stable_cv", "when": {"sampler_ab": {"enum": [true]}}, "maximum": 0, "reason": "sampler_ab runs exactly `repeats` phases, in pairs: give stable_cv 0"}
+    {"param": "stable_cv", "when": {"sampler_ab": {"enum": [true]}}, "maximum": 0, "reason": "sampler_ab runs exactly `repeats` phases, in pairs: give stable_cv 0"},
+    {"param": "work", "when": {}, "maximum": 0, "reason": "this kernel runs for a fixed duration only (its work cannot be split into a fixed number of units); fixed work (strong scaling) is for cpu and null"}
    ]
   },
   "results": {
@@ -189,6 +202,9 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
    "cpu_share": {"type": "number", "unit": "", "lower_is_better": false, "description": "The worker threads' CPU time / (threads x seconds): 1.0 when nothing else took their CPUs."},
    "preemptions": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Involuntary context switches of the worker threads."},
    "sampler": {"type": "boolean", "description": "sampler_ab only: whether this repeat ran with the sampler."},
+   "work_target": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Fixed-work repeats only (work > 0): the units asked for over all threads; `work` equals it when the repeat finished."},
+   "elapsed_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: wall time from releasing the threads until the slowest one finished its share (the same span as `seconds`); null when the duration_s cap cut the repeat short."},
+   "elapsed_min_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: the same for the fastest thread (elapsed_s - elapsed_min_s is the load imbalance); null when the cap cut the repeat short."},
    "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
    "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread)."},
    "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written."}
@@ -221,13 +237,15 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
     "stable_cv": {"type": "number", "minimum": 0, "maximum": 0.5, "default": 0, "description": "Repeat until stable: after `repeats` phases, keep repeating until the coefficient of variation of the phases' rates is at most this (e.g. 0.035), or `max_repeats` is reached. 0 = exactly `repeats` phases."},
     "max_repeats": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 10, "description": "Upper bound on measured phases per thread count when stable_cv > 0."},
     "no_sampler": {"type": "boolean", "default": false, "description": "Run without the sampler (no sample lines), to show what sampling costs."},
-    "sampler_ab": {"type": "boolean", "default": false, "description": "To measure what sampling costs within one process, on the same memory and threads: the measured phases come in pairs, one with the sampler and one without, the order swapped every other pair (with/without, without/with, ...); each result says `sampler`. Needs an even `repeats` and stable_cv 0."}
+    "sampler_ab": {"type": "boolean", "default": false, "description": "To measure what sampling costs within one process, on the same memory and threads: the measured phases come in pairs, one with the sampler and one without, the order swapped every other pair (with/without, without/with, ...); each result says `sampler`. Needs an even `repeats` and stable_cv 0."},
+    "work": {"type": "integer", "minimum": 0, "maximum": 1000000000000000, "default": 0, "description": "Strong scaling: units of work per measured repeat over all threads (the kernel's unit: configs[].work_per_unit says what one is), split evenly (the first work % threads threads do one more); each thread stops when its share is done, and the repeat's elapsed_s is the slowest thread's. duration_s is then a cap: a repeat it cuts short is not verified. 0 = fixed duration: every thread works for duration_s. Warm-up stays timed (warmup_s)."}
    },
    "x-rules": [
     {"param": "max_repeats", "when": {"stable_cv": {"exclusiveMinimum": 0}}, "minimumParam": "repeats", "reason": "repeat-until-stable runs at least `repeats` phases"},
     {"param": "repeats", "when": {"sampler_ab": {"enum": [true]}}, "multipleOf": 2, "reason": "sampler_ab compares phases with and without the sampler in pairs: it needs an even `repeats`"},
     {"param": "no_sampler", "when": {"sampler_ab": {"enum": [true]}}, "enum": [false], "reason": "sampler_ab compares phases with and without the sampler: it needs the sampler on"},
-    {"param": "stable_cv", "when": {"sampler_ab": {"enum": [true]}}, "maximum": 0, "reason": "sampler_ab runs exactly `repeats` phases, in pairs: give stable_cv 0"}
+    {"param": "stable_cv", "when": {"sampler_ab": {"enum": [true]}}, "maximum": 0, "reason": "sampler_ab runs exactly `repeats` phases, in pairs: give stable_cv 0"},
+    {"param": "work", "when": {}, "maximum": 0, "reason": "this kernel runs for a fixed duration only (its work cannot be split into a fixed number of units); fixed work (strong scaling) is for cpu and null"}
    ]
   },
   "results": {
@@ -253,6 +271,9 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
    "cpu_share": {"type": "number", "unit": "", "lower_is_better": false, "description": "The worker threads' CPU time / (threads x seconds): 1.0 when nothing else took their CPUs."},
    "preemptions": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Involuntary context switches of the worker threads."},
    "sampler": {"type": "boolean", "description": "sampler_ab only: whether this repeat ran with the sampler."},
+   "work_target": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Fixed-work repeats only (work > 0): the units asked for over all threads; `work` equals it when the repeat finished."},
+   "elapsed_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: wall time from releasing the threads until the slowest one finished its share (the same span as `seconds`); null when the duration_s cap cut the repeat short."},
+   "elapsed_min_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: the same for the fastest thread (elapsed_s - elapsed_min_s is the load imbalance); null when the cap cut the repeat short."},
    "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
    "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread)."},
    "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written."}
@@ -287,7 +308,8 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
     "stable_cv": {"type": "number", "minimum": 0, "maximum": 0.5, "default": 0, "description": "Repeat until stable: after `repeats` phases, keep repeating until the coefficient of variation of the phases' rates is at most this (e.g. 0.035), or `max_repeats` is reached. 0 = exactly `repeats` phases."},
     "max_repeats": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 10, "description": "Upper bound on measured phases per thread count when stable_cv > 0."},
     "no_sampler": {"type": "boolean", "default": false, "description": "Run without the sampler (no sample lines), to show what sampling costs."},
-    "sampler_ab": {"type": "boolean", "default": false, "description": "To measure what sampling costs within one process, on the same memory and threads: the measured phases come in pairs, one with the sampler and one without, the order swapped every other pair (with/without, without/with, ...); each result says `sampler`. Needs an even `repeats` and stable_cv 0."}
+    "sampler_ab": {"type": "boolean", "default": false, "description": "To measure what sampling costs within one process, on the same memory and threads: the measured phases come in pairs, one with the sampler and one without, the order swapped every other pair (with/without, without/with, ...); each result says `sampler`. Needs an even `repeats` and stable_cv 0."},
+    "work": {"type": "integer", "minimum": 0, "maximum": 1000000000000000, "default": 0, "description": "Strong scaling: units of work per measured repeat over all threads (the kernel's unit: configs[].work_per_unit says what one is), split evenly (the first work % threads threads do one more); each thread stops when its share is done, and the repeat's elapsed_s is the slowest thread's. duration_s is then a cap: a repeat it cuts short is not verified. 0 = fixed duration: every thread works for duration_s. Warm-up stays timed (warmup_s)."}
    },
    "x-rules": [
     {"param": "sizes", "when": {"op": {"enum": ["udp_stream", "udp_rr"]}, "role": {"enum": ["loopback", "drive"]}}, "maximum": 65507, "reason": "one UDP datagram carries at most 65507 bytes of payload; give sizes up to 65507 for UDP"},
@@ -295,7 +317,8 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
     {"param": "max_repeats", "when": {"stable_cv": {"exclusiveMinimum": 0}}, "minimumParam": "repeats", "reason": "repeat-until-stable runs at least `repeats` phases"},
     {"param": "repeats", "when": {"sampler_ab": {"enum": [true]}}, "multipleOf": 2, "reason": "sampler_ab compares phases with and without the sampler in pairs: it needs an even `repeats`"},
     {"param": "no_sampler", "when": {"sampler_ab": {"enum": [true]}}, "enum": [false], "reason": "sampler_ab compares phases with and without the sampler: it needs the sampler on"},
-    {"param": "stable_cv", "when": {"sampler_ab": {"enum": [true]}}, "maximum": 0, "reason": "sampler_ab runs exactly `repeats` phases, in pairs: give stable_cv 0"}
+    {"param": "stable_cv", "when": {"sampler_ab": {"enum": [true]}}, "maximum": 0, "reason": "sampler_ab runs exactly `repeats` phases, in pairs: give stable_cv 0"},
+    {"param": "work", "when": {}, "maximum": 0, "reason": "this kernel runs for a fixed duration only (its work cannot be split into a fixed number of units); fixed work (strong scaling) is for cpu and null"}
    ]
   },
   "results": {
@@ -324,6 +347,9 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
    "cpu_share": {"type": "number", "unit": "", "lower_is_better": false, "description": "The worker threads' CPU time / (threads x seconds): 1.0 when nothing else took their CPUs."},
    "preemptions": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Involuntary context switches of the worker threads."},
    "sampler": {"type": "boolean", "description": "sampler_ab only: whether this repeat ran with the sampler."},
+   "work_target": {"type": "integer", "unit": "", "lower_is_better": false, "description": "Fixed-work repeats only (work > 0): the units asked for over all threads; `work` equals it when the repeat finished."},
+   "elapsed_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: wall time from releasing the threads until the slowest one finished its share (the same span as `seconds`); null when the duration_s cap cut the repeat short."},
+   "elapsed_min_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: the same for the fastest thread (elapsed_s - elapsed_min_s is the load imbalance); null when the cap cut the repeat short."},
    "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
    "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread)."},
    "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written."}

@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 from .describe import DESCRIBE
 from .errors import ParamError
+from .reftools.hpcc import HPCC_TIMEOUT_S, HPL_N_MAX, HPL_TARGET_S
 from .schema import validate
 
 # Parameters the runner itself acts on, for every experiment; never passed to a kernel.
@@ -35,6 +36,22 @@ RUNNER_PARAMS: dict[str, dict[str, Any]] = {
                   "description": "Also run the matched reference tools on the host afterwards (HPL, likwid-bench, "
                                  "STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure"},
 }
+# Disk: where a run's test file goes, by a name the runner's owner configured on the runner (--disk-target
+# NAME=PATH, runner/hostbench_runner/config.py) and its inventory advertises; DISK_TARGET_WORK is the run's own
+# directory under the runner's work dir. A request names a target, never a path: the runner maps the name.
+DISK_TARGET_WORK = "work"
+DISK_TARGET: dict[str, Any] = {
+    "type": "string", "pattern": r"^[a-z][a-z0-9_-]{0,31}$", "maxLength": 32, "default": DISK_TARGET_WORK,
+    "description": "Where the test file goes: a disk target the host's runner offers (its owner configures them "
+                   "on the runner, --disk-target NAME=PATH; the host's inventory lists them), or work: the run's "
+                   "own directory under the runner's work directory"}
+# cpu: the problem size N of the reference HPL (hpcc) at each thread count; 0 sizes it from our own figure.
+HPL_N: dict[str, Any] = {
+    "type": "integer", "minimum": 0, "maximum": HPL_N_MAX, "default": 0,
+    "description": f"With reference on (fp64): the problem size N of hpcc's HPL at each thread count, up to "
+                   f"{HPL_N_MAX} (a quarter of the host's RAM bounds it still: the matrix is 8 N^2 bytes). 0 sizes "
+                   f"it from our own figure (about {HPL_TARGET_S:.0f} s of HPL). A larger N runs longer: hpcc is "
+                   f"stopped and reported failed after {HPCC_TIMEOUT_S:.0f} s or at the run's deadline"}
 # Seconds a reference tool may add per thread count of a job (hpcc runs its whole suite, not only HPL).
 REFERENCE_ALLOWANCE_S = 300.0
 # A serving kernel outlives its driver's expected duration by this much before its runner's deadline stops it.
@@ -58,6 +75,9 @@ class Param:
     per_item: bool = False
     # Set by the server when it hands the run out (the driving run's peer and port), never by a person.
     by_server: bool = False
+    # A job may give a list of values instead of one (distinct, at least one): the job fans out into one run per
+    # host and value, each run with one value. At most one such parameter per run kind; one-host experiments only.
+    fan_out: bool = False
 
     @property
     def target(self) -> str:
@@ -82,6 +102,10 @@ class Run:
     deadline_param: str | None = None
     # Params the server adds for itself (the driving run: server_run_id); accepted, never passed to the kernel.
     server_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # Params a job sets that this kind's runner acts on, never passed to the kernel as they are (disk: target).
+    runner_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # A kernel param the runner fills with the directory it made for the run (disk: --workdir on a target).
+    workdir_param: str | None = None
     # A last check of the validated params, beyond the kernel's schema (drive: peer is an IP literal).
     check: Callable[[Mapping[str, Any]], None] | None = None
     unit: str = ""  # the unit of its samples and results
@@ -124,6 +148,11 @@ class Run:
                 sub[key] = copy.deepcopy(value)
         return sub
 
+    @property
+    def fan_out(self) -> Param | None:
+        """The parameter a job may give a list of (one run per item), if any."""
+        return next((p for p in self.params if p.fan_out), None)
+
     def job_params(self) -> tuple[Param, ...]:
         """The parameters a person sets (not those the server fills in)."""
         return tuple(p for p in self.params if not p.by_server)
@@ -136,11 +165,14 @@ class Run:
         out: dict[str, Any] = {}
         for p in self.params if server else self.job_params():
             sub = self.param_schema(p, kernel_schema)
+            if p.fan_out and not server:  # a job's: one value or a list of them; a run's: always one
+                sub = fan_out_schema(sub)
             if not with_defaults:
                 sub.pop("default", None)
             out[p.name] = sub
-        for name, sub in RUNNER_PARAMS.items():
-            out[name] = copy.deepcopy(sub) if with_defaults else {k: v for k, v in sub.items() if k != "default"}
+        for name, runner_sub in {**RUNNER_PARAMS, **self.runner_params}.items():
+            out[name] = copy.deepcopy(dict(runner_sub)) if with_defaults else {
+                k: v for k, v in runner_sub.items() if k != "default"}
         if server:
             out.update(copy.deepcopy(dict(self.server_params)))
         return {"type": "object", "additionalProperties": False, "properties": out}
@@ -164,8 +196,9 @@ class Run:
         return params.get("reference") is True
 
     def kernel_params(self, params: Mapping[str, Any], kernel_schema: Mapping[str, Any] | None = None,
-                      deadline_s: float | None = None) -> dict[str, Any]:
-        """Validate a job's params, then return the complete kernel parameters (validated too)."""
+                      deadline_s: float | None = None, workdir: str | None = None) -> dict[str, Any]:
+        """Validate a job's params, then return the complete kernel parameters (validated too). workdir: the
+        directory the runner made for the run (workdir_param); None leaves the kernel's default."""
         if not isinstance(params, dict):
             raise ParamError(f"params: expected object, got {type(params).__name__}")
         kschema = kernel_schema or self.kernel_schema()
@@ -177,12 +210,18 @@ class Run:
         dropped = {p.target for p in self.params if not p.applies_to(params, defaults)}
         if not params.get("stable_cv"):  # fixed repeats: the kernel's defaults, argv stays short
             dropped |= set(STABLE_ARGV)
+        if not params.get("work"):  # fixed duration: the kernel's default
+            dropped.add("work")
         out: dict[str, Any] = {}
         for name in self.argv_order:
             if name in dropped:
                 continue
             if name in self.fixed:
                 out[name] = self.fixed[name]
+                continue
+            if name == self.workdir_param:
+                if workdir is not None:
+                    out[name] = workdir
                 continue
             if name == self.deadline_param:
                 if deadline_s is None or not math.isfinite(deadline_s) or deadline_s <= 0:
@@ -256,8 +295,21 @@ class Experiment:
         """The job's parameters as JSON Schema, with defaults; the server's own params left out."""
         return self.run.api_schema(with_defaults=True, server=False)
 
+    def split(self, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The params of each run a job of these params makes on one host: one per item of its `fan_out`
+        parameter when the job gives a list (op: ["fp64", "fp32"]), else the params as they are."""
+        p = self.run.fan_out
+        values = params.get(p.name) if p is not None else None
+        if p is None or not isinstance(values, list):
+            return [dict(params)]
+        return [{**params, p.name: v} for v in values]
+
     def expected_duration(self, params: Mapping[str, Any]) -> float:
-        """Seconds of measuring at most (repeat-until-stable at its cap), without the reference tools."""
+        """Seconds of measuring at most (repeat-until-stable at its cap), without the reference tools: the sum over
+        the runs a job makes on one host (`split`)."""
+        return sum(self._run_duration(one) for one in self.split(params))
+
+    def _run_duration(self, params: Mapping[str, Any]) -> float:
         run = self.run
         values = {**run.defaults(), **{k: v for k, v in params.items() if v is not None}}
         values.update(run.fixed_job_values())
@@ -271,6 +323,9 @@ class Experiment:
         return float(configs * (values.get("warmup_s", 0) + repeats * values.get("duration_s", 0)))
 
     def reference_allowance(self, params: Mapping[str, Any]) -> float:
+        return sum(self._run_reference_allowance(one) for one in self.split(params))
+
+    def _run_reference_allowance(self, params: Mapping[str, Any]) -> float:
         if params.get("reference") is not True:
             return 0.0
         per = params.get(self.reference_per) if self.reference_per else None
@@ -280,8 +335,11 @@ class Experiment:
         """How the expected duration is computed, as data for the dashboard (which keeps no copy of the
         formula's terms): configurations = the product of the lengths of `per_item` lists that apply;
         duration = configurations x (warmup_s + repeats x duration_s), repeats at max_repeats when stable_cv > 0;
-        plus `reference_allowance_s` per item of `reference_per` when reference is on."""
+        plus `reference_allowance_s` per item of `reference_per` when reference is on; and when the job gives a
+        list for the `fan_out` parameter, the sum of that over one run per item."""
+        fan_out = self.run.fan_out
         return {"per_item": [p.name for p in self.run.params if p.per_item],
+                "fan_out": fan_out.name if fan_out is not None else None,
                 "fixed": self.run.fixed_job_values(),
                 "reference_allowance_s": REFERENCE_ALLOWANCE_S, "reference_per": self.reference_per}
 
@@ -301,6 +359,18 @@ def _check_drive(params: Mapping[str, Any]) -> None:
         raise ParamError(f"port: {port!r} is not a port (1..65535)")
 
 
+def fan_out_schema(one: Mapping[str, Any]) -> dict[str, Any]:
+    """A fan_out parameter as a job gives it: one value, or a list of distinct ones (at most every choice)."""
+    item = {k: copy.deepcopy(v) for k, v in one.items() if k not in ("default", "description")}
+    top = len(item["enum"]) if "enum" in item else 64
+    out: dict[str, Any] = {"anyOf": [item, {"type": "array", "items": copy.deepcopy(item), "minItems": 1,
+                                            "maxItems": top, "uniqueItems": True}]}
+    if "default" in one:
+        out["default"] = copy.deepcopy(one["default"])
+    out["description"] = (one.get("description", "") + " A list of them runs each: one run per item.").strip()
+    return out
+
+
 # The driving run: the ports of the reference servers its peer offers (reftools/serve.py), added by the server.
 REFERENCE_PORTS: dict[str, Any] = {
     "type": "object", "additionalProperties": False,
@@ -315,41 +385,60 @@ STABLE_ARGV = ("stable_cv", "max_repeats")
 PHASE = Param("duration_s", narrow={"maximum": 3600, "default": 3})
 REPEATED = (Param("repeats"), PHASE, Param("warmup_s"), *STABLE)
 THREADS = Param("threads", per_item=True)
+# The vector ISA of the kernel's loops (auto: the widest the CPU has), to compare them. The API refuses one a picked
+# host's inventory says it lacks (hostfit.py); the kernel refuses one the CPU lacks (error code unsupported).
+ISA = Param("isa")
+# Strong scaling (cpu): a fixed amount of work per repeat, split over the threads; duration_s is then its cap and
+# each result carries elapsed_s (the slowest thread's), from which the result gives speedup and efficiency.
+# 0 (the default) is the fixed-duration run, and leaves it out of the argv.
+WORK = Param("work")
+# A one-host job may give a list of ops: one run per op (a two-host job is one serve and one drive run, so one op).
+OPS = Param("op", fan_out=True)
 MEMORY_BLOCK_OPS = ("copy", "read", "write", "rand_read", "rand_write")
+MEMORY_STREAM_OPS = tuple(f"stream_{k}{nt}" for nt in ("", "_nt") for k in ("copy", "scale", "add", "triad"))
 NET_UNITS = {"tcp_rr": "RT/s", "udp_rr": "RT/s"}
 NET_TOOLS = ("iperf3", "sockperf", "ping")
 # A network kernel's threads spin only when they busy-poll; blocking, they sleep in recv by design.
 NET_BUSY = {"poll": ("busy",)}
-NET_DRIVE = (Param("op"), Param("sizes", per_item=True), Param("streams", per_item=True), Param("poll"), *REPEATED)
+NET_OPTIONS = (Param("sizes", per_item=True), Param("streams", per_item=True), Param("poll"), *REPEATED)
 
 RUNS: dict[str, Run] = {r.kind: r for r in (
-    Run("cpu", "cpu", (Param("op"), THREADS, Param("repeats"), Param("duration_s", narrow={"maximum": 3600}),
-                       Param("warmup_s"), *STABLE),
-        argv_order=("op", "threads", "repeats", "duration_s", "warmup_s", *STABLE_ARGV),
+    Run("cpu", "cpu", (OPS, ISA, THREADS, Param("repeats"), Param("duration_s", narrow={"maximum": 3600}),
+                       Param("warmup_s"), *STABLE, WORK),
+        runner_params={"hpl_n": HPL_N},
+        argv_order=("op", "isa", "threads", "repeats", "duration_s", "warmup_s", *STABLE_ARGV, "work"),
         unit="GFLOP/s", units_by_op={"int32": "GIOP/s"}, peak="cpu", references=("hpcc", "likwid-bench")),
-    Run("cpu_trace", "cpu", (Param("op"), Param("threads", one_of_list=True, narrow={
+    Run("cpu_trace", "cpu", (OPS, ISA, Param("threads", one_of_list=True, narrow={
                                  "default": 1, "description": "Thread count held for the whole trace"}),
                              Param("duration_s", narrow={"minimum": 1, "default": 600, "description":
                                    "Trace length, seconds (one sample per second)"})),
         fixed={"repeats": 1, "warmup_s": 0},
-        argv_order=("op", "threads", "repeats", "duration_s", "warmup_s"),
+        argv_order=("op", "isa", "threads", "repeats", "duration_s", "warmup_s"),
         unit="GFLOP/s", units_by_op={"int32": "GIOP/s"}, peak="cpu", trace=True),
     # The kernel's working directory is the run's own directory under the runner's work dir; `workdir` is never a
-    # job parameter (a path from a request), the disk kernel's default "." is that directory.
+    # job parameter (a path from a request): the disk kernel's default "." is that directory, or the runner sets
+    # it to a fresh directory on the target a job names (DISK_TARGET).
     Run("memory", "memory",
-        (Param("op"),
+        (OPS, ISA,
          Param("blocks", per_item=True, applies={"op": MEMORY_BLOCK_OPS}, narrow={"items": {"multipleOf": 8}}),
+         # Cache-resident runs: a buffer (block ops) or arrays (STREAM ops) smaller than 4x the L3 only with
+         # allow_cache; each result then says the level its working set fits in (level: L1, L2, L3, DRAM).
+         Param("buffer_bytes", applies={"op": MEMORY_BLOCK_OPS}),
+         Param("array_size", applies={"op": MEMORY_STREAM_OPS}),
+         Param("allow_cache", applies={"op": MEMORY_BLOCK_OPS + MEMORY_STREAM_OPS}),
          Param("sizes", per_item=True, applies={"op": ("latency",)},
                narrow={"default": [4096, 65536, 1048576, 16777216, 268435456, 1073741824]}),
          THREADS, *REPEATED),
-        argv_order=("op", "blocks", "sizes", "threads", "repeats", "duration_s", "warmup_s", *STABLE_ARGV),
+        argv_order=("op", "isa", "blocks", "buffer_bytes", "array_size", "allow_cache", "sizes", "threads", "repeats",
+                    "duration_s", "warmup_s", *STABLE_ARGV),
         unit="MB/s", units_by_op={"latency": "Mload/s"}, peak="memory", references=("stream",)),
     Run("disk", "disk", (Param("ops", kernel_name="op", per_item=True), Param("blocks", per_item=True),
                          Param("direct"), Param("iodepth"), Param("file_size"), THREADS, *REPEATED),
-        argv_order=("op", "blocks", "direct", "iodepth", "file_size", "threads", "repeats", "duration_s",
+        runner_params={"target": DISK_TARGET}, workdir_param="workdir",
+        argv_order=("op", "blocks", "direct", "iodepth", "file_size", "workdir", "threads", "repeats", "duration_s",
                     "warmup_s", *STABLE_ARGV),
         unit="MB/s", peak="disk", references=("fio", "iozone"), cpu_bound=False),
-    Run("network", "net", NET_DRIVE, fixed={"role": "loopback"},
+    Run("network", "net", (OPS, *NET_OPTIONS), fixed={"role": "loopback"},
         argv_order=("role", "op", "sizes", "streams", "poll", "repeats", "duration_s", "warmup_s", *STABLE_ARGV),
         unit="Mbit/s", units_by_op=NET_UNITS, peak="loopback", references=NET_TOOLS, cpu_bound=NET_BUSY),
     # Two hosts: the serving side serves on a free port of every address until its deadline (the server stops it
@@ -358,7 +447,8 @@ RUNS: dict[str, Run] = {r.kind: r for r in (
         fixed={"role": "serve", "bind": "0.0.0.0", "port": 0},  # noqa: S104 - the driver is another host
         deadline_param="serve_s", argv_order=("role", "bind", "port", "op", "serve_s"),
         unit="Mbit/s", units_by_op=NET_UNITS),
-    Run("network_drive", "net", (Param("peer", by_server=True), Param("port", by_server=True), *NET_DRIVE),
+    Run("network_drive", "net", (Param("peer", by_server=True), Param("port", by_server=True), Param("op"),
+                                 *NET_OPTIONS),
         fixed={"role": "drive"},
         server_params={"server_run_id": {"type": "integer", "minimum": 1}, "reference_ports": REFERENCE_PORTS},
         check=_check_drive,
@@ -387,6 +477,10 @@ EXPERIMENTS: dict[str, Experiment] = {e.kind: e for e in (
     Experiment("gpu", "GPU (CUDA)", "FP32/FP64 FMA FLOPS, integer ops, device memory bandwidth, host-device copies.",
                (("host", "gpu"),), "gpu", reference_per=None),
 )}
+
+# A list fans out into runs of one host each (a pair's serve and drive runs are one op).
+assert all(sum(p.fan_out for p in r.params) <= 1 for r in RUNS.values())
+assert all(e.run.fan_out is None for e in EXPERIMENTS.values() if e.hosts > 1)
 
 # A run kind's role in its experiment ("host", "serve", "drive").
 ROLE_OF: dict[str, str] = {kind: role for e in EXPERIMENTS.values() for role, kind in e.roles}

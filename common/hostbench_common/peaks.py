@@ -4,7 +4,10 @@ result its pydantic Peak) and the CLI's `bench cpu` compute them here. A fact we
 
 CPU peak per core = FMA pipes × min(ISA vector bits, datapath bits) / element bits × 2 (FMA = 2 FLOP)
                     × clock. The clock is the one the CPU kernel measured under load on this host
-(dependent-add chain; peak_clock_ghz), else the maximum the OS reports (cpufreq), else unknown.
+(peak_clock_ghz), else the maximum the OS reports (cpufreq), else unknown. The kernel times a chain of
+dependent integer adds twice: alone (the scalar-chain clock) and with vector FMAs of the run's width issued
+beside it (the vector-loaded clock, clock_vector_ghz): a core that lowers its clock for wide vector work (Intel
+under AVX-512) runs the FP kernel at the second, so an FP peak at a vector width uses it when the run has one.
 """
 
 from __future__ import annotations
@@ -111,14 +114,16 @@ _ARM_TABLE: dict[tuple[str, int], Microarch] = {
     ("Ampere", 0xAC4): Microarch("AmpereOne (Ampere1A)", 2, 128, 2, 128),
 }
 
-# The inventory fields the peak, limit and verdict code reads, with the type each must have. The inventory is the
+# The inventory fields the peak, limit and verdict code reads (and the caches a memory result is set against, and
+# hostfit.py judges a job by), with the type each must have. The inventory is the
 # runner's free-form JSON (stored as sent); a field of another type is left out of what these computations see,
 # so a malformed one makes a peak unknown instead of making GET /api/hosts a 500 (a heartbeat whose "cpu" was a
 # list did).
 _COUNT = "count"  # an int > 0
 _READ: dict[str, dict[str, str]] = {
     "cpu": {"vendor": "str", "family": "int", "model_number": "int", "sockets": _COUNT, "cores_per_socket": _COUNT,
-            "threads": _COUNT, "max_mhz": "positive", "best_isa": "str", "isa": "strs", "fma_probe": "dict"},
+            "threads": _COUNT, "max_mhz": "positive", "best_isa": "str", "isa": "strs", "fma_probe": "dict",
+            "l1d_bytes": _COUNT, "l2_bytes": _COUNT, "l3_bytes": _COUNT},
     "memory": {"channels": _COUNT, "speed_mts": "positive"},
 }
 
@@ -133,6 +138,8 @@ def _typed(value: Any, kind: str) -> bool:
         return isinstance(value, int) and not isinstance(value, bool) and value > 0
     if kind == "positive":
         return number and value > 0
+    if kind == "fraction":
+        return number and 0 <= value <= 1
     if kind == "strs":
         return isinstance(value, list) and all(isinstance(v, str) for v in value)
     return isinstance(value, dict)
@@ -147,7 +154,8 @@ def _probe(probe: dict[str, Any]) -> dict[str, Any]:
         if isinstance(at, dict):
             keep[name] = {k: v for k, v in at.items()
                           if (k == "fma_units" and _typed(v, _COUNT))
-                          or (k in ("flop_per_cycle", "cpu_share") and _typed(v, "positive"))}
+                          or (k in ("flop_per_cycle", "cpu_share") and _typed(v, "positive"))
+                          or (k == "neighbours_busy" and _typed(v, "fraction"))}
     return {"isa": keep}
 
 
@@ -219,7 +227,9 @@ def inferred_arch(cpu: dict[str, Any]) -> tuple[Microarch, str] | None:
             units = max(1, round(at["flop_per_cycle"] / 8))
             how += f"; avx2 reached {narrower['flop_per_cycle']:.1f}: a 256-bit datapath, {units} units at 256 bits"
     elif at:
-        how = (f"{units} FMA units assumed: the probe at {isa_name} was disturbed (CPU share {at.get('cpu_share')}); "
+        busy = at.get("neighbours_busy")
+        why = f"CPU share {at.get('cpu_share')}" + (f", other CPUs {busy:.0%} busy" if busy else "")
+        how = (f"{units} FMA units assumed: the probe at {isa_name} was disturbed ({why}); "
                "an upper bound for cores with fewer")
     else:
         how = f"{units} FMA units assumed (not probed): an upper bound for cores with fewer"
@@ -244,6 +254,44 @@ def contradicted(arch: Microarch, cpu: dict[str, Any]) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class RunClock:
+    """The clocks one CPU run measured, each the highest of the one before the run and those right after its
+    phases (peak_clock_ghz): the scalar-chain clock, and the vector-loaded one (None: the run has none: an int32
+    or scalar run, or a kernel from before it was measured)."""
+
+    scalar_ghz: float | None
+    vector_ghz: float | None = None
+
+
+# How the formula names an ISA whose FMAs loaded the vector clock.
+_ISA_TITLE = {"avx512": "AVX-512", "avx2": "AVX2", "sse2": "SSE2", "neon": "NEON", "sve": "SVE"}
+# The scalar and vector-loaded clocks differ when they are this far apart (the clock's own run-to-run noise on
+# an idle core is well under 1 %): the formula then gives both.
+CLOCKS_DIFFER = 0.02
+
+
+def clocks_differ(scalar_ghz: float, vector_ghz: float) -> str | None:
+    """A sentence giving both clocks when they differ by more than CLOCKS_DIFFER, else None."""
+    if abs(scalar_ghz - vector_ghz) <= CLOCKS_DIFFER * vector_ghz:
+        return None
+    return (f"the clocks differ: scalar chain {scalar_ghz:.3f} GHz, vector-loaded {vector_ghz:.3f} GHz "
+            f"({(vector_ghz / scalar_ghz - 1) * 100:+.1f} %)")
+
+
+def _run_clock(measured: RunClock, op: str, isa: str) -> tuple[float | None, str, str | None]:
+    """(GHz, which clock, the sentence when the two differ) for an op at an ISA: the vector-loaded clock for FP
+    ops at a vector width when the run measured one, else the scalar chain's."""
+    vector_op = op in ("fp64", "fp32") and isa in _ISA_TITLE
+    if vector_op and measured.vector_ghz:
+        differ = clocks_differ(measured.scalar_ghz, measured.vector_ghz) if measured.scalar_ghz else None
+        return measured.vector_ghz, f"vector-loaded clock, {_ISA_TITLE[isa]}", differ
+    if measured.scalar_ghz:
+        return measured.scalar_ghz, "scalar-chain clock" + (", the run has no vector-loaded one" if vector_op
+                                                             else ""), None
+    return None, "unknown", None
+
+
 def clock_ghz(cpu: dict[str, Any], measured_ghz: float | None) -> tuple[float | None, str]:
     if measured_ghz:
         return measured_ghz, "measured under load"
@@ -253,9 +301,10 @@ def clock_ghz(cpu: dict[str, Any], measured_ghz: float | None) -> tuple[float | 
 
 
 def cpu_peak(
-    inventory: dict[str, Any], op: str, threads: int, isa: str | None, measured_ghz: float | None
+    inventory: dict[str, Any], op: str, threads: int, isa: str | None, measured_ghz: float | RunClock | None
 ) -> tuple[Peak | None, str | None]:
-    """Peak for `threads` threads running `op` with `isa`; (None, why) when a fact is unknown."""
+    """Peak for `threads` threads running `op` with `isa`; (None, why) when a fact is unknown. measured_ghz: a
+    run's clocks (peak_clock_ghz: the formula says which one it used), or a clock measured under load."""
     cpu = inventory.get("cpu") or {}
     arch = microarch(cpu)
     source: Source = "computed"
@@ -273,13 +322,19 @@ def cpu_peak(
                 "(Hosts page, Enter)"
             )
         arch, source = guess[0], "inferred"
-    ghz, clock_src = clock_ghz(cpu, measured_ghz)
+    isa = isa or cpu.get("best_isa") or "scalar"
+    differ = None
+    if isinstance(measured_ghz, RunClock):
+        ghz, clock_src, differ = _run_clock(measured_ghz, op, isa)
+        if ghz is None:
+            ghz, clock_src = clock_ghz(cpu, None)
+    else:
+        ghz, clock_src = clock_ghz(cpu, measured_ghz)
     if ghz is None:
         return None, "CPU clock unknown until a CPU run measures it"
     cores = (cpu.get("sockets") or 1) * (cpu.get("cores_per_socket") or 0)
     if not cores:
         return None, "core count unknown"
-    isa = isa or cpu.get("best_isa") or "scalar"
     bits = _ISA_BITS.get(isa, 64)
     used = min(threads, cores)
     if op in ("fp64", "fp32"):
@@ -303,6 +358,8 @@ def cpu_peak(
         return None, f"no peak model for op {op}"
     value = used * ghz * per_cycle
     formula = f"{used} core{'s' if used > 1 else ''} × {ghz:.3f} GHz ({clock_src}) × {how}"
+    if differ:
+        formula += f"; {differ}"
     if threads > cores:
         formula += f"; {threads} threads share {cores} cores"
     if source == "inferred":
@@ -311,20 +368,32 @@ def cpu_peak(
     return Peak(value=value, unit=unit, formula=formula, source=source), None
 
 
-def run_clock_ghz(kernel_info: dict[str, Any], threads: int) -> float | None:
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+
+
+def run_clock_ghz(kernel_info: dict[str, Any], threads: int, vector: bool = False) -> float | None:
     """The clock the kernel measured under load: on one CPU for one thread; with every allowed CPU busy
-    at once (clock_ghz_all_cpus, lower where turbo depends on how many cores are active) for more."""
-    one, every = kernel_info.get("clock_ghz"), kernel_info.get("clock_ghz_all_cpus")
-    if threads > 1 and isinstance(every, (int, float)) and every > 0:
-        return float(every)
-    return float(one) if isinstance(one, (int, float)) and one > 0 else None
+    at once (clock_ghz_all_cpus, lower where turbo depends on how many cores are active) for more. vector: the
+    vector-loaded clock (clock_vector_ghz, clock_vector_ghz_all_cpus) instead of the scalar chain's."""
+    key = "clock_vector_ghz" if vector else "clock_ghz"
+    one, every = _number(kernel_info.get(key)), _number(kernel_info.get(f"{key}_all_cpus"))
+    return every if threads > 1 and every is not None else one
 
 
-def peak_clock_ghz(kernel_info: dict[str, Any], threads: int, reps: list[dict[str, Any]]) -> float | None:
-    """The clock a CPU peak is computed at: the higher of the one measured before the run (run_clock_ghz) and
-    those measured right after each phase (clock_after_ghz). The host's boost moves with its load, so the
-    run may have had a higher clock than its start: a peak is never set below what the core ran at."""
-    clocks = [run_clock_ghz(kernel_info, threads)]
-    clocks += [float(r["clock_after_ghz"]) for r in reps if isinstance(r.get("clock_after_ghz"), (int, float))]
-    good = [c for c in clocks if c is not None and c > 0]
-    return max(good) if good else None
+def peak_clock_ghz(kernel_info: dict[str, Any], threads: int, reps: list[dict[str, Any]]) -> RunClock | None:
+    """The clocks a CPU peak is computed at (cpu_peak picks one for its op and ISA): of each kind, the higher of
+    the one measured before the run (run_clock_ghz) and those measured right after each phase (clock_after_ghz,
+    clock_after_vector_ghz). The host's boost moves with its load, so the run may have had a higher clock than
+    its start: a peak is never set below what the core ran at under that load. The kinds are not mixed: a
+    scalar-chain clock above the vector-loaded one is not what the core ran the vector work at."""
+
+    def highest(before: float | None, after: str) -> float | None:
+        good = [c for c in [before, *(_number(r.get(after)) for r in reps)] if c is not None]
+        return max(good) if good else None
+
+    scalar = highest(run_clock_ghz(kernel_info, threads), "clock_after_ghz")
+    vector = highest(run_clock_ghz(kernel_info, threads, vector=True), "clock_after_vector_ghz")
+    if scalar is None and vector is None:
+        return None
+    return RunClock(scalar, vector)

@@ -7,7 +7,16 @@ import pytest
 
 from hostbench_common.describe import DESCRIBE
 from hostbench_common.errors import ParamError
-from hostbench_common.experiments import EXPERIMENTS, REFERENCE_ALLOWANCE_S, ROLE_OF, RUNS, Param, Run
+from hostbench_common.experiments import (
+    EXPERIMENTS,
+    MEMORY_BLOCK_OPS,
+    MEMORY_STREAM_OPS,
+    REFERENCE_ALLOWANCE_S,
+    ROLE_OF,
+    RUNS,
+    Param,
+    Run,
+)
 
 
 def _bounds(schema: dict) -> tuple:
@@ -65,7 +74,7 @@ def test_applies_names_values_the_kernel_takes():
     for e in EXPERIMENTS.values():
         for name, cond in e.applies().items():
             for other, values in cond.items():
-                enum = e.api_schema()["properties"][other].get("enum")
+                enum = e.run.param_schema(e.run.param(other)).get("enum")  # the value of one run
                 assert enum and set(values) <= set(enum), (e.kind, name, other)
 
 
@@ -97,3 +106,32 @@ def test_the_runner_drops_what_does_not_apply():
     assert "sizes" not in stream and "blocks" not in stream
     with pytest.raises(ParamError, match="multiple of 8"):
         run.kernel_params({"op": "copy", "blocks": [12]}, schema)
+
+
+@pytest.mark.parametrize("kind", ["cpu", "cpu_trace", "memory"])
+def test_a_job_picks_the_isa_and_the_kernel_gets_it(kind):
+    run = RUNS[kind]
+    schema = run.kernel_schema()
+    op = "copy" if kind == "memory" else "fp64"
+    threads = 1 if kind == "cpu_trace" else [1]
+    argv = run.argv("hbk", run.kernel_params({"op": op, "isa": "avx2", "threads": threads}, schema))
+    assert argv[argv.index("--isa") + 1] == "avx2"
+    assert run.defaults()["isa"] == "auto"
+    with pytest.raises(ParamError, match="isa"):
+        run.kernel_params({"op": op, "isa": "avx1024"}, schema)
+
+
+def test_cache_resident_options_reach_only_the_ops_they_apply_to():
+    """The kernel refuses --buffer_bytes, --array_size or --allow_cache given to an op they do not apply to."""
+    run = RUNS["memory"]
+    schema = run.kernel_schema()
+    block = run.kernel_params({"op": "copy", "buffer_bytes": 65536, "allow_cache": True, "array_size": 4096},
+                              schema)
+    assert block["buffer_bytes"] == 65536 and block["allow_cache"] is True and "array_size" not in block
+    stream = run.kernel_params({"op": "stream_triad_nt", "array_size": 4096, "allow_cache": True}, schema)
+    assert stream["array_size"] == 4096 and "buffer_bytes" not in stream
+    latency = run.kernel_params({"op": "latency", "allow_cache": True, "buffer_bytes": 65536}, schema)
+    assert not {"allow_cache", "buffer_bytes", "array_size"} & set(latency)
+    assert EXPERIMENTS["memory"].applies()["array_size"] == {"op": list(MEMORY_STREAM_OPS)}
+    assert set(MEMORY_STREAM_OPS) | set(MEMORY_BLOCK_OPS) | {"latency"} == set(
+        run.param_schema(run.param("op"))["enum"])

@@ -20,8 +20,9 @@ test('Add host: a single-use token, its expiry, the install command to copy, and
   await expect(dialog.getByTestId('container-command')).toContainText('hbreg_');
   await expect(dialog.getByRole('button', { name: 'Copy install command' })).toBeVisible();
   const command = ((await install.textContent()) ?? '').trim();
-  // The server's public URL when one is set (runners on other hosts reach it there), else the page's own.
-  expect(command).toContain(process.env.HOSTBENCH_PUBLIC_URL ?? new URL(page.url()).host);
+  // Where runners send their calls: the runners' own API process on the host people reach (./hostbench test
+  // says which: HOSTBENCH_RUNNER_SERVER), never the dashboard's port.
+  expect(command).toContain(`--server ${process.env.HOSTBENCH_RUNNER_SERVER ?? new URL(page.url()).origin}`);
   await page.screenshot({ path: shot('add-host.png'), fullPage: false });
   if (process.env.HOSTBENCH_TEST_STATE) await writeFile(join(process.env.HOSTBENCH_TEST_STATE, 'install-command.txt'), `${command}\n`);
 

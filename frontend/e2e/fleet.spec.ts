@@ -42,7 +42,7 @@ test('Add host → paste the command on a second host → it registers, serves a
   await page.getByRole('button', { name: 'Add host' }).click();
   const dialog = page.getByRole('dialog', { name: 'Add a host' });
   const command = ((await dialog.getByTestId('install-command').textContent()) ?? '').trim();
-  expect(command).toContain(process.env.HOSTBENCH_PUBLIC_URL ?? 'hbreg_');
+  expect(command).toContain(process.env.HOSTBENCH_RUNNER_SERVER ?? 'hbreg_');
   await dialog.getByRole('button', { name: 'Done' }).click();
 
   // Pasted on the host as given; the options a person would add there: a name, a directory, and (no

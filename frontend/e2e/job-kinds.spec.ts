@@ -41,7 +41,17 @@ test('network over loopback from the form: live samples, then Mbit/s for 64 KiB 
   const table = page.getByRole('table', { name: /^TCP throughput: .*\(Mbit\/s\)$/ });
   await expect(table).toBeVisible({ timeout: 150_000 });
   await expect(table.getByRole('columnheader', { name: '64 KiB' })).toBeVisible();
-  await expect(table.getByRole('cell').first()).toContainText(/\d[\d,.]* ± \d[\d,.]* Mbit\/s/);
+  const cell = table.getByRole('cell').first();
+  await expect(cell).toContainText(/\d[\d,.]* ± \d[\d,.]* Mbit\/s/);
+  // Issue 13: the senders' rate reads in the unit the kernel declares for it, Mbit/s (it read "Sender Mbit"
+  // in seconds); the senders' byte count, also labelled "Sender", reads as a size.
+  await cell.getByText('details').click();
+  const sender = cell.getByRole('term').filter({ hasText: /^Sender$/ }).locator('xpath=following-sibling::dd[1]');
+  await expect(sender.first()).toBeVisible();
+  const texts = await sender.allTextContents();
+  expect(texts.filter((t) => /^\d[\d,.]* Mbit\/s$/.test(t)), texts.join(' | ')).toHaveLength(1);
+  expect(texts.filter((t) => /^\d[\d,.]* (B|KiB|MiB|GiB|TiB)$/.test(t)), texts.join(' | ')).toHaveLength(1);
+  expect(texts).toHaveLength(2);
 });
 
 test('network between two hosts: the first host picked serves, the second drives; both runs, the drive run measures', async ({ page }) => {
@@ -132,6 +142,9 @@ test('GPU from the form ends with its real outcome: figures with a CUDA device, 
     await expect(page.getByText('This run recorded no samples.')).toBeVisible();
     await expect(page.getByText('This run has no results (failed).')).toBeVisible();
     await expect(page.locator('.spinner')).toHaveCount(0); // no spinner left behind
+    // issue 13: a failed run does not read "Progress 100 %"; it says how far it got
+    await expect(page.getByRole('progressbar', { name: 'Progress' })).toHaveAttribute('aria-valuetext', /^failed (after|before)/);
+    await expect(page.getByRole('region', { name: 'Run details' })).not.toContainText('100 %');
   }
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: shot('gpu-run.png'), fullPage: true });

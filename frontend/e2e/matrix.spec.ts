@@ -1,7 +1,7 @@
 // The result matrix is generic: memory (blocks × threads), disk (ops × blocks, IOPS and latency
 // percentiles) and network round trips (latency) on tiny real runs, read from the run page.
 import { expect, test } from './fixtures';
-import { expectLiveSamples, openNewJob, recordArrivals, shot, startRun, waitForRun } from './helpers';
+import { HOST, expectLiveSamples, openNewJob, recordArrivals, shot, startRun, waitForRun } from './helpers';
 const TINY = { repeats: 2, duration_s: 0.5, warmup_s: 0 };
 
 test('memory: a column per block size, in exact binary units, with bars and whiskers', async ({ page, request }) => {
@@ -14,6 +14,13 @@ test('memory: a column per block size, in exact binary units, with bars and whis
   await expect(row.getByRole('cell')).toHaveCount(2);
   await expect(row.getByRole('cell').first()).toContainText(/\d[\d,.]* ± \d[\d,.]* MB\/s/);
   await expect(row.getByRole('cell').first()).toContainText(/of peak|peak n\/a/);
+  // Issue 13: a time per op reads in the unit that keeps it readable (465 µs, never 4.65e-4 s or
+  // 465,000 ns): at most three digits before the point, no exponent.
+  const big = row.getByRole('cell').nth(1);
+  await big.getByText('details').click();
+  const perOp = big.getByRole('term').filter({ hasText: /^Time per op/ }).locator('xpath=following-sibling::dd[1]');
+  await expect(perOp.first()).toBeVisible();
+  for (const text of await perOp.allTextContents()) expect(text).toMatch(/^\d{1,3}(\.\d+)? (ns|µs|ms|s)$/);
   await expect(page.getByRole('figure', { name: /Copy \(read \+ write\): throughput/ })).toHaveAttribute('data-bars', '2');
   // Phase markers: each block size starts a configuration, each has two repeats.
   const live = page.getByRole('figure', { name: /Live throughput/ });
@@ -49,6 +56,15 @@ test('disk from the form: one op, sizes typed in KiB/MiB, IOPS and latency perce
   await expect(cell).toContainText(/IOPS[\d,.]+ IOPS/);
   await expect(cell).toContainText(/p99 latency[\d,.]+ µs/);
   await expect(page.getByRole('figure', { name: /Sequential read: latency/ })).toBeVisible();
+
+  // Issue 13: no disk peak is known, and the page says where to enter one, in the dashboard's words (it
+  // told a person to PUT /api/hosts/{id}/peaks/...); the Hosts page has that control.
+  const note = page.getByRole('note').filter({ hasText: /^Efficiency unavailable:/ });
+  await expect(note).toContainText('enter it on the Hosts page (Peaks: Enter)');
+  await expect(note).not.toContainText(/PUT|\/api\//);
+  await page.goto('/');
+  const peaks = page.getByRole('article').filter({ has: page.getByRole('heading', { name: HOST, level: 2 }) }).getByRole('region', { name: 'Theoretical peaks' });
+  await expect(peaks.getByRole('button', { name: `Enter Disk bandwidth peak of ${HOST}` }).or(peaks.getByRole('option', { name: 'Disk bandwidth (MB/s)' }))).toHaveCount(1);
 });
 
 test('network round trips: latency percentiles in µs next to round trips per second', async ({ page, request }) => {

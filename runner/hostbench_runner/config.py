@@ -11,6 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hostbench_common.errors import ParamError
+from hostbench_common.experiments import DISK_TARGET, DISK_TARGET_WORK, format_arg
+
 from . import __version__
 from .errors import ConfigError
 
@@ -83,6 +86,9 @@ class Settings:
     # Probe the CPU's FMA issue rate once per host and kernel build (inventory/fma_probe.py; a few seconds of
     # one core before any run is taken, cached in the state directory). HOSTBENCH_FMA_PROBE=0 turns it off.
     fma_probe: bool = True
+    # Directories a disk job may put its test file in, by name (--disk-target NAME=PATH); each checked at start
+    # (parse_disk_targets), advertised by name in the inventory, never a path from a request.
+    disk_targets: dict[str, Path] = field(default_factory=dict)
 
     # Timing. Defaults follow docs/api.md and docs/reliability.md (rule 4); tests shorten them.
     heartbeat_s: float = 5.0
@@ -134,6 +140,38 @@ def parse_labels(items: Sequence[str]) -> dict[str, str]:
     return labels
 
 
+def parse_disk_targets(items: Sequence[str]) -> dict[str, Path]:
+    """NAME=PATH items as the runner's disk targets: a name of the table's pattern (not "work", the run's own
+    directory), an absolute path to an existing directory this process may write in (owned by its user, or
+    writable) and can hand the kernel as an argument; a name at most once."""
+    targets: dict[str, Path] = {}
+    for item in items:
+        item = item.strip()
+        if not item:
+            continue
+        name, sep, raw = item.partition("=")
+        name, raw = name.strip(), raw.strip()
+        if not sep or not re.fullmatch(DISK_TARGET["pattern"], name) or name == DISK_TARGET_WORK:
+            raise ConfigError(f"bad disk target {item!r}: expected NAME=PATH, NAME like 'nvme0' "
+                              f"({DISK_TARGET['pattern']}, not {DISK_TARGET_WORK!r}: the run's own directory)")
+        if name in targets:
+            raise ConfigError(f"disk target {name!r} is given twice")
+        path = Path(raw)
+        if not path.is_absolute():
+            raise ConfigError(f"disk target {name}: {raw!r} is not an absolute path")
+        if not path.is_dir():
+            raise ConfigError(f"disk target {name}: {raw} is not an existing directory")
+        path = Path(os.path.realpath(path))  # where its runs' directories are made, links resolved once
+        if path.stat().st_uid != os.geteuid() and not os.access(path, os.W_OK | os.X_OK):
+            raise ConfigError(f"disk target {name}: {path} is neither owned by nor writable for this user")
+        try:
+            format_arg("workdir", str(path))
+        except ParamError as exc:
+            raise ConfigError(f"disk target {name}: {exc} (the kernel takes it as an argument)") from None
+        targets[name] = path
+    return targets
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m hostbench_runner",
@@ -154,6 +192,14 @@ def _parser() -> argparse.ArgumentParser:
         help="key=value, repeatable: provider, instance_type, region [HOSTBENCH_RUNNER_LABELS, comma list]",
     )
     p.add_argument("--log-level", default=None, help="DEBUG, INFO, WARNING [HOSTBENCH_LOG_LEVEL]")
+    p.add_argument(
+        "--disk-target",
+        action="append",
+        default=None,
+        metavar="NAME=PATH",
+        help="repeatable: a directory disk jobs may put their test file in, named by the job (target NAME); "
+        "absolute, existing, owned by or writable for this user [HOSTBENCH_DISK_TARGETS, comma list]",
+    )
     p.add_argument(
         "--register-only",
         action="store_true",
@@ -208,5 +254,7 @@ def from_args(args: argparse.Namespace, env: Mapping[str, str]) -> Settings:
     if not settings.name or len(settings.name) > 128:
         raise ConfigError("runner name must be 1..128 characters")
     settings.log_level = args.log_level or env.get("HOSTBENCH_LOG_LEVEL") or "INFO"
+    targets = args.disk_target if args.disk_target is not None else env.get("HOSTBENCH_DISK_TARGETS", "").split(",")
+    settings.disk_targets = parse_disk_targets(targets)
     settings.fma_probe = env.get("HOSTBENCH_FMA_PROBE", "1").strip().lower() not in ("0", "false", "no", "off")
     return settings

@@ -25,9 +25,10 @@ import signal
 import subprocess
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
-from hostbench_common.experiments import RUNS, kernels_needed
+from hostbench_common.experiments import DISK_TARGET_WORK, RUNS, kernels_needed
 
 from . import credential, inventory, startup
 from .api import ApiClient, Backoff
@@ -115,7 +116,7 @@ class Daemon:
         self.catalog.load(kernels_needed())
         self.inventory = inventory.collect("/", kernel_info=self.catalog.build_info, work_dir=self.s.work_dir,
                                            kernel_bin=self.s.kernel_bin if self.s.fma_probe else None,
-                                           probe_cache=self.s.probe_cache)
+                                           probe_cache=self.s.probe_cache, disk_targets=self.s.disk_targets)
         cred = credential.obtain(
             self.s.credential_path, self.api, self.s.registration_token, self.s.name, self.s.labels,
             self.inventory, self.shutdown, Backoff(self.s.backoff_base_s, self.s.backoff_cap_s),
@@ -148,6 +149,19 @@ class Daemon:
 
     def clean_work_dir(self) -> None:
         startup.clean_work_dir(self.s.work_dir)
+        startup.clean_disk_targets(self.s.disk_targets)
+
+    def disk_target(self, exp: Any, params: Any, key: str) -> Path | None:
+        """A fresh directory for the run on the disk target its job names (the name mapped to the path this
+        runner was configured with; never a path from the assignment), or None: the run's own work dir."""
+        name = params.get("target", DISK_TARGET_WORK) if isinstance(params, dict) else DISK_TARGET_WORK
+        if "target" not in exp.runner_params or name == DISK_TARGET_WORK:
+            return None
+        base = self.s.disk_targets.get(name) if isinstance(name, str) else None
+        if base is None:
+            raise ParamError(f"target: {str(name)[:40]!r} is not a disk target of this runner (it has: "
+                             f"{', '.join([DISK_TARGET_WORK, *self.s.disk_targets])})")
+        return base / f"{startup.TARGET_RUN_PREFIX}{key}"
 
     def recover_spools(self) -> None:
         for spool in startup.recover_spools(self.s.spool_dir):
@@ -305,12 +319,15 @@ class Daemon:
                 raise ParamError(f"unknown experiment {experiment!r} (this runner runs: {', '.join(RUNS)})")
             if not deadline_ok:
                 raise ParamError(f"deadline_s must be a positive number, got {deadline_s!r}")
+            target_dir = self.disk_target(exp, assignment.get("params"), spool.key)
             kernel_params = exp.kernel_params(assignment.get("params"), self.catalog.schema(exp.kernel),
-                                              deadline_s=float(deadline_s))
+                                              deadline_s=float(deadline_s),
+                                              workdir=None if target_dir is None else str(target_dir))
             argv = exp.argv(self.s.kernel_bin, kernel_params)
             run.kernel_params = kernel_params
             run.refs.wanted = exp.wants_reference(assignment["params"])
             run.refs.ports = dict(assignment["params"].get("reference_ports") or {})
+            run.refs.options = {k: assignment["params"][k] for k in exp.runner_params if k in assignment["params"]}
         except ParamError as exc:
             log.error("run=%s refused: invalid params: %s", run_id, exc)
             run.outcome = ("failed", cap(f"invalid params: {exc}"))
@@ -320,9 +337,13 @@ class Daemon:
             run.outcome = ("failed", cap(f"kernel unavailable: {exc}"))
             return
         run.work_dir = self.s.work_dir / spool.key
+        run.target_dir = target_dir
         shutil.rmtree(run.work_dir, ignore_errors=True)
         try:
             run.work_dir.mkdir(parents=True, mode=0o700)
+            if run.target_dir is not None:
+                shutil.rmtree(run.target_dir, ignore_errors=True)
+                run.target_dir.mkdir(mode=0o700)
             run.kernel = KernelProcess(argv, run.work_dir)
         except (OSError, subprocess.SubprocessError) as exc:
             log.error("run=%s: cannot start the kernel: %s", run_id, exc)
@@ -472,8 +493,9 @@ class Daemon:
                      f" ({reason})" if reason else "")
         self.uploader.kick()
         run.refs.close()
-        if run.work_dir is not None:
-            shutil.rmtree(run.work_dir, ignore_errors=True)
+        for done in (run.work_dir, run.target_dir):
+            if done is not None:
+                shutil.rmtree(done, ignore_errors=True)
         self.run = None
         self.state = State.IDLE
 
@@ -483,8 +505,9 @@ class Daemon:
         """Plan the reference runs; True when there is one to run (state REFERENCING)."""
         if run.skip_finish or run.verdict != ("succeeded", None):
             return False
+        # fio and IOzone write their files in their own directory: on the job's disk target, where ours was
         if not run.refs.begin(run.run_id, run.experiment, run.kernel_params, run.stream.start, run.stream.results,
-                              self.inventory, run.work_dir, run.deadline_at):
+                              self.inventory, run.target_dir or run.work_dir, run.deadline_at):
             return False
         self.state = State.REFERENCING
         return True

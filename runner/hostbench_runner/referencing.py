@@ -37,6 +37,8 @@ class ReferenceRun:
     wanted: bool = False
     # network_drive: the ports of the peer's reference servers, from the assignment (the server's records).
     ports: dict[str, int] = field(default_factory=dict)
+    # The job's runner parameters for its tools (Run.runner_params: cpu's hpl_n), from the validated params.
+    options: dict[str, Any] = field(default_factory=dict)
     phase: ReferencePhase | None = None
 
     def begin(self, run_id: Any, experiment: Any, params: dict[str, Any] | None, start: Mapping[str, Any] | None,
@@ -48,7 +50,7 @@ class ReferenceRun:
         ctx = Context(
             experiment=experiment, params=params, start=start, results=results, inventory=inventory,
             cpus=len(os.sched_getaffinity(0)), mem_bytes=mem_bytes(inventory),
-            is_root=os.geteuid() == 0, reference_ports=self.ports,
+            is_root=os.geteuid() == 0, reference_ports=self.ports, options=self.options,
         )
         plans, broken = table.plan(ctx)
         self.phase = ReferencePhase(plans, work_dir / "references", deadline_at, broken=broken)

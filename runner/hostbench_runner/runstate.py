@@ -35,6 +35,7 @@ class Run:
     skip_finish: str | None = None  # the server decided the run; say why no finish is sent
     protocol_error: str | None = None
     work_dir: Path | None = None
+    target_dir: Path | None = None  # the run's directory on a disk target (daemon.disk_target), removed after
     exited_at: float | None = None
     kernel_params: dict[str, Any] | None = None
     verdict: tuple[str, str | None] | None = None  # the kernel's, once it is over

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import shutil
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,8 @@ def register_only(s: Settings, api: ApiClient, catalog: KernelCatalog,
         return None
     catalog.load(kernels_needed())
     inv = inventory.collect("/", kernel_info=catalog.build_info, work_dir=s.work_dir,
-                            kernel_bin=s.kernel_bin if s.fma_probe else None, probe_cache=s.probe_cache)
+                            kernel_bin=s.kernel_bin if s.fma_probe else None, probe_cache=s.probe_cache,
+                            disk_targets=s.disk_targets)
     cred = credential.obtain(
         s.credential_path, api, s.registration_token, s.name, s.labels,
         inv, shutdown, backoff, give_up_after_s=REGISTER_ONLY_GIVE_UP_S,
@@ -78,6 +80,20 @@ def clean_work_dir(work_dir: Path) -> None:
             shutil.rmtree(child, ignore_errors=True)
         else:
             child.unlink(missing_ok=True)
+
+
+# A run's directory on a disk target (daemon.py makes it, fresh, and removes it after the run).
+TARGET_RUN_PREFIX = "hostbench-"
+
+
+def clean_disk_targets(targets: Mapping[str, Path]) -> None:
+    """Run directories an earlier process left on the disk targets (it was killed mid-run); nothing else there is
+    ours to touch."""
+    for path in targets.values():
+        for child in path.iterdir() if path.is_dir() else ():
+            if child.name.startswith(TARGET_RUN_PREFIX + "run-") and child.is_dir() and not child.is_symlink():
+                log.info("removing leftover disk target run directory %s", child)
+                shutil.rmtree(child, ignore_errors=True)
 
 
 def recover_spools(spool_dir: Path) -> list[Spool]:

@@ -49,11 +49,14 @@ q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\"'\"'/g")"; }
 
 usage() {
     cat <<'USAGE_EOF'
-usage: sh install.sh --server URL [--token TOKEN] [--name NAME] [--label k=v]... [--dir DIR] [--no-service] [--start]
+usage: sh install.sh --server URL [--token TOKEN] [--name NAME] [--label k=v]... [--disk-target NAME=PATH]...
+                     [--dir DIR] [--no-service] [--start]
   --server URL   the hostbench server (required)
   --token TOKEN  registration token from the dashboard's Add host (not needed when DIR/state has a credential)
   --name NAME    runner name shown in the dashboard (default: the host name)
   --label k=v    label given at registration, repeatable
+  --disk-target NAME=PATH
+                 a directory disk jobs may use, by NAME (checked by the runner at each start), repeatable
   --dir DIR      install directory (default: /opt/hostbench-runner as root, else ~/.local/share/hostbench-runner)
   --no-service   do not install a systemd unit
   --start        start the runner in the background (DIR/runner.pid, DIR/runner.log)
@@ -85,6 +88,12 @@ with tarfile.open(sys.argv[1]) as t:
     fi
 }
 
+kernels_sum() {  # DIR: a checksum of a kernels source tree (every file but build/), the compiler and the machine
+    ( cd "$1" && find . -path ./build -prune -o -type f -print | LC_ALL=C sort | while IFS= read -r f; do
+          cksum "$f"; done
+      "$CC" --version 2>/dev/null | head -n 1; uname -m ) | cksum
+}
+
 running_pid() {  # the pid in DIR/runner.pid if that process is alive
     [ -f "$DIR/runner.pid" ] || return 1
     pid=$(cat "$DIR/runner.pid" 2>/dev/null || true)
@@ -104,10 +113,10 @@ stop_background() {
 }
 
 main() {
-    SERVER= TOKEN= NAME= DIR= SERVICE=1 START=0 LABEL_ARGS=
+    SERVER= TOKEN= NAME= DIR= SERVICE=1 START=0 LABEL_ARGS= DISK_ARGS=
     while [ $# -gt 0 ]; do
         case "$1" in
-            --server|--token|--name|--label|--dir)
+            --server|--token|--name|--label|--disk-target|--dir)
                 [ $# -ge 2 ] || die "$1 needs a value"
                 case "$1" in
                     --server) SERVER=$2 ;;
@@ -117,6 +126,9 @@ main() {
                     --label)
                         case "$2" in *=*) ;; *) die "--label wants key=value, got '$2'" ;; esac
                         LABEL_ARGS="$LABEL_ARGS --label $(q "$2")" ;;
+                    --disk-target)
+                        case "$2" in ?*=/*) ;; *) die "--disk-target wants NAME=/absolute/path, got '$2'" ;; esac
+                        DISK_ARGS="$DISK_ARGS --disk-target $(q "$2")" ;;
                 esac
                 shift 2 ;;
             --server=*) SERVER=${1#*=}; shift ;;
@@ -124,6 +136,9 @@ main() {
             --name=*) NAME=${1#*=}; shift ;;
             --dir=*) DIR=${1#*=}; shift ;;
             --label=*) LABEL_ARGS="$LABEL_ARGS --label $(q "${1#*=}")"; shift ;;
+            --disk-target=*)
+                case "${1#*=}" in ?*=/*) ;; *) die "--disk-target wants NAME=/absolute/path, got '${1#*=}'" ;; esac
+                DISK_ARGS="$DISK_ARGS --disk-target $(q "${1#*=}")"; shift ;;
             --no-service) SERVICE=0; shift ;;
             --start) START=1; shift ;;
             -h|--help) usage; exit 0 ;;
@@ -176,11 +191,21 @@ main() {
     rm -f "$NEW/runner.tar.gz"
     done_step
 
-    step "build the kernels (make)"
-    JOBS=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
-    if ! make -C "$NEW/src/kernels" -j"$JOBS" CC="$CC" >"$NEW/build.log" 2>&1 </dev/null; then
-        tail -n 25 "$NEW/build.log" >&2
-        die "building the kernels failed (log: $NEW/build.log)"
+    # An upgrade whose kernel sources, compiler and machine are those of the installed build reuses that build (the
+    # kernel's --check below still runs); anything else is built afresh.
+    SUM=$(kernels_sum "$NEW/src/kernels")
+    if [ -x "$DIR/src/kernels/build/hbk" ] && [ "$(cat "$DIR/src/kernels/build/.source-sum" 2>/dev/null)" = "$SUM" ]; then
+        step "build the kernels (sources unchanged since the installed build: reused)"
+        cp -Rp "$DIR/src/kernels/build" "$NEW/src/kernels/build" || die "cannot copy $DIR/src/kernels/build"
+        echo "reused the build in $DIR/src/kernels/build (same sources, compiler and machine)" >"$NEW/build.log"
+    else
+        step "build the kernels (make)"
+        JOBS=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+        if ! make -C "$NEW/src/kernels" -j"$JOBS" CC="$CC" >"$NEW/build.log" 2>&1 </dev/null; then
+            tail -n 25 "$NEW/build.log" >&2
+            die "building the kernels failed (log: $NEW/build.log)"
+        fi
+        echo "$SUM" >"$NEW/src/kernels/build/.source-sum"
     fi
     done_step
 
@@ -201,7 +226,7 @@ main() {
         echo 'export HOSTBENCH_SERVER HOSTBENCH_RUNNER_STATE HOSTBENCH_KERNEL_BIN PYTHONPATH'
         printf 'exec %s -s -m hostbench_runner' "$(q "$PY")"
         if [ -n "$NAME" ]; then printf ' --name %s' "$(q "$NAME")"; fi
-        printf '%s "$@"\n' "$LABEL_ARGS"
+        printf '%s%s "$@"\n' "$LABEL_ARGS" "$DISK_ARGS"
     } >"$NEW/bin/hostbench-runner"
     chmod 755 "$NEW/bin/hostbench-runner"
     if ! PYTHONPATH="$NEW/lib" "$PY" -s -m hostbench_runner --check \

@@ -146,6 +146,9 @@ class FakeServer:
         self.rotated_token = "runner-token-rotated"
         self.refused: list[tuple[str, str]] = []  # (path, Authorization) of every 401
         self.lease_status = 200
+        # lease_status applies only once the run has samples stored: a test of "samples measured before the stop
+        # were uploaded" must not depend on the kernel emitting one before the first renewal on a busy machine
+        self.lease_status_after_samples = False
         self.start_status = 200
         self.samples_statuses: list[int] = []  # answered (front first) before normal 200s
         self.finish_statuses: list[int] = []
@@ -243,7 +246,8 @@ class FakeServer:
                     return 200, {"ok": True}
                 if action == "lease":
                     self.leases.append((run_id, body))
-                    return self.lease_status, {"lease_expires_at": "2030-01-01T00:00:00Z"}
+                    waiting = self.lease_status_after_samples and not self.samples.get((run_id, attempt))
+                    return 200 if waiting else self.lease_status, {"lease_expires_at": "2030-01-01T00:00:00Z"}
                 if action == "samples":
                     self.sample_posts += 1
                     if self.samples_statuses:

@@ -30,7 +30,7 @@ def test_valid_stream_succeeds_and_everything_is_uploaded(server, settings_for, 
     assert paths[0].endswith("/start") and paths[-1].endswith("/finish")
 
     call = kernel_calls(kbin)[0]
-    assert call["argv"] == ["cpu", "--op", "fp64", "--threads", "1,2", "--repeats", "1",
+    assert call["argv"] == ["cpu", "--op", "fp64", "--isa", "auto", "--threads", "1,2", "--repeats", "1",
                             "--duration_s", "1", "--warmup_s", "0"]
     assert call["env_token"] is None  # the registration token never reaches a kernel
     assert call["cwd"].startswith(str(settings.work_dir))
@@ -42,7 +42,7 @@ def test_cpu_trace_maps_to_one_thread_count(server, settings_for, fake_kernel):
     kbin = fake_kernel("ok")
     run_once(server, settings_for(server.url, kbin),
              assignment(experiment="cpu_trace", params={"op": "int32", "threads": 4, "duration_s": 600}))
-    assert kernel_calls(kbin)[0]["argv"] == ["cpu", "--op", "int32", "--threads", "4", "--repeats", "1",
+    assert kernel_calls(kbin)[0]["argv"] == ["cpu", "--op", "int32", "--isa", "auto", "--threads", "4", "--repeats", "1",
                                              "--duration_s", "600", "--warmup_s", "0"]
 
 
@@ -126,7 +126,7 @@ def test_assignment_without_run_key_is_ignored(server, settings_for, fake_kernel
 
 
 def test_lease_409_stops_the_kernel_without_finish(server, settings_for, fake_kernel):
-    server.lease_status = 409
+    server.lease_status, server.lease_status_after_samples = 409, True
     kbin = fake_kernel("slow")
     started = time.monotonic()
     d, finish = run_once(server, settings_for(server.url, kbin), assignment(run_id=3))

@@ -10,7 +10,7 @@ def test_cpu_argv(cpu_schema):
         {"op": "fp32", "threads": [1, 2, 4, 8], "repeats": 3, "duration_s": 5, "warmup_s": 1}, cpu_schema
     )
     assert exp.argv("/opt/hbk", params) == [
-        "/opt/hbk", "cpu", "--op", "fp32", "--threads", "1,2,4,8", "--repeats", "3",
+        "/opt/hbk", "cpu", "--op", "fp32", "--isa", "auto", "--threads", "1,2,4,8", "--repeats", "3",
         "--duration_s", "5", "--warmup_s", "1",
     ]
 
@@ -18,7 +18,7 @@ def test_cpu_argv(cpu_schema):
 def test_cpu_argv_fills_kernel_defaults(cpu_schema):
     exp = RUNS["cpu"]
     argv = exp.argv("hbk", exp.kernel_params({"op": "int32"}, cpu_schema))
-    assert argv == ["hbk", "cpu", "--op", "int32", "--threads", "1,2,4,8", "--repeats", "3",
+    assert argv == ["hbk", "cpu", "--op", "int32", "--isa", "auto", "--threads", "1,2,4,8", "--repeats", "3",
                     "--duration_s", "5", "--warmup_s", "1"]
 
 
@@ -26,7 +26,7 @@ def test_cpu_trace_argv(cpu_schema):
     exp = RUNS["cpu_trace"]
     params = exp.kernel_params({"op": "fp64", "threads": 2, "duration_s": 600}, cpu_schema)
     assert exp.argv("hbk", params) == [
-        "hbk", "cpu", "--op", "fp64", "--threads", "2", "--repeats", "1",
+        "hbk", "cpu", "--op", "fp64", "--isa", "auto", "--threads", "2", "--repeats", "1",
         "--duration_s", "600", "--warmup_s", "0",
     ]
 

@@ -9,6 +9,8 @@ import json
 import stat
 from pathlib import Path
 
+import pytest
+
 from hostbench_runner.config import load as load_settings
 from hostbench_runner.inventory import collect, fma_probe, probe_isas
 
@@ -29,6 +31,16 @@ flop = {"avx2": 16.0, "sse2": 4.0}[isa]
 print(json.dumps({"type": "start", "clock_ghz": 3.0, "fma": isa == "avx2"}))
 print(json.dumps({"type": "result", "value": flop * 3.0 * share, "verified": True, "cpu_share": share}))
 '''
+
+
+READ_BUSY = fma_probe.machine_busy_s
+
+
+@pytest.fixture(autouse=True)
+def quiet_neighbours(monkeypatch):
+    """These tests judge the probe's logic with a fake kernel while other suites may keep this machine's other CPU
+    busy: the machine's busy time is the fake's own unless a test says otherwise."""
+    monkeypatch.setattr(fma_probe, "machine_busy_s", lambda: fma_probe._children_cpu_s())
 
 
 def _fake(tmp_path: Path) -> Path:
@@ -70,6 +82,37 @@ def test_a_disturbed_probe_is_not_kept(tmp_path):
     assert not cache.exists()
     fma_probe.cached_run(kbin, ["avx2"], cache, "k")
     assert _calls(kbin).count("avx2") == 2 * fma_probe.TRIES  # tried again (three tries each time)
+
+
+def test_a_probe_whose_neighbours_were_busy_says_nothing_about_the_units(tmp_path, monkeypatch):
+    """An SMT sibling shares the core's FMA units while the probe keeps its whole CPU share: a 2-vCPU Zen 3 guest
+    measured 1 unit of its 2 with the other vCPU busy. Busy neighbours make a try disturbed: no units, not kept."""
+    kbin = _fake(tmp_path)
+    ticks = iter(range(0, 10_000, 1))  # the machine gains 1 busy CPU-second per reading: other CPUs always busy
+    monkeypatch.setattr(fma_probe, "machine_busy_s", lambda: float(next(ticks)) * 1000)
+    cache = tmp_path / "fma-probe.json"
+    probe = fma_probe.cached_run(kbin, ["avx2"], cache, "k")
+    assert probe is not None
+    fig = probe["isa"]["avx2"]
+    assert fig["fma_units"] is None and fig["neighbours_busy"] == 1.0 and fig["cpu_share"] == 1.0
+    assert not cache.exists() and _calls(kbin).count("avx2") == fma_probe.TRIES
+
+
+def test_the_neighbours_busy_fraction():
+    # 2 CPUs, 1 s: the machine was busy 1.9 CPU-s of which 1.0 was the probe's -> the other CPU 90 % busy
+    assert fma_probe.neighbours_busy(10.0, 11.9, 1.0, 1.0, 2) == 0.9
+    assert fma_probe.neighbours_busy(10.0, 11.0, 1.0, 1.0, 2) == 0.0
+    assert fma_probe.neighbours_busy(10.0, 12.0, 1.0, 0.5, 3) == 1.0  # capped
+    assert fma_probe.neighbours_busy(10.0, 10.5, 1.0, 1.0, 2) == 0.0  # tick rounding: never below 0
+    assert fma_probe.neighbours_busy(10.0, 12.0, 1.0, 1.0, 1) == 0.0  # one CPU: no neighbour
+    assert fma_probe.neighbours_busy(None, 12.0, 1.0, 1.0, 2) is None
+
+
+def test_the_machine_busy_reader_reads_proc_stat():
+    first = READ_BUSY()  # the real reader (the fixture replaces the module's for the other tests)
+    assert first is not None and first > 0
+    sum(i * i for i in range(3_000_000))  # CPU time of our own, counted in the machine's
+    assert READ_BUSY() > first  # type: ignore[operator]
 
 
 def test_the_inventory_carries_the_probe_only_when_asked(tmp_path):
@@ -139,3 +182,20 @@ def _alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_the_probe_divides_by_the_clock_timed_under_its_own_vector_load():
+    """An Intel core under heavy AVX-512 work runs below its scalar clock: FLOP/cycle against the scalar clock
+    read 1.39 FMA units on this (synthetic) core that has 2; against the vector-loaded clock, 1.79 -> 2."""
+    start = {"type": "start", "clock_ghz": 4.5, "clock_vector_ghz": 3.5, "fma": True}
+    result = {"type": "result", "value": 100.0, "cpu_share": 1.0, "verified": True,
+              "clock_after_ghz": 4.4, "clock_after_vector_ghz": 3.4}
+    got = fma_probe.parse("avx512", "\n".join(json.dumps(e) for e in (start, result)))
+    assert got is not None and got["clock_ghz"] == 3.5 and got["fma_units"] == 2
+    assert got["flop_per_cycle"] == round(100.0 / 3.5, 2)
+    # a kernel from before the vector-loaded clock: the scalar chain's, and the rounding says 1
+    for e in (start, result):
+        for k in ("clock_vector_ghz", "clock_after_vector_ghz"):
+            e.pop(k, None)
+    old = fma_probe.parse("avx512", "\n".join(json.dumps(e) for e in (start, result)))
+    assert old is not None and old["clock_ghz"] == 4.5 and old["fma_units"] == 1

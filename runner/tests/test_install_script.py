@@ -20,8 +20,9 @@ RUNNER = Path(__file__).resolve().parents[1]
 SCRIPT = RUNNER / "install" / "install.sh"
 
 
-def _tarball() -> bytes:
-    """The runner's sources as the server's tarball holds them (backend/app/install/service.py)."""
+def _tarball(extra: dict[str, bytes] | None = None) -> bytes:
+    """The runner's sources as the server's tarball holds them (backend/app/install/service.py), plus `extra` files
+    (name -> content)."""
     raw = io.BytesIO()
     skip = ("build", "__pycache__", "_bin")
     with tarfile.open(fileobj=raw, mode="w:gz") as tar:
@@ -33,6 +34,10 @@ def _tarball() -> bytes:
             tar.add(RUNNER / tree, tree, filter=lambda t: None if set(t.name.split("/")) & set(skip) else t)
         tar.add(RUNNER.parent / "common" / "hostbench_common", "hostbench_common",
                 filter=lambda t: None if set(t.name.split("/")) & set(skip) else t)
+        for name, content in (extra or {}).items():
+            info = tarfile.TarInfo(name)
+            info.size = len(content)
+            tar.addfile(info, io.BytesIO(content))
     return raw.getvalue()
 
 
@@ -64,8 +69,11 @@ def test_install_with_python_only_for_download_and_unpack(server, tmp_path):
     assert shutil.which("python3", path=path) and not shutil.which("curl", path=path)
     env = {"PATH": path, "HOME": str(tmp_path), "LANG": "C.UTF-8", "HOSTBENCH_FMA_PROBE": "0"}  # probe: its own test
     target = tmp_path / "opt" / "runner"
+    scratch = tmp_path / "scratch-disk"
+    scratch.mkdir()
     out = _sh(["--server", server.url + "/", "--token", FakeServer.registration_token, "--dir", str(target),
-               "--name", "script-host", "--label", "provider=it's", "--no-service", "--start"], env)
+               "--name", "script-host", "--label", "provider=it's", f"--disk-target=scratch={scratch}",
+               "--no-service", "--start"], env)
     text = out.stdout + out.stderr
     print("\n" + out.stdout)
     try:
@@ -75,6 +83,8 @@ def test_install_with_python_only_for_download_and_unpack(server, tmp_path):
         assert len(server.registrations) == 1
         reg = server.registrations[0]
         assert reg["name"] == "script-host" and reg["labels"] == {"provider": "it's"}
+        # the disk target reached the runner (its --check and registration) and its inventory names it
+        assert [t["name"] for t in reg["inventory"]["disks"]["targets"]] == ["scratch"], reg["inventory"]["disks"]
         assert (target / "state" / "credential.json").stat().st_mode & 0o777 == 0o600
         for step in ("download the runner", "unpack", "build the kernels (make)", "register with", "total"):
             assert any(step in line and " s] " in line for line in text.splitlines()), (step, text)
@@ -93,11 +103,25 @@ def test_install_with_python_only_for_download_and_unpack(server, tmp_path):
             in text
         assert f"start the runner with: {target}/bin/hostbench-runner" in text
         assert "was stopped for the upgrade" in text
+        # the same kernel sources, compiler and machine: the installed build is reused, not made again
+        assert any("build the kernels (sources unchanged since the installed build: reused)" in line
+                   for line in text.splitlines()), text
+        assert "build the kernels (make)" not in text
         assert pids_alive([pid]) == [] and len(server.registrations) == 1
         assert (target / "state" / "credential.json").read_text() == credential
         assert not (target / "runner.pid").exists()
         assert sorted(p.name for p in target.iterdir()) == ["bin", "lib", "register.log", "runner.log", "src",
                                                              "state"]
+        # one kernel source file changed: built afresh (here with a compiler that fails at once, which also shows
+        # that a failed build leaves the installed runner as it was)
+        server.files["/api/install/hostbench-runner.tar.gz"] = _tarball({"kernels/src/changed.h": b"/* new */\n"})
+        wrapper_before = (target / "bin" / "hostbench-runner").read_text()
+        third = _sh(["--server", server.url, "--dir", str(target), "--no-service"], {**env, "CC": "false"})
+        text = third.stdout + third.stderr
+        assert third.returncode == 1 and "building the kernels failed" in text, text
+        assert "false -std=c11" in text and "reused" not in text, text  # make ran the compiler: no reuse
+        assert (target / "bin" / "hostbench-runner").read_text() == wrapper_before
+        assert (target / "lib" / "hostbench_runner" / "_bin" / "hbk").is_file()
     finally:
         if (target / "runner.pid").exists():
             pid = int((target / "runner.pid").read_text())
@@ -110,6 +134,7 @@ def test_install_with_python_only_for_download_and_unpack(server, tmp_path):
     (["--server", "ftp://x"], "must be an http(s) URL"),
     (["--server", "http://127.0.0.1:9", "--bogus"], "unknown option '--bogus'"),
     (["--server", "http://127.0.0.1:9", "--label", "novalue"], "--label wants key=value"),
+    (["--server", "http://127.0.0.1:9", "--disk-target", "scratch=relative/path"], "--disk-target wants NAME=/absolute"),
     (["--server", "http://127.0.0.1:9"], "no --token"),
     (["--server", "http://127.0.0.1:9", "--token", "t"], "cannot download http://127.0.0.1:9/api/install/"),
 ])

@@ -124,7 +124,7 @@ def test_collect_on_a_fixture_tree_has_every_section(monkeypatch):
 def test_collect_on_a_missing_tree_never_raises(tmp_path):
     got = inventory.collect(tmp_path / "nothing")
     assert got["memory"]["total_bytes"] is None and got["kernel"] is None
-    assert got["disks"] == {"devices": [], "work_dir": None} and got["nics"] == {"interfaces": []}
+    assert got["disks"] == {"devices": [], "work_dir": None, "targets": []} and got["nics"] == {"interfaces": []}
 
 
 def test_collect_live_host():

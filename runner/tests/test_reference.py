@@ -479,3 +479,34 @@ def test_reference_tools_do_not_inherit_blas_kernel_overrides(monkeypatch, tmp_p
     assert tool.proc.wait(timeout=10) == 0
     seen = dict(line.split("=", 1) for line in tool.stdout_path.read_text().splitlines() if "=" in line)
     assert "OPENBLAS_CORETYPE" not in seen and seen["OMP_NUM_THREADS"] == "1" and seen["SOME_OTHER"] == "kept"
+
+
+@pytest.mark.parametrize(("asked", "mem", "n"), [
+    (5000, 24 * GiB, 5000),  # the job's N as it is, not a multiple of NB
+    (20000, 24 * GiB, 20000),
+    (20000, 1 * GiB, 5760),  # a quarter of RAM still bounds it (5792), a multiple of NB then
+    (0, 24 * GiB, 4032),  # 0: sized from our figure, as without it
+])
+def test_a_job_s_hpl_n_sets_hpl_s_problem_size(asked, mem, n):
+    results = [{"threads": 1, "value": 55.0, "op": "fp64"}]
+    ctx = Context(experiment="cpu", params={"op": "fp64", "threads": [1]}, results=results, cpus=2, mem_bytes=mem,
+                  options={"hpl_n": asked})
+    [plan] = hpcc.plans(ctx)
+    assert plan.files["hpccinf.txt"].splitlines()[5].split()[0] == str(n)
+
+
+def test_hpl_n_reaches_the_tools_from_the_job_and_is_bounded_at_the_runner(server, settings_for, fake_kernel, tools,
+                                                                          monkeypatch, cpu_schema):
+    bindir = tools(hpcc="ok", mpirun="ok", likwid_bench="ok")
+    monkeypatch.setenv("PATH", str(bindir))
+    sizes = []
+    real_input = hpcc.hpcc_input
+    monkeypatch.setattr(hpcc, "hpcc_input", lambda n, *rest: sizes.append(n) or real_input(n, *rest))
+    params = {**CPU_PARAMS, "threads": [1], "reference": True, "hpl_n": 3000}
+    _, finish = run_once(server, settings_for(server.url, fake_kernel("ok")), assignment(run_id=51, params=params))
+    assert finish["status"] == "succeeded" and finish["references"][0]["tool"] == "hpcc"
+    assert sizes == [3000]
+    assert "hpl_n" not in " ".join(kernel_calls(bindir.parent / "hbk-ok")[0]["argv"])  # the runner's, not the kernel's
+    for bad in (-1, 20001, 1.5, "3000", True):
+        with pytest.raises(ParamError, match="hpl_n"):
+            RUNS["cpu"].kernel_params({**params, "hpl_n": bad}, cpu_schema)

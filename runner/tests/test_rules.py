@@ -106,3 +106,28 @@ def test_each_kind_of_rule():
         assert found is not None and (found[0], found[2]) == (rule["param"], message)
     assert rule_violation(cases[0][0], {"mode": "a", "size": [11]}, props) is None  # the condition does not hold
     assert rule_violation(cases[1][0], {"mode": "b", "on": 1}, props) is None  # 1 is not true
+
+
+def test_strong_scaling_work_reaches_the_kernel_within_its_bounds_and_rules(real_hbk):
+    """cpu's `work` (fixed work per repeat, strong scaling): 0 stays off the argv (fixed duration); a positive value
+    is passed as --work; out of bounds, or fewer units than threads, is refused by the runner with the kernel's own
+    words, and the kernel refuses the same."""
+    schema = json.loads(subprocess.run([str(real_hbk), "cpu", "--describe"], capture_output=True, text=True,
+                                       check=True).stdout)["parameters"]
+    run = RUNS["cpu"]
+    base = {"op": "fp64", "threads": [1, 2, 4], "repeats": 1, "duration_s": 5, "warmup_s": 0}
+    assert "--work" not in run.argv(real_hbk, run.kernel_params({**base, "work": 0}, schema))
+    argv = run.argv(real_hbk, run.kernel_params({**base, "work": 10**9}, schema))
+    assert argv[argv.index("--work") + 1] == "1000000000"
+    assert _kernel_message(real_hbk, argv) == (0, "")
+    for bad, words in (({"work": -1}, "work: -1 is below the minimum 0"),
+                       ({"work": 10**15 + 1}, "is above the maximum 1000000000000000"),
+                       ({"work": 2.5}, "work: expected integer")):
+        with pytest.raises(ParamError, match=words):
+            run.kernel_params({**base, **bad}, schema)
+    with pytest.raises(ParamError) as refused:
+        run.kernel_params({**base, "work": 3}, schema)
+    rc, message = _kernel_message(real_hbk, run.argv(real_hbk, run.kernel_params({**base, "work": 3},
+                                                                                _without_rules(schema))))
+    assert rc == 2 and str(refused.value) == message
+    assert "threads: 4 is larger than work 3" in message

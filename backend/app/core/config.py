@@ -40,8 +40,10 @@ class Settings(BaseSettings):
     deadline_slack_s: float = 120.0
     # Unfinished runs (queued, dispatched or running) on the whole server, and per person: a job over either
     # gets 429 with Retry-After. Checked under one PostgreSQL advisory lock, so a burst cannot race past them.
-    max_active_jobs: int = 50
-    max_active_runs_per_user: int = 20
+    # Sized for a fleet (a thousand runners, a few hundred running) and for a suite, whose runs wait their turn
+    # per host (the full-system report is 46 runs on two hosts); what the caps stop is a runaway script.
+    max_active_jobs: int = 2000
+    max_active_runs_per_user: int = 200
     # A job whose runs would take longer than this (the experiment's expected duration, reference tools
     # included) is refused with 422: a shared lab's host is not held for days by one request.
     max_job_duration_s: float = 12 * 3600.0
@@ -57,6 +59,12 @@ class Settings(BaseSettings):
     # it; its host is allowed). Without it, they are built from the request's own Host, which the allowed-hosts
     # check has vetted.
     hostbench_public_url: str | None = None
+    # Where runners send their control traffic, when not to the public URL (docs/architecture.md, "Concurrency"):
+    # HOSTBENCH_RUNNER_URL names it whole; HOSTBENCH_RUNNER_PORT keeps the public URL's host with another port
+    # (./hostbench up: the runners' control process). Neither: the public URL, where a proxy sends /api/runner/
+    # to the control processes (the compose deployment).
+    hostbench_runner_url: str | None = None
+    hostbench_runner_port: int | None = Field(default=None, ge=1, le=65535)
     # Comma-separated host names accepted in the Host header besides IP literals, localhost and the public
     # URL's host (docs/security.md).
     hostbench_allowed_hosts: str = ""
@@ -71,10 +79,30 @@ class Settings(BaseSettings):
     # Failed sign-ins per client address and per account name in login_window_s before 429.
     login_max_failures: int = 10
     login_window_s: int = 900
+    # Trends (app.trends): how often Celery beat looks at newly finished runs for thresholds crossed and changes.
+    trends_evaluate_s: float = Field(default=10.0, ge=1, le=3600)
+    # Schedules (app.schedules): how often Celery beat looks for due schedules; a schedule fires at most this late.
+    schedules_fire_s: float = Field(default=5.0, ge=1, le=300)
+    # Webhook targets (comma-separated host names or IP literals): when set, only these; unset, any host whose every
+    # address is public. Link-local and cloud metadata addresses are refused either way (app.trends.notify).
+    hostbench_webhook_allowed_hosts: str = ""
+    webhook_timeout_s: float = Field(default=5.0, gt=0, le=30)
+    webhook_retries: int = Field(default=4, ge=0, le=10)
+    # E-mail for trend events, only when an SMTP server is given; else e-mail is skipped and the event says why.
+    hostbench_smtp_host: str | None = None
+    hostbench_smtp_port: int = 587
+    hostbench_smtp_user: str | None = None
+    hostbench_smtp_password: str | None = None
+    hostbench_smtp_from: str = "hostbench@localhost"
+    hostbench_smtp_starttls: bool = True
 
     @property
     def allowed_hosts(self) -> set[str]:
         return {h.strip().lower() for h in self.hostbench_allowed_hosts.split(",") if h.strip()}
+
+    @property
+    def webhook_allowed_hosts(self) -> set[str]:
+        return {h.strip().lower() for h in self.hostbench_webhook_allowed_hosts.split(",") if h.strip()}
 
     @property
     def allowed_origins(self) -> set[str]:

@@ -29,6 +29,10 @@ PARTICULAR: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("POST", r"^/api/runners/register$", ("401", "409")),
     ("POST", r"^/api/hosts/\{host_id\}/rotate-credential$", ("409",)),
     ("GET", r"^/api/install/", ("503",)),
+    ("GET", r"^/api/report(/html)?$", ("404",)),  # a run, job or suite run named that does not exist
+    ("POST", r"^/api/suite-runs$", ("404", "429")),  # an unknown suite; the active-run caps
+    ("PUT|DELETE", r"^/api/suites/\{suite_id\}$", ("409",)),  # a built-in suite is not changed
+    ("POST", r"^/api/reference/imports$", ("404",)),  # an unknown host
 )
 RETRY_AFTER = {"Retry-After": {"description": "seconds to wait", "required": True,
                                "schema": {"type": "integer", "minimum": 1}}}
@@ -65,5 +69,5 @@ def document_errors(schema: dict[str, Any]) -> None:
             for code in sorted(codes):
                 resp = op["responses"].setdefault(code, {"description": DESCRIPTIONS[code]})
                 resp.setdefault("content", {"application/json": {"schema": ERROR}})
-                if code == "429" and path == "/api/jobs":
+                if code == "429" and path in ("/api/jobs", "/api/suite-runs"):
                     resp["headers"] = {**RETRY_AFTER}

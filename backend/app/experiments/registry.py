@@ -2,7 +2,7 @@
 `--describe` (hostbench_common.describe): each parameter's type, bounds, default and description are the kernel's,
 narrowed where the table says so; the kernels' cross-field rules (rules.py) are applied after the fields' own
 checks. Nothing about an experiment is declared here."""
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self, Union
 
 from hostbench_common.experiments import EXPERIMENTS as TABLE
 from hostbench_common.experiments import (
@@ -59,6 +59,13 @@ def _scalar(schema: dict[str, Any]) -> Any:
 
 def _field(schema: dict[str, Any]) -> tuple[Any, Any]:
     """(annotation, Field) of one parameter from its JSON Schema."""
+    if "anyOf" in schema:  # a fan_out parameter: one value, or a list of distinct ones (one run per item)
+        one, many = schema["anyOf"]
+        item = _scalar(one)
+        listed: Any = Annotated[list[item], Field(min_length=many.get("minItems"),  # type: ignore[valid-type]
+                                                  max_length=many.get("maxItems")), AfterValidator(_distinct)]
+        either: Any = Union[item, listed]  # noqa: UP007 - made at run time
+        return either, Field(schema["default"], description=schema.get("description"))
     if schema.get("type") == "array":
         item = _scalar(schema["items"])
         annotation: Any = list[item]  # type: ignore[valid-type]
@@ -107,7 +114,7 @@ else:
     RunExperimentKind = Literal[tuple(RUNS)]
 
 
-def expected_duration(kind: str, params: BaseModel) -> float:
-    """Seconds of measuring at most, plus the reference tools' allowance."""
-    values = params.model_dump()
+def expected_duration(kind: str, params: BaseModel | dict[str, Any]) -> float:
+    """Seconds of measuring at most, plus the reference tools' allowance (of every run a job makes on one host)."""
+    values = params.model_dump() if isinstance(params, BaseModel) else params
     return TABLE[kind].expected_duration(values) + TABLE[kind].reference_allowance(values)

@@ -38,11 +38,23 @@ def violation(run: Run, values: Mapping[str, Any]) -> tuple[Mapping[str, Any], A
     return None
 
 
+def _first_violation(run: Run, params: BaseModel) -> tuple[Mapping[str, Any], Any, str] | None:
+    """The first rule broken by any of the runs these parameters make: one per item of a fan_out list."""
+    values = kernel_values(run, params)
+    p = run.fan_out
+    each = values.get(p.target) if p is not None else None
+    for one in ([{**values, p.target: v} for v in each] if p is not None and isinstance(each, list) else [values]):
+        found = violation(run, one)
+        if found is not None:
+            return found
+    return None
+
+
 def enforce(run: Run, params: BaseModel) -> None:
     """Raise a ValidationError naming the field when the parameters break a rule of the kernel; first bring a
     defaulted field within a `maximum` rule (the default is the API's choice, not the person's)."""
     for _ in range(len(run.kernel_schema().get("x-rules", [])) + 1):
-        found = violation(run, kernel_values(run, params))
+        found = _first_violation(run, params)
         if found is None:
             return
         rule, item, message = found

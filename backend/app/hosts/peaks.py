@@ -7,6 +7,7 @@ from hostbench_common import peaks as common
 from hostbench_common.peaks import (
     ASSUMED_FMA_UNITS,
     Microarch,
+    RunClock,
     clock_ghz,
     contradicted,
     inferred_arch,
@@ -18,7 +19,7 @@ from hostbench_common.peaks import (
 
 from app.hosts.schemas import Peak
 
-__all__ = ["ASSUMED_FMA_UNITS", "Microarch", "as_api_peak", "clock_ghz", "contradicted", "cpu_peak",
+__all__ = ["ASSUMED_FMA_UNITS", "Microarch", "RunClock", "as_api_peak", "clock_ghz", "contradicted", "cpu_peak",
            "inferred_arch", "microarch", "peak_clock_ghz", "readable_inventory", "run_clock_ghz"]
 
 
@@ -27,7 +28,7 @@ def as_api_peak(peak: common.Peak) -> Peak:
 
 
 def cpu_peak(
-    inventory: dict[str, Any], op: str, threads: int, isa: str | None, measured_ghz: float | None
+    inventory: dict[str, Any], op: str, threads: int, isa: str | None, measured_ghz: float | RunClock | None
 ) -> tuple[Peak | None, str | None]:
     """Peak for `threads` threads running `op` with `isa`; (None, why) when a fact is unknown."""
     peak, why = common.cpu_peak(inventory, op, threads, isa, measured_ghz)

@@ -1,3 +1,5 @@
+from urllib.parse import urlsplit
+
 from fastapi import APIRouter, Request
 
 from app.audit.service import record
@@ -27,6 +29,21 @@ def public_base_url(request: Request) -> str:
     if configured:
         return configured.rstrip("/")
     return f"{request.url.scheme}://{request.headers['host']}"
+
+
+def runner_base_url(request: Request) -> str:
+    """The URL runners send their control traffic to (app.core.config: HOSTBENCH_RUNNER_URL, else the public
+    URL's host on HOSTBENCH_RUNNER_PORT, else the public URL)."""
+    s = get_settings()
+    if s.hostbench_runner_url:
+        return s.hostbench_runner_url.rstrip("/")
+    base = public_base_url(request)
+    if s.hostbench_runner_port is None:
+        return base
+    parts = urlsplit(base)
+    host = parts.hostname or "localhost"
+    host = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{host}:{s.hostbench_runner_port}"
 
 
 @router.get("", response_model=HostsPublic)
@@ -76,7 +93,7 @@ def create_registration_token(body: RegistrationTokenCreate, request: Request, p
     session.commit()
     from app.install.service import container_command, install_command
 
-    base = public_base_url(request)
+    base = runner_base_url(request)
     return RegistrationTokenCreated(token=token, expires_at=row.expires_at,
                                     install_command=install_command(base, token),
                                     container_command=container_command(base, token))

@@ -51,8 +51,13 @@ def _next_ready(session: Session, host_id: int) -> Run | None:
     """The oldest queued run of the host that can start now. A two-host drive run waits until its serve run
     reported the port, and may hold its host meanwhile (app.jobs.pairing.wait: crossing pairs, A serves B while B
     serves A; docs/reliability.md, rule 8)."""
+    # FOR UPDATE: a cancel that holds a run's row commits first, and PostgreSQL then re-reads the row and leaves
+    # it out (no longer queued). Read without the lock, a run cancelled meanwhile was written back as
+    # "dispatched" over its cancel, and its runner claimed it, was refused at start and claimed it again, forever
+    # (seen: a suite cancelled while its next run was being dispatched).
     for run in session.scalars(
         select(Run).where(Run.host_id == host_id, Run.status == "queued").order_by(Run.id).limit(100)
+        .with_for_update(of=Run).execution_options(populate_existing=True)
     ):
         wait = pairing.wait(session, run)
         if wait is None:

@@ -11,6 +11,22 @@ ACTIVE = ("queued", "dispatched", "running")
 TERMINAL = ("succeeded", "failed", "untrusted", "cancelled")
 
 
+class SuiteRun(Base):
+    """A suite started on some hosts (hostbench_common.suites): its jobs (Job.suite_run_id) are one unit."""
+
+    __tablename__ = "suite_runs"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    suite: Mapped[str] = mapped_column(String(64))  # a built-in suite's id
+    title: Mapped[str] = mapped_column(String(200))
+    host_ids: Mapped[list[int]] = mapped_column(JSONType)
+    skipped: Mapped[list[str]] = mapped_column(JSONType)  # the items left out on these hosts, and why
+    expected_duration_s: Mapped[float] = mapped_column(Float)
+    created_by: Mapped[str | None] = mapped_column(String(64))
+    cancelled_by: Mapped[str | None] = mapped_column(String(64))
+
+
 class Job(Base):
     """What a person asked for: one experiment on one or more hosts (one Run per host)."""
 
@@ -21,6 +37,8 @@ class Job(Base):
     experiment: Mapped[str] = mapped_column(String(32))
     params: Mapped[dict[str, Any]] = mapped_column(JSONType)
     created_by: Mapped[str | None] = mapped_column(String(64))
+    # The suite run it belongs to (app.suites), if any: a suite's jobs are one unit for progress and cancel.
+    suite_run_id: Mapped[int | None] = mapped_column(ForeignKey("suite_runs.id", ondelete="SET NULL"), index=True)
     runs: Mapped[list["Run"]] = relationship(back_populates="job", lazy="raise", order_by="Run.id")
 
 

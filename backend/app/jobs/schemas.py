@@ -139,9 +139,11 @@ class DurationTerms(BaseModel):
     """How a job's expected duration follows from its params: configurations = the product of the lengths of the
     `per_item` lists that apply (see `applies`); seconds = configurations x (warmup_s + repeats x duration_s), with
     repeats at max_repeats when stable_cv > 0 and `fixed` values in place of the params; plus
-    `reference_allowance_s` per item of the `reference_per` list (or once) when reference is on."""
+    `reference_allowance_s` per item of the `reference_per` list (or once) when reference is on. When the job gives
+    a list for the `fan_out` parameter (op), it makes one run per item: the sum of the above over each item."""
 
     per_item: list[str]
+    fan_out: str | None = Field(None, description="the parameter a job may give a list of: one run per item (op)")
     fixed: dict[str, float]
     reference_allowance_s: float
     reference_per: str | None

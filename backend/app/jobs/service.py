@@ -1,5 +1,6 @@
 from datetime import timedelta
 
+from hostbench_common import hostfit
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
@@ -74,6 +75,19 @@ def check_duration(body: JobCreateBase) -> float:
                             f"{human_duration(limit)} ({limit:.0f} s, MAX_JOB_DURATION_S)", "job_too_long")
 
 
+def check_hosts_fit(body: JobCreateBase, hosts: list[Host]) -> None:
+    """A 422 naming the parameter when a picked host's inventory says it cannot run it (an ISA its CPU lacks)."""
+    e = EXPERIMENTS[body.experiment]
+    params = body.params.model_dump(mode="json")
+    for i, host in enumerate(hosts):
+        if e.hosts > 1 and e.roles[i][1] != e.params_of:  # a serving run takes none of the job's parameters
+            continue
+        for one in e.split(params):
+            found = hostfit.refusal(e.run, one, host.inventory, host.name)
+            if found is not None:
+                raise FieldInvalid(("body", "params", found[0]), found[1], "host_lacks")
+
+
 def _retry_after(session: Session, created_by: str | None) -> int:
     """Seconds until the soonest of the (person's, else everyone's) running runs is expected to end."""
     q = select(Run.started_at, Run.expected_duration_s).where(Run.status == "running")
@@ -84,42 +98,59 @@ def _retry_after(session: Session, created_by: str | None) -> int:
     return int(min(3600, max(5, min(left, default=30))))
 
 
+def runs_of(body: JobCreateBase) -> int:
+    """How many runs the job makes: one per host, times one per item of a fan_out list (op: [...])."""
+    return len(body.host_ids) * len(EXPERIMENTS[body.experiment].split(body.params.model_dump()))
+
+
 def admit(session: Session, body: JobCreateBase, created_by: str | None) -> None:
     """The active-run caps (server-wide and per person): 429 with Retry-After, race-free (ADMISSION_LOCK)."""
     s = get_settings()
+    wanted = runs_of(body)
     session.execute(select(func.pg_advisory_xact_lock(ADMISSION_LOCK)))
     active = session.scalar(select(func.count()).select_from(Run).where(Run.status.in_(ACTIVE))) or 0
-    if active + len(body.host_ids) > s.max_active_jobs:
+    if active + wanted > s.max_active_jobs:
         raise TooMany(f"{active} runs are already queued or running on this server (limit {s.max_active_jobs}); "
                       "wait or cancel some", _retry_after(session, None))
     mine = session.scalar(select(func.count()).select_from(Run).join(Job, Job.id == Run.job_id)
                           .where(Run.status.in_(ACTIVE), Job.created_by == created_by)) or 0
-    if mine + len(body.host_ids) > s.max_active_runs_per_user:
+    if mine + wanted > s.max_active_runs_per_user:
         raise TooMany(f"{created_by or 'you'} already has {mine} runs queued or running (limit "
                       f"{s.max_active_runs_per_user} per person); wait or cancel some",
                       _retry_after(session, created_by))
 
 
-def create_job(session: Session, body: JobCreateBase, created_by: str | None = None) -> Job:
+def create_job(session: Session, body: JobCreateBase, created_by: str | None = None, *, commit: bool = True,
+               suite_run_id: int | None = None) -> Job:
+    """The job and its runs. commit=False leaves the transaction (and ADMISSION_LOCK) open for a caller that
+    makes several jobs at once (app.suites: all of a suite's jobs, or none)."""
     expected_s = check_duration(body)
     hosts = {h.id: h for h in session.scalars(select(Host).where(Host.id.in_(body.host_ids)))}
     for i, host_id in enumerate(body.host_ids):
         host = hosts.get(host_id)
         if host is None or host.revoked_at is not None or host.deleted_at is not None:
             raise Unprocessable(f"host_ids[{i}]: host {host_id} is not a registered host")
+    check_hosts_fit(body, [hosts[h] for h in body.host_ids])
     admit(session, body, created_by)  # holds ADMISSION_LOCK until the commit below
     params = body.params.model_dump(mode="json")
-    job = Job(experiment=body.experiment, params=params, created_by=created_by)
+    job = Job(experiment=body.experiment, params=params, created_by=created_by, suite_run_id=suite_run_id)
     session.add(job)
     session.flush()
     if EXPERIMENTS[body.experiment].hosts > 1:
         pairing.add_pair(session, job, EXPERIMENTS[body.experiment], body.host_ids, params, expected_s)
-        session.commit()
+        if commit:
+            session.commit()
         return job
+    # one run per host and item of a fan_out list (op: ["fp64", "fp32"]), each with one value and its own duration
+    each = [(one, expected_duration(body.experiment, one)) for one in EXPERIMENTS[body.experiment].split(params)]
     for host_id in body.host_ids:
-        session.add(Run(job_id=job.id, host_id=host_id, experiment=body.experiment, params=params,
-                        expected_duration_s=expected_s))
-    session.commit()  # PostgreSQL first; only then ring the doorbell
+        for one, one_s in each:
+            session.add(Run(job_id=job.id, host_id=host_id, experiment=body.experiment, params=one,
+                            expected_duration_s=one_s))
+    if commit:
+        session.commit()  # PostgreSQL first; only then ring the doorbell
+    else:
+        session.flush()  # the next job's admission counts these runs
     return job
 
 

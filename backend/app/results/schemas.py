@@ -1,6 +1,6 @@
 """What a run's result looks like: the per-(op, threads) rows, the trace of a cpu_trace run, the verdicts.
 Computed by app.results.service, stored with the run, shown in app.jobs.schemas.RunPublic."""
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
@@ -17,6 +17,11 @@ class ReferenceFigure(BaseModel):
     unit: str | None = None
     ratio: float | None = None  # ours / theirs, on the row's mean
     argv: list[str] = []
+
+
+# The cache level a memory result's working set fits in, as the kernel labels it (hbk memory: result "level").
+CacheLevel = Literal["L1", "L2", "L3", "DRAM"]
+CACHE_LEVELS: tuple[str, ...] = get_args(CacheLevel)
 
 
 class ResultRow(BaseModel):
@@ -37,6 +42,7 @@ class ResultRow(BaseModel):
     outliers: list[int]
     # Means over the repeats of the kernel's other per-repeat figures (iops, lat_p99_us, loss_pct, ...).
     extra: dict[str, float] = {}
+    level: CacheLevel | None = None  # memory: the cache level the working set fits in
     # The unit of each of them as its kernel declares it (`hbk <kernel> --describe` "results", the describe
     # snapshot): "µs", "Mbit/s", "%", "B", "IOPS"; "" for none (a count, a ratio). A key the kernel does not declare
     # has no entry.
@@ -82,6 +88,32 @@ class TraceSummary(BaseModel):
     flags: list[Flag] = []
 
 
+SCALING_UNITS: dict[str, str] = {"elapsed_s": "s", "elapsed_min_s": "s", "speedup": "×", "efficiency": ""}
+
+
+class ScalingPoint(BaseModel):
+    threads: int
+    # Mean over the row's finished repeats of the slowest thread's time to do its share (hbk result elapsed_s).
+    elapsed_s: float
+    elapsed_min_s: float | None = None  # the same for the fastest thread: elapsed_s - elapsed_min_s is imbalance
+    speedup: float | None  # T_base / T_n (T1 / Tn when the run has 1 thread); None without a baseline
+    efficiency: float | None  # speedup x base / n: T1 / (n x Tn); 1.0 is perfect scaling
+    valid: bool  # the row's verdict: false when a repeat was cut short, disturbed, unverified ...
+
+
+class StrongScaling(BaseModel):
+    """Strong scaling of one op of a fixed-work run (work > 0): the same total work at each thread count."""
+
+    op: str | None
+    work: int = Field(description="units of work per repeat over all threads (the kernel's unit, e.g. one step of "
+                                  "every FMA chain)")
+    baseline_threads: int = Field(description="the thread count speedups are relative to: 1 when the run has it, "
+                                              "else its smallest")
+    # elapsed "s"; speedup "×"; efficiency "" (a ratio, 1.0 = perfect), as the kernel's extra_units say a ratio
+    units: dict[str, str] = Field(default_factory=lambda: dict(SCALING_UNITS))
+    points: list[ScalingPoint]
+
+
 class RunResult(BaseModel):
     unit: str
     rows: list[ResultRow]
@@ -89,3 +121,9 @@ class RunResult(BaseModel):
     trace: TraceSummary | None = None
     verdict: Verdict = "valid"  # the worst of the rows', the trace's and the run's own flags
     flags: list[Flag] = []  # the run's own (rows dropped as non-finite); rows and trace keep theirs
+    # Memory runs: the host's detected cache sizes in bytes (its inventory: cpu0's L1d, L2, L3), which the
+    # dashboard marks on a chart's block-size axis beside each row's level; None for other runs.
+    caches: dict[Literal["L1d", "L2", "L3"], int] | None = None
+    # Fixed-work (strong-scaling) runs: per op, elapsed time, speedup and parallel efficiency over thread counts
+    # (app/results/scaling.py); None for fixed-duration runs (and results stored before it existed).
+    scaling: list[StrongScaling] | None = None

@@ -10,7 +10,16 @@ from app.experiments.registry import ROLE_OF, RUNS
 from app.hosts.peaks import cpu_peak, peak_clock_ghz, readable_inventory
 from app.hosts.schemas import Peak
 from app.results.limits import below_floor, other_peak
-from app.results.schemas import ReferenceFigure, ResultRow, RunResult, Throttle, TraceStretch, TraceSummary
+from app.results.scaling import strong_scaling
+from app.results.schemas import (
+    CACHE_LEVELS,
+    ReferenceFigure,
+    ResultRow,
+    RunResult,
+    Throttle,
+    TraceStretch,
+    TraceSummary,
+)
 from app.results.stats import median, summarize
 from app.results.verdict import DISTURBED_SHARE, Flag, allowed_cpus, flag, non_finite_repeats, share_flags, verdict_of
 
@@ -150,6 +159,9 @@ def compute_result(
         key = (r.get("op") or params.get("op"), int(r["threads"]), r.get("block_bytes"))
         groups[key].append(r)
     info = kernel_info or {}
+    # a run that named its ISA is set against that ISA's peak, not the widest the CPU has
+    asked = params.get("isa")
+    isa = asked if isinstance(asked, str) and asked != "auto" else info.get("isa")
     inventory = readable_inventory(inventory)
     cpus = allowed_cpus(info, inventory)
     rows: list[ResultRow] = []
@@ -175,7 +187,7 @@ def compute_result(
         if cpu_peaks and op:
             peak = overridden_peak(overrides or {}, f"cpu_{op}", threads, inventory)
             if peak is None:
-                peak, why = cpu_peak(inventory, op, threads, info.get("isa"), peak_clock_ghz(info, threads, reps))
+                peak, why = cpu_peak(inventory, op, threads, isa, peak_clock_ghz(info, threads, reps))
         else:
             peak, why = other_peak(experiment, op, row_unit, inventory, info, overrides or {})
         if why:
@@ -186,7 +198,13 @@ def compute_result(
                                             "kernel's arithmetic or its timer failed; the statistics use the rest"))
         if (floor := below_floor(experiment, extra, params)) is not None:
             flags.append(flag("below_floor", floor))
-        unverified = [r.get("repeat") for r in reps if not r.get("verified", False)]
+        unfinished = [r.get("repeat") for r in reps if str(r.get("reason") or "").startswith("unfinished")]
+        if unfinished:
+            flags.append(flag("unverified", f"repeat(s) {unfinished} did not finish their fixed work (work "
+                                            f"{params.get('work')}) within the duration_s cap: no elapsed time; "
+                                            "raise duration_s or lower work"))
+        unverified = [r.get("repeat") for r in reps
+                      if not r.get("verified", False) and r.get("repeat") not in unfinished]
         if unverified:
             flags.append(flag("unverified", f"verification failed in repeat(s) {unverified}: the kernel's result "
                                             "did not match its closed form"))
@@ -206,6 +224,7 @@ def compute_result(
                 op=op, threads=threads, block_bytes=block, unit=row_unit, n=s.n, mean=s.mean, stddev=s.stddev,
                 min=s.min, max=s.max, median=s.median, ci95_low=s.ci95_low, ci95_high=s.ci95_high, cv=s.cv,
                 values=values, outliers=s.outliers, extra=extra, peak=peak,
+                level=next((r["level"] for r in reps if r.get("level") in CACHE_LEVELS), None),
                 references=match_references((op, threads, block), s.mean, row_unit, references or []),
                 stopped_by=_stopped_by(params, s.cv),
                 efficiency=(s.mean / peak.value) if peak else None,
@@ -213,8 +232,19 @@ def compute_result(
                 verdict=verdict_of(flags), flags=flags,
             ), experiment,
         ))
-    result = RunResult(unit=unit, rows=rows, peak_note="; ".join(sorted(notes)) or None, flags=run_flags)
+    result = RunResult(unit=unit, rows=rows, peak_note="; ".join(sorted(notes)) or None, flags=run_flags,
+                       caches=detected_caches(inventory) if kind is not None and kind.kernel == "memory" else None,
+                       scaling=(strong_scaling(rows, params) or None) if kind is not None and kind.kernel == "cpu"
+                       else None)
     return with_verdict(result)
+
+
+def detected_caches(inventory: dict[str, Any]) -> dict[Literal["L1d", "L2", "L3"], int]:
+    """The cache sizes the host's inventory states (a readable_inventory), by level."""
+    cpu = inventory.get("cpu", {})
+    named: tuple[tuple[Literal["L1d", "L2", "L3"], str], ...] = (("L1d", "l1d_bytes"), ("L2", "l2_bytes"),
+                                                                  ("L3", "l3_bytes"))
+    return {level: cpu[key] for level, key in named if key in cpu}
 
 
 def with_verdict(result: RunResult) -> RunResult:

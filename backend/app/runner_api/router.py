@@ -10,6 +10,7 @@ from starlette.concurrency import run_in_threadpool
 from app.core import broker
 from app.core.admission import slot
 from app.core.auth import REGISTRATION, RUNNER
+from app.core.body import ParsedJSONRoute
 from app.core.bounds import Id
 from app.core.config import get_settings
 from app.core.db import busy_as_503, get_runner_session, get_runner_sessionmaker
@@ -37,7 +38,7 @@ from app.runner_api.schemas import (
     SamplesIn,
 )
 
-router = APIRouter(prefix="/api", tags=["runner"])
+router = APIRouter(prefix="/api", tags=["runner"], route_class=ParsedJSONRoute)  # bodies parsed once (app.core.body)
 # Runner control calls use their own connection pool (app.core.db) and admission slots (app.core.admission):
 # a dashboard stampede cannot take what a lease renewal needs.
 RunnerSessionDep = Annotated[Session, Depends(get_runner_session)]
@@ -160,13 +161,17 @@ async def work(
     deadline = time.monotonic() + wait_s
     h = hub()
     sub = h.subscribe(broker.host_work_channel(host_id))
+    # The runner's side of the connection: it closing ends the poll at once (not at its deadline), so a killed or
+    # restarted runner leaves no poll holding a subscription here, and an API process shuts down without waiting
+    # out its graceful timeout on polls nobody reads.
+    gone = asyncio.ensure_future(_disconnect(request))
     try:
         live = await h.ready(1.0)  # subscribed before the first read: a doorbell rung after it is not missed
         next_safety = time.monotonic() + (POLL_SAFETY_S if live else POLL_NO_REDIS_S)
         while True:
             # A runner killed while its poll was open leaves the poll running here: it must claim nothing, or the
             # run waits out a lease on a dead host (chaos idle-runner-kill; docs/reliability.md, rule 4).
-            if await request.is_disconnected():
+            if gone.done():
                 return Response(status_code=204)
             async with slot("poll"):
                 assignment = await run_in_threadpool(_claim_once, host_id, address)
@@ -174,18 +179,31 @@ async def work(
                 return assignment
             while True:
                 now = time.monotonic()
-                if now >= deadline:
+                if now >= deadline or gone.done():
                     return Response(status_code=204)
                 if not h.up.is_set():
-                    await asyncio.sleep(min(POLL_NO_REDIS_S, deadline - now))
+                    await asyncio.wait({gone}, timeout=min(POLL_NO_REDIS_S, deadline - now))
                     break
-                rang = await sub.get(min(deadline, next_safety) - now)
+                get = asyncio.ensure_future(sub.get(min(deadline, next_safety) - now))
+                await asyncio.wait({get, gone}, return_when=asyncio.FIRST_COMPLETED)
+                if not get.done():
+                    get.cancel()
+                    return Response(status_code=204)
+                rang = get.result()
                 if rang is not None or sub.lost or time.monotonic() >= next_safety:
                     sub.lost = False
                     next_safety = time.monotonic() + POLL_SAFETY_S
                     break
     finally:
+        gone.cancel()
         h.unsubscribe(sub)
+
+
+async def _disconnect(request: Request) -> None:
+    """Returns when the client has closed the connection (a GET has no body: the next ASGI message is the
+    disconnect)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
 
 
 @router.post("/runner/runs/{run_id}/start")

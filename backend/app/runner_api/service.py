@@ -36,6 +36,10 @@ def claim(session: Session, host: Host) -> Assignment | None:
     if run is None:
         session.rollback()
         return None
+    if run.cancel_requested:  # never hand out a run someone cancelled: end it as its cancel meant to
+        finish_run(session, run, "cancelled", f"cancelled by {run.cancelled_by}" if run.cancelled_by
+                   else "cancelled by the user")
+        return None
     # A runner asks for work only when idle, so a run it claimed before and is asking for again was lost in
     # transit: hand it out under a new attempt; anything still arriving for the old attempt gets 409.
     why = pairing.hand_out(session, run)  # a two-host job's peer address and ports

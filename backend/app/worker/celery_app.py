@@ -9,5 +9,11 @@ celery_app.conf.update(
     include=["app.worker.tasks"],
     beat_schedule={"reconcile": {"task": "hostbench.reconcile", "schedule": get_settings().reconcile_s},
                    # sample retention (app.worker.retention): hourly, a bounded number of batches per call
-                   "prune_samples": {"task": "hostbench.prune_samples", "schedule": 3600.0}},
+                   "prune_samples": {"task": "hostbench.prune_samples", "schedule": 3600.0},
+                   # trends (app.trends.evaluator): newly finished runs against thresholds and the change detector
+                   "evaluate_trends": {"task": "hostbench.trends.evaluate",
+                                       "schedule": get_settings().trends_evaluate_s},
+                   # schedules (app.schedules.service): fire the due ones, each once, under a row lock
+                   "fire_schedules": {"task": "hostbench.schedules.fire",
+                                      "schedule": get_settings().schedules_fire_s}},
 )

@@ -5,9 +5,12 @@ from typing import ParamSpec, TypeVar
 
 from sqlalchemy.exc import InterfaceError, OperationalError
 
+from app.core.config import get_settings
 from app.core.db import get_sessionmaker
 from app.jobs import dispatch
 from app.jobs.doorbell import DISPATCH_HOST
+from app.schedules import service as schedules
+from app.trends import evaluator, notify
 from app.worker import retention
 from app.worker.celery_app import celery_app
 
@@ -56,3 +59,34 @@ def reconcile() -> dict[str, int] | None:
 def prune_samples() -> int | None:
     with get_sessionmaker()() as session:
         return retention.prune_samples(session)
+
+
+@celery_app.task(name="hostbench.trends.evaluate")
+@_skips_while_the_database_is_down
+def evaluate_trends() -> int | None:
+    """Beat's periodic task: newly finished runs against thresholds and the change detector (app.trends.evaluator);
+    each event's notifications go out from notify_trend_event, so a slow webhook never holds this pass up."""
+    with get_sessionmaker()() as session:
+        ids = evaluator.evaluate_pending(session)
+    for event_id in ids:
+        notify_trend_event.delay(event_id)
+    return len(ids)
+
+
+@celery_app.task(name="hostbench.schedules.fire")
+@_skips_while_the_database_is_down
+def fire_schedules() -> int | None:
+    """Beat's periodic task: every due schedule fired once (app.schedules.service.fire_due); how many fired."""
+    with get_sessionmaker()() as session:
+        return schedules.fire_due(session)
+
+
+@celery_app.task(name="hostbench.trends.notify", bind=True)
+def notify_trend_event(self, event_id: int) -> None:  # type: ignore[no-untyped-def]
+    """POST the event to the webhook and e-mail it (app.trends.notify); a failure worth retrying (a timeout, a 5xx)
+    is retried with a growing delay, webhook_retries times, then recorded as failed."""
+    retries = get_settings().webhook_retries
+    with get_sessionmaker()() as session:
+        again = notify.deliver(session, event_id, final=self.request.retries >= retries)
+    if again:
+        raise self.retry(countdown=min(300, 2 * 3 ** self.request.retries), max_retries=retries)

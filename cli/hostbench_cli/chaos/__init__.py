@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         stack.start_runner("runner-b", state / "runner-b", {"HOSTBENCH_RUNNER_NAME": "chaos-b"})
         if ns is not None:
             stack.start_runner("runner-c", state / "runner-c", {
-                "HOSTBENCH_RUNNER_NAME": "chaos-c", "HOSTBENCH_SERVER": f"http://{ns.outer_ip}:{stack.port}"},
+                "HOSTBENCH_RUNNER_NAME": "chaos-c", "HOSTBENCH_SERVER": f"http://{ns.outer_ip}:{stack.control_port}"},
                 prefix=["ip", "netns", "exec", ns.name])
         if "spool-full" in names:
             spool_mount, spool_why = _small_tmpfs(state / "runner-d" / "spool", "2m")

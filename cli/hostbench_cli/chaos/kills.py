@@ -180,11 +180,12 @@ class KillTrials(TrialsBase):
             time.sleep(0.5)
 
     def api_kill(self, t: Tally, i: int) -> None:
-        """`kill -9` of the API (its whole process group) while a browser-like client follows a run's live stream,
-        then the API started again at once, as `./hostbench up`'s supervisor does. The client resumes with
-        Last-Event-ID: it must end with every stored sample exactly once, in order (0 gaps, 0 duplicates), and
-        the run must end; whether the run survives depends on how long the API was away against the runner's
-        fence (2 s in this profile), so either end is accepted if the ledger holds."""
+        """`kill -9` of the API (the dashboard's and the runners' processes, each whole process group) while a
+        browser-like client follows a run's live stream, then the API started again at once, as `./hostbench up`'s
+        supervisor does. The client resumes with Last-Event-ID: it must end with every stored sample exactly once,
+        in order (0 gaps, 0 duplicates), and the run must end; whether the run survives depends on how long the
+        API was away against the runner's fence (2 s in this profile), so either end is accepted if the ledger
+        holds."""
         self.wait_online()
         run_id = self.job(10)
         if self.wait(run_id, {"running"}, 30) is None:
@@ -197,13 +198,17 @@ class KillTrials(TrialsBase):
         follower = threading.Thread(target=self._follow, args=(run_id, got, log, stop), daemon=True)
         follower.start()
         time.sleep(self.rng.uniform(1.0, 4.0))
-        api = self.stack.children["api"]
-        assert api.proc is not None
-        os.killpg(api.proc.pid, signal.SIGKILL)
-        api.proc.wait(10)
+        apis = [self.stack.children[n] for n in ("api", "control")]  # the dashboard's and the runners' processes
+        for api in apis:
+            assert api.proc is not None
+            os.killpg(api.proc.pid, signal.SIGKILL)
+        for api in apis:
+            assert api.proc is not None
+            api.proc.wait(10)
         t_kill = time.monotonic()
         time.sleep(0.5)
-        api.start()
+        for api in apis:
+            api.start()
         self.stack.wait_healthy(60)
         back = time.monotonic() - t_kill
         end = self.wait(run_id, TERMINAL, 60)

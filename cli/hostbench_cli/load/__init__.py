@@ -40,11 +40,13 @@ from hostbench_cli.load.sim import RunState, SimRunner
 # --- the whole run ------------------------------------------------------------------------------------------
 
 class Load:
-    def __init__(self, args: argparse.Namespace, url: str):
+    def __init__(self, args: argparse.Namespace, url: str, control_url: str | None = None):
         from urllib.parse import urlsplit
 
         u = urlsplit(url)
         self.host, self.port = u.hostname or "127.0.0.1", u.port or 80
+        c = urlsplit(control_url or url)  # the runners' address (their own API process)
+        self.control_host, self.control_port = c.hostname or "127.0.0.1", c.port or 80
         self.args = args
         self.rate = args.rate
         self.upload_interval = args.upload_interval
@@ -92,16 +94,18 @@ def make_viewers(stack: Any, n: int) -> list[str]:
 
 
 async def drive(args: argparse.Namespace, stack: Any) -> dict:
-    load = Load(args, stack.url)
+    load = Load(args, stack.url, stack.control_url)
     admin = stack.admin_headers()["Authorization"][7:]
     # the people: enough for the streams (--streams-per-user each) and for the reads (20 a second each at most)
     viewers = make_viewers(stack, max(1, -(-args.streams // args.streams_per_user), -(-int(args.reads) // 20)))
-    api = Meter(lambda: _procs(stack.children["api"].proc.pid))
+    api = Meter(lambda: _procs(stack.children["api"].proc.pid))  # the dashboard's API processes
+    control = Meter(lambda: _procs(stack.children["control"].proc.pid))  # the runners' API process
     pg = Meter(lambda: _procs(stack.pg.proc.pid) if stack.pg and stack.pg.proc else [])
     me = Meter(lambda: _procs(os.getpid())[:1])
     report: dict[str, Any] = {"runners": args.runners, "running": args.running, "streams": args.streams,
                               "reads_per_s_offered": args.reads, "rate_per_run": args.rate,
-                              "seconds": args.seconds, "api_workers": args.api_workers}
+                              "seconds": args.seconds, "api_workers": args.api_workers,
+                              "control_workers": args.control_workers}
 
     # 1. registration, then the idle fleet
     say(f"registering {args.runners} runners")
@@ -124,11 +128,14 @@ async def drive(args: argparse.Namespace, stack: Any) -> dict:
     await asyncio.sleep(HEARTBEAT_S + 1)  # every runner has polled and beaten once
     if args.idle_seconds > 0:
         api.mark()
+        control.mark()
         pg.mark()
         await asyncio.sleep(args.idle_seconds)
-        report["idle_api_cores"] = api.cores()
+        report["idle_control_cores"] = control.cores()
+        report["idle_api_cores"] = round(api.cores() + report["idle_control_cores"], 2)
         report["idle_pg_cores"] = pg.cores()
-        say(f"idle fleet: API {report['idle_api_cores']} cores, PostgreSQL {report['idle_pg_cores']} cores")
+        say(f"idle fleet: API {report['idle_api_cores']} cores (of which the runners' process "
+            f"{report['idle_control_cores']}), PostgreSQL {report['idle_pg_cores']} cores")
 
     # 2. runs: cpu_trace jobs of up to 16 hosts each, as an operator would create them
     chosen = runners[:args.running]
@@ -166,6 +173,7 @@ async def drive(args: argparse.Namespace, stack: Any) -> dict:
     say(f"measuring for {args.seconds} s")
     load.fig.measuring = True
     api.mark()
+    control.mark()
     pg.mark()
     me.mark()
     t0 = time.monotonic()
@@ -179,8 +187,10 @@ async def drive(args: argparse.Namespace, stack: Any) -> dict:
     await asyncio.sleep(max(0.0, args.seconds - (time.monotonic() - t0)))
     elapsed = time.monotonic() - t0
     load.fig.measuring = False
-    rss = rss_mib(_procs(stack.children["api"].proc.pid))
-    report["api_cores"] = api.cores()
+    rss = rss_mib(_procs(stack.children["api"].proc.pid) + _procs(stack.children["control"].proc.pid))
+    report["control_cores"] = control.cores()
+    report["dashboard_api_cores"] = api.cores()
+    report["api_cores"] = round(report["dashboard_api_cores"] + report["control_cores"], 2)
     report["pg_cores"] = pg.cores()
     report["load_generator_cores"] = me.cores()
     report["api_rss_mib"] = round(rss, 1)
@@ -247,30 +257,40 @@ def lost_reasons(lost: list[tuple[int, str]]) -> dict[str, int]:
 
 
 def check_stored(database_url: str, runs: dict[int, RunState]) -> dict:
-    """Stored samples per (run, attempt) against the acknowledged ones: the same seqs, nothing more or less."""
+    """Stored samples per (run, attempt) against the acknowledged ones: the same seqs, nothing more or less, and
+    no seq twice. One exception, which loses nothing: a run the server ended (409) while a batch was on its way
+    may hold samples whose acknowledgement never came (the batch was committed, its answer timed out, and the
+    resend met the ended run); every acknowledged sample must still be there, and the extra ones are counted."""
     import psycopg
 
     dsn = database_url.replace("postgresql+psycopg://", "postgresql://")
     mismatched = []
-    stored_total = acked_total = 0
+    stored_total = acked_total = unconfirmed = 0
     with psycopg.connect(dsn) as conn:
-        rows = conn.execute("select run_id, attempt, count(*), count(distinct seq) from samples "
-                            "group by run_id, attempt").fetchall()
-    stored = {(r, a): (n, d) for r, a, n, d in rows}
+        rows = conn.execute("select run_id, attempt, array_agg(seq) from samples group by run_id, attempt").fetchall()
+    stored = {(r, a): list(seqs) for r, a, seqs in rows}
     for run in runs.values():
-        n, d = stored.get((run.run_id, run.attempt), (0, 0))
-        stored_total += n
+        seqs = stored.get((run.run_id, run.attempt), [])
+        have = set(seqs)
+        stored_total += len(seqs)
         acked_total += len(run.acked)
-        if n != len(run.acked) or d != n:
-            mismatched.append({"run_id": run.run_id, "stored": n, "acknowledged": len(run.acked)})
-    return {"stored_samples": stored_total, "acknowledged_samples": acked_total, "stored_equals_acknowledged":
-            not mismatched and stored_total == acked_total, "mismatched_runs": mismatched[:10]}
+        extra = have - run.acked
+        ok = len(have) == len(seqs) and run.acked <= have and (not extra or run.lost)
+        if run.lost:
+            unconfirmed += len(extra)
+        if not ok:
+            mismatched.append({"run_id": run.run_id, "stored": len(seqs), "acknowledged": len(run.acked),
+                               "missing": len(run.acked - have), "duplicated": len(seqs) - len(have),
+                               "extra": len(extra), "lost": run.lost})
+    return {"stored_samples": stored_total, "acknowledged_samples": acked_total,
+            "stored_unconfirmed_of_ended_runs": unconfirmed,
+            "stored_equals_acknowledged": not mismatched, "mismatched_runs": mismatched[:10]}
 
 
 def print_report(r: dict) -> None:
     rows = [
         ("runners online / running", f"{r['runners']} / {r.get('runs_started')}"),
-        ("API cores, idle fleet only", r.get("idle_api_cores")),
+        ("API cores, idle fleet only (runners' process)", f"{r.get('idle_api_cores')} ({r.get('idle_control_cores')})"),
         ("PostgreSQL cores, idle fleet only", r.get("idle_pg_cores")),
         ("samples/s stored", r.get("samples_per_s_stored")),
         ("batch ack p50 / p99 ms", f"{r.get('batch_ack_p50_ms')} / {r.get('batch_ack_p99_ms')}"),
@@ -283,10 +303,12 @@ def print_report(r: dict) -> None:
         ("slowest answer ms", r.get("slowest_answer_ms")),
         ("errors", r.get("errors")),
         ("runs lost (409), why", f"{r.get('runs_lost')} {r.get('runs_lost_why') or ''}".strip()),
-        ("API cores / RSS MiB", f"{r.get('api_cores')} / {r.get('api_rss_mib')}"),
+        ("API cores: dashboard + runners' / RSS MiB",
+         f"{r.get('dashboard_api_cores')} + {r.get('control_cores')} / {r.get('api_rss_mib')}"),
         ("PostgreSQL cores / load generator cores", f"{r.get('pg_cores')} / {r.get('load_generator_cores')}"),
-        ("stored = acknowledged",
-         f"{r.get('stored_equals_acknowledged')} ({r.get('stored_samples')} / {r.get('acknowledged_samples')})"),
+        ("stored = acknowledged (stored / acked / unconfirmed of ended runs)",
+         f"{r.get('stored_equals_acknowledged')} ({r.get('stored_samples')} / {r.get('acknowledged_samples')} / "
+         f"{r.get('stored_unconfirmed_of_ended_runs')})"),
     ]
     for b in r.get("bursts", []):
         rows.append((f"burst {b['k']}: statuses, max ms", f"{b['statuses']}, {b['max_ms']}"))
@@ -317,7 +339,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--burst", type=lambda s: [int(x) for x in s.split(",") if x], default=[],
                    help="bursts of K simultaneous GET /api/hosts/1 during the measured time, e.g. 100,1000")
     p.add_argument("--api-workers", type=int, default=None,
-                   help="API processes (uvicorn workers on the one port; default 1)")
+                   help="the dashboard's API processes (uvicorn workers on the public port; default 1)")
+    p.add_argument("--control-workers", type=int, default=None,
+                   help="the runners' API processes (uvicorn workers on the runners' port; default 1)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -332,7 +356,7 @@ def run(args: argparse.Namespace) -> int:
     cap = str(max(50, args.running + 16))
     extra = {"MAX_ACTIVE_JOBS": cap, "MAX_ACTIVE_RUNS_PER_USER": cap}
     stack = Stack(state, with_runner=False, durable=False, database="hostbench_load", fresh_database=True,
-                  extra_env=extra, api_workers=args.api_workers)
+                  extra_env=extra, api_workers=args.api_workers, control_workers=args.control_workers)
     before = round(os.getloadavg()[0], 2)
     say(f"starting the stack in {state} (machine load {before:.2f})")
     ok = False

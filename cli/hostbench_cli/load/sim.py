@@ -55,8 +55,8 @@ class SimRunner:
         self.token = ""
         self.host_id = 0
         self.run: RunState | None = None
-        self.client = Client(load.host, load.port)  # heartbeat, lease and uploads (the runner's own pool)
-        self.poll_conn = Conn(load.host, load.port)  # the long poll's connection
+        self.client = Client(load.control_host, load.control_port)  # heartbeat, lease, uploads (its own pool)
+        self.poll_conn = Conn(load.control_host, load.control_port)  # the long poll's connection
         self.stop = asyncio.Event()
         self.tasks: list[asyncio.Task] = []
 

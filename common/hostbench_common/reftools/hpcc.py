@@ -180,16 +180,20 @@ def measured_gflops(ctx: Context, threads: int) -> float | None:
     return max(values) if values else None
 
 
-def hpl_problem_size(peak_gflops: float, mem_bytes: int | None, procs: int, cpus: int) -> int:
+def hpl_problem_size(peak_gflops: float, mem_bytes: int | None, procs: int, cpus: int, asked: int = 0) -> int:
     """N for HPL: about HPL_TARGET_S at the peak (2/3 N^3 flops), the matrix (8 N^2 bytes) within
-    a quarter of RAM and HPCC_MATRIX_PER_CPU per CPU in use, bounded 2000..20000, a multiple of NB."""
-    n = (1.5 * peak_gflops * 1e9 * HPL_TARGET_S) ** (1 / 3)
-    n = min(n, math.sqrt(HPCC_MATRIX_PER_CPU * max(1, min(procs, cpus)) / 8))
-    n = min(max(n, HPL_N_MIN), HPL_N_MAX)
+    a quarter of RAM and HPCC_MATRIX_PER_CPU per CPU in use, bounded 2000..20000, a multiple of NB. `asked`
+    (a job's hpl_n, 1..HPL_N_MAX) replaces the sizing from the peak; the quarter of RAM still bounds it."""
+    if asked > 0:
+        n = float(min(asked, HPL_N_MAX))
+    else:
+        n = (1.5 * peak_gflops * 1e9 * HPL_TARGET_S) ** (1 / 3)
+        n = min(n, math.sqrt(HPCC_MATRIX_PER_CPU * max(1, min(procs, cpus)) / 8))
+        n = min(max(n, HPL_N_MIN), HPL_N_MAX)
     if mem_bytes:
         n = min(n, math.sqrt(HPL_MEM_SHARE * mem_bytes / 8))  # a small host: below 2000 rather than swap
     n = int(n)
-    return max(HPL_NB, n - n % HPL_NB)
+    return n if asked > 0 and n == asked else max(HPL_NB, n - n % HPL_NB)
 
 
 def hpcc_input(n: int, nb: int, p: int, q: int) -> str:
@@ -249,13 +253,16 @@ def argv(procs: int, is_root: bool) -> list[str]:
 
 
 def plans(ctx: Context) -> list[Plan]:
-    """hpcc's HPL per thread count of an fp64 CPU run: one process per thread, N sized from our figure."""
+    """hpcc's HPL per thread count of an fp64 CPU run: one process per thread, N sized from our figure or the
+    job's hpl_n."""
     if op_of(ctx) != "fp64":
         return []
+    asked = ctx.options.get("hpl_n")
     out = []
     for threads in as_list(ctx.params.get("threads")):
         peak = measured_gflops(ctx, threads) or DEFAULT_GFLOPS_PER_THREAD * threads
-        n = hpl_problem_size(peak, ctx.mem_bytes, threads, ctx.cpus)
+        n = hpl_problem_size(peak, ctx.mem_bytes, threads, ctx.cpus,
+                             asked if isinstance(asked, int) and not isinstance(asked, bool) else 0)
         out.append(Plan(
             tool="hpcc", argv=tuple(argv(threads, ctx.is_root)), needs=("hpcc",), parser="hpcc", output=OUTPUT,
             matches={"op": "fp64", "threads": threads, "block_bytes": None},

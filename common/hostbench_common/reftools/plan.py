@@ -61,6 +61,9 @@ class Context:
     # network_drive: the ports of the reference servers the peer's serve run offers ({"iperf3": 5201}), from
     # the server's own records (the assignment), never from the job's parameters.
     reference_ports: Mapping[str, int] = field(default_factory=dict)
+    # The job's runner parameters that steer its tools (the table's Run.runner_params: cpu's hpl_n), validated
+    # with the job's parameters.
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 Builder = Callable[[Context], list[Plan]]

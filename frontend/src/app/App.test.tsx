@@ -66,7 +66,7 @@ describe('role gating (from GET /api/auth/me)', () => {
     serve();
     open('/');
     expect(await screen.findByRole('heading', { name: 'bench-a', level: 2 })).toBeInTheDocument();
-    expect(navLinks()).toEqual(['Hosts', 'History', 'Compare', 'Audit']);
+    expect(navLinks()).toEqual(['Hosts', 'Suites', 'Schedules', 'History', 'Compare', 'Trends', 'Fleet view', 'Audit']);
     expect(screen.queryByRole('link', { name: 'New job' })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Add host' })).not.toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Account: vera (viewer)' })).toHaveAttribute('href', '/account');
@@ -78,7 +78,7 @@ describe('role gating (from GET /api/auth/me)', () => {
     serve();
     open('/');
     expect(await screen.findByRole('heading', { name: 'bench-a', level: 2 })).toBeInTheDocument();
-    expect(navLinks()).toEqual(['Hosts', 'New job', 'History', 'Compare', 'Audit']);
+    expect(navLinks()).toEqual(['Hosts', 'New job', 'Suites', 'Schedules', 'History', 'Compare', 'Trends', 'Fleet view', 'Audit']);
     expect(screen.getAllByRole('link', { name: 'New job' })).toHaveLength(2);
     expect(screen.queryByRole('button', { name: 'Add host' })).not.toBeInTheDocument();
   });
@@ -88,7 +88,7 @@ describe('role gating (from GET /api/auth/me)', () => {
     serve();
     open('/');
     expect(await screen.findByRole('heading', { name: 'bench-a', level: 2 })).toBeInTheDocument();
-    expect(navLinks()).toEqual(['Hosts', 'New job', 'History', 'Compare', 'Audit', 'Users']);
+    expect(navLinks()).toEqual(['Hosts', 'New job', 'Suites', 'Schedules', 'History', 'Compare', 'Trends', 'Fleet view', 'Audit', 'Users']);
     expect(screen.getByRole('button', { name: 'Add host' })).toBeInTheDocument();
   });
 
@@ -140,7 +140,8 @@ describe('signing in and out', () => {
     signedIn = viewer;
     serve((_req, path) => (path === '/api/runs' ? jsonResponse({ detail: 'session expired' }, 401) : null));
     open('/history?experiment=cpu');
-    expect(await screen.findByRole('heading', { name: 'Sign in', level: 1 })).toBeInTheDocument();
+    // 5 s, not the default 1 s: the whole app renders first, and on a busy CI machine that alone took 2 s
+    expect(await screen.findByRole('heading', { name: 'Sign in', level: 1 }, { timeout: 5000 })).toBeInTheDocument();
     await waitFor(() => expect(new URLSearchParams(window.location.search).get('next')).toBe('/history?experiment=cpu'));
   });
 });

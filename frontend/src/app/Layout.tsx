@@ -72,10 +72,22 @@ export function Layout() {
                   </li>
                 ) : null}
                 <li>
+                  <NavLink to="/suites">Suites</NavLink>
+                </li>
+                <li>
+                  <NavLink to="/schedules">Schedules</NavLink>
+                </li>
+                <li>
                   <NavLink to={paths.history()}>History</NavLink>
                 </li>
                 <li>
                   <NavLink to={paths.compare()}>Compare</NavLink>
+                </li>
+                <li>
+                  <NavLink to="/trends">Trends</NavLink>
+                </li>
+                <li>
+                  <NavLink to="/fleet-view">Fleet view</NavLink>
                 </li>
                 <li>
                   <NavLink to={paths.audit}>Audit</NavLink>

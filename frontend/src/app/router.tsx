@@ -1,4 +1,7 @@
 import { Navigate, createBrowserRouter, useLocation, type RouteObject } from 'react-router';
+import { FleetViewPage } from '../features/fleet-view/components/FleetViewPage';
+import { SchedulesPage } from '../features/schedules/components/SchedulesPage';
+import { TrendsPage } from '../features/trends/components/TrendsPage';
 import { Layout } from './Layout';
 import { AccountRoute } from './routes/AccountRoute';
 import { AuditRoute } from './routes/AuditRoute';
@@ -7,9 +10,12 @@ import { HistoryRoute } from './routes/HistoryRoute';
 import { HostsRoute } from './routes/HostsRoute';
 import { NewJobRoute } from './routes/NewJobRoute';
 import { NotFoundRoute, RouteError } from './routes/NotFoundRoute';
+import { ReportRoute } from './routes/ReportRoute';
 import { RunRoute } from './routes/RunRoute';
 import { SignInLinkRoute } from './routes/SignInLinkRoute';
 import { SignInRoute } from './routes/SignInRoute';
+import { SuiteRunRoute } from './routes/SuiteRunRoute';
+import { SuitesRoute } from './routes/SuitesRoute';
 import { UsersRoute } from './routes/UsersRoute';
 
 /** /runs was the first name of History; old links keep working, filters included. */
@@ -28,10 +34,16 @@ export const routes: RouteObject[] = [
     children: [
       { index: true, element: <HostsRoute /> },
       { path: 'jobs/new', element: <NewJobRoute /> },
+      { path: 'suites', element: <SuitesRoute /> },
+      { path: 'suite-runs/:id', element: <SuiteRunRoute /> },
+      { path: 'schedules', element: <SchedulesPage /> },
       { path: 'history', element: <HistoryRoute /> },
       { path: 'runs', element: <RunsRedirect /> },
       { path: 'runs/:id', element: <RunRoute /> },
       { path: 'compare', element: <CompareRoute /> },
+      { path: 'report', element: <ReportRoute /> },
+      { path: 'trends', element: <TrendsPage /> },
+      { path: 'fleet-view', element: <FleetViewPage /> },
       { path: 'account', element: <AccountRoute /> },
       { path: 'users', element: <UsersRoute /> },
       { path: 'audit', element: <AuditRoute /> },

@@ -57,6 +57,7 @@ export const fieldLabels: Record<string, string> = {
   stable_cv: 'Repeat until CV ≤ (0 = off)',
   file_size: 'File size',
   direct: 'Direct I/O (O_DIRECT)',
+  work: 'Fixed work per repeat (units; 0 = fixed duration)',
 };
 
 /** Names of peaks in HostPublic.peaks, for display. Unknown keys are shown humanised. */

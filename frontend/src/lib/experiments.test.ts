@@ -23,6 +23,15 @@ describe('expectedDuration (from the published duration terms)', () => {
     expect(expectedDuration(cpuTraceExperiment, { duration_s: 120, repeats: 5, warmup_s: 30 })?.upTo).toBe(120);
   });
 
+  it('a list of ops (the fan_out parameter): one run per op, the sum of theirs', () => {
+    const memory = { ...memoryExperiment, duration: { ...memoryExperiment.duration, fan_out: 'op' } };
+    const base = { threads: [1, 2], repeats: 3, duration_s: 3, warmup_s: 1 }; // one configuration: 10 s
+    // latency: 2 sizes × 2 thread counts; copy: 3 default blocks × 2 thread counts
+    expect(expectedDuration(memory, { ...base, op: ['latency', 'copy'], sizes: [4096, 8192] })?.upTo).toBe((4 + 6) * 10);
+    expect(expectedDuration(memory, { ...base, op: 'latency', sizes: [4096, 8192] })?.upTo).toBe(4 * 10);
+    expect(expectedDuration(memory, { ...base, op: [] })?.upTo).toBe(0);
+  });
+
   it('disk: the product of every per-item list', () => {
     const p = { ops: ['seq_read', 'rw'], blocks: [4096, 1048576, 8388608], threads: [1, 2], repeats: 1, duration_s: 2, warmup_s: 1 };
     expect(expectedDuration(diskExperiment, p)?.upTo).toBe(2 * 3 * 2 * (1 + 2));

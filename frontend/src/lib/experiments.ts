@@ -58,14 +58,32 @@ function finite(v: unknown, fallback: number): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : fallback;
 }
 
-/** The expected duration of a job of this experiment with these parameters, from the experiment's published
+/** The expected duration of a job of this experiment with these parameters on one host: one run per item when
+ * the job gives a list for the `fan_out` parameter (op: ["fp64", "fp32"]), the sum of theirs (`runDuration`). */
+export function expectedDuration(e: ExperimentTerms, params: Params): ExpectedDuration | undefined {
+  const name = e.duration.fan_out;
+  const list = name ? params[name] : undefined;
+  if (!name || !Array.isArray(list)) return runDuration(e, params);
+  const total: ExpectedDuration = { measuring: 0, measuringUpTo: 0, reference: 0, upTo: 0 };
+  for (const item of list) {
+    const one = runDuration(e, { ...params, [name]: item });
+    if (!one) return undefined;
+    total.measuring += one.measuring;
+    total.measuringUpTo += one.measuringUpTo;
+    total.reference += one.reference;
+    total.upTo += one.upTo;
+  }
+  return total;
+}
+
+/** The expected duration of one run of this experiment with these parameters, from the experiment's published
  * `duration` terms, as the server computes its expected_duration_s (Experiment.expected_duration plus
  * reference_allowance): configurations = the product of the lengths of the `per_item` lists that apply;
  * seconds = configurations × (warmup_s + repeats × duration_s), `fixed` values in place of the parameters,
  * repeats at max_repeats when stable_cv > 0; plus reference_allowance_s per item of the `reference_per` list
  * (once when it is not a list) when reference is on. Parameters not given take their published defaults.
  * Undefined when a list it counts has no value here (neither given nor published). */
-export function expectedDuration(e: ExperimentTerms, params: Params): ExpectedDuration | undefined {
+function runDuration(e: ExperimentTerms, params: Params): ExpectedDuration | undefined {
   const terms = e.duration;
   const defaults = parameterDefaults(e);
   const props = properties(e);

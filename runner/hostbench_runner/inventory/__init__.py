@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import logging
 import platform
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from hostbench_common.hostfit import ISA_FLAGS
 
 from .. import __version__
 from . import cpu, disks, fma_probe, governor, memory, nics, os_info, virt
@@ -25,7 +27,7 @@ class Collector:
     name: str
     read: Callable[..., Any]  # thin: file contents under a root ("/" on a live host)
     parse: Callable[[Any], dict[str, Any]]  # pure
-    wants_work_dir: bool = False  # read(root, work_dir)
+    wants_work_dir: bool = False  # read(root, work_dir, disk_targets)
 
 
 COLLECTORS: list[Collector] = [
@@ -39,9 +41,10 @@ COLLECTORS: list[Collector] = [
 ]
 
 
-def run_collector(collector: Collector, root: Path, work_dir: Path | str | None = None) -> dict[str, Any]:
+def run_collector(collector: Collector, root: Path, work_dir: Path | str | None = None,
+                  disk_targets: Mapping[str, Path] | None = None) -> dict[str, Any]:
     try:
-        raw = collector.read(root, work_dir) if collector.wants_work_dir else collector.read(root)
+        raw = collector.read(root, work_dir, disk_targets) if collector.wants_work_dir else collector.read(root)
         return collector.parse(raw)
     except Exception as exc:  # one broken collector never blocks the rest
         log.warning("inventory collector %s failed: %s: %s", collector.name, type(exc).__name__, exc)
@@ -67,20 +70,21 @@ def kernel_build(info: Any) -> dict[str, Any] | None:
 def probe_isas(cpu_section: dict[str, Any]) -> list[str]:
     """The vector ISAs worth probing on this CPU (its flags), widest first."""
     have = set(cpu_section.get("isa") or [])
-    x86 = [isa for isa, flag in (("avx512", "avx512f"), ("avx2", "avx2"), ("sse2", "sse2")) if flag in have]
-    arm = [isa for isa, flag in (("sve", "sve"), ("neon", "neon")) if flag in have]
+    x86 = [isa for isa in ("avx512", "avx2", "sse2") if set(ISA_FLAGS[isa]) <= have]
+    arm = [isa for isa in ("sve", "neon") if set(ISA_FLAGS[isa]) <= have]
     return x86 or arm
 
 
 def collect(root: Path | str = "/", kernel_info: Callable[[], Any] | None = None,
             work_dir: Path | str | None = None, kernel_bin: Path | str | None = None,
-            probe_cache: Path | None = None) -> dict[str, Any]:
+            probe_cache: Path | None = None, disk_targets: Mapping[str, Path] | None = None) -> dict[str, Any]:
     """Every collector's section, plus the runner's and the kernels' versions. `work_dir` is the
-    runner's kernel work directory (its filesystem is reported under disks.work_dir). With `kernel_bin`,
+    runner's kernel work directory (its filesystem is reported under disks.work_dir); `disk_targets` the
+    directories disk jobs may name (disks.targets: name, filesystem, device, free bytes). With `kernel_bin`,
     the CPU section gets the FMA issue-rate probe (fma_probe.py; about 0.4 s per vector ISA on a quiet core),
     taken from `probe_cache` when that holds a probe of this CPU by this kernel build."""
     root = Path(root)
-    inventory: dict[str, Any] = {c.name: run_collector(c, root, work_dir) for c in COLLECTORS}
+    inventory: dict[str, Any] = {c.name: run_collector(c, root, work_dir, disk_targets) for c in COLLECTORS}
     cpu_section = inventory.get("cpu")
     build: Any = None
     if kernel_info is not None:

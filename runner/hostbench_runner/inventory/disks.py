@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,16 @@ SYS_BLOCK = "sys/block"
 SECTOR = 512  # /sys/block/*/size counts 512-byte sectors whatever the device's block size
 
 
-def read(root: Path, work_dir: Path | str | None = None) -> dict[str, Any]:
+def _free_bytes(path: str) -> int | None:
+    try:
+        st = os.statvfs(path)
+    except OSError:
+        return None
+    return st.f_bavail * st.f_frsize
+
+
+def read(root: Path, work_dir: Path | str | None = None,
+         targets: Mapping[str, Path | str] | None = None) -> dict[str, Any]:
     devices: dict[str, dict[str, Any]] = {}
     for name in list_dir(root, SYS_BLOCK):
         base = f"{SYS_BLOCK}/{name}"
@@ -45,10 +55,13 @@ def read(root: Path, work_dir: Path | str | None = None) -> dict[str, Any]:
         }
     if work_dir is not None and Path(root) == Path("/"):
         work_dir = os.path.realpath(work_dir)  # a symlinked state dir lives where its target is
+    live = Path(root) == Path("/")  # free space is a live fact: none for a fixture tree
     return {
         "devices": devices,
         "mountinfo": read_text(root, "proc/self/mountinfo"),
         "work_dir": None if work_dir is None else str(work_dir),
+        "targets": {name: {"path": str(path), "free_bytes": _free_bytes(str(path)) if live else None}
+                    for name, path in (targets or {}).items()},
     }
 
 
@@ -126,24 +139,34 @@ def parse_device(name: str, d: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def place(path: str, mounts: list[dict[str, str]], devices: dict[str, Any]) -> dict[str, Any]:
+    """The filesystem and block device a directory lives on."""
+    mount = mount_of(path, mounts)
+    where: dict[str, Any] = {"path": path, "mount_point": None, "fstype": None, "source": None, "options": None,
+                             "device": None, "partition": None}
+    if mount is not None:
+        where.update({k: mount[k] for k in ("mount_point", "fstype", "source", "options")})
+        # major:minor names the block device exactly; the source text may be a label or a mapper name.
+        for name, d in devices.items():
+            if d.get("dev") == mount["dev"]:
+                where["device"] = name
+            for part, dev in (d.get("partitions") or {}).items():
+                if dev == mount["dev"]:
+                    where["device"], where["partition"] = name, part
+    return where
+
+
 def parse(raw: dict[str, Any]) -> dict[str, Any]:
     devices = raw.get("devices") or {}
     out = [parse_device(name, d) for name, d in sorted(devices.items())]
     out = [d for d in out if d["size_bytes"] != 0]
-
-    work: dict[str, Any] | None = None
+    mounts = parse_mountinfo(raw.get("mountinfo") or "")
     path = raw.get("work_dir")
-    if path:
-        mount = mount_of(path, parse_mountinfo(raw.get("mountinfo") or ""))
-        work = {"path": path, "mount_point": None, "fstype": None, "source": None, "options": None,
-                "device": None, "partition": None}
-        if mount is not None:
-            work.update({k: mount[k] for k in ("mount_point", "fstype", "source", "options")})
-            # major:minor names the block device exactly; the source text may be a label or a mapper name.
-            for name, d in devices.items():
-                if d.get("dev") == mount["dev"]:
-                    work["device"] = name
-                for part, dev in (d.get("partitions") or {}).items():
-                    if dev == mount["dev"]:
-                        work["device"], work["partition"] = name, part
-    return {"devices": out, "work_dir": work}
+    work = place(path, mounts, devices) if path else None
+    # The runner's disk targets by name, as a job names them; their paths stay on the host.
+    targets = []
+    for name, t in sorted((raw.get("targets") or {}).items()):
+        where = place(t["path"], mounts, devices)
+        targets.append({"name": name, "fstype": where["fstype"], "device": where["device"],
+                        "free_bytes": t.get("free_bytes")})
+    return {"devices": out, "work_dir": work, "targets": targets}

@@ -2,9 +2,17 @@
 
 The CPU kernel's fp64 loop is independent FMA chains (12 accumulators: more than latency x units on any
 core), so its GFLOP/s divided by the clock it measured is the core's FLOP/cycle at that ISA. Dividing by
-the FLOP of one FMA at that width (2 x lanes) gives the FMA units, rounded: an Intel core at a lower AVX-512
-licence clock than the scalar clock the kernel timed lands a little under its integer (0.92 x 2 on one
-Xeon), which rounding absorbs. CPU time lost to other processes is taken out (value / cpu_share).
+the FLOP of one FMA at that width (2 x lanes) gives the FMA units, rounded. The clock is the one the kernel
+timed with vector FMAs of that width beside its add chain (clock_vector_ghz, docs/methodology/cpu.md): an Intel
+core drops to a lower licence clock under heavy AVX-512 work, and dividing by its scalar clock landed at 0.92 x 2
+on one Xeon. A kernel without the vector-loaded clock (an older build) falls back to the scalar one, which
+rounding mostly absorbs. CPU time lost to other processes is taken out (value / cpu_share).
+
+A full CPU share is not enough: an SMT sibling (a hyperthread of the same core, which a VM's vCPUs may be without
+saying so) shares the core's FMA units. Found in CI on a 2-vCPU Zen 3 guest: with the other vCPU busy (type
+checks beside the tests), the probe kept a CPU share of 0.98 and measured 11.1 FP64 FLOP/cycle at AVX2 -> "1 FMA
+unit" on a core that has 2. So each try also measures how busy the machine's other CPUs were meanwhile
+(/proc/stat, less the probe's own CPU time); above NEIGHBOURS_BUSY_MAX the try is disturbed like a lost share.
 
 The peak uses it for a CPU its table does not know (hostbench_common/peaks.py inferred_arch), and to
 overrule a table row the probe contradicts. About 0.4 s of one core per ISA (up to 3 tries when disturbed),
@@ -18,7 +26,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import resource
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +39,13 @@ LANES64 = {"avx512": 8, "avx2": 4, "sse2": 2, "neon": 2, "sve": 2}
 DURATION_S = 0.3
 QUIET_SHARE = 0.9  # below it a VM's stolen time (counted as the guest thread's CPU time) skews FLOP/cycle low
 TRIES = 3  # per ISA, until one is quiet; the best FLOP/cycle counts
-METHOD = ("hbk cpu --op fp64 --threads 1, 0.3 s per ISA: FP64 FLOP/cycle = GFLOP/s / cpu_share / clock_ghz "
-          "(the kernel's independent FMA chains); FMA units = round(FLOP/cycle / (2 x FP64 lanes))")
+# the other CPUs' mean busy fraction during a try above which the try says nothing about the FMA units
+NEIGHBOURS_BUSY_MAX = 0.25
+METHOD = ("hbk cpu --op fp64 --threads 1, 0.3 s per ISA: FP64 FLOP/cycle = GFLOP/s / cpu_share / the clock "
+          "timed under that width's FMAs "
+          "(the kernel's independent FMA chains); FMA units = round(FLOP/cycle / (2 x FP64 lanes)), "
+          f"only when the other CPUs were at most {NEIGHBOURS_BUSY_MAX:.0%} busy meanwhile (an SMT sibling "
+          "shares the units)")
 
 
 def parse(isa: str, stdout: str) -> dict[str, Any] | None:
@@ -40,8 +55,11 @@ def parse(isa: str, stdout: str) -> dict[str, Any] | None:
     result = next((e for e in events if e.get("type") == "result"), None)
     if not start or not result or not result.get("verified"):
         return None
-    clocks = [c for c in (start.get("clock_ghz"), result.get("clock_after_ghz"))
+    # the clock under this width's vector load where the kernel timed one, else its scalar chain's
+    clocks = [c for c in (start.get("clock_vector_ghz"), result.get("clock_after_vector_ghz"))
               if isinstance(c, (int, float)) and c > 0]
+    clocks = clocks or [c for c in (start.get("clock_ghz"), result.get("clock_after_ghz"))
+                        if isinstance(c, (int, float)) and c > 0]
     share = result.get("cpu_share")
     if not clocks or not isinstance(share, (int, float)) or share <= 0.05:
         return None
@@ -54,6 +72,34 @@ def parse(isa: str, stdout: str) -> dict[str, Any] | None:
         # None when the probe was disturbed (the backend then assumes, and says so) or the ISA has no FMA
         "fma_units": max(1, round(fpc / per_fma)) if per_fma else None,
     }
+
+
+def machine_busy_s() -> float | None:
+    """CPU seconds every CPU of this machine has spent busy since boot (/proc/stat's first line, all but idle and
+    iowait), or None where it cannot be read."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+        ticks = [int(v) for v in fields[1:8]]
+    except (OSError, ValueError, IndexError):
+        return None
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def _children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def neighbours_busy(busy0: float | None, busy1: float | None, own_cpu_s: float, wall_s: float,
+                    cpus: int) -> float | None:
+    """The other CPUs' mean busy fraction over wall_s: the machine's busy CPU time less the probe's own, over the
+    other CPUs; None where unknown (no /proc/stat) and 0 on a one-CPU machine (no neighbour to share a core)."""
+    if busy0 is None or busy1 is None or wall_s <= 0:
+        return None
+    if cpus <= 1:
+        return 0.0
+    return round(min(1.0, max(0.0, (busy1 - busy0 - own_cpu_s) / (wall_s * (cpus - 1)))), 3)
 
 
 def kernel_isas(kernel_bin: Path | str, timeout_s: float) -> list[str]:
@@ -82,6 +128,7 @@ def run(kernel_bin: Path | str | None, available: list[str] | None = None,
                 "--duration_s", str(DURATION_S), "--warmup_s", "0.1", "--no_sampler", "true"]
         best: dict[str, Any] | None = None
         for _ in range(TRIES):
+            busy0, own0, t0 = machine_busy_s(), _children_cpu_s(), time.monotonic()
             try:
                 # dies with the runner (a runner killed while it probes leaves no kernel behind)
                 proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False,
@@ -91,14 +138,21 @@ def run(kernel_bin: Path | str | None, available: list[str] | None = None,
             fig = parse(isa, proc.stdout) if proc.returncode == 0 else None
             if fig is None:
                 break
-            if best is None or (fig["cpu_share"] >= QUIET_SHARE) > (best["cpu_share"] >= QUIET_SHARE) \
-                    or fig["flop_per_cycle"] > best["flop_per_cycle"]:
+            fig["neighbours_busy"] = neighbours_busy(busy0, machine_busy_s(), _children_cpu_s() - own0,
+                                                     time.monotonic() - t0, os.cpu_count() or 1)
+            if (fig["neighbours_busy"] or 0.0) > NEIGHBOURS_BUSY_MAX:
+                fig["fma_units"] = None  # a sibling may have shared the core's FMA units
+            if best is None or _quiet(fig) > _quiet(best) or fig["flop_per_cycle"] > best["flop_per_cycle"]:
                 best = fig
-            if fig["cpu_share"] >= QUIET_SHARE:
+            if _quiet(fig):
                 break
         if best is not None:
             out[isa] = best
     return {"method": METHOD, "isa": out} if out else None
+
+
+def _quiet(fig: dict[str, Any]) -> bool:
+    return fig["cpu_share"] >= QUIET_SHARE and (fig.get("neighbours_busy") or 0.0) <= NEIGHBOURS_BUSY_MAX
 
 
 def cache_key(cpu: dict[str, Any], kernel_build: Any) -> str:

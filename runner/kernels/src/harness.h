@@ -41,6 +41,9 @@ typedef struct hb_worker {
     _Alignas(HB_CACHE_LINE) _Atomic uint64_t units; /* units done so far in this phase */
     _Atomic uint64_t failures;                      /* failed verifications in this phase */
     _Alignas(HB_CACHE_LINE) const _Atomic int *stop;
+    /* Units this worker does in a fixed-work repeat (`work` > 0: its share of the total), then
+     * it stops; HB_NO_QUOTA in a fixed-duration phase. Read it through hb_next_units. */
+    uint64_t quota;
     void *state;             /* hb_setup.state */
     void *tstate;            /* the kernel's per-thread state, from thread_setup */
     const hb_config *config;
@@ -54,9 +57,27 @@ typedef struct hb_worker {
     void *group;             /* the harness's */
 } hb_worker;
 
+#define HB_NO_QUOTA UINT64_MAX
+
 static inline int hb_should_stop(const hb_worker *w)
 {
     return atomic_load_explicit(w->stop, memory_order_relaxed);
+}
+
+/* Thread i's share of `work` units over n threads: work / n, one more for the first work % n. */
+static inline uint64_t hb_share(uint64_t work, int n, int i)
+{
+    return work / (uint64_t)n + ((uint64_t)i < work % (uint64_t)n);
+}
+
+/* The units to do next, having done `done` in this phase: 0 when the phase is over for this
+ * worker (the stop flag, or its quota of a fixed-work repeat is done), else `chunk`, or fewer
+ * so that a fixed-work share ends exactly on its quota. A kernel with fixed_work loops on it. */
+static inline uint64_t hb_next_units(const hb_worker *w, uint64_t done, uint64_t chunk)
+{
+    if (hb_should_stop(w) || done >= w->quota)
+        return 0;
+    return w->quota - done < chunk ? w->quota - done : chunk;
 }
 
 /* A plain store: one writer, so no read-modify-write and no lock in the hot loop. */
@@ -116,6 +137,10 @@ typedef struct hb_kernel {
      * workers in the sample's `seconds` (e.g. memory's cache level and time per op). Optional. */
     void (*sample_facts)(const hb_setup *s, int config, int nthreads, uint64_t units,
                          double seconds, hb_json *j);
+    /* Non-zero: work() takes its units from hb_next_units, so a repeat can be a fixed amount of
+     * work split over the threads (the harness's `work` > 0: strong scaling). Without it the
+     * harness refuses `work` > 0 (hb_fixed_duration_rules). */
+    int fixed_work;
 } hb_kernel;
 
 /* Why the run must stop (SIGTERM, SIGINT, the parent exited), or NULL. */
@@ -128,10 +153,14 @@ void hb_event(const char *type, void (*fields)(hb_json *j, void *arg), void *arg
 /* Non-zero once SIGTERM or SIGINT arrived: a long setup (writing a file) polls it and stops. */
 int hb_interrupted(void);
 
-/* threads, repeats, duration_s, warmup_s, interval_s, no_sampler: every kernel has them, and
+/* threads, repeats, duration_s, warmup_s, interval_s, no_sampler, work: every kernel has them, and
  * the rules between them (run_params.c). */
 extern const hb_param_def hb_run_params[];
 extern const hb_rule hb_run_rules[];
+/* The rules of `work` for a kernel with fixed_work (threads at most work), and for one without
+ * (work must be 0). */
+extern const hb_rule hb_fixed_work_rules[];
+extern const hb_rule hb_fixed_duration_rules[];
 /* The keys the harness writes into every result line (threads, value, seconds, cpu_share ...). */
 extern const hb_result hb_run_results[];
 
@@ -141,8 +170,9 @@ const hb_kernel *hb_kernel_find(const char *name);
 
 /* {k->params, hb_run_params, NULL} */
 void hb_kernel_tables(const hb_kernel *k, const hb_param_def *tables[3]);
-/* {k->rules, hb_run_rules, NULL} (without k->rules when it has none) */
-void hb_kernel_rules(const hb_kernel *k, const hb_rule *rules[3]);
+/* {k->rules, hb_run_rules, hb_fixed_work_rules or hb_fixed_duration_rules, NULL} (without
+ * k->rules when it has none) */
+void hb_kernel_rules(const hb_kernel *k, const hb_rule *rules[4]);
 /* {k->results, hb_run_results, NULL} (without k->results when it has none) */
 void hb_kernel_results(const hb_kernel *k, const hb_result *results[3]);
 /* Parses argv (the `--name value` part) into p and checks every rule: what a run accepts. */

@@ -106,9 +106,8 @@ void hb_timer_resolution(int64_t *res_ns, int64_t *min_delta_ns)
     *min_delta_ns = best == INT64_MAX ? -1 : best;
 }
 
-/* `iters` x 100 dependent adds. A register operand, not an immediate: some cores (Intel
+/* `iters` x 100 (HB_CHAIN_ADDS) dependent adds. A register operand, not an immediate: some cores (Intel
  * Golden Cove and later) fold chains of add-immediate at rename, faster than 1 per cycle. */
-#define CHAIN_ADDS 100
 static uint64_t add_chain(uint64_t iters, uint64_t one)
 {
     uint64_t x = 0;
@@ -136,7 +135,7 @@ static uint64_t add_chain(uint64_t iters, uint64_t one)
     /* Portable fallback: the empty asm keeps each add in order and unfolded; a compiler may
      * still add a move per step, so this can read low on such targets. */
     for (; iters; iters--)
-        for (int k = 0; k < CHAIN_ADDS; k++) {
+        for (int k = 0; k < HB_CHAIN_ADDS; k++) {
             x += one;
             __asm__ volatile("" : "+r"(x));
         }
@@ -148,21 +147,23 @@ static volatile uint64_t g_one = 1; /* runtime value: the chain cannot be folded
 
 /* Cycles per nanosecond of this thread's CPU time: time the thread spent preempted (other
  * processes, or the hypervisor where steal time is accounted) does not count against it. */
-static double chain_ghz(int64_t min_cpu_ns)
+static double chain_ghz(hb_chain_fn chain, int64_t min_cpu_ns)
 {
     const uint64_t block = 1 << 16; /* 6.5 M cycles, ~2 ms at 3.5 GHz */
     uint64_t iters = 0;
     int64_t t0 = hb_thread_cpu_ns(), t1;
     do {
-        add_chain(block, g_one);
+        chain(block, g_one);
         iters += block;
         t1 = hb_thread_cpu_ns();
     } while (t1 - t0 < min_cpu_ns);
-    return (double)iters * CHAIN_ADDS / (double)(t1 - t0);
+    return (double)iters * HB_CHAIN_ADDS / (double)(t1 - t0);
 }
 
 typedef struct clock_job {
+    hb_chain_fn chain;
     int trials;
+    int64_t warmup_ns, trial_ns;
     double ghz;
     _Atomic int *go; /* NULL: start at once */
 } clock_job;
@@ -172,19 +173,19 @@ static void *clock_thread(void *arg)
     clock_job *job = arg;
     while (job->go && !atomic_load(job->go))
         ; /* each job has a CPU of its own: spinning costs nobody */
-    chain_ghz(50000000); /* warm-up: let the core leave idle clocks */
+    chain_ghz(job->chain, job->warmup_ns); /* warm-up: leave idle clocks, enter the load's licence */
     job->ghz = 0;
     for (int i = 0; i < job->trials; i++) {
-        double g = chain_ghz(50000000);
+        double g = chain_ghz(job->chain, job->trial_ns);
         if (g > job->ghz) /* interruptions only slow a run down, so the best is the truth */
             job->ghz = g;
     }
     return NULL;
 }
 
-double hb_clock_ghz(int cpu, int trials)
+double hb_clock_ghz_chain(int cpu, const hb_clock_plan *plan)
 {
-    clock_job job = {trials, 0, NULL};
+    clock_job job = {plan->chain, plan->trials, plan->warmup_ns, plan->trial_ns, 0, NULL};
     pthread_t t;
     if (hb_thread_start(&t, cpu, clock_thread, &job))
         return 0;
@@ -192,7 +193,7 @@ double hb_clock_ghz(int cpu, int trials)
     return job.ghz;
 }
 
-double hb_clock_ghz_all(const int *cpus, int n, int trials)
+double hb_clock_ghz_all_chain(const int *cpus, int n, const hb_clock_plan *plan)
 {
     _Atomic int go = 0;
     clock_job *jobs = calloc((size_t)n, sizeof *jobs);
@@ -205,7 +206,7 @@ double hb_clock_ghz_all(const int *cpus, int n, int trials)
         return 0;
     }
     for (int i = 0; i < n; i++) {
-        jobs[started] = (clock_job){trials, 0, &go};
+        jobs[started] = (clock_job){plan->chain, plan->trials, plan->warmup_ns, plan->trial_ns, 0, &go};
         if (hb_thread_start(&ts[started], cpus[i], clock_thread, &jobs[started]) == 0)
             started++;
     }
@@ -217,4 +218,16 @@ double hb_clock_ghz_all(const int *cpus, int n, int trials)
     free(jobs);
     free(ts);
     return started ? sum / started : 0;
+}
+
+double hb_clock_ghz(int cpu, int trials)
+{
+    hb_clock_plan plan = {add_chain, trials, 50000000, 50000000};
+    return hb_clock_ghz_chain(cpu, &plan);
+}
+
+double hb_clock_ghz_all(const int *cpus, int n, int trials)
+{
+    hb_clock_plan plan = {add_chain, trials, 50000000, 50000000};
+    return hb_clock_ghz_all_chain(cpus, n, &plan);
 }

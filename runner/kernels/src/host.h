@@ -30,4 +30,19 @@ double hb_clock_ghz(int cpu, int trials);
 /* The same on every listed CPU at once (all cores loaded); the mean of their best values. */
 double hb_clock_ghz_all(const int *cpus, int n, int trials);
 
+/* A timed loop: `iters` x HB_CHAIN_ADDS dependent register-register adds of `one` (a runtime 1), so
+ * that its time is HB_CHAIN_ADDS cycles per iteration. Other work may ride along with the chain (the
+ * cpu kernel's vector-loaded clock issues vector FMAs beside it) provided it never holds the chain up. */
+#define HB_CHAIN_ADDS 100
+typedef uint64_t (*hb_chain_fn)(uint64_t iters, uint64_t one);
+
+typedef struct hb_clock_plan {
+    hb_chain_fn chain;
+    int trials;                 /* the best of this many runs */
+    int64_t warmup_ns, trial_ns; /* of the thread's CPU time; a run may overshoot by one 2 ms block */
+} hb_clock_plan;
+/* hb_clock_ghz and hb_clock_ghz_all with another chain and other durations. */
+double hb_clock_ghz_chain(int cpu, const hb_clock_plan *plan);
+double hb_clock_ghz_all_chain(const int *cpus, int n, const hb_clock_plan *plan);
+
 #endif

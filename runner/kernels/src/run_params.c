@@ -31,6 +31,12 @@ const hb_param_def hb_run_params[] = {
      "measured phases come in pairs, one with the sampler and one without, the order swapped "
      "every other pair (with/without, without/with, ...); each result says `sampler`. Needs an "
      "even `repeats` and stable_cv 0."},
+    {"work", HB_P_INT, "0", 0, 1e15, NULL,
+     "Strong scaling: units of work per measured repeat over all threads (the kernel's unit: "
+     "configs[].work_per_unit says what one is), split evenly (the first work % threads threads "
+     "do one more); each thread stops when its share is done, and the repeat's elapsed_s is the "
+     "slowest thread's. duration_s is then a cap: a repeat it cuts short is not verified. 0 = "
+     "fixed duration: every thread works for duration_s. Warm-up stays timed (warmup_s)."},
     {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL},
 };
 
@@ -47,6 +53,21 @@ const hb_rule hb_run_rules[] = {
      "sampler_ab compares phases with and without the sampler: it needs the sampler on"},
     {"stable_cv", HB_RULE_MAXIMUM, 0, NULL, NULL, {{"sampler_ab", yes, 0}},
      "sampler_ab runs exactly `repeats` phases, in pairs: give stable_cv 0"},
+    {NULL, HB_RULE_MAXIMUM, 0, NULL, NULL, {{NULL, NULL, 0}}, NULL},
+};
+
+/* A kernel with fixed_work: every thread gets at least one unit. */
+const hb_rule hb_fixed_work_rules[] = {
+    {"threads", HB_RULE_MAXIMUM_PARAM, 0, NULL, "work", {{"work", NULL, 0}},
+     "a fixed amount of work is split over the threads: each needs at least one unit"},
+    {NULL, HB_RULE_MAXIMUM, 0, NULL, NULL, {{NULL, NULL, 0}}, NULL},
+};
+
+/* A kernel without fixed_work runs for a duration only. */
+const hb_rule hb_fixed_duration_rules[] = {
+    {"work", HB_RULE_MAXIMUM, 0, NULL, NULL, {{NULL, NULL, 0}},
+     "this kernel runs for a fixed duration only (its work cannot be split into a fixed number "
+     "of units); fixed work (strong scaling) is for cpu and null"},
     {NULL, HB_RULE_MAXIMUM, 0, NULL, NULL, {{NULL, NULL, 0}}, NULL},
 };
 
@@ -71,6 +92,16 @@ const hb_result hb_run_results[] = {
     {"preemptions", HB_R_INT, "", 0, "Involuntary context switches of the worker threads.", NULL},
     {"sampler", HB_R_BOOL, NULL, 0,
      "sampler_ab only: whether this repeat ran with the sampler.", NULL},
+    {"work_target", HB_R_INT, "", 0,
+     "Fixed-work repeats only (work > 0): the units asked for over all threads; `work` equals it "
+     "when the repeat finished.", NULL},
+    {"elapsed_s", HB_R_NUMBER, "s", 0,
+     "Fixed-work repeats only: wall time from releasing the threads until the slowest one "
+     "finished its share (the same span as `seconds`); null when the duration_s cap cut the "
+     "repeat short.", NULL},
+    {"elapsed_min_s", HB_R_NUMBER, "s", 0,
+     "Fixed-work repeats only: the same for the fastest thread (elapsed_s - elapsed_min_s is "
+     "the load imbalance); null when the cap cut the repeat short.", NULL},
     {"op", HB_R_TEXT, NULL, 0, "The configuration's operation (kernels with ops).", NULL},
     {"block_bytes", HB_R_INT, "B", 0,
      "The configuration's block size (kernels with blocks; memory latency: the working set per "

@@ -19,7 +19,8 @@ BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 HBK = os.path.join(BUILD, "hbk")
 HBK_TEST = os.path.join(BUILD, "hbk-test")
 CPU_OBJ = os.path.join(BUILD, "obj", "kernels", "cpu.o")
-C_TESTS = ["test_json", "test_params", "test_rules", "test_results", "test_cpu", "test_hostfacts"]
+C_TESTS = ["test_json", "test_params", "test_rules", "test_results", "test_cpu", "test_hostfacts",
+           "test_harness"]
 ARM = os.uname().machine == "aarch64"  # the ISAs of the cpu kernel, widest first, per architecture
 CPU_ISAS = ("sve", "neon", "scalar") if ARM else ("avx512", "avx2", "sse2", "scalar")
 HIDDEN_ISA = "neon" if ARM else "avx2"  # one the test build can pretend is missing
@@ -120,6 +121,33 @@ def test_hot_loops_in_assembly():
         check(ops[insn] == count, f"{func}: {count} x {insn} per iteration, got {dict(ops)}")
         check(not any("(" in t for t in body), f"{func}: no memory operand (spill) in {body}")
         check(len(body) <= 2 * count + 3, f"{func}: nothing else in the loop: {body}")
+    for func, (insns, reg) in VCLOCK_LOOPS.items():
+        body = loop_body(disasm, func)
+        if not check(body is not None, f"{func}: vector-loaded clock loop found"):
+            continue
+        vclock_loop_ok(body, insns, reg, func)
+
+
+# The vector-loaded clock (cpu.c): per iteration 100 dependent adds of one register into one other, and
+# beside them 50 vector FP ops of the run's width on 8 accumulators, none of them m or c.
+VCLOCK_LOOPS = {"vclock_avx512": (("vfmadd231pd",), "zmm"), "vclock_avx2": (("vfmadd231pd",), "ymm"),
+                "vclock_sse2": (("mulpd", "addpd"), "xmm")}
+
+
+def vclock_loop_ok(body, insns, reg, func):
+    ops = Counter(t.split()[0] for t in body)
+    adds = [t for t in body if t.split()[0] == "add"]
+    check(len(adds) == 100 and len(set(adds)) == 1 and re.fullmatch(r"add\s+%r\w+,%r\w+", adds[0])
+          and adds[0].split(",")[0].split()[-1] != adds[0].split(",")[1],
+          f"{func}: 100 x one register-register add, a dependent chain: {dict(ops)}")
+    vec = [t for t in body if t.split()[0] in insns]
+    check(len(vec) == 50 and all(f"%{reg}" in t for t in vec), f"{func}: 50 x {insns} on {reg}: {dict(ops)}")
+    dests = Counter(t.split(",")[-1] for t in vec)
+    sources = {r for t in vec for r in t.split()[1].split(",")[:-1]}
+    check(len(dests) == 8 and not sources & set(dests) and max(dests.values()) <= 7,
+          f"{func}: 8 accumulators, none of them an input: {dests} {sources}")
+    check(len(body) == 100 + 50 + 2 and not any("(" in t for t in body),
+          f"{func}: nothing else in the loop, no memory operand: {dict(ops)}")
 
 
 # ---- --list, --describe ----
@@ -171,7 +199,7 @@ def test_describe_is_json_schema():
                 check(t == "boolean" and isinstance(prop["default"], bool), f"{kernel}.{name} type")
     cpu = describe("cpu")["parameters"]["properties"]
     check(list(cpu) == ["op", "isa", "threads", "repeats", "duration_s", "warmup_s",
-                        "interval_s", "stable_cv", "max_repeats", "no_sampler", "sampler_ab"],
+                        "interval_s", "stable_cv", "max_repeats", "no_sampler", "sampler_ab", "work"],
           f"cpu parameters: {list(cpu)}")
     check(cpu["op"]["enum"] == ["fp64", "fp32", "int32"], "cpu op enum")
     check(cpu["isa"]["enum"] == ["auto", *CPU_ISAS], "cpu isa enum")
@@ -371,7 +399,31 @@ def test_every_op_and_isa_verifies():
               results[0]["value"] > 0 and results[0]["op"] == op, f"{what}: verified result")
         check(len(results) == 1 and 0.1 < (results[0].get("clock_after_ghz") or 0) < 10,
               f"{what}: the clock measured again after the phase")
+        vector_clock_ok(start, results, op, isa, what)
         check(end.get("status") == "ok" and end.get("reason") is None, f"{what}: end ok")
+
+
+VCLOCK_OPS = {"avx512": "vfmadd231pd zmm", "avx2": "vfmadd231pd ymm", "sse2": "mulpd+addpd xmm"}
+
+
+def vector_clock_ok(start, results, op, isa, what):
+    """FP ops at a vector width: the vector-loaded clock before the run and after its phase, with the run's
+    vector ops; a core runs vector work at its scalar clock or lower (Intel's AVX-512 licence: as low as about
+    0.6 of it), never much above (10 %: the boost moves between the two measurements): a reading above says
+    the chain was shortened, one far below that the vector ops held it up. Others: null."""
+    vclock, scalar = start.get("clock_vector_ghz"), start.get("clock_ghz") or 0
+    after = [r.get("clock_after_vector_ghz") for r in results]
+    if op == "int32" or isa == "scalar":
+        check(vclock is None and start.get("clock_vector_ghz_all_cpus") is None and
+              start.get("clock_vector_method") is None and after == [None] * len(results),
+              f"{what}: no vector-loaded clock: {vclock} {after}")
+        return
+    check(isinstance(vclock, float) and 0.5 * scalar < vclock < 1.1 * scalar,
+          f"{what}: vector-loaded clock {vclock} against the scalar chain's {scalar}")
+    check(VCLOCK_OPS[isa] in (start.get("clock_vector_method") or ""),
+          f"{what}: the method names {VCLOCK_OPS[isa]}: {start.get('clock_vector_method')}")
+    check(all(isinstance(a, float) and 0.5 * scalar < a < 1.1 * scalar for a in after),
+          f"{what}: the vector-loaded clock after the phase: {after}")
 
 
 def test_auto_picks_an_available_isa():
@@ -519,12 +571,82 @@ def test_null_kernel_runs():
     start_fields_ok(lines[0], "null")
 
 
+def test_fixed_work_strong_scaling():
+    """--work N: every repeat does exactly N units over its threads and stops; elapsed_s is the
+    slowest thread's, the span of `seconds`, and the rate is N / elapsed_s; samples still come
+    once per interval and add up to N; the duration_s cap cuts a repeat short only as an
+    unverified result (elapsed_s null) and an untrusted run; fixed-duration results carry none
+    of these keys."""
+    work = 30_000_007
+    rc, lines, _ = hbk("null", "--threads", "1,3", "--work", str(work), "--repeats", "2",
+                       "--warmup_s", "0", "--duration_s", "20", "--interval_s", "0.1")
+    results = of_type(lines, "result")
+    check(rc == 0 and len(results) == 4, f"null --work: 4 results, rc {rc}")
+    for r in results:
+        what = f"null --work {work}, {r.get('threads')} threads"
+        check(r.get("work") == work and r.get("work_target") == work and r.get("verified") is True,
+              f"{what}: exactly the work asked for: {r}")
+        el, el_min = r.get("elapsed_s"), r.get("elapsed_min_s")
+        check(isinstance(el, float) and el > 0 and el == r.get("seconds") and
+              isinstance(el_min, float) and 0 < el_min <= el and el < 20,
+              f"{what}: elapsed_s is the slowest thread's, = seconds, before the cap: {r}")
+        if isinstance(el, float) and el > 0:
+            check(abs(r["value"] * 1e6 * el / work - 1) < 2e-3,
+                  f"{what}: value = work / elapsed_s: {r['value']} x {el} vs {work}")
+        samples = [x for x in of_type(lines, "sample")
+                   if x["threads"] == r["threads"] and x["repeat"] == r["repeat"]]
+        done = sum(x["value"] * 1e6 * x["interval_s"] for x in samples)
+        check(samples and abs(done / work - 1) < 0.01,
+              f"{what}: its {len(samples)} samples add up to the work: {done:.0f}")
+
+    # the cpu kernel: a share that is not a whole number of chunks (2^18 steps) ends on a partial
+    # chunk, verified against its closed form like any other
+    cpu_work = 3 * (1 << 18) + 5
+    rc, lines, _ = hbk("cpu", "--op", "int32", "--threads", "1,2", "--work", str(cpu_work),
+                       "--repeats", "1", "--warmup_s", "0", "--duration_s", "30")
+    results = of_type(lines, "result")
+    check(rc == 0 and len(results) == 2 and
+          all(r.get("work") == cpu_work and r.get("verified") is True and r.get("elapsed_s")
+              for r in results), f"cpu --work {cpu_work}: exact and verified: rc {rc} {results}")
+    for r in results:
+        wpu = lines[0]["configs"][0]["work_per_unit"]
+        check(abs(r["value"] * 1e9 * r["elapsed_s"] / (cpu_work * wpu) - 1) < 5e-3,
+              f"cpu --work: value = work x work_per_unit / elapsed_s: {r}")
+
+    # the cap: a repeat that cannot finish is not a figure
+    rc, lines, _ = hbk("null", "--threads", "1", "--work", str(10**14), "--repeats", "1",
+                       "--warmup_s", "0", "--duration_s", "0.3")
+    results, end = of_type(lines, "result"), of_type(lines, "end")
+    r = results[0] if results else {}
+    check(rc == 4 and r.get("verified") is False and r.get("elapsed_s", 0) is None and
+          r.get("elapsed_min_s", 0) is None and 0 < r.get("work", 0) < 10**14 and
+          str(r.get("reason", "")).startswith("unfinished:") and "duration_s" in r["reason"] and
+          end and end[0]["status"] == "untrusted" and "unfinished" in str(end[0]["reason"]),
+          f"the duration_s cap cut the repeat short: said so, exit 4: rc {rc} {r} {end}")
+
+    rc, lines, _ = hbk("null", *quick())
+    r = (of_type(lines, "result") or [{}])[0]
+    check(rc == 0 and not {"work_target", "elapsed_s", "elapsed_min_s"} & set(r),
+          f"fixed duration (work 0): no fixed-work keys: {r}")
+    rc, lines, _ = hbk("null", "--threads", "1,4", "--work", "3")
+    check(rc == 2 and len(lines) == 1 and lines[0].get("code") == "bad_param" and
+          "threads: 4 is larger than work 3" in lines[0].get("message", ""),
+          f"more threads than units of work: refused before start: {lines}")
+    rc, lines, _ = hbk("memory", "--work", "5", "--check")
+    check(rc == 2 and lines and "work: 5 is larger than 0" in lines[0].get("message", ""),
+          f"memory has no fixed-work mode: {lines}")
+
+
 def test_net_kernel(): __import__("check_net").run(BUILD, check)  # tests/check_net.py
 def test_repeat_until_stable(): __import__("check_stable").run(BUILD, check)  # tests/check_stable.py
 def test_memory_kernel(): __import__("check_memory").run(BUILD, check)  # tests/check_memory.py
 def test_gpu_kernel(): __import__("check_gpu").run(BUILD, check)  # tests/check_gpu.py
 def test_disk_kernel(): __import__("check_disk").run(sys.modules[__name__])  # tests/check_disk.py
-def test_arm64_under_qemu(): __import__("check_arm64").run(BUILD, check)  # tests/check_arm64.py
+def test_arm64_under_qemu():  # tests/check_arm64.py; HBK_CHECK_ARM64=0: run apart (./hostbench test does)
+    if os.environ.get("HBK_CHECK_ARM64") == "0":
+        print("check_arm64: run apart (HBK_CHECK_ARM64=0): python3 tests/check_arm64.py build", flush=True)
+        return
+    __import__("check_arm64").run(BUILD, check)
 
 
 def main():

@@ -38,6 +38,8 @@ CPU_LOOPS = {
     "int32_neon": (r"add\s+v\d+\.4s", 16),
     "fp64_sve": (r"fmad\s+z\d+\.d", 16), "fp32_sve": (r"fmad\s+z\d+\.s", 16),
     "int32_sve": (r"add\s+z\d+\.s", 16),
+    # the vector-loaded clock: 50 FMAs beside 100 dependent adds (checked below)
+    "vclock_neon": (r"fmla\s+v\d+\.2d", 50), "vclock_sve": (r"fmla\s+z\d+\.d, p\d+/m", 50),
 }
 # function in memory_loops.o: instruction regex that must appear in its loop
 MEM_LOOPS = {
@@ -116,6 +118,14 @@ def run(build, check):
                     got = len(re.findall(insn, body))
                     check(got == n, f"arm64: {func} loop has {got} x {insn}, want {n}:\n{body}")
                     check(not re.search(r"\[sp", body), f"arm64: {func} loop spills to the stack:\n{body}")
+                    if func.startswith("vclock_"):
+                        adds = re.findall(r"\badd\s+(x\d+), (x\d+), (x\d+)", body)
+                        check(len(adds) == 100 and len(set(adds)) == 1 and adds[0][0] == adds[0][1] != adds[0][2],
+                              f"arm64: {func}: 100 x one dependent add x = x + one: {set(adds)}")
+                        dests = set(re.findall(r"fmla\s+([vz]\d+)", body))
+                        srcs = set(re.findall(r"fmla\s+[vz]\d+\.\w+, (?:p\d+/m, )?([vz]\d+)\.\w+, ([vz]\d+)", body)[0])
+                        check(len(dests) == 8 and not dests & srcs,
+                              f"arm64: {func}: 8 accumulators, not m or c: {dests} {srcs}")
                 else:
                     check(re.search(spec, body) is not None, f"arm64: {func} loop lacks {spec}:\n{body}")
     else:
@@ -207,9 +217,19 @@ def run(build, check):
               and lanes == s["vector_bits"] // 32,
               f"arm64: cpu {op} sve: vector_bits {s.get('vector_bits')} lanes {lanes}")
         check(s.get("isa_available") == ["sve", "neon", "scalar"], f"arm64: isa_available {s.get('isa_available')}")
+        # qemu's clock is no core's: only that the vector-loaded one is measured, with SVE FMAs, for FP
+        want = "fmla z.d" if op == "fp32" else None
+        check((want in (s.get("clock_vector_method") or "") and (s.get("clock_vector_ghz") or 0) > 0)
+              if want else s.get("clock_vector_ghz") is None and s.get("clock_vector_method") is None,
+              f"arm64: cpu {op} sve: vector-loaded clock {s.get('clock_vector_ghz')} {s.get('clock_vector_method')}")
     s = ok_run("cpu fp64 neon", "neon", 128)
     check(s.get("lanes") == 2 and s.get("fma") is True and s.get("mix") == "fmla v.2d", f"arm64: cpu fp64 neon {s}")
-    ok_run("cpu fp64 scalar", "scalar", 64)
+    after = [x.get("clock_after_vector_ghz") for x in res["cpu fp64 neon"][1] if x.get("type") == "result"]
+    check("fmla v.2d" in (s.get("clock_vector_method") or "") and (s.get("clock_vector_ghz") or 0) > 0
+          and after and all((a or 0) > 0 for a in after),
+          f"arm64: cpu fp64 neon: vector-loaded clock {s.get('clock_vector_ghz')} after {after}")
+    s = ok_run("cpu fp64 scalar", "scalar", 64)
+    check(s.get("clock_vector_ghz") is None, f"arm64: cpu fp64 scalar has no vector-loaded clock: {s}")
     s = ok_run("cpu auto without SVE", "neon", 128)
     check(s.get("isa_available") == ["neon", "scalar"], f"arm64: without SVE, isa_available {s.get('isa_available')}")
     rc, lines, raw = res["cpu sve without SVE"]

@@ -41,6 +41,7 @@ PARAMS = [
     "max_repeats",
     "no_sampler",
     "sampler_ab",
+    "work",
 ]
 
 

@@ -146,7 +146,7 @@ static void test_every_kernel_has_well_formed_rules(void)
 {
     for (int k = 0; hb_kernels[k]; k++) {
         const hb_param_def *kt[3];
-        const hb_rule *kr[3];
+        const hb_rule *kr[4];
         hb_params p;
         hb_err err;
         hb_kernel_tables(hb_kernels[k], kt);

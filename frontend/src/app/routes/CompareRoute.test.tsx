@@ -3,12 +3,10 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 vi.mock('chart.js', async () => (await import('../../test/chart-mock')).chartJsMock());
-vi.mock('../../lib/download', () => ({ downloadText: vi.fn(), downloadUrl: vi.fn() }));
 
 import { chartSpies } from '../../test/chart-mock';
 import { host, resultRow, run, sample } from '../../test/fixtures';
 import { jsonResponse, renderWithProviders } from '../../test/render';
-import { downloadText } from '../../lib/download';
 import { CompareRoute } from './CompareRoute';
 
 const trace = (id: number, mean: number) =>
@@ -64,9 +62,24 @@ describe('CompareRoute', () => {
   it('downloads the comparison as CSV built from the loaded runs', async () => {
     serve([run({ id: 1, status: 'succeeded', result: { verdict: 'valid', flags: [], unit: 'GFLOP/s', rows: [resultRow({ mean: 50 })] } }), run({ id: 2, status: 'succeeded', result: { verdict: 'valid', flags: [], unit: 'GFLOP/s', rows: [resultRow({ mean: 60 })] } })]);
     renderWithProviders(<CompareRoute />, { route: '/compare?runs=1,2' });
+    // the real download path: a Blob behind an object URL, clicked through a link named for the file
+    const blobs: Blob[] = [];
+    class BlobURL extends URL {
+      static override createObjectURL(b: Blob) { blobs.push(b); return 'blob:compare'; }
+      static override revokeObjectURL() { /* the test keeps the Blob */ }
+    }
+    vi.stubGlobal('URL', BlobURL);
+    const clicked: HTMLAnchorElement[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) { clicked.push(this); });
     await userEvent.click(await screen.findByRole('button', { name: 'Download comparison CSV' }));
-    expect(downloadText).toHaveBeenCalledWith(expect.any(String), 'hostbench-compare-1-2.csv', 'text/csv');
-    const text = vi.mocked(downloadText).mock.calls[0]![0];
+    expect(clicked.map((a) => [a.download, a.getAttribute('href')])).toEqual([['hostbench-compare-1-2.csv', 'blob:compare']]);
+    expect(blobs).toHaveLength(1);
+    expect(blobs[0]!.type).toBe('text/csv;charset=utf-8');
+    const text = await new Promise<string>((resolve) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(reader.result as string);
+      reader.readAsText(blobs[0]!);
+    });
     expect(text.split('\n')[1]).toContain('run_id,host,experiment,baseline,op,block_bytes,threads,unit');
     expect(text).toContain(',GFLOP/s,');
   });

@@ -1,5 +1,6 @@
 // History: every run, filtered on the server by host, labels, experiment, status and dates, one
 // page at a time. Filters and page live in the URL; ticked runs go to Compare.
+import { ReportLink } from '../../features/history/components/ReportLink';
 import { useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { CopyLinkButton } from '../../components/CopyLinkButton';
@@ -10,6 +11,8 @@ import { errorMessage } from '../../lib/api/errors';
 import type { RunsQuery } from '../../lib/api/types';
 import { HistoryFilters, type HostChoice } from '../../features/history/components/HistoryFilters';
 import { HistoryTable } from '../../features/history/components/HistoryTable';
+import { ImportedRowsTable } from '../../features/history/components/ImportedRowsTable';
+import { useImports } from '../../features/history/api/get-imports';
 import { PAGE_SIZE, activeFilterCount, clearFilters, readFilters, toRunsQuery, writeFilters } from '../../features/history/lib/filters';
 import { useHosts } from '../../features/hosts/api/get-hosts';
 import { readLabels } from '../../features/hosts/lib/inventory';
@@ -45,6 +48,7 @@ export function HistoryRoute() {
   const experiments = useExperiments();
   const [selected, setSelected] = useState<number[]>([]);
   const { exporting, exportAs } = useHistoryExport(query);
+  const imports = useImports(query.host_id ?? undefined);
 
   const hostChoices = useMemo<HostChoice[]>(
     () =>
@@ -74,6 +78,7 @@ export function HistoryRoute() {
           </span>
         ) : null}
         <CopyLinkButton />
+        <ReportLink ids={selected} />
         {selected.length >= 2 ? (
           <Link className="button button-primary" to={paths.compare(selected, selected[0])}>
             Compare selected ({selected.length})
@@ -119,6 +124,16 @@ export function HistoryRoute() {
           <Pager page={page} count={count} onPage={(p) => setSearch(writeFilters(search, { page: p }))} />
         </>
       )}
+      {imports.data && imports.data.data.length > 0 ? (
+        <section aria-labelledby="imported-heading">
+          <h2 id="imported-heading">Imported reference outputs</h2>
+          <p className="muted small">
+            Outputs of reference tools imported from files (<code>./hostbench parse TOOL FILE --import</code>), not runs of
+            hostbench: shown beside the history, never mixed into its figures.
+          </p>
+          <ImportedRowsTable rows={imports.data.data} />
+        </section>
+      ) : null}
     </>
   );
 }

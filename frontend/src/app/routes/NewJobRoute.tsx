@@ -3,6 +3,7 @@ import { ErrorState, Loading } from '../../components/Status';
 import { PageHeader } from '../../components/PageHeader';
 import { paths } from '../../config/paths';
 import { useHosts } from '../../features/hosts/api/get-hosts';
+import { readCpu } from '../../features/hosts/lib/inventory';
 import { useExperiments } from '../../features/jobs/api/get-experiments';
 import { NewJobForm } from '../../features/jobs/components/NewJobForm';
 import { roleOfRun } from '../../lib/experiments';
@@ -33,7 +34,9 @@ function NewJob() {
     body = (
       <NewJobForm
         // A revoked host runs nothing: it is not offered.
-        hosts={hosts.data.data.filter((h) => !h.revoked).map((h) => ({ id: h.id, name: h.name, online: h.online }))}
+        hosts={hosts.data.data
+          .filter((h) => !h.revoked)
+          .map((h) => ({ id: h.id, name: h.name, online: h.online, cpus: readCpu(h.inventory).threads }))}
         experiments={experiments.data.data}
         initialHostIds={initialHostIds}
         initialExperiment={search.get('experiment') ?? undefined}

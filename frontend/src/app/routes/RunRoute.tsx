@@ -126,6 +126,9 @@ function RunPage({ run, live, cancel }: RunPageProps) {
       </section>
 
       <JobRuns run={run} experiments={experiments} />
+      <p className="small">
+        <Link to={`/report?job=${run.job_id}`}>Report of job {run.job_id}</Link> (every run of the job: tables, charts, methodology; HTML download)
+      </p>
       <RunChart run={run} live={live} theme={theme} fileBase={fileBase} role={roleOfRun(experiments, run.experiment)} />
 
       <section className="card" aria-labelledby="results-heading">

@@ -33,7 +33,16 @@ describe('GroupedBarChart', () => {
     expect(y.suggestedMax).toBeCloseTo(21); // 20 × 1.05: whiskers never run off the top
   });
 
-  it('finds the highest bar or whisker top', () => {
+  it('hands marker lines (cache sizes) to the hbMarkers plugin, and none when it has none', () => {
+    const markers = [{ x: 0.5, label: 'L1d 32 KiB', kind: 'config' as const }];
+    render(<GroupedBarChart title="Read" categories={['8 B', '8 KiB']} series={series} unit="MB/s" theme="dark" fileName="x.png" markers={markers} />);
+    const plugins = chartSpies.instances[0]!.options.plugins as Record<string, unknown>;
+    expect(plugins.hbMarkers).toMatchObject({ markers });
+    render(<GroupedBarChart title="Plain" categories={['8 B']} series={series} unit="MB/s" theme="dark" fileName="y.png" />);
+    expect(chartSpies.instances[1]!.options.plugins).not.toHaveProperty('hbMarkers');
+  });
+
+    it('finds the highest bar or whisker top', () => {
     expect(valueCeiling([{ label: 'a', values: [10, null], errors: [{ low: 5, high: 15 }, null] }])).toBe(15);
     expect(valueCeiling([])).toBe(0);
   });

@@ -4,11 +4,12 @@
 // it: the table is the chart's text alternative.
 import { useId, useMemo } from 'react';
 import type { ChartData, ChartOptions } from 'chart.js';
-import { chartChrome, invalidColor, seriesPalette } from '../../config/chart';
+import { chartChrome, invalidColor, markerColors, seriesPalette } from '../../config/chart';
 import { formatNumber } from '../../lib/format';
 import type { Theme } from '../../lib/theme';
 import { ChartCanvas } from './ChartCanvas';
 import type { ErrorBar } from './plugins/error-bars';
+import type { ChartMarker } from './plugins/markers';
 import { themedAxis } from './time-series';
 
 export interface BarSeries {
@@ -32,6 +33,8 @@ export interface GroupedBarChartProps {
   xTitle?: string;
   fileName: string;
   height?: number;
+  /** Vertical lines on the category axis (x = a category's index, fractions between two), e.g. cache sizes. */
+  markers?: ChartMarker[];
 }
 
 /** The largest figure a whisker or bar reaches, so whiskers never run off the top. */
@@ -46,7 +49,7 @@ export function valueCeiling(series: readonly BarSeries[]): number {
   return max;
 }
 
-export function GroupedBarChart({ title, subtitle, categories, series, unit, theme, xTitle, fileName, height = 300 }: GroupedBarChartProps) {
+export function GroupedBarChart({ title, subtitle, categories, series, unit, theme, xTitle, fileName, height = 300, markers }: GroupedBarChartProps) {
   const captionId = useId();
   const data = useMemo<ChartData<'bar', (number | null)[], string>>(
     () => ({
@@ -83,6 +86,7 @@ export function GroupedBarChart({ title, subtitle, categories, series, unit, the
       plugins: {
         legend: { display: series.length > 1, labels: { color: text } },
         hbErrorBars: { color: text, lineWidth: 1.5 },
+        ...(markers?.length ? { hbMarkers: { markers, colors: markerColors[theme], labelColor: text } } : {}),
         tooltip: {
           callbacks: {
             label: (ctx) => {
@@ -98,7 +102,7 @@ export function GroupedBarChart({ title, subtitle, categories, series, unit, the
         },
       },
     };
-  }, [theme, unit, xTitle, series, ceiling]);
+  }, [theme, unit, xTitle, series, ceiling, markers]);
 
   const points = series.reduce((n, s) => n + s.values.filter((v) => v !== null).length, 0);
   return (

@@ -26,7 +26,7 @@ export function forbiddenMessage(detail: string, role: string | null = signedInR
 export class ApiError extends Error {
   readonly status: number;
   readonly issues: ValidationIssue[];
-  /** Seconds to wait, from Retry-After on a 429. */
+  /** Seconds to wait, from Retry-After on a 429 or 503. */
   readonly retryAfterS: number | null;
   /** The server's own words (`detail`), before any rewording here. */
   readonly detail: string;
@@ -53,6 +53,13 @@ export class ApiError extends Error {
       const retry = parseRetryAfter(headers?.get('retry-after') ?? null);
       const text = typeof detail === 'string' && detail ? detail : 'too many requests';
       return new ApiError(status, retry === null ? text : `${text} (try again in ${formatWait(retry)})`, [], retry, text);
+    }
+    if (status === 503) {
+      // The server sheds load (busy, or the database briefly unavailable) with Retry-After: kept, so that a
+      // query waits as long as the server asked before asking again (lib/query-client.ts).
+      const retry = parseRetryAfter(headers?.get('retry-after') ?? null);
+      const text = typeof detail === 'string' && detail ? detail : 'the server is busy';
+      return new ApiError(status, text, [], retry, text);
     }
     if (status === 403) {
       const text = typeof detail === 'string' ? detail : '';

@@ -366,6 +366,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Prometheus
+         * @description The latest headline figure per host as Prometheus gauges. Scrape with a viewer's personal API token
+         *     (`Authorization: Bearer hbpat_…`, Prometheus' `authorization: {credentials_file: …}`).
+         */
+        get: operations["read_prometheus_api_metrics_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/reference/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read Imported Results */
+        get: operations["read_imported_results_api_reference_imports_get"];
+        put?: never;
+        /** Import Reference Output */
+        post: operations["import_reference_output_api_reference_imports_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/reference/parse": {
         parameters: {
             query?: never;
@@ -377,6 +416,40 @@ export interface paths {
         put?: never;
         /** Parse Reference Output */
         post: operations["parse_reference_output_api_reference_parse_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read Report */
+        get: operations["read_report_api_report_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/report/html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download Report */
+        get: operations["download_report_api_report_html_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -654,6 +727,346 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Schedules
+         * @description Every schedule, with its next three fire times and its latest firing.
+         */
+        get: operations["read_schedules_api_schedules_get"];
+        put?: never;
+        /** Create Schedule */
+        post: operations["create_schedule_api_schedules_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/schedules/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview
+         * @description The next three times a recurrence (interval_s, or a 5-field cron expression in UTC) would fire from now.
+         */
+        get: operations["preview_api_schedules_preview_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/schedules/{schedule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read Schedule */
+        get: operations["read_schedule_api_schedules__schedule_id__get"];
+        /**
+         * Update Schedule
+         * @description Change a schedule: its owner, or an admin. A new recurrence, or enabling it again, counts from now.
+         */
+        put: operations["update_schedule_api_schedules__schedule_id__put"];
+        post?: never;
+        /**
+         * Delete Schedule
+         * @description Delete a schedule and its history: its owner, or an admin. The suite runs it started stay.
+         */
+        delete: operations["delete_schedule_api_schedules__schedule_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/schedules/{schedule_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read History
+         * @description Its firings, newest first: started (the suite run), skipped or failed, with the reasons.
+         */
+        get: operations["read_history_api_schedules__schedule_id__history_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/schedules/{schedule_id}/run-now": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run Schedule Now
+         * @description Fire it once now, as beat would (busy or offline hosts left out); its next time stays. The firing is the
+         *     answer, `failed` with the reason when the suite run was refused.
+         */
+        post: operations["run_schedule_now_api_schedules__schedule_id__run_now_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/suite-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read Suite Runs */
+        get: operations["read_suite_runs_api_suite_runs_get"];
+        put?: never;
+        /**
+         * Start Suite
+         * @description Start a suite on hosts: every job it plans there, created at once (or none, with the reason), one unit.
+         */
+        post: operations["start_suite_api_suite_runs_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/suite-runs/{suite_run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read Suite Run */
+        get: operations["read_suite_run_api_suite_runs__suite_run_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/suite-runs/{suite_run_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel Suite Run
+         * @description Cancel every run of the suite still queued or running.
+         */
+        post: operations["cancel_suite_run_api_suite_runs__suite_run_id__cancel_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/suites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Suites
+         * @description The built-in suites (hostbench_common.suites) and the saved ones: items in the experiment table's terms, and
+         *     how long one takes on one host.
+         */
+        get: operations["read_suites_api_suites_get"];
+        put?: never;
+        /**
+         * Save Suite
+         * @description Save a suite of one's own (also: import one exported from GET /api/suites/{id}); every item is checked as a
+         *     job body now, not when it runs.
+         */
+        post: operations["save_suite_api_suites_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/suites/{suite_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Suite
+         * @description One suite, built in or saved; this JSON is the export format (POST it to /api/suites to import).
+         */
+        get: operations["read_suite_api_suites__suite_id__get"];
+        /**
+         * Update Suite
+         * @description Change a saved suite: its owner, or an admin (409 for a built-in one).
+         */
+        put: operations["update_suite_api_suites__suite_id__put"];
+        post?: never;
+        /**
+         * Delete Suite
+         * @description Delete a saved suite: its owner, or an admin. Its suite runs stay (they carry its title).
+         */
+        delete: operations["delete_suite_api_suites__suite_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/trends/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read Events */
+        get: operations["read_events_api_trends_events_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/trends/fleet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read Fleet */
+        get: operations["read_fleet_api_trends_fleet_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/trends/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read Metrics */
+        get: operations["read_metrics_api_trends_metrics_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/trends/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read Notifications */
+        get: operations["read_notifications_api_trends_notifications_get"];
+        /** Update Notifications */
+        put: operations["update_notifications_api_trends_notifications_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/trends/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read Series */
+        get: operations["read_series_api_trends_series_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/trends/thresholds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read Thresholds */
+        get: operations["read_thresholds_api_trends_thresholds_get"];
+        put?: never;
+        /** Create Threshold */
+        post: operations["create_threshold_api_trends_thresholds_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/trends/thresholds/{threshold_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete Threshold */
+        delete: operations["delete_threshold_api_trends_thresholds__threshold_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users": {
         parameters: {
             query?: never;
@@ -811,6 +1224,31 @@ export interface components {
             /** Data */
             data: components["schemas"]["AuditEventPublic"][];
         };
+        /** ChangePublic */
+        ChangePublic: {
+            /** After */
+            after: number;
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Before */
+            before: number;
+            /** Detected Run Id */
+            detected_run_id: number;
+            /** Effect */
+            effect: number;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "regression" | "improvement";
+            /** P Value */
+            p_value: number;
+            /** Run Id */
+            run_id: number;
+        };
         /**
          * CpuJobCreate
          * @description FP64/FP32 FLOPS or integer ops at each thread count, repeated; best vector ISA with FMA.
@@ -834,6 +1272,19 @@ export interface components {
              */
             duration_s: number;
             /**
+             * Hpl N
+             * @description With reference on (fp64): the problem size N of hpcc's HPL at each thread count, up to 20000 (a quarter of the host's RAM bounds it still: the matrix is 8 N^2 bytes). 0 sizes it from our own figure (about 60 s of HPL). A larger N runs longer: hpcc is stopped and reported failed after 600 s or at the run's deadline
+             * @default 0
+             */
+            hpl_n: number;
+            /**
+             * Isa
+             * @description Instruction set. auto takes the widest this CPU supports; naming one it lacks ends with error code unsupported.
+             * @default auto
+             * @enum {string}
+             */
+            isa: "auto" | "avx512" | "avx2" | "sse2" | "scalar";
+            /**
              * Max Repeats
              * @description Upper bound on measured phases per thread count when stable_cv > 0.
              * @default 10
@@ -841,11 +1292,10 @@ export interface components {
             max_repeats: number;
             /**
              * Op
-             * @description fp64 / fp32: fused multiply-add chains (x <- x*m + c; mul+add without FMA), in GFLOP/s; int32: vector integer add chains, in GIOP/s.
+             * @description fp64 / fp32: fused multiply-add chains (x <- x*m + c; mul+add without FMA), in GFLOP/s; int32: vector integer add chains, in GIOP/s. A list of them runs each: one run per item.
              * @default fp64
-             * @enum {string}
              */
-            op: "fp64" | "fp32" | "int32";
+            op: ("fp64" | "fp32" | "int32") | ("fp64" | "fp32" | "int32")[];
             /**
              * Reference
              * @description Also run the matched reference tools on the host afterwards (HPL, likwid-bench, STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure
@@ -881,6 +1331,12 @@ export interface components {
              * @default 1
              */
             warmup_s: number;
+            /**
+             * Work
+             * @description Strong scaling: units of work per measured repeat over all threads (the kernel's unit: configs[].work_per_unit says what one is), split evenly (the first work % threads threads do one more); each thread stops when its share is done, and the repeat's elapsed_s is the slowest thread's. duration_s is then a cap: a repeat it cuts short is not verified. 0 = fixed duration: every thread works for duration_s. Warm-up stays timed (warmup_s).
+             * @default 0
+             */
+            work: number;
         };
         /**
          * CpuTraceJobCreate
@@ -905,12 +1361,18 @@ export interface components {
              */
             duration_s: number;
             /**
-             * Op
-             * @description fp64 / fp32: fused multiply-add chains (x <- x*m + c; mul+add without FMA), in GFLOP/s; int32: vector integer add chains, in GIOP/s.
-             * @default fp64
+             * Isa
+             * @description Instruction set. auto takes the widest this CPU supports; naming one it lacks ends with error code unsupported.
+             * @default auto
              * @enum {string}
              */
-            op: "fp64" | "fp32" | "int32";
+            isa: "auto" | "avx512" | "avx2" | "sse2" | "scalar";
+            /**
+             * Op
+             * @description fp64 / fp32: fused multiply-add chains (x <- x*m + c; mul+add without FMA), in GFLOP/s; int32: vector integer add chains, in GIOP/s. A list of them runs each: one run per item.
+             * @default fp64
+             */
+            op: ("fp64" | "fp32" | "int32") | ("fp64" | "fp32" | "int32")[];
             /**
              * Reference
              * @description Also run the matched reference tools on the host afterwards (HPL, likwid-bench, STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure
@@ -1012,6 +1474,12 @@ export interface components {
              */
             stable_cv: number;
             /**
+             * Target
+             * @description Where the test file goes: a disk target the host's runner offers (its owner configures them on the runner, --disk-target NAME=PATH; the host's inventory lists them), or work: the run's own directory under the runner's work directory
+             * @default work
+             */
+            target: string;
+            /**
              * Threads
              * @description Thread counts, run one after another. Threads are pinned round-robin over the CPUs of the process affinity mask; more threads than CPUs is allowed and reported as oversubscribed.
              * @default [
@@ -1034,9 +1502,15 @@ export interface components {
          * @description How a job's expected duration follows from its params: configurations = the product of the lengths of the
          *     `per_item` lists that apply (see `applies`); seconds = configurations x (warmup_s + repeats x duration_s), with
          *     repeats at max_repeats when stable_cv > 0 and `fixed` values in place of the params; plus
-         *     `reference_allowance_s` per item of the `reference_per` list (or once) when reference is on.
+         *     `reference_allowance_s` per item of the `reference_per` list (or once) when reference is on. When the job gives
+         *     a list for the `fan_out` parameter (op), it makes one run per item: the sum of the above over each item.
          */
         DurationTerms: {
+            /**
+             * Fan Out
+             * @description the parameter a job may give a list of: one run per item (op)
+             */
+            fan_out?: string | null;
             /** Fixed */
             fixed: {
                 [key: string]: number;
@@ -1052,6 +1526,58 @@ export interface components {
         Error: {
             /** Detail */
             detail: string | components["schemas"]["ValidationError"][];
+        };
+        /** EventPublic */
+        EventPublic: {
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Block Bytes */
+            block_bytes?: number | null;
+            /** Email Detail */
+            email_detail: string | null;
+            /** Email Status */
+            email_status: string;
+            /** Experiment */
+            experiment: string;
+            /** Host Id */
+            host_id: number;
+            /** Host Name */
+            host_name: string;
+            /** Id */
+            id: number;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "threshold" | "regression" | "improvement";
+            /** Op */
+            op: string | null;
+            /** Run Id */
+            run_id: number;
+            /** Text */
+            text: string;
+            /** Threads */
+            threads: number;
+            /** Threshold Id */
+            threshold_id: number | null;
+            /** Unit */
+            unit: string;
+            /** Value */
+            value: number;
+            /** Webhook Detail */
+            webhook_detail: string | null;
+            /** Webhook Status */
+            webhook_status: string;
+        };
+        /** EventsPublic */
+        EventsPublic: {
+            /** Count */
+            count: number;
+            /** Data */
+            data: components["schemas"]["EventPublic"][];
         };
         /** ExperimentPublic */
         ExperimentPublic: {
@@ -1105,6 +1631,45 @@ export interface components {
             /** Data */
             data: components["schemas"]["ExperimentPublic"][];
         };
+        /** FiringPublic */
+        FiringPublic: {
+            /** Due At */
+            due_at: string | null;
+            /**
+             * Fired At
+             * Format: date-time
+             */
+            fired_at: string;
+            /** Host Ids */
+            host_ids: number[];
+            /** Id */
+            id: number;
+            /**
+             * Outcome
+             * @enum {string}
+             */
+            outcome: "started" | "skipped" | "failed";
+            /** Reason */
+            reason: string | null;
+            /** Schedule Id */
+            schedule_id: number;
+            /** Skipped */
+            skipped: components["schemas"]["SkippedHost"][];
+            /** Suite Run Id */
+            suite_run_id: number | null;
+            /**
+             * Trigger
+             * @enum {string}
+             */
+            trigger: "beat" | "run-now";
+        };
+        /** FiringsPublic */
+        FiringsPublic: {
+            /** Count */
+            count: number;
+            /** Data */
+            data: components["schemas"]["FiringPublic"][];
+        };
         /** Flag */
         Flag: {
             /**
@@ -1121,6 +1686,80 @@ export interface components {
             text: string;
             /** Value */
             value?: number | null;
+        };
+        /** FleetCell */
+        FleetCell: {
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Block Bytes */
+            block_bytes: number | null;
+            /** Efficiency */
+            efficiency: number | null;
+            /**
+             * Outlier
+             * @default false
+             */
+            outlier: boolean;
+            /** Outlier Note */
+            outlier_note?: string | null;
+            /** Run Id */
+            run_id: number;
+            /** Threads */
+            threads: number;
+            /** Unit */
+            unit: string;
+            /** Value */
+            value: number;
+            /** Verdict */
+            verdict: string;
+        };
+        /** FleetHost */
+        FleetHost: {
+            /** Cells */
+            cells: {
+                [key: string]: components["schemas"]["FleetCell"];
+            };
+            /** Host Id */
+            host_id: number;
+            /** Labels */
+            labels: {
+                [key: string]: string;
+            };
+            /** Name */
+            name: string;
+            /** Online */
+            online: boolean;
+        };
+        /** FleetMetric */
+        FleetMetric: {
+            /** Key */
+            key: string;
+            /**
+             * Lower Is Better
+             * @default false
+             */
+            lower_is_better: boolean;
+            /** Title */
+            title: string;
+            /** Unit */
+            unit: string;
+        };
+        /** FleetPublic */
+        FleetPublic: {
+            /**
+             * Group By
+             * @enum {string}
+             */
+            group_by: "provider" | "instance_type" | "region";
+            /** Hosts */
+            hosts: components["schemas"]["FleetHost"][];
+            /** Metrics */
+            metrics: components["schemas"]["FleetMetric"][];
+            /** Outlier Method */
+            outlier_method: string;
         };
         /**
          * GpuJobCreate
@@ -1323,6 +1962,45 @@ export interface components {
             /** Data */
             data: components["schemas"]["HostPublic"][];
         };
+        /** ImportedResultPublic */
+        ImportedResultPublic: {
+            /** File Name */
+            file_name: string | null;
+            /** Format */
+            format: string;
+            /** Host Id */
+            host_id: number;
+            /** Host Name */
+            host_name: string;
+            /** Id */
+            id: number;
+            /**
+             * Imported
+             * @default true
+             * @constant
+             */
+            imported: true;
+            /**
+             * Imported At
+             * Format: date-time
+             */
+            imported_at: string;
+            /** Imported By */
+            imported_by: string;
+            /** Metrics */
+            metrics: {
+                [key: string]: unknown;
+            }[];
+            /** Tool */
+            tool: string;
+        };
+        /** ImportedResultsPublic */
+        ImportedResultsPublic: {
+            /** Count */
+            count: number;
+            /** Data */
+            data: components["schemas"]["ImportedResultPublic"][];
+        };
         /** JobPublic */
         JobPublic: {
             /**
@@ -1395,6 +2073,18 @@ export interface components {
         /** MemoryParams */
         MemoryParams: {
             /**
+             * Allow Cache
+             * @description Block and STREAM-variant ops: run even when the working set is smaller than 4x L3, to measure a cache on purpose; results carry the level they fit in.
+             * @default false
+             */
+            allow_cache: boolean;
+            /**
+             * Array Size
+             * @description STREAM-variant ops: elements (8-byte doubles) per array, over all threads, as STREAM's STREAM_ARRAY_SIZE; each thread sweeps its own contiguous slice. 0: 4x the L3 of the CPUs in use per array (STREAM's rule). Smaller than that is refused unless allow_cache.
+             * @default 0
+             */
+            array_size: number;
+            /**
              * Blocks
              * @description Block sizes in bytes for copy/read/write/rand_read/rand_write, multiples of 8. One operation moves one block (blocks of whole vectors in vector registers, others in 8-byte words); each thread walks its own buffer of max(block, buffer_bytes / threads) bytes, sequentially or at random block indexes. Each op also reports ns_per_op.
              * @default [
@@ -1406,11 +2096,24 @@ export interface components {
              */
             blocks: number[];
             /**
+             * Buffer Bytes
+             * @description Block ops: bytes of buffer over all threads (copy: of the source; the destination is as large). 0: 4x the L3 of the CPUs in use, so the data comes from DRAM. Smaller than that is refused unless allow_cache.
+             * @default 0
+             */
+            buffer_bytes: number;
+            /**
              * Duration S
              * @description Length of each measured phase, seconds (a whole day at most: a cpu_trace is one phase).
              * @default 3
              */
             duration_s: number;
+            /**
+             * Isa
+             * @description Vector instructions of the loops. auto takes the widest this CPU supports; naming one it lacks ends with error code unsupported.
+             * @default auto
+             * @enum {string}
+             */
+            isa: "auto" | "avx512" | "avx2" | "scalar";
             /**
              * Max Repeats
              * @description Upper bound on measured phases per thread count when stable_cv > 0.
@@ -1419,11 +2122,10 @@ export interface components {
             max_repeats: number;
             /**
              * Op
-             * @description copy (read+write), read, write, rand_read, rand_write: one operation per block (--blocks) over a buffer past the caches. stream_copy/_scale/_add/_triad: STREAM-variant kernels with STREAM's byte counting (16/16/24/24 bytes per element), plain stores; the _nt ones use non-temporal stores. latency: dependent loads, a random cycle through --sizes working sets. Rates in MB/s = 10^6 bytes/s (latency: Mload/s, plus ns_per_load).
+             * @description copy (read+write), read, write, rand_read, rand_write: one operation per block (--blocks) over a buffer past the caches. stream_copy/_scale/_add/_triad: STREAM-variant kernels with STREAM's byte counting (16/16/24/24 bytes per element), plain stores; the _nt ones use non-temporal stores. latency: dependent loads, a random cycle through --sizes working sets. Rates in MB/s = 10^6 bytes/s (latency: Mload/s, plus ns_per_load). A list of them runs each: one run per item.
              * @default copy
-             * @enum {string}
              */
-            op: "copy" | "read" | "write" | "rand_read" | "rand_write" | "stream_copy" | "stream_scale" | "stream_add" | "stream_triad" | "stream_copy_nt" | "stream_scale_nt" | "stream_add_nt" | "stream_triad_nt" | "latency";
+            op: ("copy" | "read" | "write" | "rand_read" | "rand_write" | "stream_copy" | "stream_scale" | "stream_add" | "stream_triad" | "stream_copy_nt" | "stream_scale_nt" | "stream_add_nt" | "stream_triad_nt" | "latency") | ("copy" | "read" | "write" | "rand_read" | "rand_write" | "stream_copy" | "stream_scale" | "stream_add" | "stream_triad" | "stream_copy_nt" | "stream_scale_nt" | "stream_add_nt" | "stream_triad_nt" | "latency")[];
             /**
              * Reference
              * @description Also run the matched reference tools on the host afterwards (HPL, likwid-bench, STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure
@@ -1472,6 +2174,69 @@ export interface components {
              * @default 1
              */
             warmup_s: number;
+        };
+        /** Method */
+        Method: {
+            /** Alpha */
+            alpha: number;
+            /** Baseline Max */
+            baseline_max: number;
+            /** Baseline Min */
+            baseline_min: number;
+            /**
+             * Doc
+             * @default docs/methodology/trends.md
+             */
+            doc: string;
+            /** Min Effect */
+            min_effect: number;
+            /** Name */
+            name: string;
+            /** Test Window */
+            test_window: number;
+        };
+        /**
+         * MetricKey
+         * @description A metric: a run kind's figure at one configuration (op, threads, block size where the kind has them).
+         */
+        MetricKey: {
+            /** Block Bytes */
+            block_bytes?: number | null;
+            /** Experiment */
+            experiment: string;
+            /** Op */
+            op: string | null;
+            /** Threads */
+            threads: number;
+        };
+        /** MetricPublic */
+        MetricPublic: {
+            /** Block Bytes */
+            block_bytes?: number | null;
+            /** Experiment */
+            experiment: string;
+            /**
+             * Last At
+             * Format: date-time
+             */
+            last_at: string;
+            /** Lower Is Better */
+            lower_is_better: boolean;
+            /** Op */
+            op: string | null;
+            /** Points */
+            points: number;
+            /** Threads */
+            threads: number;
+            /** Unit */
+            unit: string;
+        };
+        /** MetricsPublic */
+        MetricsPublic: {
+            /** Data */
+            data: components["schemas"]["MetricPublic"][];
+            /** Runs Scanned */
+            runs_scanned: number;
         };
         /**
          * NetworkJobCreate
@@ -1588,11 +2353,10 @@ export interface components {
             max_repeats: number;
             /**
              * Op
-             * @description tcp_stream / udp_stream: one-way throughput in Mbit/s (10^6 bit/s) counted by the receiver (UDP: also datagrams sent, received, loss %); tcp_rr / udp_rr: ping-pong of one message, round trips/s plus round-trip latency avg/p50/p99 in µs (full round trip, not half).
+             * @description tcp_stream / udp_stream: one-way throughput in Mbit/s (10^6 bit/s) counted by the receiver (UDP: also datagrams sent, received, loss %); tcp_rr / udp_rr: ping-pong of one message, round trips/s plus round-trip latency avg/p50/p99 in µs (full round trip, not half). A list of them runs each: one run per item.
              * @default tcp_stream
-             * @enum {string}
              */
-            op: "tcp_stream" | "udp_stream" | "tcp_rr" | "udp_rr";
+            op: ("tcp_stream" | "udp_stream" | "tcp_rr" | "udp_rr") | ("tcp_stream" | "udp_stream" | "tcp_rr" | "udp_rr")[];
             /**
              * Poll
              * @description Round-trip ops only. blocking: the thread sleeps in recv until the reply; busy: non-blocking recv in a spin loop on both ends, plus SO_BUSY_POLL where permitted. Busy needs a CPU per spinning thread.
@@ -1643,6 +2407,30 @@ export interface components {
              */
             warmup_s: number;
         };
+        /** NotifyPublic */
+        NotifyPublic: {
+            /** Allowed Hosts */
+            allowed_hosts: string[];
+            /** Email Note */
+            email_note: string | null;
+            /** Email To */
+            email_to: string | null;
+            /** Smtp Configured */
+            smtp_configured: boolean;
+            /** Updated At */
+            updated_at: string | null;
+            /** Updated By */
+            updated_by: string | null;
+            /** Webhook Url */
+            webhook_url: string | null;
+        };
+        /** NotifyUpdate */
+        NotifyUpdate: {
+            /** Email To */
+            email_to?: string | null;
+            /** Webhook Url */
+            webhook_url?: string | null;
+        };
         /** ParsedOutput */
         ParsedOutput: {
             /** Format */
@@ -1689,6 +2477,11 @@ export interface components {
              * @description the peak for the whole host, in the key's unit
              */
             value: number;
+        };
+        /** PreviewPublic */
+        PreviewPublic: {
+            /** Next */
+            next: string[];
         };
         /** ReferenceFigure */
         ReferenceFigure: {
@@ -1779,6 +2572,123 @@ export interface components {
              */
             token: string;
         };
+        /** Report */
+        Report: {
+            /** Areas */
+            areas: components["schemas"]["ReportArea"][];
+            /**
+             * Generated At
+             * Format: date-time
+             */
+            generated_at: string;
+            /** Hosts */
+            hosts: components["schemas"]["HostPublic"][];
+            /** Runs */
+            runs: components["schemas"]["ReportRun"][];
+            /**
+             * Selection
+             * @description how the set was named: 'runs 3, 4' or 'job 7'
+             */
+            selection: string;
+            /**
+             * Statistics
+             * @description how the tables' figures are computed (docs/methodology/statistics.md)
+             */
+            statistics: string;
+        };
+        /** ReportArea */
+        ReportArea: {
+            /**
+             * Area
+             * @enum {string}
+             */
+            area: "cpu" | "memory" | "disk" | "network" | "gpu";
+            /** Methodology */
+            methodology: string;
+            /** Run Ids */
+            run_ids: number[];
+            /**
+             * Source
+             * @description the methodology document this paragraph summarises
+             */
+            source: string;
+            /** Title */
+            title: string;
+        };
+        /** ReportRun */
+        ReportRun: {
+            /**
+             * Area
+             * @description cpu, memory, disk, network or gpu: the section the run belongs to
+             */
+            area: ("cpu" | "memory" | "disk" | "network" | "gpu") | null;
+            /** Attempt */
+            attempt: number;
+            /** Cancelled By */
+            cancelled_by?: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Created By */
+            created_by?: string | null;
+            /** Expected Duration S */
+            expected_duration_s: number;
+            /** Experiment */
+            experiment: string;
+            /** Finished At */
+            finished_at: string | null;
+            /** Host Id */
+            host_id: number;
+            /** Host Name */
+            host_name: string;
+            /** Id */
+            id: number;
+            /** Job Id */
+            job_id: number;
+            /** Kernel Info */
+            kernel_info: {
+                [key: string]: unknown;
+            } | null;
+            /** Labels Snapshot */
+            labels_snapshot?: {
+                [key: string]: unknown;
+            } | null;
+            /** Last Seq */
+            last_seq: number;
+            /** Params */
+            params: {
+                [key: string]: unknown;
+            };
+            /** Progress */
+            progress: number;
+            result: components["schemas"]["RunResult"] | null;
+            /** Started At */
+            started_at: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "queued" | "dispatched" | "running" | "succeeded" | "failed" | "untrusted" | "cancelled";
+            /** Status Reason */
+            status_reason: string | null;
+            /**
+             * Trace Bucket
+             * @default 1
+             */
+            trace_bucket: number;
+            /**
+             * Trace Points
+             * @default []
+             */
+            trace_points: [
+                number,
+                number
+            ][];
+            /** Unit */
+            unit: string;
+        };
         /** ResultIn */
         ResultIn: {
             /** Block Bytes */
@@ -1830,6 +2740,8 @@ export interface components {
             flags: components["schemas"]["Flag"][];
             /** Invalid Reason */
             invalid_reason: string | null;
+            /** Level */
+            level?: ("L1" | "L2" | "L3" | "DRAM") | null;
             /** Max */
             max: number;
             /** Mean */
@@ -1954,6 +2866,10 @@ export interface components {
         };
         /** RunResult */
         RunResult: {
+            /** Caches */
+            caches?: {
+                [key: string]: number;
+            } | null;
             /**
              * Flags
              * @default []
@@ -1963,6 +2879,8 @@ export interface components {
             peak_note?: string | null;
             /** Rows */
             rows: components["schemas"]["ResultRow"][];
+            /** Scaling */
+            scaling?: components["schemas"]["StrongScaling"][] | null;
             trace?: components["schemas"]["TraceSummary"] | null;
             /** Unit */
             unit: string;
@@ -2099,10 +3017,376 @@ export interface components {
             /** Data */
             data: components["schemas"]["SamplePublic"][];
         };
+        /**
+         * SavedSuiteIn
+         * @description A suite of a person's own; also the import format (GET /api/suites/{id} is the export).
+         */
+        SavedSuiteIn: {
+            /**
+             * Description
+             * @default
+             */
+            description: string;
+            /** Items */
+            items: components["schemas"]["SuiteItemIn"][];
+            /** Title */
+            title: string;
+        };
+        /** ScalingPoint */
+        ScalingPoint: {
+            /** Efficiency */
+            efficiency: number | null;
+            /** Elapsed Min S */
+            elapsed_min_s?: number | null;
+            /** Elapsed S */
+            elapsed_s: number;
+            /** Speedup */
+            speedup: number | null;
+            /** Threads */
+            threads: number;
+            /** Valid */
+            valid: boolean;
+        };
+        /**
+         * ScheduleIn
+         * @description A schedule: the suite (built in or saved-<n>), where (host_ids, or a label as key=value resolved when it
+         *     fires), when (interval_s or cron), and whether it is on.
+         */
+        ScheduleIn: {
+            /** Cron */
+            cron?: string | null;
+            /**
+             * Enabled
+             * @default true
+             */
+            enabled: boolean;
+            /** Host Ids */
+            host_ids?: number[] | null;
+            /** Interval S */
+            interval_s?: number | null;
+            /** Label */
+            label?: string | null;
+            /** Suite */
+            suite: string;
+            /** Title */
+            title: string;
+        };
+        /** SchedulePublic */
+        SchedulePublic: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Created By */
+            created_by: string | null;
+            /** Cron */
+            cron: string | null;
+            /** Enabled */
+            enabled: boolean;
+            /** Host Ids */
+            host_ids: number[] | null;
+            /** Id */
+            id: number;
+            /** Interval S */
+            interval_s: number | null;
+            /** Label */
+            label: string | null;
+            last_firing: components["schemas"]["FiringPublic"] | null;
+            /** Next */
+            next: string[];
+            /** Next Fire At */
+            next_fire_at: string | null;
+            /** Suite */
+            suite: string;
+            /** Suite Title */
+            suite_title: string | null;
+            /** Title */
+            title: string;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+        };
+        /** SchedulesPublic */
+        SchedulesPublic: {
+            /** Data */
+            data: components["schemas"]["SchedulePublic"][];
+        };
+        /** SeriesPoint */
+        SeriesPoint: {
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Ci95 High */
+            ci95_high: number | null;
+            /** Ci95 Low */
+            ci95_low: number | null;
+            /** Excluded Reason */
+            excluded_reason?: string | null;
+            /** Host Id */
+            host_id: number;
+            /** Host Name */
+            host_name: string;
+            /** Mean */
+            mean: number;
+            /** N */
+            n: number;
+            /** Run Id */
+            run_id: number;
+            /** Used */
+            used: boolean;
+            /** Verdict */
+            verdict: string;
+        };
+        /** SeriesPublic */
+        SeriesPublic: {
+            /** Changes */
+            changes: components["schemas"]["ChangePublic"][];
+            /** Events */
+            events: components["schemas"]["EventPublic"][];
+            /** Excluded */
+            excluded: number;
+            /** Has More */
+            has_more: boolean;
+            /** Lower Is Better */
+            lower_is_better: boolean;
+            method: components["schemas"]["Method"];
+            metric: components["schemas"]["MetricKey"];
+            /** Points */
+            points: components["schemas"]["SeriesPoint"][];
+            /** Thresholds */
+            thresholds: components["schemas"]["ThresholdPublic"][];
+            /** Unit */
+            unit: string;
+        };
         /** SignInLinkPublic */
         SignInLinkPublic: {
             /** Sign In Link */
             sign_in_link: string;
+        };
+        /** SkippedHost */
+        SkippedHost: {
+            /** Host Id */
+            host_id: number;
+            /** Name */
+            name: string | null;
+            /** Reason */
+            reason: string;
+        };
+        /**
+         * StrongScaling
+         * @description Strong scaling of one op of a fixed-work run (work > 0): the same total work at each thread count.
+         */
+        StrongScaling: {
+            /**
+             * Baseline Threads
+             * @description the thread count speedups are relative to: 1 when the run has it, else its smallest
+             */
+            baseline_threads: number;
+            /** Op */
+            op: string | null;
+            /** Points */
+            points: components["schemas"]["ScalingPoint"][];
+            /** Units */
+            units?: {
+                [key: string]: string;
+            };
+            /**
+             * Work
+             * @description units of work per repeat over all threads (the kernel's unit, e.g. one step of every FMA chain)
+             */
+            work: number;
+        };
+        /** SuiteItemIn */
+        SuiteItemIn: {
+            /** Experiment */
+            experiment: string;
+            /** Needs */
+            needs?: "gpu" | null;
+            /** Params */
+            params?: {
+                [key: string]: unknown;
+            };
+        };
+        /** SuiteItemPublic */
+        SuiteItemPublic: {
+            /** Experiment */
+            experiment: string;
+            /** Needs */
+            needs?: string | null;
+            /** Params */
+            params: {
+                [key: string]: unknown;
+            };
+        };
+        /** SuitePublic */
+        SuitePublic: {
+            /**
+             * Builtin
+             * @default true
+             */
+            builtin: boolean;
+            /** Created By */
+            created_by?: string | null;
+            /** Description */
+            description: string;
+            /** Expected Duration One Host S */
+            expected_duration_one_host_s: number;
+            /** Id */
+            id: string;
+            /** Items */
+            items: components["schemas"]["SuiteItemPublic"][];
+            /** Title */
+            title: string;
+        };
+        /** SuiteRunCreate */
+        SuiteRunCreate: {
+            /** Host Ids */
+            host_ids: number[];
+            /** Suite */
+            suite: string;
+        };
+        /** SuiteRunPublic */
+        SuiteRunPublic: {
+            /** Cancelled By */
+            cancelled_by: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Created By */
+            created_by: string | null;
+            /** Expected Duration S */
+            expected_duration_s: number;
+            /** Host Ids */
+            host_ids: number[];
+            /** Id */
+            id: number;
+            /** Progress */
+            progress: number;
+            /** Runs */
+            runs: components["schemas"]["SuiteRunRun"][];
+            /** Runs Done */
+            runs_done: number;
+            /** Runs Total */
+            runs_total: number;
+            /** Skipped */
+            skipped: string[];
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "running" | "succeeded" | "failed" | "cancelled";
+            /** Suite */
+            suite: string;
+            /** Title */
+            title: string;
+        };
+        /** SuiteRunRun */
+        SuiteRunRun: {
+            /** Expected Duration S */
+            expected_duration_s: number;
+            /** Experiment */
+            experiment: string;
+            /** Host Id */
+            host_id: number;
+            /** Id */
+            id: number;
+            /** Job Id */
+            job_id: number;
+            /** Op */
+            op: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "queued" | "dispatched" | "running" | "succeeded" | "failed" | "untrusted" | "cancelled";
+        };
+        /** SuiteRunsPublic */
+        SuiteRunsPublic: {
+            /** Data */
+            data: components["schemas"]["SuiteRunPublic"][];
+        };
+        /** SuitesPublic */
+        SuitesPublic: {
+            /** Data */
+            data: components["schemas"]["SuitePublic"][];
+        };
+        /**
+         * ThresholdCreate
+         * @description Where: a host (host_id), a label ("instance_type=m5.large", as the run's label snapshot had it), both (that
+         *     host while it had the label), or neither (every host). The metric. below / above a value in the metric's unit,
+         *     or drop_pct: worse (in the figure's direction) by more than value % than the median of the metric's previous
+         *     ten valid points in that scope.
+         */
+        ThresholdCreate: {
+            /** Block Bytes */
+            block_bytes?: number | null;
+            /**
+             * Experiment
+             * @enum {string}
+             */
+            experiment: "cpu" | "cpu_trace" | "memory" | "disk" | "network" | "network_serve" | "network_drive" | "gpu";
+            /** Host Id */
+            host_id?: number | null;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "below" | "above" | "drop_pct";
+            /** Label */
+            label?: string | null;
+            /** Op */
+            op?: string | null;
+            /** Threads */
+            threads: number;
+            /** Value */
+            value: number;
+        };
+        /** ThresholdPublic */
+        ThresholdPublic: {
+            /** Block Bytes */
+            block_bytes?: number | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Created By */
+            created_by: string | null;
+            /** Experiment */
+            experiment: string;
+            /** Host Id */
+            host_id: number | null;
+            /** Id */
+            id: number;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "below" | "above" | "drop_pct";
+            /** Label Key */
+            label_key: string | null;
+            /** Label Value */
+            label_value: string | null;
+            /** Op */
+            op: string | null;
+            /** Threads */
+            threads: number;
+            /** Value */
+            value: number;
+        };
+        /** ThresholdsPublic */
+        ThresholdsPublic: {
+            /** Count */
+            count: number;
+            /** Data */
+            data: components["schemas"]["ThresholdPublic"][];
         };
         /** Throttle */
         Throttle: {
@@ -3697,6 +4981,198 @@ export interface operations {
             };
         };
     };
+    read_prometheus_api_metrics_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": unknown;
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    read_imported_results_api_reference_imports_get: {
+        parameters: {
+            query?: {
+                host_id?: number | null;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportedResultsPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    import_reference_output_api_reference_imports_post: {
+        parameters: {
+            query: {
+                /** @description the host whose history gets the row */
+                host_id: number;
+                /** @description the tool that produced the output */
+                tool: "stream" | "hpl" | "hpcc" | "fio" | "iozone" | "iperf3" | "iperf2" | "ping" | "sockperf";
+                /** @description the uploaded file's name (no directory), kept with the row */
+                file_name?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportedResultPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     parse_reference_output_api_reference_parse_post: {
         parameters: {
             query: {
@@ -3751,6 +5227,150 @@ export interface operations {
             };
             /** @description request body over the limit (checked before it is read) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_report_api_report_get: {
+        parameters: {
+            query?: {
+                /** @description comma-separated run ids (at most 50 runs) */
+                runs?: string | null;
+                /** @description every run of one job (at most 50) */
+                job?: number | null;
+                /** @description every run of one suite run (at most 50) */
+                suite?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    download_report_api_report_html_get: {
+        parameters: {
+            query?: {
+                /** @description comma-separated run ids (at most 50 runs) */
+                runs?: string | null;
+                /** @description every run of one job (at most 50) */
+                job?: number | null;
+                /** @description every run of one suite run (at most 50) */
+                suite?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": unknown;
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4848,6 +6468,1791 @@ export interface operations {
             };
             /** @description no such object */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_schedules_api_schedules_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedulesPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    create_schedule_api_schedules_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedulePublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too many schedules already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    preview_api_schedules_preview_get: {
+        parameters: {
+            query?: {
+                interval_s?: number | null;
+                cron?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreviewPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_schedule_api_schedules__schedule_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedulePublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    update_schedule_api_schedules__schedule_id__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedulePublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_schedule_api_schedules__schedule_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_history_api_schedules__schedule_id__history_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FiringsPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    run_schedule_now_api_schedules__schedule_id__run_now_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FiringPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_suite_runs_api_suite_runs_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuiteRunsPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    start_suite_api_suite_runs_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuiteRunCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuiteRunPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description over a limit; Retry-After says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    read_suite_run_api_suite_runs__suite_run_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suite_run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuiteRunPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    cancel_suite_run_api_suite_runs__suite_run_id__cancel_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suite_run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuiteRunPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_suites_api_suites_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuitesPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    save_suite_api_suites_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SavedSuiteIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuitePublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_suite_api_suites__suite_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuitePublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    update_suite_api_suites__suite_id__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SavedSuiteIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuitePublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the object's current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_suite_api_suites__suite_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the object's current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_events_api_trends_events_get: {
+        parameters: {
+            query?: {
+                host_id?: number | null;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventsPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_fleet_api_trends_fleet_get: {
+        parameters: {
+            query?: {
+                group_by?: "provider" | "instance_type" | "region";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_metrics_api_trends_metrics_get: {
+        parameters: {
+            query?: {
+                host_id?: number | null;
+                provider?: string | null;
+                instance_type?: string | null;
+                region?: string | null;
+                experiment?: ("cpu" | "cpu_trace" | "memory" | "disk" | "network" | "network_serve" | "network_drive" | "gpu") | null;
+                /** @description newest finished runs looked at */
+                scan?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetricsPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_notifications_api_trends_notifications_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotifyPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    update_notifications_api_trends_notifications_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotifyUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotifyPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_series_api_trends_series_get: {
+        parameters: {
+            query: {
+                experiment: "cpu" | "cpu_trace" | "memory" | "disk" | "network" | "network_serve" | "network_drive" | "gpu";
+                threads: number;
+                host_id?: number | null;
+                provider?: string | null;
+                instance_type?: string | null;
+                region?: string | null;
+                op?: string | null;
+                block_bytes?: number | null;
+                /** @description newest points returned */
+                limit?: number;
+                before?: string | null;
+                after?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_thresholds_api_trends_thresholds_get: {
+        parameters: {
+            query?: {
+                host_id?: number | null;
+                provider?: string | null;
+                instance_type?: string | null;
+                region?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThresholdsPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    create_threshold_api_trends_thresholds_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ThresholdCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThresholdPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such host */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too many thresholds already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_threshold_api_trends_thresholds__threshold_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                threshold_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

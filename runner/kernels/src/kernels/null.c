@@ -17,6 +17,11 @@ static hb_status null_setup(const hb_params *p, hb_setup *s, hb_err *err)
 static void null_work(hb_worker *w)
 {
     uint64_t units = 0;
+    if (w->quota != HB_NO_QUOTA) { /* a fixed-work share; the timed loop below stays as it was */
+        while (hb_next_units(w, units, 1))
+            hb_publish(w, ++units);
+        return;
+    }
     while (!hb_should_stop(w))
         hb_publish(w, ++units);
 }
@@ -35,4 +40,5 @@ const hb_kernel hb_kernel_null = {
     .params = null_params,
     .setup = null_setup,
     .work = null_work,
+    .fixed_work = 1,
 };

@@ -47,7 +47,14 @@ describe('HostCard', () => {
     expect(card).toHaveTextContent('Turbo / boostyes');
     expect(card).toHaveTextContent('Disksnvme0n1 · Amazon EBS · 100 GiB');
     expect(card).toHaveTextContent('NICsnot reported yet');
+    expect(card).toHaveTextContent("Disk targetswork (the run's own directory)");
     expect(within(card).getByRole('link', { name: 'Runs on bench-a' })).toHaveAttribute('href', '/history?host=1');
+  });
+
+  it('names the disk targets its runner offers a disk job', () => {
+    const inventory = { ...host.inventory, disks: { devices: [], targets: [{ name: 'nvme0', fstype: 'xfs', device: 'nvme0n1', free_bytes: 2 ** 40 }] } };
+    renderWithProviders(<HostCard host={{ ...host, inventory }} now={Date.now()} can={operator} />);
+    expect(screen.getByRole('article', { name: 'bench-a' })).toHaveTextContent("Disk targetswork (the run's own directory); nvme0 · xfs · nvme0n1 · 1024 GiB free");
   });
 });
 

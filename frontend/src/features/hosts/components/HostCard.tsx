@@ -5,7 +5,7 @@ import type { HostPublic } from '../../../lib/api/types';
 import type { Abilities } from '../../../lib/auth/roles';
 import { formatBytes, formatDateTime, formatNumber, formatRelative } from '../../../lib/format';
 import { formatBlockSize } from '../../../lib/units';
-import { readCaches, readCpu, readDevices, readLabels, readMemoryBytes, readOs, readPlatform } from '../lib/inventory';
+import { readCaches, readCpu, readDevices, readDiskTargets, readLabels, readMemoryBytes, readOs, readPlatform } from '../lib/inventory';
 import { HostAdminActions } from './HostAdminActions';
 import { HostLabelsEditor } from './HostLabelsEditor';
 import { PeaksSection } from './PeaksSection';
@@ -128,6 +128,7 @@ function InventoryDetails({ host }: { host: HostPublic }) {
   const caches = readCaches(host.inventory);
   const platform = readPlatform(host.inventory);
   const disks = readDevices(host.inventory, 'disks');
+  const targets = readDiskTargets(host.inventory);
   const nics = readDevices(host.inventory, 'nics');
   return (
     <details className="inventory-details">
@@ -155,6 +156,10 @@ function InventoryDetails({ host }: { host: HostPublic }) {
         ))}
         <dt>Disks</dt>
         <dd>{disks.length ? disks.join('; ') : <span className="muted">not reported yet</span>}</dd>
+        <dt>Disk targets</dt>
+        <dd title="Directories a disk job may name as its target; the runner's owner configures them (--disk-target NAME=PATH)">
+          {['work (the run\'s own directory)', ...targets].join('; ')}
+        </dd>
         <dt>NICs</dt>
         <dd>{nics.length ? nics.join('; ') : <span className="muted">not reported yet</span>}</dd>
       </dl>

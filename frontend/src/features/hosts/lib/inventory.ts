@@ -142,3 +142,16 @@ export function readDevices(inventory: unknown, key: 'disks' | 'nics'): string[]
       .join(' · ');
   });
 }
+
+/** The disk targets the host's runner offers a disk job (disks.targets: its owner configured them by name). */
+export function readDiskTargets(inventory: unknown): string[] {
+  const list = obj(obj(inventory).disks).targets;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((item) => {
+    const t = obj(item);
+    const name = str(t.name);
+    if (!name) return [];
+    const free = num(t.free_bytes);
+    return [[name, str(t.fstype), str(t.device), free !== null ? `${Math.round(free / 1024 ** 3)} GiB free` : null].filter(Boolean).join(' · ')];
+  });
+}

@@ -5,11 +5,11 @@
 // drives. Only the parameters the person changed are sent; the server's defaults apply to the rest.
 // The state lives in useJobForm; each part of the form is its own component.
 import { useJobForm, type JobFormInput } from '../hooks/use-job-form';
-import { FORM_ID as ID, durationEstimate } from '../lib/job-form';
+import { FORM_ID as ID, durationEstimate, oversubscription } from '../lib/job-form';
 import { DurationEstimate } from './DurationEstimate';
 import { ExperimentField } from './ExperimentField';
 import { HostPicker } from './HostPicker';
-import { ParamsForm } from './ParamsForm';
+import { ParamsForm } from '../../../components/ParamsForm';
 
 export type { HostOption } from '../lib/job-form';
 export type NewJobFormProps = JobFormInput;
@@ -18,6 +18,7 @@ export function NewJobForm(props: NewJobFormProps) {
   const form = useJobForm(props);
   const { hosts, experiments } = props;
   const estimate = durationEstimate(form.experiment, form.params, form.valid);
+  const oversubscribed = oversubscription(hosts, form.hostIds, form.params);
 
   return (
     <form className="card form" onSubmit={form.onSubmit} noValidate aria-label="New job">
@@ -51,6 +52,11 @@ export function NewJobForm(props: NewJobFormProps) {
       </fieldset>
 
       <DurationEstimate {...estimate} perHost={form.hostIds.length > 1 && !form.pair} />
+      {oversubscribed ? (
+        <p className="small" role="note" aria-label="Oversubscribed">
+          <span className="badge badge-warn">oversubscribed</span> {oversubscribed}
+        </p>
+      ) : null}
 
       {form.server.form.length ? (
         <div className="state state-error" role="alert">

@@ -16,7 +16,7 @@ import {
   withoutServerError,
   type HostOption,
 } from '../lib/job-form';
-import { fieldsFromSchema, initialValues, validateParams, type RawValue, type RawValues } from '../lib/param-schema';
+import { fieldsFromSchema, initialValues, validateParams, type RawValue, type RawValues } from '../../../lib/param-schema';
 import { mapServerIssues, type MappedErrors } from '../lib/server-errors';
 
 export interface JobFormInput {

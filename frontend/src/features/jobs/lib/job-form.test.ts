@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { cpuExperiment, cpuTraceExperiment, memoryExperiment, networkPairExperiment } from '../../../test/fixtures';
-import { durationEstimate, hostProblem, paramsToSend, shownFieldErrors, startingHostIds, startingKind, withoutServerError } from './job-form';
-import { fieldsFromSchema, initialValues, validateParams } from './param-schema';
+import {
+  durationEstimate,
+  hostProblem,
+  maxThreads,
+  oversubscription,
+  paramsToSend,
+  shownFieldErrors,
+  startingHostIds,
+  startingKind,
+  withoutServerError,
+} from './job-form';
+import { fieldsFromSchema, initialValues, validateParams } from '../../../lib/param-schema';
 
 const hosts = [
   { id: 1, name: 'a', online: true },
@@ -95,5 +105,29 @@ describe('paramsToSend: only what the person changed', () => {
       parameters: { type: 'object', required: ['op'], properties: { op: { enum: ['a', 'b'], type: 'string' }, n: { default: 1, type: 'integer' } } },
     };
     expect(form(experiment)).toEqual({ op: 'a' });
+  });
+});
+
+describe('threads beyond a host\'s CPUs', () => {
+  const hosts = [
+    { id: 1, name: 'small', online: true, cpus: 2 },
+    { id: 2, name: 'big', online: true, cpus: 16 },
+    { id: 3, name: 'unknown', online: true },
+  ];
+  it('reads the most threads asked for, from a number or a list', () => {
+    expect(maxThreads({ threads: [1, 2, 8] })).toBe(8);
+    expect(maxThreads({ threads: 4 })).toBe(4);
+    expect(maxThreads({ op: 'fp64' })).toBeNull();
+  });
+  it('warns, naming the host and its CPUs, only when a picked host has fewer CPUs than threads', () => {
+    const w = oversubscription(hosts, [1, 2], { threads: [1, 2, 4, 8] });
+    expect(w).toContain('8 threads');
+    expect(w).toContain('small has 2 CPUs');
+    expect(w).not.toContain('big');
+    expect(w).toContain('the run still happens');
+    expect(oversubscription(hosts, [1], { threads: [1, 2] })).toBeNull();
+    expect(oversubscription(hosts, [2], { threads: [8] })).toBeNull();
+    expect(oversubscription(hosts, [3], { threads: [64] })).toBeNull(); // no CPU count known: no claim
+    expect(oversubscription(hosts, [1], { sizes: [8] })).toBeNull();
   });
 });

@@ -2,7 +2,7 @@
 // with the hosts picked, which parameters to send, which field errors to show, and the duration estimate.
 import type { Experiment } from '../../../lib/api/types';
 import { expectedDuration, isTwoHost, type ExpectedDuration, type ExperimentTerms } from '../../../lib/experiments';
-import type { FieldSpec, RawValues } from './param-schema';
+import type { FieldSpec, RawValues } from '../../../lib/param-schema';
 import type { MappedErrors } from './server-errors';
 
 /** Prefix of every element id in the form (fields, host boxes, messages). */
@@ -12,6 +12,29 @@ export interface HostOption {
   id: number;
   name: string;
   online: boolean;
+  /** Logical CPUs from the host's inventory, where it says. */
+  cpus?: number | null;
+}
+
+/** The most threads the parameters ask for (`threads`: a number or a list), or null when they name none. */
+export function maxThreads(params: Record<string, unknown>): number | null {
+  const t = params.threads;
+  const all = (Array.isArray(t) ? t : [t]).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+  return all.length ? Math.max(...all) : null;
+}
+
+/** When the job asks for more threads than a picked host has CPUs: the words of the warning, else null. The run
+ * still happens (the course reports ask for 8 threads on small machines); its figures come back flagged
+ * oversubscribed, and this says so before it starts. */
+export function oversubscription(hosts: HostOption[], hostIds: number[], params: Record<string, unknown>): string | null {
+  const threads = maxThreads(params);
+  if (threads === null) return null;
+  const small = hostIds
+    .map((id) => hosts.find((h) => h.id === id))
+    .filter((h): h is HostOption => !!h && typeof h.cpus === 'number' && h.cpus > 0 && h.cpus < threads);
+  if (!small.length) return null;
+  const where = small.map((h) => `${h.name} has ${h.cpus} CPU${h.cpus === 1 ? '' : 's'}`).join(', ');
+  return `${threads} threads, more than the CPUs of the host (${where}): the run still happens, each thread gets at most a share of a CPU, and its figures will be marked oversubscribed.`;
 }
 
 /** The hosts asked for that exist; else the only host when there is one. */

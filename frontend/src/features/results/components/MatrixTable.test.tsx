@@ -23,6 +23,19 @@ describe('MatrixTable (CPU: threads only)', () => {
     expect(row2).toHaveTextContent('87.9 % of peak');
   });
 
+  it('names the clock the CPU peak used, and both clocks when they differ, in the badge title and the details', async () => {
+    const formula = '1 core × 3.680 GHz (vector-loaded clock, AVX-512) × 32 FLOP/cycle (2 FMA pipes × 8 fp64 lanes × 2, Zen 5, avx512); '
+      + 'the clocks differ: scalar chain 3.980 GHz, vector-loaded 3.680 GHz (-7.5 %)';
+    table([resultRow({ mean: 117.3, efficiency: 117.3 / 117.76, peak: { value: 117.76, unit: 'GFLOP/s', formula, source: 'computed' } })]);
+    const row = screen.getByRole('row', { name: /^1 / });
+    expect(within(row).getByText('99.6 % of peak')).toHaveAttribute('title', expect.stringContaining('(vector-loaded clock, AVX-512)'));
+    const summary = within(row).getByText('details');
+    await userEvent.click(summary);
+    const details = summary.closest('details') as HTMLDetailsElement;
+    expect(details).toHaveTextContent('3.680 GHz (vector-loaded clock, AVX-512)');
+    expect(details).toHaveTextContent('the clocks differ: scalar chain 3.980 GHz, vector-loaded 3.680 GHz (-7.5 %)');
+  });
+
   it('gives min, max and CI on hover (title) and in details', async () => {
     table([resultRow()]);
     const row = screen.getByRole('row', { name: /^1 / });
@@ -99,5 +112,22 @@ describe('MatrixTable (memory / disk: threads × block size)', () => {
     const stable = screen.getByRole('row', { name: /^2 / });
     expect(within(stable).queryByText('not stable')).not.toBeInTheDocument();
     expect(stable.querySelector('details')).toHaveTextContent('stopped when the CV target was met');
+  });
+});
+
+describe('MatrixTable (memory: the cache level of each row)', () => {
+  it('badges each cell with the level its working set fits in, DRAM said in words', () => {
+    table([
+      resultRow({ op: 'read', unit: 'MB/s', block_bytes: 64, threads: 1, level: 'L1' }),
+      resultRow({ op: 'read', unit: 'MB/s', block_bytes: 64 * MiB, threads: 1, level: 'DRAM' }),
+    ]);
+    const row = screen.getByRole('row', { name: /^1 / });
+    expect(within(row).getByText('L1')).toHaveAttribute('title', 'The working set fits in L1');
+    expect(within(row).getByText('DRAM')).toHaveAttribute('title', 'The working set fits in no cache: it comes from DRAM');
+  });
+
+  it('shows no level where the result has none (CPU)', () => {
+    table([resultRow()]);
+    expect(screen.queryByText(/^(L1|L2|L3|DRAM)$/)).not.toBeInTheDocument();
   });
 });

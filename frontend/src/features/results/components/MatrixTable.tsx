@@ -81,6 +81,11 @@ export function MatrixCell({ row, peakNote }: { row: ResultRow | undefined; peak
       </span>
       <span className="badges">
         <EfficiencyBadge row={row} peakNote={peakNote} />
+        {row.level ? (
+          <span className="badge badge-info" title={`The working set fits in ${row.level === 'DRAM' ? 'no cache: it comes from DRAM' : row.level}`}>
+            {row.level}
+          </span>
+        ) : null}
         <VerdictBadge verdict={row.valid ? row.verdict : 'invalid'} flags={row.flags} showReasons={false} />
         {row.stopped_by === 'max_repeats' ? (
           <span className="badge badge-warn" title="Repeat until stable hit max_repeats before the CV target: the spread is larger than asked for">

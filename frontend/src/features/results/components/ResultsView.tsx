@@ -4,11 +4,12 @@
 import { useMemo } from 'react';
 import { GroupedBarChart } from '../../../components/chart/GroupedBarChart';
 import type { RunResult } from '../../../lib/api/types';
-import { groupMatrix, opLabel, type OpMatrix } from '../../../lib/matrix';
+import { groupMatrix, hasBlocks, opLabel, type OpMatrix } from '../../../lib/matrix';
 import type { Theme } from '../../../lib/theme';
 import { lowerIsBetter } from '../../../lib/units';
-import { latencyBars, throughputBars } from '../lib/chart-data';
+import { cacheMarkers, latencyBars, throughputBars } from '../lib/chart-data';
 import { MatrixTable } from './MatrixTable';
+import { ScalingTable, type StrongScaling } from './ScalingTable';
 
 export interface ResultsViewProps {
   result: RunResult;
@@ -30,7 +31,17 @@ export function ResultsView({ result, theme, fileBase, charts = true }: ResultsV
         </p>
       ) : null}
       {matrices.map((m) => (
-        <OpResults key={m.op ?? ''} matrix={m} titled={matrices.length > 1 || Boolean(m.op)} peakNote={result.peak_note} theme={theme} fileBase={fileBase} charts={charts} />
+        <OpResults
+          key={m.op ?? ''}
+          matrix={m}
+          titled={matrices.length > 1 || Boolean(m.op)}
+          peakNote={result.peak_note}
+          theme={theme}
+          fileBase={fileBase}
+          charts={charts}
+          caches={result.caches}
+          scaling={result.scaling?.find((s) => (s.op ?? null) === (m.op ?? null))}
+        />
       ))}
     </div>
   );
@@ -43,28 +54,35 @@ interface OpResultsProps {
   theme: Theme;
   fileBase: string;
   charts: boolean;
+  /** The host's detected cache sizes (memory runs), marked on the block-size axis. */
+  caches?: RunResult['caches'];
+  /** A fixed-work run's strong scaling of this operation (speedup, efficiency), if it is one. */
+  scaling?: StrongScaling;
 }
 
-function OpResults({ matrix: m, titled, peakNote, theme, fileBase, charts }: OpResultsProps) {
+function OpResults({ matrix: m, titled, peakNote, theme, fileBase, charts, caches, scaling }: OpResultsProps) {
   const tp = useMemo(() => throughputBars(m), [m]);
   const lat = useMemo(() => latencyBars(m), [m]);
+  const cacheLines = useMemo(() => (hasBlocks(m) ? cacheMarkers(m.blocks, caches) : []), [m, caches]);
   const name = opLabel(m.op);
   const slug = `${fileBase}-${(m.op ?? 'result').replace(/[^a-z0-9]+/gi, '-')}`;
   return (
     <section className="result-op" aria-label={`${name} results`}>
       {titled ? <h3 className="result-op-title">{name}</h3> : null}
       <MatrixTable matrix={m} peakNote={peakNote} />
+      {scaling ? <ScalingTable scaling={scaling} /> : null}
       {charts ? (
         <div className="chart-grid">
           <GroupedBarChart
             title={`${name}: ${lowerIsBetter(m.unit) ? 'latency' : 'throughput'}`}
-            subtitle={`mean, whiskers ± stddev (${m.unit})`}
+            subtitle={`mean, whiskers ± stddev (${m.unit})${cacheLines.length ? '; lines: the host\'s detected cache sizes' : ''}`}
             categories={tp.categories}
             series={tp.series}
             unit={tp.unit}
             xTitle={tp.xTitle}
             theme={theme}
             fileName={`${slug}-throughput.png`}
+            markers={cacheLines}
           />
           {lat ? (
             <GroupedBarChart

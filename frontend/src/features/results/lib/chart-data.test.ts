@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resultRow } from '../../../test/fixtures';
 import { groupMatrix } from '../../../lib/matrix';
-import { latencyBars, throughputBars } from './chart-data';
+import { cacheMarkers, latencyBars, throughputBars } from './chart-data';
 
 const KiB = 1024;
 
@@ -56,5 +56,29 @@ describe('latencyBars', () => {
     expect(bars?.unit).toBe('µs');
     expect(bars?.series.map((s) => s.label)).toEqual(['Rtt p50']);
     expect(latencyBars(groupMatrix([{ ...row, extra_lower_is_better: [] }])[0]!)).toBeNull();
+  });
+});
+
+describe('cacheMarkers', () => {
+  const blocks = [4 * KiB, 64 * KiB, 1024 * KiB, 64 * 1024 * KiB];
+
+  it('puts each detected cache between the block sizes around it, by log size, labelled with its size', () => {
+    const marks = cacheMarkers(blocks, { L1d: 32 * KiB, L2: 1024 * KiB, L3: 32 * 1024 * KiB });
+    expect(marks.map((m) => m.label)).toEqual(['L1d 32 KiB', 'L2 1 MiB', 'L3 32 MiB']);
+    expect(marks[0]?.x).toBeCloseTo(0.75); // 32 KiB: 3 of the 4 doublings from 4 KiB to 64 KiB
+    expect(marks[1]?.x).toBe(2); // on the 1 MiB bar
+    expect(marks[2]?.x).toBeCloseTo(2 + 5 / 6); // 32 MiB: 5 of the 6 doublings from 1 MiB to 64 MiB
+    expect(marks.every((m) => m.kind === 'config')).toBe(true);
+  });
+
+  it('leaves out a size outside the blocks measured, and draws nothing without caches', () => {
+    expect(cacheMarkers(blocks, { L1d: 2 * KiB, L3: 256 * 1024 * KiB })).toEqual([]);
+    expect(cacheMarkers(blocks, null)).toEqual([]);
+    expect(cacheMarkers([null], { L1d: 32 * KiB })).toEqual([]);
+  });
+
+  it('says the level a row fits in in its tooltip notes', () => {
+    const [m] = groupMatrix([resultRow({ op: 'read', unit: 'MB/s', block_bytes: 64, threads: 1, level: 'L2' })]);
+    expect(throughputBars(m!).series[0]?.notes?.[0]).toContain('working set fits in L2');
   });
 });

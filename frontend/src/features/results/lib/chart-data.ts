@@ -4,7 +4,8 @@
 // one colour per percentile.
 import type { BarSeries } from '../../../components/chart/GroupedBarChart';
 import { stddevBar } from '../../../components/chart/plugins/error-bars';
-import type { ResultRow } from '../../../lib/api/types';
+import type { ChartMarker } from '../../../components/chart/plugins/markers';
+import type { ResultRow, RunResult } from '../../../lib/api/types';
 import { formatNumber, formatPercent } from '../../../lib/format';
 import { findCell, hasBlocks, threadsLabel, type OpMatrix } from '../../../lib/matrix';
 import { extraMetaIn, formatBlockSize } from '../../../lib/units';
@@ -21,6 +22,7 @@ export function rowNotes(row: ResultRow): string[] {
   const notes = [`min ${formatNumber(row.min)} · max ${formatNumber(row.max)} · n ${row.n}`];
   if (row.ci95_low !== null && row.ci95_high !== null) notes.push(`95 % CI ${formatNumber(row.ci95_low)} – ${formatNumber(row.ci95_high)}`);
   if (row.efficiency !== null) notes.push(`${formatPercent(row.efficiency)} of peak`);
+  if (row.level) notes.push(`working set fits in ${row.level}`);
   if (!row.valid) notes.push(`invalid: ${row.invalid_reason ?? 'no reason given'}`);
   return notes;
 }
@@ -56,6 +58,27 @@ export function throughputBars(m: OpMatrix): BarChartData {
     };
   });
   return { categories, series, xTitle, unit: m.unit };
+}
+
+/**
+ * The host's detected cache sizes as lines on a block-size axis: each between the two block sizes around it,
+ * by log size (the bars stand for sizes growing by ratios), on a bar when it equals one. A size outside the
+ * blocks measured is left out: there is no bar to set it against.
+ */
+export function cacheMarkers(blocks: readonly (number | null)[], caches: RunResult['caches'] | undefined): ChartMarker[] {
+  const sizes = blocks.filter((b): b is number => b !== null && b > 0);
+  const out: ChartMarker[] = [];
+  for (const [level, bytes] of Object.entries(caches ?? {})) {
+    if (!bytes || bytes <= 0) continue;
+    const i = sizes.findIndex((b, j) => b <= bytes && (sizes[j + 1] ?? Infinity) >= bytes);
+    if (i < 0) continue;
+    const lo = sizes[i] as number;
+    const hi = sizes[i + 1];
+    if (hi === undefined && bytes > lo) continue;
+    const x = hi === undefined || bytes === lo ? i : i + Math.log(bytes / lo) / Math.log(hi / lo);
+    out.push({ x, label: `${level} ${formatBlockSize(bytes)}`, kind: 'config' });
+  }
+  return out;
 }
 
 /** Latency extras of one operation, grouped by their unit; null when the rows carry none. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cpuExperiment, cpuTraceExperiment } from '../../../test/fixtures';
+import { cpuExperiment, cpuTraceExperiment } from '../test/fixtures';
 import { fieldsFromSchema, initialValues, parseField, validateParams, type FieldSpec } from './param-schema';
 
 const fields = fieldsFromSchema(cpuExperiment.parameters);

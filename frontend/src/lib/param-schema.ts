@@ -1,9 +1,9 @@
 // Turns an experiment's published JSON Schema (`parameters`, from the kernel's --describe and the
 // backend's parameter model) into form field specs, and parses/validates what a person typed
 // against the same bounds. The form never hard-codes an experiment's parameters.
-import { enumLabels, fieldLabels } from '../../../config/experiments';
-import { humanize } from '../../../lib/format';
-import { bytesInput, formatBlockSize, parseByteSize } from '../../../lib/units';
+import { enumLabels, fieldLabels } from '../config/experiments';
+import { humanize } from './format';
+import { bytesInput, formatBlockSize, parseByteSize } from './units';
 
 export interface JsonSchema {
   type?: string | string[];

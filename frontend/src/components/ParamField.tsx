@@ -1,7 +1,7 @@
 // One generated form control for one schema field: select for enums, number input with min/max for
 // numbers, a text box read as a list for integer lists, a checkbox for booleans. Description and
 // bounds are help text; an error (ours or the server's) is shown under the control and tied to it.
-import { formatBlockSize } from '../../../lib/units';
+import { formatBlockSize } from '../lib/units';
 import type { FieldSpec, RawValue } from '../lib/param-schema';
 import { describeBounds, parseField } from '../lib/param-schema';
 

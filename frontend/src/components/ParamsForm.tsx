@@ -1,4 +1,4 @@
-// The parameter part of the job form, generated from the experiment's JSON Schema.
+// The parameter part of a job body, generated from the experiment's JSON Schema (the New job form, a suite's items).
 import type { FieldSpec, RawValue, RawValues } from '../lib/param-schema';
 import { ParamField } from './ParamField';
 

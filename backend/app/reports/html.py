@@ -1,0 +1,271 @@
+"""The report as one self-contained HTML file, rendered here on the server: styles inline, charts as inline SVG,
+the report's JSON embedded as data (no script runs, nothing is fetched). Every figure is the report's (service.py):
+a number is formatted here, never recomputed."""
+import html
+import json
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from app.reports.schemas import Report, ReportRun
+from app.results.schemas import ResultRow, StrongScaling
+
+VERDICT_WORDS = {"valid": "valid", "oversubscribed": "caution: oversubscribed", "disturbed": "caution: disturbed",
+                 "throttled": "caution: throttled", "cpu_lost": "caution: CPU lost", "invalid": "invalid"}
+
+
+def e(x: object) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def fmt(v: float | None) -> str:
+    """Four significant digits, plain notation: 51.00, 1234, 0.001234; '—' for none."""
+    if v is None or not math.isfinite(v):
+        return "—"
+    if v == 0:
+        return "0"
+    d = max(0, min(6, 3 - math.floor(math.log10(abs(v)))))
+    return f"{v:.{d}f}"
+
+
+def pct(v: float | None) -> str:
+    return "—" if v is None else f"{v * 100:.1f} %"
+
+
+def block(b: int | None) -> str:
+    if b is None:
+        return "—"
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= size and b % size == 0:
+            return f"{b // size} {unit}"
+    return f"{b} B"
+
+
+def ci(row: ResultRow) -> str:
+    if row.ci95_low is not None and row.ci95_high is not None:
+        return f"{fmt(row.ci95_low)} – {fmt(row.ci95_high)} {row.unit}"
+    return "— (one repeat)" if row.n <= 1 else "— (spread too wide: the interval would reach below zero)"
+
+
+def peak_text(row: ResultRow, note: str | None) -> str:
+    if row.peak is None:
+        return f"no peak: {note}" if note else "no peak"
+    return f"{fmt(row.peak.value)} {row.peak.unit} = {row.peak.formula} ({row.peak.source})"
+
+
+def verdict_text(row: ResultRow) -> str:
+    """The verdict in words, with every reason: a flagged figure is never called valid."""
+    if not row.flags:
+        return VERDICT_WORDS[row.verdict]
+    return ("invalid: " if row.verdict == "invalid" else "caution: ") + "; ".join(f.text for f in row.flags)
+
+
+def references_text(row: ResultRow) -> str:
+    out = []
+    for r in row.references:
+        if r.status == "ok" and r.value is not None:
+            ratio = f", ours / theirs {fmt(r.ratio)}" if r.ratio is not None else ""
+            out.append(f"{r.tool}: {fmt(r.value)} {r.unit or ''} ({r.metric or 'figure'}{ratio})")
+        else:
+            out.append(f"{r.tool}: {r.status}{': ' + r.reason if r.reason else ''}")
+    return "; ".join(out) or "none run"
+
+
+def _inventory(inv: dict[str, Any]) -> list[tuple[str, str]]:
+    cpu = inv.get("cpu") or {}
+    mem = inv.get("memory") or {}
+    os_ = inv.get("os") or {}
+    cores = cpu.get("cores") or ((cpu.get("cores_per_socket") or 0) * (cpu.get("sockets") or 1)) or None
+    facts = [("CPU", f"{cpu.get('model') or cpu.get('model_name') or '—'}, {cpu.get('sockets') or '—'} socket(s), "
+                     f"{cores or '—'} cores, {cpu.get('threads') or '—'} threads, best ISA "
+                     f"{cpu.get('best_isa') or '—'}")]
+    caches = [f"{k.removesuffix('_bytes').upper()} {block(cpu[k])}" for k in ("l1d_bytes", "l2_bytes", "l3_bytes")
+              if isinstance(cpu.get(k), int)]
+    facts.append(("Caches", ", ".join(caches) or "—"))
+    total = mem.get("total_bytes")
+    dimm = (f", {mem['channels']} channels × {mem['speed_mts']} MT/s" if mem.get("channels") and mem.get("speed_mts")
+            else "")
+    facts.append(("Memory", (f"{total / 2**30:.1f} GiB" if isinstance(total, int | float) else "—") + dimm))
+    disks = (inv.get("disks") or {}).get("devices") or []
+    facts.append(("Disks", ", ".join(
+        f"{d.get('name')} {d.get('model') or ''} {fmt(d['size_bytes'] / 1e9) + ' GB' if d.get('size_bytes') else ''}"
+        f"{' (rotational)' if d.get('rotational') else ''}".strip() for d in disks if isinstance(d, dict)) or "—"))
+    nics = (inv.get("nics") or {}).get("interfaces") or []
+    facts.append(("NICs", ", ".join(
+        f"{n.get('name')}" + (f" {n['speed_mbps']} Mbit/s" if n.get("speed_mbps") else "")
+        + (" (loopback)" if n.get("loopback") else "") for n in nics if isinstance(n, dict)) or "—"))
+    facts.append(("OS", " ".join(str(x) for x in (os_.get("distribution"), os_.get("system"), os_.get("kernel"),
+                                                   os_.get("arch")) if x) or "—"))
+    return facts
+
+
+def _bars_svg(rows: list[ResultRow], title: str) -> str:
+    """Mean per row with ± sd whiskers and the peak as a dashed line where there is one."""
+    w, h, left, bottom = 640, 220, 60, 40
+    peak = max((r.peak.value for r in rows if r.peak is not None), default=None)
+    top = max([r.mean + r.stddev for r in rows] + ([peak] if peak else [])) or 1.0
+    bw = (w - left - 10) / max(1, len(rows))
+    y = lambda v: h - bottom - (h - bottom - 10) * v / top  # noqa: E731
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" role="img" aria-label="{e(title)}">',
+             f'<line x1="{left}" y1="{h - bottom}" x2="{w}" y2="{h - bottom}" stroke="#555"/>',
+             f'<text x="4" y="14" font-size="11">{e(rows[0].unit)}</text>',
+             f'<text x="4" y="{y(top) + 12:.1f}" font-size="10">{e(fmt(top))}</text>']
+    for i, r in enumerate(rows):
+        x = left + i * bw
+        tone = "#c0392b" if r.verdict == "invalid" else "#d68910" if r.verdict != "valid" else "#2e86c1"
+        parts.append(f'<rect x="{x + bw * 0.15:.1f}" y="{y(r.mean):.1f}" width="{bw * 0.7:.1f}" '
+                     f'height="{y(0) - y(r.mean):.1f}" fill="{tone}"><title>{e(fmt(r.mean))} {e(r.unit)}'
+                     "</title></rect>")
+        cx = x + bw / 2
+        parts.append(f'<line x1="{cx:.1f}" y1="{y(r.mean + r.stddev):.1f}" x2="{cx:.1f}" '
+                     f'y2="{y(max(0.0, r.mean - r.stddev)):.1f}" stroke="#000"/>')
+        label = f"{r.threads}t" + (f" {block(r.block_bytes)}" if r.block_bytes is not None else "")
+        parts.append(f'<text x="{cx:.1f}" y="{h - bottom + 14}" font-size="10" text-anchor="middle">{e(label)}</text>')
+    if peak:
+        parts.append(f'<line x1="{left}" y1="{y(peak):.1f}" x2="{w}" y2="{y(peak):.1f}" stroke="#c0392b" '
+                     f'stroke-dasharray="6 4"/><text x="{w - 4}" y="{y(peak) - 4:.1f}" font-size="10" '
+                     f'text-anchor="end">peak {e(fmt(peak))} {e(rows[0].unit)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _trace_svg(run: ReportRun) -> str:
+    """The trace's points, its mean, and its stretches shaded: throttled red, CPU lost orange."""
+    trace = run.result.trace if run.result else None
+    pts = run.trace_points
+    if trace is None or not pts:
+        return ""
+    w, h, left, bottom = 640, 200, 60, 30
+    t1 = max(p[0] for p in pts) or 1.0
+    hi = max(p[1] for p in pts) or 1.0
+    x = lambda t: left + (w - left - 10) * t / t1  # noqa: E731
+    y = lambda v: h - bottom - (h - bottom - 10) * v / hi  # noqa: E731
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" role="img" aria-label="trace">']
+    for s in trace.stretches:
+        color = "#f5b041" if s.cause == "cpu_lost" else "#e74c3c"
+        parts.append(f'<rect x="{x(s.from_s):.1f}" y="10" width="{max(1.0, x(s.to_s) - x(s.from_s)):.1f}" '
+                     f'height="{h - bottom - 10}" fill="{color}" opacity="0.3"><title>{e(s.cause)} '
+                     f'{e(fmt(s.from_s))}–{e(fmt(s.to_s))} s</title></rect>')
+    if trace.throttle is not None:
+        parts.append(f'<line x1="{x(trace.throttle.at_s):.1f}" y1="10" x2="{x(trace.throttle.at_s):.1f}" '
+                     f'y2="{h - bottom}" stroke="#c0392b" stroke-width="2"/>')
+    line = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in pts)
+    parts += [f'<polyline points="{line}" fill="none" stroke="#2e86c1" stroke-width="1.2"/>',
+              f'<line x1="{left}" y1="{y(trace.mean):.1f}" x2="{w}" y2="{y(trace.mean):.1f}" stroke="#555" '
+              f'stroke-dasharray="4 3"/>',
+              f'<line x1="{left}" y1="{h - bottom}" x2="{w}" y2="{h - bottom}" stroke="#555"/>',
+              f'<text x="4" y="14" font-size="11">{e(run.unit)}</text>',
+              f'<text x="{w - 4}" y="{h - 8}" font-size="10" text-anchor="end">{e(fmt(t1))} s</text></svg>']
+    return "".join(parts)
+
+
+def _trace_html(run: ReportRun) -> str:
+    trace = run.result.trace if run.result else None
+    if trace is None:
+        return ""
+    u = e(run.unit)
+    items = [f"<li>{e(s.cause.replace('_', ' '))}: {e(fmt(s.from_s))} s – {e(fmt(s.to_s))} s, median "
+             f"{e(fmt(s.level))} {u} against the trace's 90th percentile {e(fmt(s.reference))} {u}</li>"
+             for s in trace.stretches]
+    if trace.throttle is not None:
+        t = trace.throttle
+        items.append(f"<li>throttled at {e(fmt(t.at_s))} s: from {e(fmt(t.baseline))} to {e(fmt(t.level))} {u} "
+                     f"(drop {e(pct(t.drop))})</li>")
+    items += [f"<li>{e(f.text)}</li>" for f in trace.flags]
+    bucket = (f" Each point is the mean of {run.trace_bucket} consecutive samples; the figures are from all of them."
+              if run.trace_bucket > 1 else "")
+    return (f'<div class="trace"><h4>Trace</h4><p>{trace.n} samples: min {e(fmt(trace.min))}, mean '
+            f"{e(fmt(trace.mean))} ± {e(fmt(trace.stddev))}, max {e(fmt(trace.max))} {u}"
+            + (f"; CPU share {e(fmt(trace.cpu_share))}" if trace.cpu_share is not None else "") + f".{bucket}</p>"
+            + _trace_svg(run) + (f"<ul>{''.join(items)}</ul>" if items else "<p>No throttling or CPU-lost stretch.</p>")
+            + "</div>")
+
+
+def _rows_table(rows: Iterable[ResultRow], note: str | None) -> str:
+    head = ("<tr><th>Op</th><th>Threads</th><th>Block</th><th>Mean ± sd</th><th>95 % CI</th><th>n</th>"
+            "<th>Peak (arithmetic)</th><th>Efficiency</th><th>Reference</th><th>Verdict</th></tr>")
+    body = []
+    for r in rows:
+        tone = "invalid" if r.verdict == "invalid" else "valid" if r.verdict == "valid" else "caution"
+        body.append(
+            f'<tr class="{tone}"><td>{e(r.op or "—")}</td><td>{r.threads}</td><td>{e(block(r.block_bytes))}</td>'
+            f"<td>{e(fmt(r.mean))} ± {e(fmt(r.stddev))} {e(r.unit)}</td><td>{e(ci(r))}</td><td>{r.n}</td>"
+            f"<td>{e(peak_text(r, note))}</td><td>{e(pct(r.efficiency))}</td><td>{e(references_text(r))}</td>"
+            f"<td>{e(verdict_text(r))}</td></tr>")
+    return f'<table class="rows">{head}{"".join(body)}</table>'
+
+
+def _scaling_table(s: StrongScaling) -> str:
+    """Strong scaling of one op: elapsed time, speedup T1/Tn and efficiency T1/(n x Tn) per thread count."""
+    base = f"T{s.baseline_threads}"
+    eff = "T1/(n·Tn)" if s.baseline_threads == 1 else f"{s.baseline_threads}·{base}/(n·Tn)"
+    head = (f"<tr><th>Threads</th><th>Elapsed ({e(s.units['elapsed_s'])}, slowest thread)</th>"
+            f"<th>Fastest thread ({e(s.units['elapsed_min_s'])})</th>"
+            f"<th>Speedup {base}/Tn ({e(s.units['speedup'])})</th><th>Efficiency {e(eff)}</th></tr>")
+    body = [f'<tr class="{"valid" if p.valid else "invalid"}"><td>{p.threads}</td><td>{e(fmt(p.elapsed_s))}</td>'
+            f"<td>{e(fmt(p.elapsed_min_s))}</td><td>{e(fmt(p.speedup))}</td><td>{e(pct(p.efficiency))}</td></tr>"
+            for p in s.points]
+    return (f'<p class="note">Strong scaling{f" of {e(s.op)}" if s.op else ""}: {s.work} units of work per repeat '
+            f"split over the threads</p><table class=\"scaling\">{head}{''.join(body)}</table>")
+
+
+def _run_html(run: ReportRun) -> str:
+    head = (f'<section class="run" id="run-{run.id}"><h3>Run #{run.id}: {e(run.experiment)} on {e(run.host_name)}</h3>'
+            f'<p class="meta">Job {run.job_id} · status {e(run.status)}'
+            + (f" ({e(run.status_reason)})" if run.status_reason else "")
+            + f" · finished {e(run.finished_at.isoformat() if run.finished_at else '—')} · params "
+            f"<code>{e(json.dumps(run.params, sort_keys=True))}</code></p>")
+    res = run.result
+    if res is None:
+        return head + "<p>No result: the run did not finish with one.</p></section>"
+    flags = "".join(f"<li>{e(f.text)}</li>" for f in res.flags)
+    out = [head, f'<p class="verdict">Verdict: <strong>{e(VERDICT_WORDS[res.verdict])}</strong></p>'
+           + (f"<ul>{flags}</ul>" if flags else "")]
+    if res.peak_note:
+        out.append(f"<p class='note'>Efficiency unavailable: {e(res.peak_note)}</p>")
+    if res.rows:
+        out.append(_rows_table(res.rows, res.peak_note))
+        ops = list(dict.fromkeys(r.op for r in res.rows))
+        out += [_bars_svg([r for r in res.rows if r.op == op], f"{op or run.experiment}") for op in ops
+                if res.trace is None]
+    out += [_scaling_table(s) for s in res.scaling or []]
+    out.append(_trace_html(run))
+    return "".join(out) + "</section>"
+
+
+STYLE = """
+body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#111;padding:0 1em}
+h1{font-size:1.6em}h2{border-bottom:2px solid #333;margin-top:2em}
+table{border-collapse:collapse;width:100%;margin:.5em 0}
+th,td{border:1px solid #bbb;padding:3px 6px;text-align:left;vertical-align:top;font-size:12px}
+tr.invalid td{background:#fdecea}tr.caution td{background:#fef5e7}svg{max-width:100%;height:auto;display:block}
+code{font-size:11px;word-break:break-all}.meta,.note{color:#444}
+@media print{body{margin:0;max-width:none}section.run,svg,table{break-inside:avoid}h2{break-before:auto}}
+"""
+
+
+def render(report: Report) -> str:
+    hosts = "".join(
+        f"<h3>{e(h.name)} ({e(h.hostname)})</h3><table>"
+        + "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in _inventory(h.inventory))
+        + "".join(f"<tr><th>Label {e(k)}</th><td>{e(v)}</td></tr>" for k, v in sorted(h.labels.items()))
+        + "</table>" for h in report.hosts)
+    by_id = {r.id: r for r in report.runs}
+    areas = "".join(
+        f'<section class="area" id="area-{a.area}"><h2>{e(a.title)}</h2>'
+        + "".join(_run_html(by_id[i]) for i in a.run_ids) + "</section>" for a in report.areas)
+    other = [r for r in report.runs if r.area is None]
+    if other:
+        areas += '<section class="area"><h2>Other</h2>' + "".join(_run_html(r) for r in other) + "</section>"
+    method = "".join(f"<h3>{e(a.title)}</h3><p>{e(a.methodology)} <em>({e(a.source)})</em></p>" for a in report.areas)
+    data = json.dumps(report.model_dump(mode="json"), ensure_ascii=True).replace("</", "<\\/")
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        f"<title>hostbench report: {e(report.selection)}</title><style>{STYLE}</style></head><body>"
+        f"<h1>hostbench report: {e(report.selection)}</h1><p class='meta'>Generated "
+        f"{e(report.generated_at.isoformat())} · {len(report.runs)} run(s) on {len(report.hosts)} host(s). "
+        "Print this page for a PDF.</p>"
+        f'<section id="machines"><h2>Machines</h2>{hosts}</section>{areas}'
+        f'<section id="methodology"><h2>Methodology</h2><p>{e(report.statistics)} '
+        f"<em>(docs/methodology/statistics.md)</em></p>{method}</section>"
+        f'<script type="application/json" id="report-data">{data}</script></body></html>')

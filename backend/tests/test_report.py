@@ -1,0 +1,118 @@
+"""The report of a set of runs (GET /api/report, /api/report/html): every section, every number equal to the stored
+run's, the bounds, who may read it, and a download that references nothing outside itself."""
+import html
+import json
+import re
+
+from app.jobs import dispatch
+from app.reports.html import ci, fmt, pct, peak_text, references_text, verdict_text
+from app.reports.service import MAX_REPORT_RUNS
+from app.results.schemas import ResultRow
+
+from .conftest import make_user
+
+
+def _finished(client, session, host_id, headers, threads, values):
+    r = client.post("/api/jobs", json={"host_ids": [host_id], "experiment": "cpu",
+                                       "params": {"threads": [threads], "repeats": len(values), "duration_s": 1}})
+    run_id = r.json()["runs"][0]["id"]
+    dispatch.dispatch_host(session, host_id)
+    a = client.get("/api/runner/work?wait_s=0", headers=headers).json()
+    client.post(f"/api/runner/runs/{run_id}/start", json={"attempt": a["attempt"], "kernel_info": {"clock_ghz": 3.65}},
+                headers=headers)
+    client.post(f"/api/runner/runs/{run_id}/finish", headers=headers, json={
+        "attempt": a["attempt"], "status": "succeeded",
+        "results": [{"threads": threads, "repeat": i + 1, "value": v, "unit": "GFLOP/s", "verified": True,
+                     "cpu_ns": 7, "cpu_share": share} for i, (v, share) in enumerate(values)]})
+    return run_id
+
+
+def test_report_every_section_and_number_equals_the_stored_runs(client, session, runner):
+    host_id, headers = runner
+    quiet = _finished(client, session, host_id, headers, 1, [(50.0, 1.0), (52.0, 1.0), (51.0, 1.0)])
+    busy = _finished(client, session, host_id, headers, 2, [(90.0, 0.5), (96.0, 0.5)])  # disturbed: share 0.5
+    r = client.get(f"/api/report?runs={quiet},{busy}")
+    assert r.status_code == 200, r.text
+    doc = r.json()
+    assert doc["selection"] == f"runs {quiet}, {busy}"
+    [host] = doc["hosts"]
+    assert host["id"] == host_id and host["inventory"]["cpu"]["model"] == "AMD EPYC 9R14"
+    assert [a["area"] for a in doc["areas"]] == ["cpu"] and doc["areas"][0]["run_ids"] == [quiet, busy]
+    assert doc["areas"][0]["source"] == "docs/methodology/cpu.md" and "FMA" in doc["areas"][0]["methodology"]
+    assert "95 % confidence interval" in doc["statistics"]
+    page = client.get(f"/api/report/html?runs={quiet},{busy}")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    text = page.text
+    for rid, want_verdict in ((quiet, "valid"), (busy, "disturbed")):
+        stored = client.get(f"/api/runs/{rid}").json()
+        [got] = [x for x in doc["runs"] if x["id"] == rid]
+        assert got["result"] == stored["result"] and got["params"] == stored["params"]
+        assert (got["status"], got["experiment"], got["area"]) == ("succeeded", "cpu", "cpu")
+        assert got["result"]["verdict"] == want_verdict
+        [row] = [ResultRow.model_validate(x) for x in stored["result"]["rows"]]
+        assert row.peak is not None and row.efficiency is not None and row.ci95_low is not None
+        # every figure of the row, as the file prints it, with its unit, its peak's arithmetic and its verdict
+        for piece in (f"{fmt(row.mean)} ± {fmt(row.stddev)} {row.unit}", ci(row), peak_text(row, None),
+                      pct(row.efficiency), verdict_text(row), references_text(row)):
+            assert html.escape(piece) in text, piece
+        assert f"Run #{rid}: cpu on test-host" in text
+    assert "51.00 ± 1.000 GFLOP/s" in text and "93.00 ± 4.243 GFLOP/s" in text
+    # a flagged figure is never called valid: the disturbed row says so, with its reason
+    assert "caution: disturbed: CPU share 0.50" in text
+    for section in ('id="machines"', "AMD EPYC 9R14", 'id="area-cpu"', 'id="methodology"', "docs/methodology/cpu.md"):
+        assert section in text
+    found = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', text, re.S)
+    assert found is not None
+    embedded = json.loads(found.group(1).replace("<\\/", "</"))
+    assert [x["result"] for x in embedded["runs"]] == [x["result"] for x in doc["runs"]]
+    # self-contained: no URL, no stylesheet, image or script fetched from anywhere
+    assert not re.search(r"(https?:)?//[a-z0-9]", text.replace('xmlns="http://www.w3.org/2000/svg"', ""))
+    assert not re.search(r"<(link|img|iframe)\b|\bsrc=", text)
+
+
+def test_report_by_job_bounds_and_unknown_ids(client, session, runner):
+    host_id, headers = runner
+    run_id = _finished(client, session, host_id, headers, 1, [(50.0, 1.0), (52.0, 1.0)])
+    job_id = client.get(f"/api/runs/{run_id}").json()["job_id"]
+    doc = client.get(f"/api/report?job={job_id}").json()
+    assert [x["id"] for x in doc["runs"]] == [run_id] and doc["selection"] == f"job {job_id}"
+    assert client.get("/api/report").status_code == 422
+    assert client.get(f"/api/report?runs={run_id}&job={job_id}").status_code == 422
+    assert client.get(f"/api/report?runs={run_id},999999").status_code == 404
+    assert client.get("/api/report?job=999999").status_code == 404
+    too_many = ",".join(str(run_id + i) for i in range(MAX_REPORT_RUNS + 1))
+    r = client.get(f"/api/report?runs={too_many}")
+    assert r.status_code == 422 and f"at most {MAX_REPORT_RUNS}" in r.text
+    assert client.get("/api/report?runs=1;drop").status_code == 422
+
+
+def test_report_of_a_suite_run_holds_every_run_of_the_suite(client, session, runner):
+    host_id, _ = runner
+    sr = client.post("/api/suite-runs", json={"suite": "quick", "host_ids": [host_id]}).json()
+    client.post(f"/api/suite-runs/{sr['id']}/cancel")  # ended runs or not, the report names them all
+    doc = client.get(f"/api/report?suite={sr['id']}")
+    assert doc.status_code == 200, doc.text
+    doc = doc.json()
+    assert [x["id"] for x in doc["runs"]] == [r["id"] for r in sr["runs"]]
+    assert doc["selection"] == f"suite run {sr['id']} (Quick health check)"
+    html = client.get(f"/api/report/html?suite={sr['id']}")
+    assert html.status_code == 200
+    assert f'filename="hostbench-report-suite-run-{sr["id"]}-Quick-health-check.html"' in \
+        html.headers["Content-Disposition"]
+    assert client.get("/api/report?suite=999999").status_code == 404
+    job_id = sr["runs"][0]["job_id"]
+    assert client.get(f"/api/report?suite={sr['id']}&job={job_id}").status_code == 422
+
+
+def test_report_viewers_may_read_it_and_no_one_signed_out(client, session, runner, anon_client):
+    host_id, headers = runner
+    run_id = _finished(client, session, host_id, headers, 1, [(50.0, 1.0)])
+    viewer = make_user(session, "report-viewer", "viewer")
+    assert anon_client.get(f"/api/report?runs={run_id}", headers=viewer).status_code == 200
+    assert anon_client.get(f"/api/report/html?runs={run_id}", headers=viewer).status_code == 200
+    assert anon_client.get(f"/api/report?runs={run_id}").status_code == 401
+    assert anon_client.get(f"/api/report/html?runs={run_id}").status_code == 401
+
+
+def test_numbers_keep_four_significant_digits():
+    assert (fmt(0.001234), fmt(1234.5), fmt(51.0), fmt(None), fmt(0.0)) == ("0.001234", "1234", "51.00", "—", "0")

@@ -1,0 +1,132 @@
+"""The remote commands' pieces without a server (httpx.MockTransport): where the server and token come from, errors
+as one line, paging, the live stream's parsing and progress. backend/tests/test_cli_remote.py runs them for real."""
+import argparse
+import io
+import json
+
+import httpx
+import pytest
+
+from hostbench_cli import remote
+
+
+def _server(handler) -> remote.Server:
+    client = httpx.Client(base_url="http://hb.test", transport=httpx.MockTransport(handler),
+                          headers={"Authorization": "Bearer hbpat_x"})
+    return remote.Server("http://hb.test", "hbpat_x", client)
+
+
+def test_server_and_token_from_flags_then_environment(monkeypatch):
+    monkeypatch.setenv("HOSTBENCH_SERVER_URL", "http://env.example/")
+    monkeypatch.setenv("HOSTBENCH_TOKEN", "hbpat_env")
+    s = remote.Server.from_args(argparse.Namespace(server=None, token=None))
+    assert (s.url, s.token, s.client.headers["authorization"]) == ("http://env.example", "hbpat_env",
+                                                                     "Bearer hbpat_env")
+    s = remote.Server.from_args(argparse.Namespace(server="https://flag.example", token="hbpat_flag"))
+    assert (s.url, s.token) == ("https://flag.example", "hbpat_flag")
+    monkeypatch.delenv("HOSTBENCH_TOKEN")
+    with pytest.raises(remote.RemoteError, match="no API token"):
+        remote.Server.from_args(argparse.Namespace(server=None, token=None))
+    with pytest.raises(remote.RemoteError, match="http:// or https://"):
+        remote.Server.from_args(argparse.Namespace(server="ftp://x", token="t"))
+
+
+def test_no_server_anywhere_says_how_to_give_one(monkeypatch):
+    from hostbench_cli import admin
+
+    monkeypatch.delenv("HOSTBENCH_SERVER_URL", raising=False)
+    monkeypatch.setattr(admin, "live_up", lambda *a, **k: None)
+    with pytest.raises(remote.RemoteError, match="no server"):
+        remote.Server.from_args(argparse.Namespace(server=None, token="t"))
+    monkeypatch.setattr(admin, "live_up", lambda *a, **k: {"public_url": "http://127.0.0.1:8000", "pid": 1})
+    said = io.StringIO()
+    s = remote.Server.from_args(argparse.Namespace(server=None, token="t"), say=said)
+    assert s.url == "http://127.0.0.1:8000" and "local ./hostbench up" in said.getvalue()
+
+
+def test_errors_are_one_line_and_exit_2(monkeypatch, capsys):
+    s = _server(lambda req: httpx.Response(401, json={"detail": "API token unknown, expired or revoked"}))
+    with pytest.raises(remote.RemoteError, match=r"refused the API token \(401\): API token unknown"):
+        s.get_json("/api/runs", "listing runs")
+
+    def down(req):
+        raise httpx.ConnectError("Connection refused")
+
+    monkeypatch.setattr(remote.Server, "from_args", classmethod(lambda cls, args, **k: _server(down)))
+    rc = remote.main(argparse.Namespace(cmd="runs", wait=None, host=None, status=None, limit=5, json=False))
+    err = capsys.readouterr().err
+    assert rc == 2 and err.startswith("error: cannot reach http://hb.test") and err.count("\n") == 1
+
+
+def test_runs_are_paged_to_the_limit():
+    seen = []
+
+    def handler(req):
+        q = dict(req.url.params)
+        seen.append((int(q["limit"]), int(q["offset"])))
+        data = [{"id": 1000 - int(q["offset"]) - i} for i in range(int(q["limit"]))]
+        return httpx.Response(200, json={"data": data, "count": 450})
+
+    runs, count = remote.list_runs(_server(handler), limit=300)
+    assert (len(runs), count) == (300, 450) and seen == [(200, 0), (100, 200)]
+    assert len({r["id"] for r in runs}) == 300
+
+
+def test_table_headline_and_summary():
+    run = {"id": 7, "host_name": "h", "experiment": "cpu", "params": {"op": "fp64", "threads": [1, 4]},
+           "status": "succeeded", "finished_at": "2026-11-26T03:00:00.5Z", "unit": "GFLOP/s",
+           "result": {"verdict": "valid", "rows": [{"mean": 10.0, "unit": "GFLOP/s", "valid": True},
+                                                   {"mean": 38.25, "unit": "GFLOP/s", "valid": True}]}}
+    table = remote.runs_table([run]).splitlines()
+    assert table[1].split() == ["7", "h", "cpu", "fp64", "t=1,4", "succeeded", "valid", "best", "38.25", "GFLOP/s",
+                                "2026-11-26", "03:00:00"]
+    assert remote.headline({"result": {"trace": {"mean": 2.5}, "rows": []}, "unit": "GB/s"}) == "mean 2.50 GB/s"
+    assert remote.headline({"result": None}) == "—"
+
+
+def _sse(*events: tuple[str, dict, int | None]) -> bytes:
+    out = "retry: 1000\n\n"
+    for kind, data, eid in events:
+        out += (f"id: {eid}\n" if eid is not None else "") + f"event: {kind}\ndata: {json.dumps(data)}\n\n"
+    return out.encode()
+
+
+def test_follow_run_shows_progress_and_returns_the_end():
+    run = {"id": 5, "status": "running", "expected_duration_s": 4, "started_at": "2026-11-26T03:00:00Z",
+           "unit": "GB/s", "result": None}
+    end = {**run, "status": "failed", "status_reason": "kernel crashed", "result": None,
+           "finished_at": "2026-11-26T03:00:03Z"}
+    body = _sse(("run", run, None), ("sample", {"seq": 0, "value": 12.5, "unit": "GB/s"}, 0),
+                ("end", end, None))
+    body = body.replace(b"event: end", b": ping\n\nevent: end")
+    s = _server(lambda req: httpx.Response(200, content=body, headers={"content-type": "text/event-stream"}))
+    out = io.StringIO()
+    final = remote.follow_run(s, 5, out=out)
+    text = out.getvalue()
+    assert final["status"] == "failed"
+    assert "0 samples" in text and "failed, 1 samples, now 12.50 GB/s, 3 s of ~4 s" in text
+    assert "run 5 failed (kernel crashed)" in text
+
+
+def test_sse_parser_joins_data_lines_and_skips_comments():
+    lines = ["retry: 1000", "", ": ping", "", "id: 3", "event: sample", "data: {\"a\":", "data: 1}", ""]
+    assert list(remote.sse_events(iter(lines))) == [("sample", "{\"a\":\n1}", "3")]
+
+
+def test_ndjson_export_pages_by_seq():
+    calls = []
+
+    def handler(req):
+        if req.url.path.endswith("/samples"):
+            after = int(req.url.params["after_seq"])
+            calls.append(after)
+            n = remote.SAMPLES_PAGE if after < 0 else 3
+            return httpx.Response(200, json={"data": [{"seq": after + 1 + i} for i in range(n)], "count": n})
+        return httpx.Response(200, json={"id": 1})
+
+    buf = io.BytesIO()
+    n = remote.export_ndjson(_server(handler), 1, buf)
+    lines = buf.getvalue().decode().splitlines()
+    assert n == len(lines) == remote.SAMPLES_PAGE + 3
+    assert calls == [-1, remote.SAMPLES_PAGE - 1]
+    assert [json.loads(x)["seq"] for x in lines[-2:]] == [remote.SAMPLES_PAGE + 1, remote.SAMPLES_PAGE + 2]

@@ -1,0 +1,46 @@
+"""Suites in the experiment table's terms: which jobs a suite makes on the hosts picked, and its duration."""
+from hostbench_common.experiments import EXPERIMENTS
+from hostbench_common.suites import BUILTIN, HostInfo, Item, job_duration, plan
+from hostbench_common.suites import expected_duration as suite_duration
+
+
+def test_every_item_names_an_experiment_and_only_its_parameters():
+    for suite in BUILTIN.values():
+        assert suite.title and suite.items
+        for item in suite.items:
+            e = EXPERIMENTS[item.experiment]
+            assert set(item.params) <= set(e.api_schema()["properties"]), (suite.id, item)
+
+
+def test_one_host_items_run_on_every_host_picked_and_two_host_items_need_two():
+    jobs, skipped = plan(BUILTIN["full"].items, [HostInfo(7)])
+    assert all(j.host_ids == [7] for j in jobs)
+    assert not any(j.experiment == "network_pair" for j in jobs)
+    assert sum("needs 2 hosts" in s for s in skipped) == 4
+    jobs, _ = plan(BUILTIN["full"].items, [HostInfo(7), HostInfo(9), HostInfo(11)])
+    pairs = [j for j in jobs if j.experiment == "network_pair"]
+    assert len(pairs) == 4 and all(j.host_ids == [7, 9] for j in pairs)
+    assert next(j for j in jobs if j.experiment == "cpu").host_ids == [7, 9, 11]
+
+
+def test_a_gpu_item_runs_only_where_the_inventory_lists_a_gpu():
+    hosts = [HostInfo(1, {"cpu": {}}), HostInfo(2, {"gpus": [{"name": "H100"}]}), HostInfo(3, {"gpus": []})]
+    jobs, _ = plan(BUILTIN["full"].items, hosts)
+    assert [j.host_ids for j in jobs if j.experiment == "gpu"] == [[2]]
+    jobs, skipped = plan(BUILTIN["full"].items, hosts[:1])
+    assert not any(j.experiment == "gpu" for j in jobs)
+    assert any("no host with a GPU" in s for s in skipped)
+
+
+def test_a_suite_lasts_the_sum_of_its_jobs():
+    items = (Item("cpu", {"op": ["fp64", "fp32"], "threads": [1, 2], "repeats": 1, "duration_s": 2, "warmup_s": 0}),
+             Item("cpu_trace", {"duration_s": 30}))
+    jobs, _ = plan(items, [HostInfo(1), HostInfo(2)])
+    assert [job_duration(j.experiment, j.params) for j in jobs] == [2 * 2 * 2, 30]
+    assert suite_duration(jobs) == 38
+
+
+def test_the_quick_health_check_takes_about_two_minutes():
+    jobs, skipped = plan(BUILTIN["quick"].items, [HostInfo(1)])
+    assert not skipped and {j.experiment for j in jobs} == {"cpu", "memory", "disk", "network"}
+    assert 80 <= suite_duration(jobs) <= 150

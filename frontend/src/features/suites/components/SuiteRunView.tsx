@@ -1,0 +1,152 @@
+// One suite run as one unit: its status, a progress bar over all its runs, expected duration and elapsed, what
+// was left out and why, and its runs. Operators may cancel it while it runs.
+import { useEffect, useState } from 'react';
+import { Link } from 'react-router';
+import { RunStatusBadge } from '../../../components/RunStatusBadge';
+import { formatDateTime, formatDuration, formatPercent } from '../../../lib/format';
+import { useCancelSuiteRun, type SuiteRun } from '../api/suites';
+import { elapsedSince, formatEstimate, runsDoneText } from '../lib/describe';
+import { CancelSuiteDialog } from './CancelSuiteDialog';
+import { SuiteStatusBadge } from './SuiteStatusBadge';
+
+export interface SuiteRunViewProps {
+  run: SuiteRun;
+  hostName: (id: number) => string;
+  experimentTitle: (kind: string) => string;
+  runPath: (id: number) => string;
+  canOperate: boolean;
+}
+
+function useNow(active: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return undefined;
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, [active]);
+  return now;
+}
+
+export function SuiteRunView({ run, hostName, experimentTitle, runPath, canOperate }: SuiteRunViewProps) {
+  const running = run.status === 'running';
+  const now = useNow(running);
+  const [asking, setAsking] = useState(false);
+  const cancel = useCancelSuiteRun(run.id);
+  const pct = formatPercent(run.progress);
+
+  return (
+    <>
+      <section className="card" aria-label="Suite run">
+        <div className="card-header">
+          <p>
+            Status: <SuiteStatusBadge status={run.status} />
+          </p>
+          {running && canOperate ? (
+            <button type="button" className="button button-danger" onClick={() => setAsking(true)}>
+              Cancel suite
+            </button>
+          ) : null}
+        </div>
+        <div className="run-progress">
+          <label htmlFor={`suite-run-${run.id}-progress`} className="small">
+            {runsDoneText(run.runs_done, run.runs_total, run.progress)}
+          </label>
+          <progress id={`suite-run-${run.id}-progress`} max={1} value={run.progress} aria-valuetext={`${pct}`}>
+            {pct}
+          </progress>
+        </div>
+        <dl className="facts">
+          <div>
+            <dt>Expected duration</dt>
+            <dd>{formatEstimate(run.expected_duration_s)}</dd>
+          </div>
+          {running ? (
+            <div>
+              <dt>Elapsed</dt>
+              <dd>{formatDuration(elapsedSince(run.created_at, now))}</dd>
+            </div>
+          ) : null}
+          <div>
+            <dt>Started</dt>
+            <dd>
+              {formatDateTime(run.created_at)}
+              {run.created_by ? ` by ${run.created_by}` : ''}
+            </dd>
+          </div>
+          <div>
+            <dt>Hosts</dt>
+            <dd>{run.host_ids.map(hostName).join(', ')}</dd>
+          </div>
+          {run.cancelled_by ? (
+            <div>
+              <dt>Cancelled by</dt>
+              <dd>{run.cancelled_by}</dd>
+            </div>
+          ) : null}
+        </dl>
+        {cancel.isError && !asking ? (
+          <p className="field-error" role="alert">
+            Could not cancel: {cancel.error.message}
+          </p>
+        ) : null}
+      </section>
+
+      {run.skipped.length ? (
+        <section aria-labelledby={`suite-run-${run.id}-skipped`}>
+          <h2 id={`suite-run-${run.id}-skipped`}>Left out on these hosts</h2>
+          <ul>
+            {run.skipped.map((why) => (
+              <li key={why}>{why}</li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+
+      <section aria-labelledby={`suite-run-${run.id}-runs`}>
+        <h2 id={`suite-run-${run.id}-runs`}>Runs</h2>
+        <div className="table-scroll">
+          <table className="table" aria-label={`Runs of suite run #${run.id}`}>
+            <thead>
+              <tr>
+                <th scope="col">Run</th>
+                <th scope="col">Experiment</th>
+                <th scope="col">Op</th>
+                <th scope="col">Host</th>
+                <th scope="col">Status</th>
+                <th scope="col" className="num">
+                  Expected
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {run.runs.map((r) => (
+                <tr key={r.id}>
+                  <th scope="row">
+                    <Link to={runPath(r.id)}>#{r.id}</Link>
+                  </th>
+                  <td>{experimentTitle(r.experiment)}</td>
+                  <td>{r.op ?? '—'}</td>
+                  <td>{hostName(r.host_id)}</td>
+                  <td>
+                    <RunStatusBadge status={r.status} />
+                  </td>
+                  <td className="num">{formatEstimate(r.expected_duration_s)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+
+      {asking ? (
+        <CancelSuiteDialog
+          run={run}
+          pending={cancel.isPending}
+          error={cancel.error}
+          onClose={() => setAsking(false)}
+          onConfirm={() => cancel.mutate(undefined, { onSuccess: () => setAsking(false) })}
+        />
+      ) : null}
+    </>
+  );
+}

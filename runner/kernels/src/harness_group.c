@@ -1,0 +1,197 @@
+/* The thread group of one (configuration, thread count): its workers, created once, pinned
+ * round-robin over the affinity mask, set up, then released phase by phase through barriers. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "harness_internal.h"
+
+static void barrier_init(hbi_barrier *b, int count)
+{
+    pthread_mutex_init(&b->m, NULL);
+    pthread_cond_init(&b->c, NULL);
+    b->count = count;
+    b->waiting = 0;
+    b->gen = 0;
+}
+
+static void barrier_destroy(hbi_barrier *b)
+{
+    pthread_mutex_destroy(&b->m);
+    pthread_cond_destroy(&b->c);
+}
+
+void hbi_barrier_wait(hbi_barrier *b)
+{
+    pthread_mutex_lock(&b->m);
+    if (++b->waiting >= b->count) {
+        b->waiting = 0;
+        b->gen++;
+        pthread_cond_broadcast(&b->c);
+    } else {
+        unsigned gen = b->gen;
+        while (gen == b->gen)
+            pthread_cond_wait(&b->c, &b->m);
+    }
+    pthread_mutex_unlock(&b->m);
+}
+
+static void barrier_resize(hbi_barrier *b, int count)
+{
+    pthread_mutex_lock(&b->m);
+    b->count = count;
+    pthread_mutex_unlock(&b->m);
+}
+
+static void *worker_main(void *arg)
+{
+    hb_worker *w = arg;
+    group *g = w->group;
+    const hb_kernel *k = g->r->k;
+    hb_err err;
+    int ok = 1;
+    if (k->thread_setup && k->thread_setup(w, &err) != HB_OK) {
+        ok = 0;
+        pthread_mutex_lock(&g->err_lock);
+        if (g->err.code == HB_OK)
+            g->err = err;
+        pthread_mutex_unlock(&g->err_lock);
+    }
+    hbi_barrier_wait(&g->ready);
+    for (;;) {
+        hbi_barrier_wait(&g->go);
+        if (g->quit)
+            break;
+        struct rusage ru0, ru1;
+        getrusage(RUSAGE_THREAD, &ru0);
+        int64_t cpu0 = hb_thread_cpu_ns();
+        k->work(w);
+        if (w->end_ns == 0) /* work() may have set it */
+            w->end_ns = hb_now_ns();
+        w->cpu_ns = hb_thread_cpu_ns() - cpu0;
+        getrusage(RUSAGE_THREAD, &ru1);
+        w->preemptions = ru1.ru_nivcsw - ru0.ru_nivcsw;
+        /* after its timed window: a fixed-work phase's controller waits for the last one */
+        pthread_mutex_lock(&g->fin_lock);
+        if (++g->finished >= g->started)
+            pthread_cond_broadcast(&g->fin_cond);
+        pthread_mutex_unlock(&g->fin_lock);
+        hbi_barrier_wait(&g->done);
+    }
+    if (ok && k->thread_teardown)
+        k->thread_teardown(w);
+    return NULL;
+}
+
+void hbi_wait_finished(group *g, int64_t deadline)
+{
+    struct timespec ts = {(time_t)(deadline / NS), (long)(deadline % NS)};
+    pthread_mutex_lock(&g->fin_lock);
+    while (g->finished < g->started && !hbi_signal())
+        if (pthread_cond_timedwait(&g->fin_cond, &g->fin_lock, &ts) == ETIMEDOUT)
+            break;
+    pthread_mutex_unlock(&g->fin_lock);
+}
+
+int hbi_all_finished(group *g)
+{
+    pthread_mutex_lock(&g->fin_lock);
+    int all = g->finished >= g->started;
+    pthread_mutex_unlock(&g->fin_lock);
+    return all;
+}
+
+void hbi_reset_finished(group *g)
+{
+    pthread_mutex_lock(&g->fin_lock);
+    g->finished = 0;
+    pthread_mutex_unlock(&g->fin_lock);
+}
+
+/* Threads for one (configuration, thread count), kept for its warm-up and repeats. */
+hb_status hbi_run_group(run *r, int config, int nthreads, hb_err *err)
+{
+    group g;
+    hb_status st = HB_OK;
+    memset(&g, 0, sizeof g);
+    g.r = r;
+    g.config = config;
+    g.nthreads = nthreads;
+    g.w = aligned_alloc(HB_CACHE_LINE, sizeof(hb_worker) * (size_t)nthreads);
+    g.t = calloc((size_t)nthreads, sizeof *g.t);
+    if (!g.w || !g.t) {
+        free(g.w);
+        free(g.t);
+        return hb_errorf(err, HB_INTERNAL, "out of memory for %d threads", nthreads);
+    }
+    memset(g.w, 0, sizeof(hb_worker) * (size_t)nthreads);
+    pthread_mutex_init(&g.err_lock, NULL);
+    pthread_mutex_init(&g.fin_lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* deadlines are hb_now_ns() */
+    pthread_cond_init(&g.fin_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    barrier_init(&g.ready, nthreads + 1);
+    barrier_init(&g.go, nthreads + 1);
+    barrier_init(&g.done, nthreads + 1);
+    for (int i = 0; i < nthreads; i++) {
+        hb_worker *w = &g.w[i];
+        w->stop = hbi_stop_flag();
+        w->state = r->setup.state;
+        w->config = &r->setup.configs[config];
+        w->config_index = config;
+        w->tid = i;
+        w->nthreads = nthreads;
+        w->cpu = r->cpus[i % r->ncpus];
+        w->group = &g;
+        int rc = hb_thread_start(&g.t[i], w->cpu, worker_main, w);
+        if (rc) {
+            st = hb_errorf(err, HB_INTERNAL, "cannot start thread %d of %d on CPU %d: %s", i + 1,
+                           nthreads, w->cpu, strerror(rc));
+            break;
+        }
+        g.started++;
+    }
+    if (g.started < nthreads) {
+        barrier_resize(&g.ready, g.started + 1);
+        barrier_resize(&g.go, g.started + 1);
+        barrier_resize(&g.done, g.started + 1);
+    }
+    hbi_barrier_wait(&g.ready);
+    if (st == HB_OK && g.err.code != HB_OK) {
+        *err = g.err;
+        st = g.err.code;
+    }
+    /* Welford's running mean and variance of the phases' rates, for repeat-until-stable. */
+    double mean = 0, m2 = 0;
+    for (int ph = r->warmup_ns > 0 ? 0 : 1; st == HB_OK; ph++) {
+        if (ph > r->repeats && !(r->stable_cv > 0 && ph <= r->max_repeats &&
+                                 !(mean > 0 && sqrt(m2 / (ph - 2)) / mean <= r->stable_cv)))
+            break;
+        hbi_run_phase(r, &g, ph);
+        if (r->interrupted)
+            break;
+        if (ph > 0) {
+            double d = r->last_rate - mean;
+            mean += d / ph;
+            m2 += d * (r->last_rate - mean);
+        }
+    }
+    g.quit = 1;
+    hbi_barrier_wait(&g.go);
+    for (int i = 0; i < g.started; i++)
+        pthread_join(g.t[i], NULL);
+    barrier_destroy(&g.ready);
+    barrier_destroy(&g.go);
+    barrier_destroy(&g.done);
+    pthread_mutex_destroy(&g.err_lock);
+    pthread_mutex_destroy(&g.fin_lock);
+    pthread_cond_destroy(&g.fin_cond);
+    free(g.w);
+    free(g.t);
+    return st;
+}
