@@ -1,5 +1,6 @@
 """The whole system as child processes: PostgreSQL and Redis (embedded unless DATABASE_URL / REDIS_URL
-point elsewhere), migrations, the FastAPI API, a Celery worker and beat, and a runner for this host.
+point elsewhere), migrations, the FastAPI API (the dashboard's processes on the public port, and the runners'
+control process on its own port), a Celery worker and beat, and a runner for this host.
 Used by `./hostbench up`, by `./hostbench test` and by the integration tests."""
 import os
 import signal
@@ -20,11 +21,27 @@ from hostbench_cli.services import (
     free_port,
     private_dir,
     stop_process,
+    stop_processes,
 )
 
 PY = sys.executable
 # A runner's exit statuses that another start cannot change (hostbench_runner.daemon): not restarted.
 RUNNER_FINAL = {2: "its configuration is wrong", 3: "its credential was revoked"}
+# The dashboard's API processes yield the CPU to the runners' control process, PostgreSQL and the kernels when
+# the machine is short of it (CFS: nice 5 weighs about a third of nice 0); with CPU to spare it changes nothing.
+DASHBOARD_NICE = 5
+
+
+def yield_cpu(pid: int, nice: int) -> None:
+    """Lower the CPU priority of the session `pid` leads. `nice` alone is not enough: with the kernel's autogroup
+    scheduling on (Debian's default), every session is one scheduling group and groups share the CPU equally
+    whatever their members' nice values, so a niced process in a session of its own gained nothing (measured:
+    the dashboard's process took as much CPU as the runners'). The group's own nice is /proc/PID/autogroup
+    (raising it needs no privilege). Without autogroup, the process's nice does the work."""
+    try:
+        Path(f"/proc/{pid}/autogroup").write_text(f"{nice}\n")
+    except OSError:
+        pass  # no autogroup (kernel without it, or turned off): the nice the child was started with applies
 
 
 @dataclass
@@ -36,12 +53,16 @@ class Child:
     log: Path
     proc: subprocess.Popen | None = None
     restarts: list[float] = field(default_factory=list)
+    nice: int = 0  # a lower CPU priority for the whole child, threads and worker processes included (yield_cpu)
 
     def start(self) -> None:
         private_dir(self.log.parent)  # logs can hold what people typed: only we may read them
         logf = open(self.log, "ab")  # noqa: SIM115 - handed to the child
-        self.proc = subprocess.Popen(self.argv, cwd=self.cwd, env=self.env, stdout=logf, stderr=logf,
+        argv = ["nice", "-n", str(self.nice), *self.argv] if self.nice else self.argv
+        self.proc = subprocess.Popen(argv, cwd=self.cwd, env=self.env, stdout=logf, stderr=logf,
                                      stdin=subprocess.DEVNULL, start_new_session=True)
+        if self.nice:
+            yield_cpu(self.proc.pid, self.nice)
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -52,9 +73,12 @@ class Stack:
                  runner_name: str | None = None, bind: str = "127.0.0.1", database: str = "hostbench",
                  fresh_database: bool = False, frontend_dist: Path | None = None,
                  database_url: str | None = None, redis_url: str | None = None, extra_env: dict | None = None,
-                 api_workers: int | None = None):
+                 api_workers: int | None = None, control_port: int | None = None,
+                 control_workers: int | None = None):
         self.state = state
         self.port = port or free_port()
+        # The runners' control process (docs/architecture.md, "Concurrency"): its own port, its own CPU share.
+        self.control_port = control_port or free_port()
         self.bind = bind
         self.durable = durable
         self.with_runner = with_runner
@@ -70,6 +94,7 @@ class Stack:
         self.redis_url = redis_url or ""
         self.extra_env = extra_env or {}
         self.api_workers = api_workers
+        self.control_workers = control_workers
         self.stopping = False
         self.given_up: set[str] = set()  # children the supervisor will not restart (supervise_once)
         self._admin_headers: dict[str, str] | None = None
@@ -80,6 +105,12 @@ class Stack:
         host = "127.0.0.1" if self.bind in ("0.0.0.0", "::") else self.bind  # noqa: S104
         return f"http://{host}:{self.port}"
 
+    @property
+    def control_url(self) -> str:
+        """Where this stack's runners send their control traffic (claims, leases, samples, heartbeats)."""
+        host = "127.0.0.1" if self.bind in ("0.0.0.0", "::") else self.bind  # noqa: S104
+        return f"http://{host}:{self.control_port}"
+
     # -- services -----------------------------------------------------------------------------------
     def start_services(self) -> None:
         if self.database_url:
@@ -87,7 +118,11 @@ class Stack:
         elif os.environ.get("DATABASE_URL"):
             self.database_url = os.environ["DATABASE_URL"]
         else:
-            self.pg = EmbeddedPostgres(self.state / "pgdata", self.logs / "postgres.log", durable=self.durable)
+            # every API process (the dashboard's and the runners') may hold two pools of 12 + 6 connections
+            # (app.core.db); the Celery worker, beat, admin commands and tests need some besides
+            processes = sum(self._workers())
+            self.pg = EmbeddedPostgres(self.state / "pgdata", self.logs / "postgres.log", durable=self.durable,
+                                       max_connections=max(200, 36 * processes + 60))
             self.pg.start()
             self.database_url = self.pg.create_database(self.database, fresh=self.fresh_database)
         if self.redis_url:
@@ -113,8 +148,8 @@ class Stack:
         self.migrated = True
 
     # -- processes ----------------------------------------------------------------------------------
-    def _child(self, name: str, argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> Child:
-        c = Child(name, argv, cwd, env or self.env(), self.logs / f"{name}.log")
+    def _child(self, name: str, argv: list[str], cwd: Path, env: dict[str, str] | None = None, nice: int = 0) -> Child:
+        c = Child(name, argv, cwd, env or self.env(), self.logs / f"{name}.log", nice=nice)
         self.children[name] = c
         c.start()
         return c
@@ -126,20 +161,41 @@ class Stack:
                 or self.url).rstrip("/")
 
     def start_api(self) -> None:
+        """Two kinds of API process, the same application: the dashboard's (HOSTBENCH_API_WORKERS uvicorn workers
+        on the public port, at a lower CPU priority) and the runners' control process on its own port. A stampede
+        of dashboard requests then takes the dashboard's processes' CPU, never the one lease renewals need: a
+        slow page is a nuisance, a lost lease fails a benchmark (issue 11; docs/architecture.md, "Concurrency")."""
         env = self.env()
         if not env.get("HOSTBENCH_PUBLIC_URL") and self.bind not in ("0.0.0.0", "::"):  # noqa: S104
             # bound to one address: that is the public URL. Bound to all, the API takes the request's Host
             # (after its allowed-hosts check), so that "Add host" shows the address a person reached it by.
             env["HOSTBENCH_PUBLIC_URL"] = self.url
+        if not env.get("HOSTBENCH_TRUSTED_PROXIES", "").strip() and not env.get("HOSTBENCH_RUNNER_URL"):
+            # "Add host" hands runners the control port on the public URL's host (app.hosts.router.runner_base_url).
+            # With a proxy in front (trusted proxies named), the proxy sends the runners' paths to the control
+            # port itself (docs/deploy.md), and runners use the public URL.
+            env.setdefault("HOSTBENCH_RUNNER_PORT", str(self.control_port))
         trusted = env.get("HOSTBENCH_TRUSTED_PROXIES", "").strip()
         # X-Forwarded-For decides the address a runner is recorded with: trusted only from named proxies
         proxy = ["--proxy-headers", "--forwarded-allow-ips", trusted] if trusted else ["--no-proxy-headers"]
         # API processes: HOSTBENCH_API_WORKERS, else this stack's own choice (`up` sizes it to the machine; tests 1)
-        workers = api_workers(self.api_workers if self.api_workers is not None else 1)
+        workers, control = self._workers()
         more = ["--workers", str(workers)] if workers > 1 else []
-        self._child("api", [PY, "-m", "uvicorn", "app.main:app", "--host", self.bind, "--port", str(self.port),
-                            *proxy, *more, "--no-access-log", "--timeout-graceful-shutdown", "5"],
+
+        def uvicorn(port: int, *extra: str) -> list[str]:
+            return [PY, "-m", "uvicorn", "app.main:app", "--host", self.bind, "--port", str(port), *proxy, *extra,
+                    "--no-access-log", "--timeout-graceful-shutdown", "5"]
+
+        self._child("api", uvicorn(self.port, *more), ROOT / "backend", env, nice=DASHBOARD_NICE)
+        self._child("control", uvicorn(self.control_port, *(["--workers", str(control)] if control > 1 else [])),
                     ROOT / "backend", env)
+
+    def _workers(self) -> tuple[int, int]:
+        """(dashboard, control) API processes: the settings, else this stack's own choice (`up` sizes them to the
+        machine; tests and tools 1 each)."""
+        return (api_workers(self.api_workers if self.api_workers is not None else 1),
+                api_workers(self.control_workers if self.control_workers is not None else 1,
+                            "HOSTBENCH_CONTROL_WORKERS"))
 
     def start_worker(self) -> None:
         celery = [PY, "-m", "celery", "-A", "app.worker.celery_app"]
@@ -181,12 +237,14 @@ class Stack:
     def admin_headers(self) -> dict[str, str]:
         """`Authorization` for an admin of this stack (user `stack-admin`, created once) for tests and tools."""
         if self._admin_headers is None:
-            try:
-                self.create_user("stack-admin", "admin")
+            try:  # the user and its token in one admin process
+                out = self.admin("user-add", "stack-admin", "--role", "admin", "--api-token", "stack")
+                token = out.splitlines()[-1]
             except RuntimeError as exc:
                 if "exist" not in str(exc):
                     raise
-            self._admin_headers = {"Authorization": f"Bearer {self.api_token('stack-admin')}"}
+                token = self.api_token("stack-admin")
+            self._admin_headers = {"Authorization": f"Bearer {token}"}
         return dict(self._admin_headers)
 
     def start_runner(self, name: str = "runner", state_dir: Path | None = None, extra_env: dict | None = None,
@@ -194,7 +252,7 @@ class Stack:
         """A runner for this stack; `prefix` wraps its argv (e.g. `ip netns exec NAME`: a runner on another
         "host"), and extra_env's HOSTBENCH_SERVER then names the address it reaches the API at."""
         state_dir = state_dir or self.state / "runner"
-        env = {**self.env(), "HOSTBENCH_SERVER": self.url, "HOSTBENCH_RUNNER_STATE": str(state_dir),
+        env = {**self.env(), "HOSTBENCH_SERVER": self.control_url, "HOSTBENCH_RUNNER_STATE": str(state_dir),
                "HOSTBENCH_KERNEL_BIN": str(ROOT / "runner" / "kernels" / "build" / "hbk"), **(extra_env or {})}
         env.pop("DATABASE_URL", None)  # the runner knows the API only, with its own credential
         env.pop("REDIS_URL", None)
@@ -203,6 +261,16 @@ class Stack:
         if not (state_dir / "credential.json").exists():
             env["HOSTBENCH_REGISTRATION_TOKEN"] = self.registration_token()
         return self._child(name, [*(prefix or []), PY, "-m", "hostbench_runner"], ROOT / "runner", env)
+
+    def _ready(self, health: dict) -> bool:
+        """Health says ok; or, for a stack that runs no Celery beat (a test's bare API), everything but the
+        scheduler is ok: beat's mark never comes there, and health reports it late once the API is three
+        reconcile periods old (on a busy machine the first answer can come later than that)."""
+        if health.get("status") == "ok":
+            return True
+        if "beat" in self.children:
+            return False
+        return all(health.get(k) == "ok" for k in ("database", "broker", "reconciler"))
 
     def wait_healthy(self, timeout: float = 60, runners: int = 0) -> dict:
         deadline = time.monotonic() + timeout
@@ -215,8 +283,13 @@ class Stack:
             try:
                 r = httpx.get(f"{self.url}/api/health", timeout=2)
                 last = health = r.json()
-                if r.status_code == 200 and health["status"] == "ok" and health["runners_online"] >= runners:
-                    return health
+                if r.status_code == 200 and self._ready(health) and health["runners_online"] >= runners:
+                    if "control" not in self.children:
+                        return health
+                    ctl = httpx.get(f"{self.control_url}/api/health", timeout=2)  # the runners' process too
+                    last = {"control process": ctl.status_code}
+                    if ctl.status_code == 200:
+                        return health
             except (httpx.HTTPError, ValueError) as exc:
                 last = exc
             time.sleep(0.25)
@@ -262,11 +335,11 @@ class Stack:
 
     def stop(self) -> None:
         self.stopping = True
-        order = [n for n in self.children if n.startswith("runner")] + ["beat", "worker", "api"]
-        for name in order:
-            c = self.children.get(name)
-            if c is not None:
-                stop_process(c.proc, signal.SIGTERM, timeout=15)
+        # the runners first (each ends its work with the API up), then the rest together
+        runners = [c.proc for n, c in self.children.items() if n.startswith("runner")]
+        rest = [c.proc for n, c in self.children.items() if not n.startswith("runner")]
+        for group in (runners, rest):
+            stop_processes(group, signal.SIGTERM, timeout=15)
         for c in self.children.values():
             stop_process(c.proc, signal.SIGKILL, timeout=5)
         if self.redis:

@@ -31,3 +31,19 @@ def test_a_revoked_runner_is_not_restarted_a_crashed_worker_is(tmp_path):
     assert not any(line.startswith("runner") for line in again), again
     assert any(line.startswith("worker had stopped") for line in again)
     assert stack.children["runner"].restarts == [] and stack.given_up == {"runner", "runner-b"}
+
+
+def test_a_stack_without_beat_is_ready_without_the_schedulers_mark(tmp_path):
+    """A test's bare API (no Celery beat) never gets beat's mark; health calls the scheduler late three reconcile
+    periods after the API started, and on a busy machine the first answer can come later (a CI run failed so).
+    A stack that runs beat still waits for all of it."""
+    stack = Stack(tmp_path, with_runner=False, database_url="postgresql://unused", redis_url="redis://unused")
+    late = {"status": "degraded", "database": "ok", "broker": "ok", "reconciler": "ok",
+            "scheduler": "late: Celery beat's reconcile task has not run since this API process started"}
+    assert stack._ready(late)
+    assert not stack._ready({**late, "reconciler": "late: the reconciler last ran 30 s ago"})
+    assert not stack._ready({**late, "database": "not answering within 2 s"})
+    stack._child("beat", [sys.executable, "-c", "pass"], tmp_path)
+    assert not stack._ready(late)
+    assert stack._ready({**late, "status": "ok", "scheduler": "ok"})
+    _wait_exit(stack, "beat")
