@@ -324,7 +324,8 @@ def test_the_runner_stops_before_the_server_may_expire_its_lease(lease_s, renew,
 
 def test_a_lease_holds_through_a_database_outage_up_to_the_grace_but_not_through_silence():
     k = LeaseKeeper(None, 1, 1, renew_s=1.0, lost_after_s=4.0, revoked=threading.Event(), db_grace_s=60.0)
-    t0 = k.last_ok
+    # a whole-number clock: with the real monotonic value (452.013...) t0 + 61 - (t0 + 1) came out 59.99999 s
+    t0 = k.last_ok = 1000.0
     assert k.lost_because(t0 + 3.9) == ""
     assert "unreachable" in k.lost_because(t0 + 4.0)  # silence: the fence
     # the server answers "database unavailable" every second: the run goes on past the fence ...
@@ -338,7 +339,8 @@ def test_a_lease_holds_through_a_database_outage_up_to_the_grace_but_not_through
     assert "database unavailable for 60 s" in k.lost_because(t0 + 61)
     # without a grace the database answer does not count at all (the runner's setting 0)
     k0 = LeaseKeeper(None, 1, 1, renew_s=1.0, lost_after_s=4.0, revoked=threading.Event(), db_grace_s=0.0)
-    assert k0.db_down_since is None and "unreachable" in k0.lost_because(k0.last_ok + 4.0)
+    k0.last_ok = 1000.0
+    assert k0.db_down_since is None and "unreachable" in k0.lost_because(1004.0)
 
 
 def test_the_lease_is_held_until_the_server_has_the_finish(server, settings_for, fake_kernel):
