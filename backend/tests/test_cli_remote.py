@@ -167,7 +167,9 @@ def test_run_a_suite_and_follow_it_as_one_unit(stack):
     assert f"suite run {sr['id']} cancelled" in err
     # no such suite, no such host: one line, exit 2, nothing started
     for argv, words in ((["run", "nope", "--hosts", "cli-host"], "suite 'nope' not found; the built-in suites are"),
-                        (["run", "quick", "--hosts", "no-such-host"], "no host named 'no-such-host'")):
+                        (["run", "quick", "--hosts", "no-such-host"], "no host named 'no-such-host'"),
+                        (["run", "full", "--hosts", "cli-host", "--peer", "no-peer"], "no host named 'no-peer'"),
+                        (["run", "full", "--hosts", "cli-host", "--peer", "cli-host"], "picked too")):
         r = cli(*argv, server=url, token=_token())
         assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert httpx.get(f"{url}/api/suite-runs", headers=AUTH, timeout=5).json()["data"][0]["id"] == sr["id"]

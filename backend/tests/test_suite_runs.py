@@ -78,6 +78,29 @@ def test_two_host_items_run_only_when_two_hosts_are_picked(client, session, runn
     assert not any("needs 2 hosts" in s for s in two.json()["skipped"])
 
 
+def test_a_peer_serves_every_two_host_item_and_runs_nothing_else(client, session, runner):
+    """The full suite on one host with a peer: the host runs every item, the peer only serves the two-host ones."""
+    host_id, _ = runner
+    peer = _second_host(client, session, "peer-host")
+    r = client.post("/api/suite-runs", json={"suite": "full", "host_ids": [host_id], "peer_host_id": peer})
+    assert r.status_code == 201, r.text
+    sr = r.json()
+    assert sr["peer_host_id"] == peer and sr["host_ids"] == [host_id]
+    assert not any("needs 2 hosts" in s for s in sr["skipped"]), sr["skipped"]
+    on_peer = {run["experiment"] for run in sr["runs"] if run["host_id"] == peer}
+    assert on_peer == {"network_serve"}  # nothing else of the suite touches the peer
+    drives = [run for run in sr["runs"] if run["experiment"] == "network_drive"]
+    assert len(drives) == 4 and {run["host_id"] for run in drives} == {host_id}
+    planned, _ = plan(BUILTIN["full"].items, [HostInfo(host_id)], HostInfo(peer))
+    assert sr["expected_duration_s"] == round(expected_duration(planned), 1)
+    client.post(f"/api/suite-runs/{sr['id']}/cancel")
+    # the peer cannot also be a host picked, and must be a registered host
+    both = client.post("/api/suite-runs", json={"suite": "full", "host_ids": [host_id], "peer_host_id": host_id})
+    assert both.status_code == 422 and "picked too" in both.text, both.text
+    gone = client.post("/api/suite-runs", json={"suite": "full", "host_ids": [host_id], "peer_host_id": 99999})
+    assert gone.status_code == 422 and "peer_host_id" in gone.text, gone.text
+
+
 def test_bad_bodies_are_refused_with_4xx_and_leave_nothing_behind(client, session, runner):
     host_id, _ = runner
     before = session.scalar(select(func.count()).select_from(Job))

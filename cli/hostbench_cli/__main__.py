@@ -217,6 +217,8 @@ def main(argv: list[str] | None = None) -> int:
                         "succeeded)")
     rs.add_argument("suite", help="a suite's id: quick, full (GET /api/suites lists them)")
     rs.add_argument("--hosts", required=True, help="comma-separated host names or ids")
+    rs.add_argument("--peer", default=None, help="a host (name or id) that only serves the two-host items: each host "
+                    "picked drives to it (without one, they run between the first two hosts picked)")
     rs.add_argument("--wait", action="store_true", help="follow the suite's progress to its end")
     rs.add_argument("--timeout", type=float, default=None, help="with --wait: give up (exit 2) after this many s")
     rs.add_argument("--json", action="store_true", help="print the suite run as the API gives it")

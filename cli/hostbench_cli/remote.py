@@ -460,10 +460,13 @@ def _duration(s: float) -> str:
     return f"{h} h {m} min" if h else f"{m} min {sec} s" if m else f"{sec} s"
 
 
-def start_suite(server: Server, suite: str, hosts: list[str]) -> dict:
-    """POST /api/suite-runs for the hosts given by name or id; the suite run as the API gives it."""
-    ids = [resolve_host(server, h)[0] for h in hosts]
-    r = server.request("POST", "/api/suite-runs", f"suite {suite!r}", json={"suite": suite, "host_ids": ids})
+def start_suite(server: Server, suite: str, hosts: list[str], peer: str | None = None) -> dict:
+    """POST /api/suite-runs for the hosts given by name or id (and the peer that serves the two-host items, if
+    given); the suite run as the API gives it."""
+    body: dict = {"suite": suite, "host_ids": [resolve_host(server, h)[0] for h in hosts]}
+    if peer:
+        body["peer_host_id"] = resolve_host(server, peer)[0]
+    r = server.request("POST", "/api/suite-runs", f"suite {suite!r}", json=body)
     return r.json()
 
 
@@ -493,12 +496,14 @@ def follow_suite(server: Server, suite_run_id: int, *, out: IO[str] = sys.stderr
 
 
 def cmd_run(server: Server, args: argparse.Namespace, out: IO[str]) -> int:
-    sr = start_suite(server, args.suite, [h.strip() for h in args.hosts.split(",") if h.strip()])
+    sr = start_suite(server, args.suite, [h.strip() for h in args.hosts.split(",") if h.strip()],
+                     (args.peer or "").strip() or None)
     if args.json and not args.wait:
         json.dump(sr, out, indent=1)
         out.write("\n")
         return 0
-    print(f"suite run {sr['id']}: {sr['title']} on hosts {', '.join(map(str, sr['host_ids']))}: {sr['runs_total']} "
+    peer = f" (peer {sr['peer_host_id']} serving the two-host items)" if sr.get("peer_host_id") else ""
+    print(f"suite run {sr['id']}: {sr['title']} on hosts {', '.join(map(str, sr['host_ids']))}{peer}: {sr['runs_total']} "
           f"runs, about {_duration(sr['expected_duration_s'])}", file=sys.stderr)
     for why in sr["skipped"]:
         print(f"  left out: {why}", file=sys.stderr)

@@ -2,7 +2,7 @@
 title and a list of items; an item is one job body without its hosts: an experiment and its params (an op list
 fans out into one run per op, as any job's does). Which hosts an item runs on follows from the hosts picked
 (`plan`): a one-host item on every one of them; a two-host item (network_pair) only when two or more are picked,
-host 1 serving and host 2 driving; a GPU item (`needs="gpu"`) only on hosts whose inventory lists a GPU
+host 1 serving and host 2 driving, or, with a peer named, from every host picked to the peer; a GPU item (`needs="gpu"`) only on hosts whose inventory lists a GPU
 (`inventory["gpus"]`, a non-empty list), skipped when none does. The expected duration of a suite is the sum of
 its jobs' expected durations (Experiment.expected_duration + reference_allowance). A test holds every item to the
 API's job body."""
@@ -51,13 +51,23 @@ class PlannedJob:
     params: dict[str, Any]
 
 
-def plan(items: Sequence[Item], hosts: Sequence[HostInfo]) -> tuple[list[PlannedJob], list[str]]:
-    """The jobs a suite makes on these hosts (in item order), and why each item left out was left out."""
+def plan(items: Sequence[Item], hosts: Sequence[HostInfo],
+         peer: HostInfo | None = None) -> tuple[list[PlannedJob], list[str]]:
+    """The jobs a suite makes on these hosts (in item order), and why each item left out was left out.
+
+    With a `peer`, the peer takes part in the two-host items only: it serves, and every host picked drives to it
+    (one job per host picked), so that each host's network is measured against the same machine and the peer's
+    CPU, memory and disk are left alone. Without one, a two-host item runs between the first two hosts picked."""
+    if peer is not None and any(h.id == peer.id for h in hosts):
+        raise ValueError(f"host {peer.id} is picked and is the peer too")
     jobs: list[PlannedJob] = []
     skipped: list[str] = []
     for i, item in enumerate(items):
         e = EXPERIMENTS[item.experiment]
         on = [h for h in hosts if item.needs != "gpu" or h.has_gpu]
+        if e.hosts == 2 and peer is not None and on:
+            jobs.extend(PlannedJob(item.experiment, [peer.id, h.id], dict(item.params)) for h in on)
+            continue
         if e.hosts > len(on):
             why = "no host with a GPU in its inventory" if item.needs == "gpu" and hosts else \
                 f"it needs {e.hosts} hosts, {len(on)} picked"

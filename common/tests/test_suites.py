@@ -1,4 +1,6 @@
 """Suites in the experiment table's terms: which jobs a suite makes on the hosts picked, and its duration."""
+import pytest
+
 from hostbench_common.experiments import EXPERIMENTS
 from hostbench_common.suites import BUILTIN, HostInfo, Item, job_duration, plan
 from hostbench_common.suites import expected_duration as suite_duration
@@ -21,6 +23,18 @@ def test_one_host_items_run_on_every_host_picked_and_two_host_items_need_two():
     pairs = [j for j in jobs if j.experiment == "network_pair"]
     assert len(pairs) == 4 and all(j.host_ids == [7, 9] for j in pairs)
     assert next(j for j in jobs if j.experiment == "cpu").host_ids == [7, 9, 11]
+
+
+def test_with_a_peer_every_host_picked_drives_to_it_and_the_peer_runs_nothing_else():
+    jobs, skipped = plan(BUILTIN["full"].items, [HostInfo(7)], peer=HostInfo(3))
+    pairs = [j for j in jobs if j.experiment == "network_pair"]
+    assert len(pairs) == 4 and all(j.host_ids == [3, 7] for j in pairs)  # the peer serves, the host picked drives
+    assert all(j.host_ids == [7] for j in jobs if j.experiment != "network_pair")
+    assert not any("needs 2 hosts" in s for s in skipped)
+    jobs, _ = plan(BUILTIN["full"].items, [HostInfo(7), HostInfo(9)], peer=HostInfo(3))
+    assert [j.host_ids for j in jobs if j.experiment == "network_pair"][:2] == [[3, 7], [3, 9]]
+    with pytest.raises(ValueError, match="peer too"):
+        plan(BUILTIN["full"].items, [HostInfo(7)], peer=HostInfo(7))
 
 
 def test_a_gpu_item_runs_only_where_the_inventory_lists_a_gpu():

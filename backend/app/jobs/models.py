@@ -21,6 +21,8 @@ class SuiteRun(Base):
     suite: Mapped[str] = mapped_column(String(64))  # a built-in suite's id
     title: Mapped[str] = mapped_column(String(200))
     host_ids: Mapped[list[int]] = mapped_column(JSONType)
+    # a host in the two-host items only: it serves, every host picked drives to it (hostbench_common.suites.plan)
+    peer_host_id: Mapped[int | None] = mapped_column(default=None)
     skipped: Mapped[list[str]] = mapped_column(JSONType)  # the items left out on these hosts, and why
     expected_duration_s: Mapped[float] = mapped_column(Float)
     created_by: Mapped[str | None] = mapped_column(String(64))

@@ -69,7 +69,7 @@ def delete_suite(suite_id: SuiteId, p: OperatorDep, session: SessionDep) -> Resp
 @router.post("/suite-runs", response_model=SuiteRunPublic, status_code=201)
 def start_suite(body: SuiteRunCreate, p: OperatorDep, session: SessionDep) -> SuiteRunPublic:
     """Start a suite on hosts: every job it plans there, created at once (or none, with the reason), one unit."""
-    sr = service.start(session, body.suite, body.host_ids, p.name)
+    sr = service.start(session, body.suite, body.host_ids, p.name, body.peer_host_id)
     record(session, p.name, "suite.start", f"suite run {sr.id}", suite=body.suite, host_ids=body.host_ids)
     session.commit()
     for host_id in body.host_ids:

@@ -55,6 +55,9 @@ class SuiteRunCreate(BaseModel):
 
     suite: SuiteId
     host_ids: Annotated[list[Id], Field(min_length=1, max_length=16)]
+    # A host for the two-host items only: it serves and every host picked drives to it; it runs nothing else.
+    # Without one, a two-host item runs between the first two hosts picked (the first serves).
+    peer_host_id: Id | None = None
 
 
 class SuiteRunRun(BaseModel):
@@ -75,6 +78,7 @@ class SuiteRunPublic(BaseModel):
     created_by: str | None
     cancelled_by: str | None
     host_ids: list[int]
+    peer_host_id: int | None = None  # the host that served every two-host item, if one was named
     skipped: list[str]  # items left out on these hosts, and why
     expected_duration_s: float  # the sum of its jobs' expected durations (hostbench_common.suites)
     # "running" while any run is queued, dispatched or running; else "cancelled" if one was cancelled, "failed" if

@@ -122,16 +122,23 @@ def public_of(row: SavedSuite) -> SuitePublic:
     return suite_public(_as_suite(row), row.created_by)
 
 
-def start(session: Session, suite_id: str, host_ids: list[int], created_by: str | None) -> SuiteRun:
+def start(session: Session, suite_id: str, host_ids: list[int], created_by: str | None,
+          peer_host_id: int | None = None) -> SuiteRun:
     suite = get_suite(suite_id, session)
     if len(set(host_ids)) != len(host_ids):
         raise Unprocessable("host_ids: a host is listed twice")
-    hosts = {h.id: h for h in session.scalars(select(Host).where(Host.id.in_(host_ids)))}
-    for i, host_id in enumerate(host_ids):
+    if peer_host_id is not None and peer_host_id in host_ids:
+        raise Unprocessable(f"peer_host_id: host {peer_host_id} is picked too; the peer only serves the two-host "
+                            "items, pick it as a host or as the peer")
+    wanted = [*host_ids, *([peer_host_id] if peer_host_id is not None else [])]
+    hosts = {h.id: h for h in session.scalars(select(Host).where(Host.id.in_(wanted)))}
+    for i, host_id in enumerate(wanted):
         h = hosts.get(host_id)
         if h is None or h.revoked_at is not None or h.deleted_at is not None:
-            raise Unprocessable(f"host_ids[{i}]: host {host_id} is not a registered host")
-    planned, skipped = plan(suite.items, [HostInfo(h, hosts[h].inventory) for h in host_ids])
+            where = f"host_ids[{i}]" if i < len(host_ids) else "peer_host_id"
+            raise Unprocessable(f"{where}: host {host_id} is not a registered host")
+    peer = HostInfo(peer_host_id, hosts[peer_host_id].inventory) if peer_host_id is not None else None
+    planned, skipped = plan(suite.items, [HostInfo(h, hosts[h].inventory) for h in host_ids], peer)
     if not planned:
         raise Unprocessable(f"suite {suite_id!r} has nothing to run on these hosts: {'; '.join(skipped)}")
     bodies = []
@@ -141,7 +148,8 @@ def start(session: Session, suite_id: str, host_ids: list[int], created_by: str 
                                                  "params": j.params}))
         except ValidationError as exc:  # a built-in suite the API refuses is our bug: say which item
             raise Unprocessable(f"suite {suite_id!r}: {j.experiment} job refused: {exc.errors()[:1]}") from exc
-    run = SuiteRun(suite=suite.id, title=suite.title, host_ids=list(host_ids), skipped=skipped,
+    run = SuiteRun(suite=suite.id, title=suite.title, host_ids=list(host_ids), peer_host_id=peer_host_id,
+                   skipped=skipped,
                    expected_duration_s=round(expected_duration(planned), 1), created_by=created_by)
     session.add(run)
     session.flush()
@@ -172,7 +180,7 @@ def public(session: Session, sr: SuiteRun) -> SuiteRunPublic:
         "failed" if statuses & {"failed", "untrusted"} else "succeeded"
     return SuiteRunPublic(
         id=sr.id, suite=sr.suite, title=sr.title, created_at=sr.created_at, created_by=sr.created_by,
-        cancelled_by=sr.cancelled_by, host_ids=sr.host_ids, skipped=sr.skipped,
+        cancelled_by=sr.cancelled_by, host_ids=sr.host_ids, peer_host_id=sr.peer_host_id, skipped=sr.skipped,
         expected_duration_s=sr.expected_duration_s, status=status, runs_total=len(runs), runs_done=len(done),
         progress=round(len(done) / len(runs), 4) if runs else 1.0,
         runs=[SuiteRunRun(id=r.id, job_id=r.job_id, host_id=r.host_id, experiment=r.experiment,

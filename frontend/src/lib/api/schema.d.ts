@@ -3247,6 +3247,8 @@ export interface components {
         SuiteRunCreate: {
             /** Host Ids */
             host_ids: number[];
+            /** Peer Host Id */
+            peer_host_id?: number | null;
             /** Suite */
             suite: string;
         };
@@ -3267,6 +3269,8 @@ export interface components {
             host_ids: number[];
             /** Id */
             id: number;
+            /** Peer Host Id */
+            peer_host_id?: number | null;
             /** Progress */
             progress: number;
             /** Runs */

@@ -53,7 +53,7 @@ export function useSuiteRun(id: number) {
 export function useStartSuiteRun() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: { suite: string; host_ids: number[] }) => unwrap(api.POST('/api/suite-runs', { body })),
+    mutationFn: (body: { suite: string; host_ids: number[]; peer_host_id?: number }) => unwrap(api.POST('/api/suite-runs', { body })),
     onSuccess: (sr) => {
       qc.setQueryData(suiteKeys.run(sr.id), sr);
       void qc.invalidateQueries({ queryKey: ['suite-runs', 'list'] });

@@ -77,6 +77,12 @@ export function SuiteRunView({ run, hostName, experimentTitle, runPath, canOpera
             <dt>Hosts</dt>
             <dd>{run.host_ids.map(hostName).join(', ')}</dd>
           </div>
+          {run.peer_host_id != null ? (
+            <div>
+              <dt>Peer (serves the two-host items)</dt>
+              <dd>{hostName(run.peer_host_id)}</dd>
+            </div>
+          ) : null}
           {run.cancelled_by ? (
             <div>
               <dt>Cancelled by</dt>

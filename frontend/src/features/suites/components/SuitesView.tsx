@@ -31,9 +31,16 @@ export function SuitesView({ suites, experiments, hosts, canOperate, canEdit, on
     const first = hosts.find((h) => h.online);
     return first ? [first.id] : [];
   });
+  // A host for the two-host items only (it serves, each host picked drives to it); none: the first two picked pair.
+  const [peerId, setPeerId] = useState<number | null>(null);
+  const peerSelectId = useId();
   // In the order picked: for a two-host item the first serves and the second drives.
   const picked = hostIds.map((id) => hosts.find((h) => h.id === id)).filter((h): h is SuiteHostOption => h !== undefined);
-  const toggle = (id: number, on: boolean) => setHostIds((ids) => (on ? [...ids.filter((x) => x !== id), id] : ids.filter((x) => x !== id)));
+  const peer = peerId === null ? undefined : hosts.find((h) => h.id === peerId);
+  const toggle = (id: number, on: boolean) => {
+    setHostIds((ids) => (on ? [...ids.filter((x) => x !== id), id] : ids.filter((x) => x !== id)));
+    if (on && id === peerId) setPeerId(null); // a host picked is not the peer as well
+  };
 
   return (
     <>
@@ -53,12 +60,31 @@ export function SuitesView({ suites, experiments, hosts, canOperate, canEdit, on
         </ul>
         <p className="help">
           One-host items run on every host picked, at the same time. Two-host items (network between hosts) run only when two hosts are
-          picked: the first picked serves, the second drives.
+          picked: the first picked serves, the second drives, unless a peer is named below.
         </p>
+        <div className="field">
+          <label htmlFor={peerSelectId}>Peer for the two-host items</label>
+          <select
+            id={peerSelectId}
+            value={peerId === null ? '' : String(peerId)}
+            onChange={(e) => setPeerId(e.target.value === '' ? null : Number(e.target.value))}
+          >
+            <option value="">None: the first two hosts picked</option>
+            {hosts
+              .filter((h) => !hostIds.includes(h.id))
+              .map((h) => (
+                <option key={h.id} value={h.id}>
+                  {h.name}
+                  {h.online ? '' : ' (offline)'}
+                </option>
+              ))}
+          </select>
+          <p className="help">The peer only serves: every host picked drives to it in turn, and it runs nothing else of the suite.</p>
+        </div>
       </fieldset>
       <div className="card-grid">
         {suites.map((s) => (
-          <SuiteCard key={s.id} suite={s} experiments={experiments} picked={picked} canOperate={canOperate} onStarted={onStarted}>
+          <SuiteCard key={s.id} suite={s} experiments={experiments} picked={picked} peer={peer} canOperate={canOperate} onStarted={onStarted}>
             <SuiteActions suite={s} canCopy={canOperate} canEdit={canEdit(s)} onCopy={onCopy} onEdit={onEdit} />
           </SuiteCard>
         ))}
@@ -71,6 +97,7 @@ function SuiteCard({
   suite,
   experiments,
   picked,
+  peer,
   canOperate,
   onStarted,
   children,
@@ -78,13 +105,14 @@ function SuiteCard({
   suite: Suite;
   experiments: readonly Experiment[];
   picked: readonly SuiteHostOption[];
+  peer: SuiteHostOption | undefined;
   canOperate: boolean;
   onStarted: (run: SuiteRun) => void;
   children: ReactNode;
 }) {
   const titleId = useId();
   const start = useStartSuiteRun();
-  const est = suiteEstimate(suite, experiments, picked);
+  const est = suiteEstimate(suite, experiments, picked, peer !== undefined);
   const n = picked.length;
   return (
     <article className="card" aria-labelledby={titleId}>
@@ -106,7 +134,13 @@ function SuiteCard({
       {n > 0 ? (
         <p className="estimate" aria-live="polite">
           For the {n === 1 ? 'host' : `${n} hosts`} picked: <strong>{formatEstimate(est.seconds)}</strong>
-          {est.twoHostItems && n < 2 ? (
+          {est.twoHostItems && peer ? (
+            <span className="small muted">
+              {' '}
+              ({est.twoHostItems} two-host {est.twoHostItems === 1 ? 'item' : 'items'} against {peer.name}, once per host picked)
+            </span>
+          ) : null}
+          {est.twoHostItems && n < 2 && !peer ? (
             <span className="small muted">
               {' '}
               ({est.twoHostItems} two-host {est.twoHostItems === 1 ? 'item runs' : 'items run'} only when two hosts are picked)
@@ -125,7 +159,12 @@ function SuiteCard({
             type="button"
             className="button button-primary"
             disabled={n === 0 || start.isPending}
-            onClick={() => start.mutate({ suite: suite.id, host_ids: picked.map((h) => h.id) }, { onSuccess: onStarted })}
+            onClick={() =>
+              start.mutate(
+                { suite: suite.id, host_ids: picked.map((h) => h.id), ...(peer ? { peer_host_id: peer.id } : {}) },
+                { onSuccess: onStarted },
+              )
+            }
           >
             {start.isPending ? 'Starting…' : 'Run suite'}
           </button>

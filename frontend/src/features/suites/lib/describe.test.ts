@@ -62,6 +62,10 @@ describe('suiteEstimate', () => {
     // network_pair: 2 sizes × (0 + 2 × 5 s) = 20 s; gpu: 1 × 5 s
     expect(suiteEstimate(suite, EXPS, two).seconds).toBe(125);
   });
+  it('with a peer, adds the two-host items once per host picked, even for one host', () => {
+    expect(suiteEstimate(suite, EXPS, [{ id: 1, hasGpu: false }], true).seconds).toBe(120);
+    expect(suiteEstimate(suite, EXPS, [{ id: 1, hasGpu: false }, { id: 2, hasGpu: false }], true).seconds).toBe(140);
+  });
   it('is unknown when an item it adds has no published terms', () => {
     expect(suiteEstimate(suite, [], [{ id: 1, hasGpu: true }]).seconds).toBeUndefined();
   });

@@ -66,11 +66,14 @@ export interface SuiteEstimate {
 }
 
 /** A suite's expected duration for the hosts picked: its one-host figure (one-host items run on every host at
- * once), plus its two-host items once two hosts are picked, plus its GPU items where a picked host has a GPU. */
+ * once), plus its two-host items once two hosts are picked (with a peer: once per host picked), plus its GPU items
+ * where a picked host has a GPU. */
 export function suiteEstimate(
   suite: { items: readonly ItemLike[]; expected_duration_one_host_s: number },
   experiments: readonly (Pick<Experiment, 'kind' | 'roles'> & Parameters<typeof expectedDuration>[0])[],
   hosts: readonly PickedHost[],
+  /** A peer named: it serves every two-host item, each host picked driving to it in turn. */
+  peer = false,
 ): SuiteEstimate {
   let seconds: number | undefined = suite.expected_duration_one_host_s;
   let twoHostItems = 0;
@@ -80,10 +83,11 @@ export function suiteEstimate(
     const pair = isTwoHost(e);
     if (pair) twoHostItems += 1;
     if (item.needs === 'gpu') gpuItems += 1;
-    const runs = pair ? hosts.length >= 2 : item.needs === 'gpu' ? hosts.some((h) => h.hasGpu) : false;
+    const runs = pair ? hosts.length >= 2 || (peer && hosts.length > 0) : item.needs === 'gpu' ? hosts.some((h) => h.hasGpu) : false;
     if (!runs) continue; // counted in the one-host figure, or left out on these hosts
     const d = e ? expectedDuration(e, item.params) : undefined;
-    seconds = d && seconds !== undefined ? seconds + d.upTo : undefined;
+    const times = pair && peer ? hosts.length : 1; // one job per host picked, one after another on the peer
+    seconds = d && seconds !== undefined ? seconds + times * d.upTo : undefined;
   }
   return { seconds, twoHostItems, gpuItems };
 }
