@@ -503,8 +503,8 @@ def cmd_run(server: Server, args: argparse.Namespace, out: IO[str]) -> int:
         out.write("\n")
         return 0
     peer = f" (peer {sr['peer_host_id']} serving the two-host items)" if sr.get("peer_host_id") else ""
-    print(f"suite run {sr['id']}: {sr['title']} on hosts {', '.join(map(str, sr['host_ids']))}{peer}: {sr['runs_total']} "
-          f"runs, about {_duration(sr['expected_duration_s'])}", file=sys.stderr)
+    print(f"suite run {sr['id']}: {sr['title']} on hosts {', '.join(map(str, sr['host_ids']))}{peer}: "
+          f"{sr['runs_total']} runs, about {_duration(sr['expected_duration_s'])}", file=sys.stderr)
     for why in sr["skipped"]:
         print(f"  left out: {why}", file=sys.stderr)
     if not args.wait:

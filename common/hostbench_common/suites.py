@@ -2,7 +2,8 @@
 title and a list of items; an item is one job body without its hosts: an experiment and its params (an op list
 fans out into one run per op, as any job's does). Which hosts an item runs on follows from the hosts picked
 (`plan`): a one-host item on every one of them; a two-host item (network_pair) only when two or more are picked,
-host 1 serving and host 2 driving, or, with a peer named, from every host picked to the peer; a GPU item (`needs="gpu"`) only on hosts whose inventory lists a GPU
+host 1 serving and host 2 driving, or, with a peer named, from every host picked to the peer; a GPU item
+(`needs="gpu"`) only on hosts whose inventory lists a GPU
 (`inventory["gpus"]`, a non-empty list), skipped when none does. The expected duration of a suite is the sum of
 its jobs' expected durations (Experiment.expected_duration + reference_allowance). A test holds every item to the
 API's job body."""
