@@ -46,7 +46,14 @@ test('the Quick health check: run it on the e2e host, watch it as one unit, canc
   if (await hostBox(page, PEER).isChecked()) await hostBox(page, PEER).uncheck();
   await hostBox(page, HOST).check();
   await expect(card).toContainText(`For the host picked: ≈ ${duration(quick!.expected_duration_one_host_s)}`);
-  await expect(page.getByRole('article', { name: 'Full system report' })).toContainText('only when two hosts are picked');
+  const full = page.getByRole('article', { name: 'Full system report' });
+  await expect(full).toContainText('only when two hosts are picked');
+  // A peer serves the two-host items: the full suite then runs them once per host picked, against the peer.
+  const peerSelect = page.getByLabel('Peer for the two-host items');
+  await peerSelect.selectOption({ label: PEER });
+  await expect(full).toContainText(`4 two-host items against ${PEER}, once per host picked`);
+  await peerSelect.selectOption({ label: 'None: the first two hosts picked' });
+  await expect(full).toContainText('only when two hosts are picked');
 
   const created = page.waitForResponse((r) => r.url().endsWith('/api/suite-runs') && r.request().method() === 'POST');
   await card.getByRole('button', { name: 'Run suite' }).click();
@@ -75,6 +82,11 @@ test('the Quick health check: run it on the e2e host, watch it as one unit, canc
   await expect(page.getByRole('button', { name: 'Cancel suite' })).toHaveCount(0);
   for (const row of await rows.all()) await expect(row).toContainText('cancelled');
   started = null;
+  // Its report: every run of the suite run in one document.
+  await page.getByRole('link', { name: 'Report', exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/report\\?suite=${sr.id}$`));
+  await expect(page.getByRole('heading', { name: `Report: suite run ${sr.id} (Quick health check)`, level: 1 })).toBeVisible();
+  await page.goBack();
   // The recent list carries it.
   await page.getByRole('link', { name: 'All suites' }).click();
   await expect(page.getByRole('table', { name: 'Recent suite runs' }).getByRole('link', { name: `#${sr.id} Quick health check` })).toBeVisible();

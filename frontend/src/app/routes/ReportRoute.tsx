@@ -1,4 +1,4 @@
-// /report?runs=1,2,3 or /report?job=7: the report feature's page, with each run's verdict, charts and trace from
+// /report?runs=1,2,3, /report?job=7 or /report?suite=3: the report feature's page, with each run's verdict, charts and trace from
 // the results feature (the same components as a run's page).
 import { useLocation } from 'react-router';
 import { ErrorState, Loading } from '../../components/Status';
@@ -23,7 +23,7 @@ export function ReportRoute() {
   const sel = readSelection(search);
   const report = useReport(sel);
   const { theme } = useTheme();
-  if (!sel) return <ErrorState title="No runs named" error={new Error('Open a report as /report?runs=1,2,3 or /report?job=7.')} />;
+  if (!sel) return <ErrorState title="No runs named" error={new Error('Open a report as /report?runs=1,2,3, /report?job=7 or /report?suite=3.')} />;
   if (report.isPending) return <Loading label="Loading the report…" />;
   if (report.isError) return <ErrorState title="The report could not be loaded" error={report.error} />;
   return (

@@ -6,6 +6,7 @@ import { paths } from '../../config/paths';
 import { useHosts } from '../../features/hosts/api/get-hosts';
 import { useExperiments } from '../../features/jobs/api/get-experiments';
 import { useSuiteRun } from '../../features/suites/api/suites';
+import { reportPath } from '../../features/report/lib/format';
 import { SuiteRunView } from '../../features/suites/components/SuiteRunView';
 import { useMe } from '../../lib/auth/me';
 import { abilities } from '../../lib/auth/roles';
@@ -41,7 +42,7 @@ function SuiteRunPage({ id }: { id: number }) {
       ) : run.isError ? (
         <ErrorState error={run.error} title="Could not load the suite run" onRetry={() => void run.refetch()} />
       ) : (
-        <SuiteRunView run={run.data} hostName={hostName} experimentTitle={experimentTitle} runPath={paths.run} canOperate={can.operate} />
+        <SuiteRunView run={run.data} hostName={hostName} experimentTitle={experimentTitle} runPath={paths.run} reportHref={reportPath({ suite: run.data.id })} canOperate={can.operate} />
       )}
     </>
   );

@@ -5,11 +5,15 @@ describe('report selection', () => {
   it('reads runs or job, never both, nothing malformed', () => {
     expect(readSelection('?runs=1,2,3')).toEqual({ runs: '1,2,3' });
     expect(readSelection('?job=7')).toEqual({ job: 7 });
+    expect(readSelection('?suite=3')).toEqual({ suite: 3 });
     expect(readSelection('?runs=1&job=7')).toBeNull();
+    expect(readSelection('?suite=3&job=7')).toBeNull();
+    expect(readSelection('?suite=3x')).toBeNull();
     expect(readSelection('?runs=1;drop')).toBeNull();
     expect(readSelection('')).toBeNull();
     expect(reportPath({ runs: [4, 5] })).toBe('/report?runs=4,5');
     expect(reportPath({ job: 9 })).toBe('/report?job=9');
+    expect(reportPath({ suite: 2 })).toBe('/report?suite=2');
   });
 });
 

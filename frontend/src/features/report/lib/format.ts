@@ -6,19 +6,24 @@ import { formatNumber } from '../../../lib/format';
 export interface ReportSelection {
   runs?: string;
   job?: number;
+  suite?: number;
 }
 
-/** ?runs=1,2,3 or ?job=7 (exactly one); null when neither names a set. */
+/** ?runs=1,2,3, ?job=7 or ?suite=3 (a suite run: every run of it), exactly one; null when none names a set. */
 export function readSelection(search: string): ReportSelection | null {
   const q = new URLSearchParams(search);
   const runs = q.get('runs');
   const job = q.get('job');
-  if (runs && !job && /^\d{1,12}(,\d{1,12})*$/.test(runs)) return { runs };
-  if (job && !runs && /^\d{1,12}$/.test(job)) return { job: Number(job) };
+  const suite = q.get('suite');
+  if ([runs, job, suite].filter((x) => x !== null).length !== 1) return null;
+  if (runs && /^\d{1,12}(,\d{1,12})*$/.test(runs)) return { runs };
+  if (job && /^\d{1,12}$/.test(job)) return { job: Number(job) };
+  if (suite && /^\d{1,12}$/.test(suite)) return { suite: Number(suite) };
   return null;
 }
 
-export function reportPath(sel: { runs?: readonly number[]; job?: number }): string {
+export function reportPath(sel: { runs?: readonly number[]; job?: number; suite?: number }): string {
+  if (sel.suite !== undefined) return `/report?suite=${sel.suite}`;
   return sel.job !== undefined ? `/report?job=${sel.job}` : `/report?runs=${(sel.runs ?? []).join(',')}`;
 }
 

@@ -14,6 +14,8 @@ export interface SuiteRunViewProps {
   hostName: (id: number) => string;
   experimentTitle: (kind: string) => string;
   runPath: (id: number) => string;
+  /** The report page of this suite run (every run of it). */
+  reportHref: string;
   canOperate: boolean;
 }
 
@@ -27,7 +29,7 @@ function useNow(active: boolean): number {
   return now;
 }
 
-export function SuiteRunView({ run, hostName, experimentTitle, runPath, canOperate }: SuiteRunViewProps) {
+export function SuiteRunView({ run, hostName, experimentTitle, runPath, reportHref, canOperate }: SuiteRunViewProps) {
   const running = run.status === 'running';
   const now = useNow(running);
   const [asking, setAsking] = useState(false);
@@ -41,6 +43,9 @@ export function SuiteRunView({ run, hostName, experimentTitle, runPath, canOpera
           <p>
             Status: <SuiteStatusBadge status={run.status} />
           </p>
+          <Link className="button" to={reportHref}>
+            {running ? 'Report so far' : 'Report'}
+          </Link>
           {running && canOperate ? (
             <button type="button" className="button button-danger" onClick={() => setAsking(true)}>
               Cancel suite
