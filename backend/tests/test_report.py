@@ -5,7 +5,7 @@ import json
 import re
 
 from app.jobs import dispatch
-from app.reports.html import ci, fmt, pct, peak_text, references_text, verdict_text
+from app.reports.html import ci, extra_text, fmt, pct, peak_text, references_text, verdict_text
 from app.reports.service import MAX_REPORT_RUNS
 from app.results.schemas import ResultRow
 
@@ -116,3 +116,14 @@ def test_report_viewers_may_read_it_and_no_one_signed_out(client, session, runne
 
 def test_numbers_keep_four_significant_digits():
     assert (fmt(0.001234), fmt(1234.5), fmt(51.0), fmt(None), fmt(0.0)) == ("0.001234", "1234", "51.00", "—", "0")
+
+
+def test_a_rows_other_figures_carry_their_units():
+    """IOPS, latency percentiles and loss are in the file too, each with the unit its kernel declares."""
+    row = ResultRow(op="rand_read", threads=1, block_bytes=4096, unit="MB/s", n=3, mean=100.0, stddev=1.0, min=99.0,
+                    max=101.0, median=100.0, ci95_low=97.5, ci95_high=102.5, cv=0.01, values=[99.0, 100.0, 101.0],
+                    outliers=[], extra={"iops": 24414.0625, "lat_p99_us": 81.5, "count": 3.0},
+                    extra_units={"iops": "IOPS", "lat_p99_us": "µs", "count": ""}, peak=None, efficiency=None,
+                    valid=True, invalid_reason=None)
+    assert extra_text(row) == "iops 24414 IOPS; lat_p99_us 81.50 µs; count 3.000"
+    assert extra_text(row.model_copy(update={"extra": {}})) == "—"

@@ -181,9 +181,20 @@ def _trace_html(run: ReportRun) -> str:
             + "</div>")
 
 
+def extra_text(row: ResultRow) -> str:
+    """The row's other figures (means over the repeats: IOPS, latency percentiles, loss), each with its kernel's
+    unit, in the kernel's order; "—" when there are none."""
+    parts = []
+    for key, value in row.extra.items():
+        unit = row.extra_units.get(key, "")
+        parts.append(f"{key} {fmt(value)}{' ' + unit if unit else ''}")
+    return "; ".join(parts) or "—"
+
+
 def _rows_table(rows: Iterable[ResultRow], note: str | None) -> str:
     head = ("<tr><th>Op</th><th>Threads</th><th>Block</th><th>Mean ± sd</th><th>95 % CI</th><th>n</th>"
-            "<th>Peak (arithmetic)</th><th>Efficiency</th><th>Reference</th><th>Verdict</th></tr>")
+            "<th>Peak (arithmetic)</th><th>Efficiency</th><th>Reference</th><th>Verdict</th>"
+            "<th>Other figures (means)</th></tr>")
     body = []
     for r in rows:
         tone = "invalid" if r.verdict == "invalid" else "valid" if r.verdict == "valid" else "caution"
@@ -191,7 +202,7 @@ def _rows_table(rows: Iterable[ResultRow], note: str | None) -> str:
             f'<tr class="{tone}"><td>{e(r.op or "—")}</td><td>{r.threads}</td><td>{e(block(r.block_bytes))}</td>'
             f"<td>{e(fmt(r.mean))} ± {e(fmt(r.stddev))} {e(r.unit)}</td><td>{e(ci(r))}</td><td>{r.n}</td>"
             f"<td>{e(peak_text(r, note))}</td><td>{e(pct(r.efficiency))}</td><td>{e(references_text(r))}</td>"
-            f"<td>{e(verdict_text(r))}</td></tr>")
+            f"<td>{e(verdict_text(r))}</td><td>{e(extra_text(r))}</td></tr>")
     return f'<table class="rows">{head}{"".join(body)}</table>'
 
 
