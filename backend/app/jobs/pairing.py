@@ -8,14 +8,17 @@ app.jobs.service.finish_run)."""
 from typing import Literal
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from app.core.errors import Conflict, Unprocessable
 from app.experiments.registry import ROLE_OF, RUNS, Experiment
 from app.hosts.models import Host
+from app.hosts.service import is_online
 from app.jobs.models import TERMINAL, Job, Run
 
 DRIVES = tuple(kind for kind, role in ROLE_OF.items() if role == "drive")
+SERVES = tuple(kind for kind, role in ROLE_OF.items() if role == "serve")
+PAIRED = DRIVES + SERVES
 
 
 def role(run: Run) -> str | None:
@@ -58,19 +61,65 @@ def serve_ready(serve: Run | None) -> bool:
 
 
 def wait(session: Session, run: Run) -> Literal["skip", "hold"] | None:
-    """Whether a queued run must wait before it is dispatched: None, it may go (any run but a drive run, and a drive
-    run whose server reported its port). A drive run waits until then (the reconciler and the doorbell rung once
-    the port is known re-check). While it waits for a server that is already up on another host, its own host is
-    *held* for it ("hold": it starts nothing else): started, a serve run there could wait for a driver on that
-    other, serving host, and the two would wait for each other until their deadlines (crossing pairs, A serves B
-    while B serves A; docs/reliability.md, rule 8). A drive run whose server has not started yet holds nothing
-    ("skip": the host's next queued run may go)."""
+    """Whether a queued run must wait before it is dispatched: None, it may go (a run of one host; a serve run whose
+    driver can start as soon as it listens; a drive run whose server reported its port).
+
+    A serve run waits ("skip") while its drive run's host is busy or has a run of one host queued ahead of the drive
+    run: started then, it would serve an idle port until its deadline and fail the pair (a full suite on one host
+    with a peer found it: the peer's serve runs started at once, the driving host was busy with the suite's CPU
+    and memory runs for longer than the serve run's deadline).
+
+    A drive run waits until its server reported its port (the doorbell rung then, and the reconciler, re-check).
+    While its server is up, or queued on an online host that is idle (the serve run goes next: its doorbell is
+    rung when this host ends a run), its own host is *held* for it ("hold": it starts nothing else). Otherwise a
+    serve run could start there and wait for a driver on the other, serving host, and the two would wait for each
+    other until their deadlines (crossing pairs, A serves B while B serves A), or this host would keep taking later
+    runs and the pair would never find it idle (docs/reliability.md, rule 8). A drive run whose server cannot start
+    yet holds nothing ("skip": the host's next queued run may go)."""
+    if role(run) == "serve":
+        return None if driver_can_start(session, run) else "skip"
     if role(run) != "drive":
         return None
     serve = serve_run_of(session, run)
     if serve_ready(serve):
         return None
-    return "hold" if serve is not None and serve.status in ("dispatched", "running") else "skip"
+    if serve is not None and serve.status in ("dispatched", "running"):
+        return "hold"
+    if serve is not None and serve.status == "queued" and _idle_and_online(session, serve.host_id):
+        return "hold"
+    return "skip"
+
+
+def _idle_and_online(session: Session, host_id: int) -> bool:
+    host = session.get(Host, host_id)
+    if host is None or not is_online(host):
+        return False
+    busy = select(Run.id).where(Run.host_id == host_id, Run.status.in_(("dispatched", "running"))).limit(1)
+    return session.scalar(busy) is None
+
+
+def driver_can_start(session: Session, serve: Run) -> bool:
+    """Whether the drive run of this serve run would be the next to start on its host: that host runs nothing now
+    and has no run of one host queued ahead of it (two-host runs ahead wait for their own partners)."""
+    drive = drive_run_of(session, serve)
+    if drive is None or drive.status != "queued":
+        return True  # nothing to wait for: its end ends this run too (partner_end)
+    busy = select(Run.id).where(Run.host_id == drive.host_id, Run.status.in_(("dispatched", "running"))).limit(1)
+    if session.scalar(busy) is not None:
+        return False
+    ahead = select(Run.id).where(Run.host_id == drive.host_id, Run.status == "queued", Run.id < drive.id,
+                                 Run.experiment.not_in(PAIRED)).limit(1)
+    return session.scalar(ahead) is None
+
+
+def serve_hosts_waiting_on(session: Session, host_id: int) -> list[int]:
+    """The hosts of queued serve runs whose drive run is on `host_id`: their doorbells are rung when this host ends
+    a run (it may now be idle, and their serve runs may go)."""
+    drive = aliased(Run)
+    q = (select(Run.host_id).join(drive, drive.job_id == Run.job_id)
+         .where(Run.status == "queued", Run.experiment.in_(SERVES), drive.experiment.in_(DRIVES),
+                drive.host_id == host_id, drive.status == "queued").distinct())
+    return list(session.scalars(q))
 
 
 def hand_out(session: Session, run: Run) -> str | None:

@@ -234,6 +234,11 @@ def finish_run(session: Session, run: Run, status: str, reason: str | None) -> N
         other, other_status, other_reason = partner
         finish_run(session, other, other_status, other_reason)
         ring(other.host_id)
+    # serve runs elsewhere that wait for this host to be free for their drivers (app.jobs.pairing.wait)
+    waiting = pairing.serve_hosts_waiting_on(session, run.host_id)
+    session.rollback()
+    for host_id in waiting:
+        ring(host_id)
 
 
 def cancel_run(session: Session, run_id: int, by: str | None = None) -> Run:
