@@ -74,8 +74,7 @@ export function SuitesView({ suites, experiments, hosts, canOperate, canEdit, on
               .filter((h) => !hostIds.includes(h.id))
               .map((h) => (
                 <option key={h.id} value={h.id}>
-                  {h.name}
-                  {h.online ? '' : ' (offline)'}
+                  {`${h.name}${h.online ? '' : ' (offline)'}`}
                 </option>
               ))}
           </select>
