@@ -29,6 +29,15 @@ class RemoteError(Exception):
     """Talking to the server failed: one line for the person; exit status 2."""
 
 
+class Unreachable(RemoteError):
+    """No answer at all (refused, reset, timed out): a server restarting looks like this for a few seconds."""
+
+
+# How long `run --wait` keeps asking a server that does not answer before it gives up (a restart of the API takes
+# seconds; the suite goes on on the server meanwhile).
+FOLLOW_OUTAGE_S = 120.0
+
+
 def add_server_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--server", default=None, metavar="URL",
                    help="the hostbench server (default: $HOSTBENCH_SERVER_URL, else the running ./hostbench up)")
@@ -98,9 +107,9 @@ class Server:
             try:
                 r = self.client.request(method, path, **kw)
             except httpx.TimeoutException as exc:
-                raise RemoteError(f"{self.url} did not answer in time ({type(exc).__name__})") from None
+                raise Unreachable(f"{self.url} did not answer in time ({type(exc).__name__})") from None
             except httpx.HTTPError as exc:
-                raise RemoteError(f"cannot reach {self.url}: {exc}") from None
+                raise Unreachable(f"cannot reach {self.url}: {exc}") from None
             if r.status_code in (429, 503) and attempt < BUSY_RETRIES:
                 time.sleep(_retry_after(r))
                 continue
@@ -471,14 +480,26 @@ def start_suite(server: Server, suite: str, hosts: list[str], peer: str | None =
 
 
 def follow_suite(server: Server, suite_run_id: int, *, out: IO[str] = sys.stderr, poll_s: float = 2.0,
-                 timeout_s: float | None = None) -> dict:
+                 timeout_s: float | None = None, outage_s: float = FOLLOW_OUTAGE_S) -> dict:
     """Poll a suite run until no run of it is queued or running, showing its progress as one unit on `out` (runs
-    done of all, the run going now, elapsed / expected). Returns it as it ended."""
+    done of all, the run going now, elapsed / expected). A server that stops answering is asked again for up to
+    `outage_s` (the suite goes on on the server meanwhile). Returns it as it ended."""
     tty = out.isatty()
     t0 = time.monotonic()
     last = ""
+    silent_since: float | None = None
     while True:
-        sr = server.get_json(f"/api/suite-runs/{suite_run_id}", f"suite run {suite_run_id}")
+        try:
+            sr = server.get_json(f"/api/suite-runs/{suite_run_id}", f"suite run {suite_run_id}")
+        except Unreachable as exc:
+            silent_since = silent_since or time.monotonic()
+            if time.monotonic() - silent_since > outage_s:
+                raise RemoteError(f"{exc} (for {outage_s:.0f} s; suite run {suite_run_id} goes on on the server: "
+                                  f"./hostbench run --wait is not needed for it)") from None
+            status_line(out, f"suite run {suite_run_id}: {exc}; asking again", tty=tty, final=not tty)
+            time.sleep(poll_s)
+            continue
+        silent_since = None
         now = next((r for r in sr["runs"] if r["status"] in ("dispatched", "running")), None)
         going = f"; now run {now['id']} ({now['experiment']}{' ' + now['op'] if now['op'] else ''})" if now else ""
         line = (f"suite run {sr['id']} ({sr['title']}): {sr['runs_done']} of {sr['runs_total']} runs done "

@@ -130,3 +130,28 @@ def test_ndjson_export_pages_by_seq():
     assert n == len(lines) == remote.SAMPLES_PAGE + 3
     assert calls == [-1, remote.SAMPLES_PAGE - 1]
     assert [json.loads(x)["seq"] for x in lines[-2:]] == [remote.SAMPLES_PAGE + 1, remote.SAMPLES_PAGE + 2]
+
+
+def test_following_a_suite_rides_out_a_server_restart_but_not_a_long_outage():
+    """The API restarted while `run full --wait` followed a suite: the command stopped at the first refused
+    connection although the suite went on. It now asks again for a while (the transport's own errors, as httpx
+    raises them for a refused connection)."""
+    sr = {"id": 3, "title": "Quick", "runs": [], "runs_done": 2, "runs_total": 2, "progress": 1.0,
+          "expected_duration_s": 10, "status": "succeeded"}
+    calls = {"n": 0}
+
+    def flaky(req):
+        calls["n"] += 1
+        if calls["n"] <= 2:
+            raise httpx.ConnectError("[Errno 111] Connection refused", request=req)
+        return httpx.Response(200, json=sr)
+
+    out = io.StringIO()
+    assert remote.follow_suite(_server(flaky), 3, out=out, poll_s=0.01)["status"] == "succeeded"
+    assert calls["n"] == 3 and "asking again" in out.getvalue()
+
+    def down(req):
+        raise httpx.ConnectError("[Errno 111] Connection refused", request=req)
+
+    with pytest.raises(remote.RemoteError, match="goes on on the server"):
+        remote.follow_suite(_server(down), 3, out=io.StringIO(), poll_s=0.01, outage_s=0.05)
