@@ -47,6 +47,11 @@ def test_iperf3_udp_no_omit_and_no_size_beyond_a_datagram():
     assert [p.matches["block_bytes"] for p in plans] == [1, 65507]
     assert plans[0].argv == ("iperf3", "-c", "127.0.0.1", "-p", PORT, "-J", "-t", "1", "-l", "1", "-P", "1",
                              "-u", "-b", "0")  # whole seconds, no -O, one CPU: nothing to pin apart
+    # below iperf3's smallest datagram the row says why there is no iperf3 figure (iperf3 would exit 1)
+    assert plans[0].unavailable is not None and "16 B or more" in plans[0].unavailable
+    assert plans[1].unavailable is None
+    tcp = iperf3.plans(net_ctx("tcp_stream", sizes=(1,)), affinity=[5])
+    assert tcp[0].unavailable is None  # TCP writes of 1 B are fine
     assert iperf3.plans(net_ctx("tcp_rr")) == []
 
 
