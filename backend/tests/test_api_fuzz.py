@@ -120,9 +120,24 @@ def test_the_active_run_cap_holds_under_a_burst(live):
     with concurrent.futures.ThreadPoolExecutor(max_workers=24) as pool:
         answers = list(pool.map(create, range(120)))
     codes = [r.status_code for r in answers]
-    assert set(codes) <= {201, 429}, (codes, _api_log(stack))
-    assert codes.count(201) == BURST_CAP, codes
-    assert all(int(r.headers["Retry-After"]) >= 1 for r in answers if r.status_code == 429)
+    # 503: the API shed a request while it was short of CPU, or while its database watch found PostgreSQL slow
+    # (a CI run on a busy machine had one); like a 429 it says when to come back, and it created nothing
+    assert set(codes) <= {201, 429, 503}, (codes, _api_log(stack))
+    assert all(int(r.headers["Retry-After"]) >= 1 for r in answers if r.status_code in (429, 503))
+    accepted = codes.count(201)
+    assert 1 <= accepted <= BURST_CAP, codes  # never past the cap, whatever the burst
+    # a shed request may have left room under the cap: one at a time, the cap is then reached exactly and refused
+    last = None
+    for _ in range(BURST_CAP + 10):
+        last = create(0)
+        if last.status_code == 201:
+            accepted += 1
+        elif last.status_code == 429:
+            break
+        else:
+            assert last.status_code == 503, (last.status_code, last.text)
+            time.sleep(min(2.0, float(last.headers["Retry-After"])))
+    assert last is not None and last.status_code == 429 and accepted == BURST_CAP, (codes, accepted)
     queued = httpx.get(f"{stack.url}/api/runs?status=queued&limit=200", headers=headers, timeout=10).json()["count"]
     assert queued == BURST_CAP
     for run in httpx.get(f"{stack.url}/api/runs?status=queued&limit=200", headers=headers, timeout=10).json()["data"]:
