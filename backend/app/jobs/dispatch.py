@@ -31,10 +31,7 @@ def dispatch_host(session: Session, host_id: int) -> int | None:
     if host is None:
         session.rollback()
         return None
-    busy = session.scalar(
-        select(Run.id).where(Run.host_id == host_id, Run.status.in_(("dispatched", "running"))).limit(1)
-    )
-    run = None if busy else _next_ready(session, host_id)
+    run = None if pairing.host_busy(session, host_id) else _next_ready(session, host_id)
     if run is None:
         session.rollback()
         return None

@@ -90,12 +90,15 @@ def wait(session: Session, run: Run) -> Literal["skip", "hold"] | None:
     return "skip"
 
 
+def host_busy(session: Session, host_id: int) -> bool:
+    """Whether the host runs a benchmark now (a run dispatched or running: one benchmark per host)."""
+    busy = select(Run.id).where(Run.host_id == host_id, Run.status.in_(("dispatched", "running"))).limit(1)
+    return session.scalar(busy) is not None
+
+
 def _idle_and_online(session: Session, host_id: int) -> bool:
     host = session.get(Host, host_id)
-    if host is None or not is_online(host):
-        return False
-    busy = select(Run.id).where(Run.host_id == host_id, Run.status.in_(("dispatched", "running"))).limit(1)
-    return session.scalar(busy) is None
+    return host is not None and is_online(host) and not host_busy(session, host_id)
 
 
 def driver_can_start(session: Session, serve: Run) -> bool:
@@ -104,8 +107,7 @@ def driver_can_start(session: Session, serve: Run) -> bool:
     drive = drive_run_of(session, serve)
     if drive is None or drive.status != "queued":
         return True  # nothing to wait for: its end ends this run too (partner_end)
-    busy = select(Run.id).where(Run.host_id == drive.host_id, Run.status.in_(("dispatched", "running"))).limit(1)
-    if session.scalar(busy) is not None:
+    if host_busy(session, drive.host_id):
         return False
     ahead = select(Run.id).where(Run.host_id == drive.host_id, Run.status == "queued", Run.id < drive.id,
                                  Run.experiment.not_in(PAIRED)).limit(1)
