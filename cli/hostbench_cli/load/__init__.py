@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from hostbench_cli import STATE
-from hostbench_cli.load.base import HEARTBEAT_S, Client, Figures, ms, pct, retry_after
+from hostbench_cli.load.base import HEARTBEAT_S, Client, Figures, ms, pct, retry_after, watch_loop_lag
 from hostbench_cli.load.browsers import burst, reads_loop, stream_loop
 from hostbench_cli.load.procs import Meter, _procs, rss_mib
 from hostbench_cli.load.sim import RunState, SimRunner
@@ -171,6 +171,7 @@ async def drive(args: argparse.Namespace, stack: Any) -> dict:
 
     # 4. measure
     say(f"measuring for {args.seconds} s")
+    lag_task = asyncio.create_task(watch_loop_lag(load.fig))
     load.fig.measuring = True
     api.mark()
     control.mark()
@@ -187,6 +188,7 @@ async def drive(args: argparse.Namespace, stack: Any) -> dict:
     await asyncio.sleep(max(0.0, args.seconds - (time.monotonic() - t0)))
     elapsed = time.monotonic() - t0
     load.fig.measuring = False
+    lag_task.cancel()
     rss = rss_mib(_procs(stack.children["api"].proc.pid) + _procs(stack.children["control"].proc.pid))
     report["control_cores"] = control.cores()
     report["dashboard_api_cores"] = api.cores()
@@ -212,6 +214,8 @@ async def drive(args: argparse.Namespace, stack: Any) -> dict:
         "heartbeat_p99_ms": ms(pct(f.heartbeat, 99)),
         "reads_per_s_answered": round(len(f.reads) / elapsed, 1), "read_p95_ms": ms(pct(f.reads, 95)),
         "reads_skipped": f.reads_skipped, "slowest_answer_ms": ms(f.slowest),
+        "generator_loop_lag_p50_ms": ms(pct(f.loop_lag, 50)), "generator_loop_lag_p99_ms": ms(pct(f.loop_lag, 99)),
+        "generator_loop_lag_max_ms": ms(max(f.loop_lag) if f.loop_lag else None),
         "bursts": bursts,
     })
 
@@ -231,12 +235,23 @@ async def drive(args: argparse.Namespace, stack: Any) -> dict:
     await asyncio.gather(*stream_tasks, *( [reads_task] if reads_task else []), return_exceptions=True)
     await asyncio.gather(*(r.shutdown() for r in runners), return_exceptions=True)
     report["errors"] = dict(sorted(f.errors.items()))
+    report["server_errors"] = server_errors(f.errors, bursts)
     report["runs_lost"] = len({run_id for run_id, _ in load.lost_runs})
     report["runs_lost_why"] = lost_reasons(load.lost_runs)
     report["batches_rejected"] = len(load.rejected)
     report["unsent_after_drain"] = unsent
     report.update(check_stored(stack.database_url, load.runs))
     return report
+
+
+def server_errors(errors: dict[str, int], bursts: list[dict]) -> int:
+    """Answers of 500 and the like: a fault of the server's (issue 11: never, under any load). 503 is not one: it
+    is the server refusing work it has no room for, with Retry-After."""
+    def bad(status: str) -> bool:
+        return status.isdigit() and 500 <= int(status) <= 599 and status != "503"
+
+    n = sum(count for key, count in errors.items() if bad(key.rsplit(" ", 1)[-1]))
+    return n + sum(count for b in bursts for status, count in b["statuses"].items() if bad(status))
 
 
 def lost_reasons(lost: list[tuple[int, str]]) -> dict[str, int]:
@@ -302,16 +317,21 @@ def print_report(r: dict) -> None:
         ("dashboard reads/s answered, p95 ms", f"{r.get('reads_per_s_answered')}, {r.get('read_p95_ms')}"),
         ("slowest answer ms", r.get("slowest_answer_ms")),
         ("errors", r.get("errors")),
+        ("answers of 500 and the like (not 503)", r.get("server_errors")),
         ("runs lost (409), why", f"{r.get('runs_lost')} {r.get('runs_lost_why') or ''}".strip()),
         ("API cores: dashboard + runners' / RSS MiB",
          f"{r.get('dashboard_api_cores')} + {r.get('control_cores')} / {r.get('api_rss_mib')}"),
         ("PostgreSQL cores / load generator cores", f"{r.get('pg_cores')} / {r.get('load_generator_cores')}"),
+        ("load generator's own loop lag p50 / p99 / max ms (in every figure above but the bursts)",
+         f"{r.get('generator_loop_lag_p50_ms')} / {r.get('generator_loop_lag_p99_ms')} / "
+         f"{r.get('generator_loop_lag_max_ms')}"),
         ("stored = acknowledged (stored / acked / unconfirmed of ended runs)",
          f"{r.get('stored_equals_acknowledged')} ({r.get('stored_samples')} / {r.get('acknowledged_samples')} / "
          f"{r.get('stored_unconfirmed_of_ended_runs')})"),
     ]
     for b in r.get("bursts", []):
-        rows.append((f"burst {b['k']}: statuses, max ms", f"{b['statuses']}, {b['max_ms']}"))
+        rows.append((f"burst {b['k']} (own process): statuses; p50 / p99 / max ms; over 5 s",
+                     f"{b['statuses']}; {b['p50_ms']} / {b['p99_ms']} / {b['max_ms']}; {b['over_5s']}"))
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k:<{width}}  {v}")
@@ -364,7 +384,7 @@ def run(args: argparse.Namespace) -> int:
         stack.start()
         report = asyncio.run(drive(args, stack))
         report["loadavg_1m_before"] = before
-        ok = bool(report["stored_equals_acknowledged"])
+        ok = bool(report["stored_equals_acknowledged"]) and report["server_errors"] == 0
         print_report(report)
     finally:
         stack.stop()
@@ -373,7 +393,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             say(f"logs kept in {state / 'logs'}")
     if not ok:
-        print("error: stored samples differ from acknowledged samples", file=sys.stderr)
+        print("error: stored samples differ from acknowledged samples, or the server answered 5xx other than 503",
+              file=sys.stderr)
         return 1
     return 0
 

@@ -160,12 +160,25 @@ class Figures:
     streams_open: int = 0
     streams_refused: Counter = field(default_factory=Counter)
     slowest: float = 0.0  # the slowest answer to any request (not long polls or streams)
+    # how late this process's event loop ran a 50-ms timer, while measuring: every latency above was timed by
+    # this loop, so each includes up to this much of the generator's own lateness (the bursts are not: they are
+    # timed by a process of their own, hostbench_cli.load.burster)
+    loop_lag: list[float] = field(default_factory=list)
 
     def note(self, kind: str, status: int | str, took: float | None = None) -> None:
         if took is not None:
             self.slowest = max(self.slowest, took)
         if not (isinstance(status, int) and 200 <= status < 300):
             self.errors[f"{kind} {status}"] += 1
+
+
+async def watch_loop_lag(fig: Figures, period_s: float = 0.05) -> None:
+    loop = asyncio.get_running_loop()
+    while True:
+        t0 = loop.time()
+        await asyncio.sleep(period_s)
+        if fig.measuring:
+            fig.loop_lag.append(max(0.0, loop.time() - t0 - period_s))
 
 
 def retry_after(hdrs: dict[str, str], default: float) -> float:

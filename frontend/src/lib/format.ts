@@ -77,10 +77,13 @@ export function humanize(name: string): string {
   return unitSuffix ? `${label} (${unitSuffix[1]})` : label;
 }
 
-/** "op=fp64 threads=1,2 repeats=3" — a run's parameters on one line. */
+/** "op=fp64 threads=1,2 repeats=3" — a run's parameters on one line; an object value (the server's
+ * reference_ports) as compact JSON, not "[object Object]". */
 export function paramSummary(params: unknown): string {
   if (typeof params !== 'object' || params === null) return '';
+  const one = (v: unknown): string =>
+    typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
   return Object.entries(params as Record<string, unknown>)
-    .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`)
+    .map(([k, v]) => `${k}=${Array.isArray(v) ? v.map(one).join(',') : one(v)}`)
     .join(' ');
 }
