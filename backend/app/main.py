@@ -8,6 +8,7 @@ import anyio.to_thread
 from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi.telemetry import TelemetryConfig
 
 from app.core.admission import LAG, Admission
 from app.core.auth import PUBLIC
@@ -75,11 +76,17 @@ async def _lifespan(_: FastAPI) -> AsyncIterator[None]:
             task.cancel()
 
 
+NO_TELEMETRY: TelemetryConfig = {"tracing": False, "metrics": False, "logs": False, "operation_spans": False}
+
+
 def create_app() -> FastAPI:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # /docs and /redoc are served below from the dashboard's build (no CDN: they work without internet)
+    # FastAPI's built-in OpenTelemetry hooks off: nothing here exports spans, and asking for the global providers
+    # on every request and around every dependency cost the dashboard's event loop 5 % of its time under load
+    # (py-spy, ./hostbench load, issue 11)
     app = FastAPI(title="hostbench", version=get_settings().hostbench_version, docs_url=None, redoc_url=None,
-                  lifespan=_lifespan)
+                  lifespan=_lifespan, telemetry=NO_TELEMETRY)
     install_error_handlers(app)
     app.add_middleware(BodyLimits)  # size limits and finite numbers, before any route reads a body
     app.add_middleware(Admission)  # requests wait in the event loop for a slot of their class (app.core.admission)

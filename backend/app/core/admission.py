@@ -56,9 +56,14 @@ class Gate:
         if self.waiting >= self.max_waiting:
             self.refused += 1
             return False
+        if not self.sem.locked():  # a free slot: taken at once, without a timer
+            await self.sem.acquire()
+            self.inside += 1
+            return True
         self.waiting += 1
         try:
-            await asyncio.wait_for(self.sem.acquire(), self.wait_s)
+            async with asyncio.timeout(self.wait_s):
+                await self.sem.acquire()
             self.inside += 1
             return True
         except TimeoutError:
