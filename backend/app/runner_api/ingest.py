@@ -13,11 +13,10 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from app.core import broker
-from app.core.db import utcnow
 from app.hosts.models import Host
 from app.jobs.schemas import SAMPLE_FIELDS
 from app.runner_api.schemas import SampleIn
-from app.runner_api.service import _owned_run, _renew
+from app.runner_api.service import _owned_run, _renew, note_seen
 
 log = logging.getLogger("hostbench.ingest")
 FIELDS = SAMPLE_FIELDS  # the insert below and _row() take them in this order
@@ -75,7 +74,7 @@ def ingest(session: Session, host: Host, run_id: int, attempt: int,
     run.last_seq = max(run.last_seq, max_seq)
     if run.status in ("dispatched", "running"):
         _renew(run)
-    host.last_seen_at = utcnow()
+    note_seen(host)
     session.commit()  # acknowledge only after the commit
     if conflicts:
         log.warning("run %s attempt %s: %d sample(s) resent with different fields refused (the stored ones stay): "
