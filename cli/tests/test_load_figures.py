@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from hostbench_cli.load import server_errors
@@ -28,7 +29,6 @@ def test_the_generators_loop_lag_is_counted_only_while_measuring() -> None:
         assert fig.loop_lag == []
         fig.measuring = True
         await asyncio.sleep(0.05)
-        import time
         time.sleep(0.2)  # the loop blocked: the next tick is late by about that
         await asyncio.sleep(0.03)
         task.cancel()

@@ -33,7 +33,7 @@ from typing import Any
 
 from hostbench_cli import STATE
 from hostbench_cli.load.base import HEARTBEAT_S, Client, Figures, ms, pct, retry_after, watch_loop_lag
-from hostbench_cli.load.browsers import burst, reads_loop, stream_loop
+from hostbench_cli.load.browsers import BURST_PATH, burst, reads_loop, stream_loop
 from hostbench_cli.load.procs import Meter, _procs, rss_mib
 from hostbench_cli.load.sim import RunState, SimRunner
 
@@ -178,13 +178,17 @@ async def drive(args: argparse.Namespace, stack: Any) -> dict:
     pg.mark()
     me.mark()
     t0 = time.monotonic()
-    bursts = []
+    bursts: list[dict] = []
+
+    async def fire_bursts(pause_s: float) -> None:
+        for k in args.burst:
+            say(f"burst of {k} simultaneous GET {BURST_PATH}")
+            bursts.append(await burst(load, k, viewers[0]))
+            await asyncio.sleep(pause_s)
+
     if args.burst and args.seconds > 0:
         await asyncio.sleep(min(args.seconds / 2, 10))
-        for k in args.burst:
-            say(f"burst of {k} simultaneous GET /api/hosts/1")
-            bursts.append(await burst(load, k, viewers[0]))
-            await asyncio.sleep(2)
+        await fire_bursts(2)
     await asyncio.sleep(max(0.0, args.seconds - (time.monotonic() - t0)))
     elapsed = time.monotonic() - t0
     load.fig.measuring = False
@@ -198,9 +202,7 @@ async def drive(args: argparse.Namespace, stack: Any) -> dict:
     report["api_rss_mib"] = round(rss, 1)
     report["loadavg_1m_after"] = round(os.getloadavg()[0], 2)
     if args.burst and args.seconds <= 0:
-        for k in args.burst:
-            say(f"burst of {k} simultaneous GET /api/hosts/1")
-            bursts.append(await burst(load, k, viewers[0]))
+        await fire_bursts(0)
     f = load.fig
     report.update({
         "samples_per_s_stored": round(f.samples_acked / elapsed, 1),

@@ -2,7 +2,9 @@
 rate, and bursts of simultaneous requests."""
 import asyncio
 import json
+import os
 import random
+import sys
 import time
 from typing import TYPE_CHECKING
 
@@ -140,16 +142,16 @@ async def reads_loop(load: "Load", tokens: list[str]) -> None:
         c.close()
 
 
-async def burst(load: "Load", k: int, token: str, path: str = "/api/hosts/1") -> dict:
-    """K simultaneous GET `path`, each on a connection of its own opened beforehand, sent and timed by a process
-    of their own (hostbench_cli.load.burster): this process's event loop, busy with the fleet, would add its own
-    lateness to every answer."""
-    import os
-    import sys
+BURST_PATH = "/api/hosts/1"  # what a burst asks for: one dashboard read that touches PostgreSQL
 
+
+async def burst(load: "Load", k: int, token: str) -> dict:
+    """K simultaneous GET BURST_PATH, each on a connection of its own opened beforehand, sent and timed by a
+    process of their own (hostbench_cli.load.burster): this process's event loop, busy with the fleet, would add
+    its own lateness to every answer."""
     env = {**os.environ, "HOSTBENCH_BURST_TOKEN": token}
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "hostbench_cli.load.burster", load.host, str(load.port), str(k), path,
+        sys.executable, "-m", "hostbench_cli.load.burster", load.host, str(load.port), str(k), BURST_PATH,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env)
     assert proc.stdin is not None and proc.stdout is not None
     try:
