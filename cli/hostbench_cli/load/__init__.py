@@ -359,7 +359,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--idle-seconds", type=float, default=10,
                    help="seconds the API's CPU is measured with the idle fleet only (default 10)")
     p.add_argument("--burst", type=lambda s: [int(x) for x in s.split(",") if x], default=[],
-                   help="bursts of K simultaneous GET /api/hosts/1 during the measured time, e.g. 100,1000")
+                   help=f"bursts of K simultaneous GET {BURST_PATH} during the measured time, e.g. 100,1000")
     p.add_argument("--api-workers", type=int, default=None,
                    help="the dashboard's API processes (uvicorn workers on the public port; default 1)")
     p.add_argument("--control-workers", type=int, default=None,
