@@ -28,6 +28,7 @@ from app.jobs.router import router as jobs_router
 from app.live.router import router as live_router
 from app.reference.router import router as reference_router
 from app.reports.router import router as reports_router
+from app.runner_api import fast
 from app.runner_api.router import router as runner_router
 from app.schedules.router import router as schedules_router
 from app.suites.router import router as suites_router
@@ -74,6 +75,7 @@ async def _lifespan(_: FastAPI) -> AsyncIterator[None]:
     finally:
         for task in tasks:
             task.cancel()
+        await fast.close()  # the runners' async connections (app.runner_api.fast)
 
 
 NO_TELEMETRY: TelemetryConfig = {"tracing": False, "metrics": False, "logs": False, "operation_spans": False}

@@ -354,8 +354,19 @@ def test_the_route_table_in_docs_is_the_applications():
 
 def test_a_long_poll_begun_with_the_old_credential_survives_rotation_but_not_revocation(anon_client, runner,
                                                                                        admin_headers):
+    import asyncio
+
     from app.core.errors import Unauthorized
-    from app.runner_api.router import _claim_once
+    from app.runner_api import fast
+    from app.runner_api.router import claim_once
+
+    def _claim_once(host_id: int, address: str):  # one pass of the poll, on an event loop of its own
+        async def once():
+            try:
+                return await claim_once(host_id, address)
+            finally:
+                await fast.close()
+        return asyncio.run(once())
 
     host_id, old = runner
     anon_client.post(f"/api/hosts/{host_id}/rotate-credential", headers=admin_headers)

@@ -26,7 +26,10 @@ def api_without_database(tmp_path_factory):
     ("GET", "/api/runs", None),
     ("POST", "/api/runner/heartbeat", {"run": None, "version": "t"}),
     ("GET", "/api/runner/work?wait_s=0", None),
-    ("POST", "/api/runner/runs/1/samples", {"attempt": 1, "samples": []}),
+    ("POST", "/api/runner/runs/1/samples", {"attempt": 1, "samples": [
+        {"seq": 0, "t": 0.5, "interval_s": 1.0, "threads": 1, "repeat": 0, "warmup": False, "value": 1.0,
+         "unit": "GFLOP/s"}]}),
+    ("POST", "/api/runner/runs/1/lease", {"attempt": 1}),
     ("POST", "/api/auth/login", {"name": "admin", "password": "x" * 12}),
 ])
 def test_every_database_route_answers_503_with_retry_after(api_without_database, method, path, body):

@@ -2,7 +2,8 @@
 access markers of routes open without a person's session. The roles (`ViewerDep`, `OperatorDep`, `AdminDep`),
 which look the person up, are app.users.auth; the runner's credential is app.runner_api.router's. Every route
 declares its access through exactly one of these; app.core.routes reads that declaration back (docs/security.md)."""
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import Depends, Request
@@ -43,8 +44,8 @@ def bearer(request: Request) -> str | None:
     return None
 
 
-def _marker(name: str) -> Callable[[], None]:
-    def dep() -> None:
+def _marker(name: str) -> Callable[[], Coroutine[Any, Any, None]]:
+    async def dep() -> None:  # async: FastAPI would run a plain function in a worker thread, a hop for nothing
         return None
 
     dep.__name__ = f"access_{name}"

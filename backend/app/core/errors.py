@@ -2,6 +2,7 @@
 import math
 from typing import Any
 
+import psycopg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -123,6 +124,11 @@ def allowed_methods(request: Request) -> list[str]:
     return sorted(found[min(found)]) if found else []
 
 
+def _database_unavailable() -> JSONResponse:
+    return JSONResponse({"detail": "the database is unavailable; retry shortly"}, status_code=503,
+                        headers={"Retry-After": str(DB_RETRY_AFTER_S), "X-Hostbench-Unavailable": "database"})
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -143,9 +149,15 @@ def install_error_handlers(app: FastAPI) -> None:
         has already thrown the dead connection away (and, on a disconnect, every connection older than it), so
         the retry gets a fresh one. Any other database error is a bug and stays a 500."""
         if exc.connection_invalidated or isinstance(exc, OperationalError | SAInterfaceError):
-            return JSONResponse({"detail": "the database is unavailable; retry shortly"}, status_code=503,
-                                headers={"Retry-After": str(DB_RETRY_AFTER_S), "X-Hostbench-Unavailable": "database"})
+            return _database_unavailable()
         raise exc
+
+    @app.exception_handler(psycopg.OperationalError)
+    @app.exception_handler(psycopg.InterfaceError)
+    async def _database_async(_: Request, exc: psycopg.Error) -> JSONResponse:
+        """The same from the runners' statements on the event loop (app.runner_api.fast: psycopg's own errors;
+        its pool throws a broken connection away and checks the idle ones)."""
+        return _database_unavailable()
 
     @app.exception_handler(HostbenchError)
     async def _handle(_: Request, exc: HostbenchError) -> JSONResponse:

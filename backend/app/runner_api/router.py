@@ -3,7 +3,6 @@ import time
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
-from sqlalchemy import text
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -15,13 +14,12 @@ from app.core.bounds import Id
 from app.core.config import get_settings
 from app.core.db import busy_as_503, get_runner_session, get_runner_sessionmaker
 from app.core.errors import Unauthorized
-from app.core.security import hash_token
 from app.hosts import service as hosts
 from app.hosts.models import Host
-from app.hosts.service import authenticate_runner, ip_literal, note_address
+from app.hosts.service import authenticate_runner, note_address
 from app.jobs.doorbell import ring
 from app.live.hub import hub
-from app.runner_api import ingest, service
+from app.runner_api import fast, service
 from app.runner_api.schemas import (
     Assignment,
     AttemptBody,
@@ -65,6 +63,19 @@ current_runner.__hostbench_access__ = "runner"  # type: ignore[attr-defined]  # 
 RunnerDep = Annotated[Host, Depends(current_runner)]
 
 
+async def runner_token(authorization: Annotated[str | None, Header()] = None) -> str:
+    """The runner's credential as sent, for the calls that check it in their own statement (app.runner_api.fast):
+    a call without one is refused here, before its body is looked at."""
+    token = _bearer(authorization)
+    if not token:
+        raise Unauthorized("runner credential missing")
+    return token
+
+
+runner_token.__hostbench_access__ = "runner"  # type: ignore[attr-defined]
+RunnerTokenDep = Annotated[str, Depends(runner_token)]
+
+
 
 @router.post("/runners/register", response_model=RunnerRegistered, status_code=201, dependencies=[REGISTRATION])
 def register(body: RunnerRegister, request: Request, session: RunnerSessionDep) -> RunnerRegistered:
@@ -75,33 +86,29 @@ def register(body: RunnerRegister, request: Request, session: RunnerSessionDep) 
     return RunnerRegistered(host_id=host.id, runner_token=token)
 
 
-# One statement for the common heartbeat (current credential, no inventory): a fleet of 1,000 runners sends 200 a
-# second. Anything else (a rotated credential's first use, an inventory, an unknown token) takes the full path.
-_BEAT = text("""
-update hosts set last_seen_at = now(), runner_version = coalesce(:version, runner_version),
-                 address = coalesce(:address, address)
-where token_hash = :digest and revoked_at is null and deleted_at is null
-returning rotate_requested_at is not null
-""")
+def _address(request: Request) -> str | None:
+    return request.client.host if request.client else None
+
+
+def _full_heartbeat(request: Request, authorization: str | None, body: Heartbeat) -> HeartbeatAck:
+    with busy_as_503("runner"), get_runner_sessionmaker()() as session:
+        runner = current_runner(request, session, authorization)
+        service.touch(session, runner, body.inventory, body.version)
+        return HeartbeatAck(server_time=time.time(), rotate_credential=runner.rotate_requested_at is not None,
+                            heartbeat_s=_next_heartbeat_s(body))
 
 
 @router.post("/runner/heartbeat", response_model=HeartbeatAck, dependencies=[RUNNER])
-def heartbeat(body: Heartbeat, request: Request, session: RunnerSessionDep,
-              authorization: Annotated[str | None, Header()] = None) -> HeartbeatAck:
+async def heartbeat(body: Heartbeat, request: Request,
+                    authorization: Annotated[str | None, Header()] = None) -> HeartbeatAck:
+    """The common heartbeat is one statement on the event loop (app.runner_api.fast); one with an inventory, a
+    rotated credential's first use or an unknown one takes the full path."""
     token = _bearer(authorization)
     if token and body.inventory is None:
-        address = ip_literal(request.client.host if request.client else None)
-        rotate = session.execute(_BEAT, {"version": body.version or None, "digest": hash_token(token),
-                                         "address": address}).scalar()
+        rotate = await fast.beat(token, body.version, _address(request))
         if rotate is not None:
-            session.commit()
-            return HeartbeatAck(server_time=time.time(), rotate_credential=bool(rotate),
-                                heartbeat_s=_next_heartbeat_s(body))
-        session.rollback()
-    runner = current_runner(request, session, authorization)
-    service.touch(session, runner, body.inventory, body.version)
-    return HeartbeatAck(server_time=time.time(), rotate_credential=runner.rotate_requested_at is not None,
-                        heartbeat_s=_next_heartbeat_s(body))
+            return HeartbeatAck(server_time=time.time(), rotate_credential=rotate, heartbeat_s=_next_heartbeat_s(body))
+    return await run_in_threadpool(_full_heartbeat, request, authorization, body)
 
 
 def _next_heartbeat_s(body: Heartbeat) -> float:
@@ -120,29 +127,20 @@ def _runner_id(token: str | None) -> int:
         return authenticate_runner(session, token).id
 
 
-# One statement per pass of the long poll while nothing is dispatched to the host (an idle fleet's every poll):
-# the runner is seen (last_seen_at, address) and learns whether a run waits; only then the full claim.
-_POLL = text("""
-update hosts set last_seen_at = now(), address = coalesce(:address, address)
-where id = :host_id and revoked_at is null and deleted_at is null
-returning exists (select 1 from runs where runs.host_id = hosts.id and runs.status = 'dispatched')
-""")
-
-
-def _claim_once(host_id: int, address: str | None) -> Assignment | None:
-    """One pass of the long poll. The credential was checked when the poll began; a rotation completed since
-    must not fail this poll, a revocation must: so the host is re-read by id, not by the token."""
+def _claim(host_id: int) -> Assignment | None:
     with busy_as_503("runner"), get_runner_sessionmaker()() as session:
-        waiting = session.execute(_POLL, {"host_id": host_id, "address": ip_literal(address)}).scalar()
-        if waiting is None:
-            raise Unauthorized("runner credential unknown or revoked")
-        session.commit()
-        if not waiting:
-            return None
-        host = session.get(Host, host_id)  # seen and its address noted by _POLL just now
+        host = session.get(Host, host_id)  # seen and its address noted by the poll's step just now
         if host is None or host.revoked_at is not None or host.deleted_at is not None:
             raise Unauthorized("runner credential unknown or revoked")
         return service.claim(session, host)
+
+
+async def claim_once(host_id: int, address: str | None) -> Assignment | None:
+    """One pass of the long poll. The credential was checked when the poll began; a rotation completed since
+    must not fail this poll, a revocation must: so the host is re-read by id, not by the token."""
+    if not await fast.poll_step(host_id, address):
+        return None
+    return await run_in_threadpool(_claim, host_id)
 
 
 @router.get("/runner/work", response_model=Assignment, responses={204: {"description": "no work"}},
@@ -157,7 +155,9 @@ async def work(
     (every POLL_NO_REDIS_S while Redis is down)."""
     address = request.client.host if request.client else None
     async with slot("poll"):
-        host_id = await run_in_threadpool(_runner_id, _bearer(authorization))  # 401 before holding anything open
+        token = _bearer(authorization)
+        found = await fast.host_of(token) if token else None
+        host_id: int = found if found is not None else await run_in_threadpool(_runner_id, token)
     deadline = time.monotonic() + wait_s
     h = hub()
     sub = h.subscribe(broker.host_work_channel(host_id))
@@ -174,7 +174,7 @@ async def work(
             if gone.done():
                 return Response(status_code=204)
             async with slot("poll"):
-                assignment = await run_in_threadpool(_claim_once, host_id, address)
+                assignment = await claim_once(host_id, address)
             if assignment is not None:
                 return assignment
             while True:
@@ -213,8 +213,9 @@ def start(run_id: Id, body: RunStart, runner: RunnerDep, session: RunnerSessionD
 
 
 @router.post("/runner/runs/{run_id}/lease", response_model=LeaseAck)
-def lease(run_id: Id, body: AttemptBody, runner: RunnerDep, session: RunnerSessionDep) -> LeaseAck:
-    return LeaseAck(lease_expires_at=service.renew_lease(session, runner, run_id, body.attempt))
+async def lease(run_id: Id, body: AttemptBody, request: Request, token: RunnerTokenDep) -> LeaseAck:
+    """One statement on the event loop (app.runner_api.fast): a renewal never waits for a worker thread."""
+    return LeaseAck(lease_expires_at=await fast.renew_lease(token, _address(request), run_id, body.attempt))
 
 
 @router.post("/runner/runs/{run_id}/listening")
@@ -228,11 +229,11 @@ def listening(run_id: Id, body: Listening, runner: RunnerDep, session: RunnerSes
 
 
 @router.post("/runner/runs/{run_id}/samples", response_model=SamplesAck)
-def samples(run_id: Id, body: SamplesIn, runner: RunnerDep, session: RunnerSessionDep) -> SamplesAck:
-    """One batch, one multi-row insert, one commit (app.runner_api.ingest). A sample resent with the same seq and
-    the same fields is acknowledged without a second row; one with different fields is refused: listed in
-    `conflicts`, logged, never stored over the first."""
-    inserted, max_seq, conflicts = ingest.ingest(session, runner, run_id, body.attempt, body.samples)
+async def samples(run_id: Id, body: SamplesIn, request: Request, token: RunnerTokenDep) -> SamplesAck:
+    """One batch, one statement (app.runner_api.fast): the run checked and locked, one multi-row insert, the
+    commit. A sample resent with the same seq and the same fields is acknowledged without a second row; one with
+    different fields is refused: listed in `conflicts`, logged, never stored over the first."""
+    inserted, max_seq, conflicts = await fast.ingest(token, _address(request), run_id, body.attempt, body.samples)
     return SamplesAck(inserted=inserted, max_seq=max_seq, conflicts=conflicts)
 
 

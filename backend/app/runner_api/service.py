@@ -101,15 +101,10 @@ def start(session: Session, host: Host, run_id: int, attempt: int, kernel_info: 
     publish_run(session, run)
 
 
-def renew_lease(session: Session, host: Host, run_id: int, attempt: int) -> float:
-    run = _owned_run(session, host, run_id, attempt)
+def check_renewable(run: Run) -> None:
+    """A lease is renewed only while its run is on (the renewal itself: app.runner_api.fast.renew_lease)."""
     if run.status not in ("dispatched", "running"):
-        raise Conflict(f"run {run_id} is {run.status}: {run.status_reason or 'stop'}")
-    _renew(run)
-    note_seen(host)
-    session.commit()
-    assert run.lease_expires_at is not None
-    return run.lease_expires_at.timestamp()
+        raise Conflict(f"run {run.id} is {run.status}: {run.status_reason or 'stop'}")
 
 
 def listening(session: Session, host: Host, run_id: int, attempt: int, port: int,
