@@ -119,10 +119,11 @@ class Stack:
             self.database_url = os.environ["DATABASE_URL"]
         else:
             # every API process (the dashboard's and the runners') may hold two pools of 12 + 6 connections
-            # (app.core.db); the Celery worker, beat, admin commands and tests need some besides
+            # (app.core.db) and 16 for the runners' calls on its event loop (app.runner_api.fast); the Celery
+            # worker, beat, admin commands and tests need some besides
             processes = sum(self._workers())
             self.pg = EmbeddedPostgres(self.state / "pgdata", self.logs / "postgres.log", durable=self.durable,
-                                       max_connections=max(200, 36 * processes + 60))
+                                       max_connections=max(200, 52 * processes + 60))
             self.pg.start()
             self.database_url = self.pg.create_database(self.database, fresh=self.fresh_database)
         if self.redis_url:

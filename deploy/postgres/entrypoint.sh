@@ -34,5 +34,7 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
     rmdir "$sock" 2>/dev/null || true
     echo "hostbench-postgres: created the cluster $PGDATA (PostgreSQL $major)"
 fi
+# max_connections: each API process (api and control replicas) may hold 12 + 6, 12 + 6 and 16 connections
+# (docs/scaling.md); the default 100 is two processes' worth. Raise it with the replicas (HOSTBENCH_PG_MAX_CONNECTIONS).
 exec setpriv --reuid=postgres --regid=postgres --init-groups "$bin/postgres" -D "$PGDATA" \
-    -c listen_addresses='*' -c unix_socket_directories=/tmp
+    -c listen_addresses='*' -c unix_socket_directories=/tmp -c max_connections="${HOSTBENCH_PG_MAX_CONNECTIONS:-300}"
