@@ -120,11 +120,21 @@ DASHBOARD_SHED_LAG_S = _env("HOSTBENCH_DASHBOARD_SHED_LAG_S", 0.25)
 DASHBOARD_SHED_MIN = int(_env("HOSTBENCH_DASHBOARD_SHED_MIN", 8))
 
 
+# The dashboard's slots are a matter of the interpreter's lock, not of connections: its handlers are mostly Python
+# (the ORM, the response models), and one process runs one thread of Python at a time. Sixteen of them at once (the
+# pool's size, until 2026-11-28) took the lock from the event loop, which then ran seconds late: a burst of 1,000
+# reads on top of the full load waited up to 8.6 s for its answers, 517 of them over 5 s, and lease renewals in the
+# other process 1.1-1.4 s at p99; with 6, 5.3 s, 31 over 5 s, and 0.43 s (./hostbench load, docs/scaling.md).
+# More throughput per process comes from more processes (HOSTBENCH_API_WORKERS), not more threads in one.
+# A dashboard request waits at most 1 s for a slot (it was 2 s): under a stampede a longer wait serves no more
+# requests, it only delays the refusals (the same burst: max 3.2 s, none over 5 s); the dashboard retries a 503
+# after its Retry-After.
 GATES = {
     "run": Gate("run", 4, _env("HOSTBENCH_RUNNER_WAIT_S", 3.0), 2000),
     "runner": Gate("runner", max(2, RUNNER_POOL_SIZE - 4), _env("HOSTBENCH_RUNNER_WAIT_S", 3.0), 2000),
     "poll": Gate("poll", 4, _env("HOSTBENCH_POLL_WAIT_S", 8.0), 5000),
-    "dashboard": Gate("dashboard", POOL_SIZE + POOL_SIZE // 2 - 2, _env("HOSTBENCH_DASHBOARD_WAIT_S", 2.0), 1000),
+    "dashboard": Gate("dashboard", min(int(_env("HOSTBENCH_DASHBOARD_SLOTS", 6)), POOL_SIZE + POOL_SIZE // 2 - 2),
+                      _env("HOSTBENCH_DASHBOARD_WAIT_S", 1.0), 1000),
 }
 THREADS = sum(g.slots for g in GATES.values()) + 8  # a thread for every admitted request, and some to spare
 
