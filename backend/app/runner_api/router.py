@@ -101,8 +101,8 @@ def _full_heartbeat(request: Request, authorization: str | None, body: Heartbeat
 @router.post("/runner/heartbeat", response_model=HeartbeatAck, dependencies=[RUNNER])
 async def heartbeat(body: Heartbeat, request: Request,
                     authorization: Annotated[str | None, Header()] = None) -> HeartbeatAck:
-    """The common heartbeat is one statement on the event loop (app.runner_api.fast); one with an inventory, a
-    rotated credential's first use or an unknown one takes the full path."""
+    # The common heartbeat is one statement on the event loop (app.runner_api.fast); one with an inventory, a
+    # rotated credential's first use or an unknown one takes the full path.
     token = _bearer(authorization)
     if token and body.inventory is None:
         rotate = await fast.beat(token, body.version, _address(request))
@@ -214,7 +214,7 @@ def start(run_id: Id, body: RunStart, runner: RunnerDep, session: RunnerSessionD
 
 @router.post("/runner/runs/{run_id}/lease", response_model=LeaseAck)
 async def lease(run_id: Id, body: AttemptBody, request: Request, token: RunnerTokenDep) -> LeaseAck:
-    """One statement on the event loop (app.runner_api.fast): a renewal never waits for a worker thread."""
+    # one statement on the event loop (app.runner_api.fast): a renewal never waits for a worker thread
     return LeaseAck(lease_expires_at=await fast.renew_lease(token, _address(request), run_id, body.attempt))
 
 
@@ -230,9 +230,10 @@ def listening(run_id: Id, body: Listening, runner: RunnerDep, session: RunnerSes
 
 @router.post("/runner/runs/{run_id}/samples", response_model=SamplesAck)
 async def samples(run_id: Id, body: SamplesIn, request: Request, token: RunnerTokenDep) -> SamplesAck:
-    """One batch, one statement (app.runner_api.fast): the run checked and locked, one multi-row insert, the
-    commit. A sample resent with the same seq and the same fields is acknowledged without a second row; one with
-    different fields is refused: listed in `conflicts`, logged, never stored over the first."""
+    """One batch of samples, stored at once or not at all. A sample resent with the same seq and the same fields
+    is acknowledged without a second row; one with different fields is refused: listed in `conflicts`, logged,
+    never stored over the first."""
+    # one statement on the event loop (app.runner_api.fast): the run checked and locked, one multi-row insert
     inserted, max_seq, conflicts = await fast.ingest(token, _address(request), run_id, body.attempt, body.samples)
     return SamplesAck(inserted=inserted, max_seq=max_seq, conflicts=conflicts)
 

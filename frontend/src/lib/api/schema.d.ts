@@ -558,9 +558,9 @@ export interface paths {
         put?: never;
         /**
          * Samples
-         * @description One batch, one multi-row insert, one commit (app.runner_api.ingest). A sample resent with the same seq and
-         *     the same fields is acknowledged without a second row; one with different fields is refused: listed in
-         *     `conflicts`, logged, never stored over the first.
+         * @description One batch of samples, stored at once or not at all. A sample resent with the same seq and the same fields
+         *     is acknowledged without a second row; one with different fields is refused: listed in `conflicts`, logged,
+         *     never stored over the first.
          */
         post: operations["samples_api_runner_runs__run_id__samples_post"];
         delete?: never;
