@@ -39,7 +39,7 @@ def test_no_class_admits_more_than_its_pool_holds():
     pool_cap = lambda size: size + size // 2  # noqa: E731 - pool_size plus max_overflow (app.core.db._engine)
     runner_side = GATES["run"].slots + GATES["runner"].slots + GATES["poll"].slots
     assert runner_side <= pool_cap(RUNNER_POOL_SIZE), (runner_side, RUNNER_POOL_SIZE)
-    assert GATES["dashboard"].slots <= pool_cap(POOL_SIZE)
+    assert GATES["dashboard"].slots + GATES["stream"].slots <= pool_cap(POOL_SIZE)
     assert THREADS > sum(g.slots for g in GATES.values())
     # every wait is well inside the runner's 10-s request timeout and 30-s lease
     assert all(g.wait_s <= 8 for g in GATES.values())
