@@ -93,9 +93,12 @@ def get_host(session: Session, host_id: int) -> Host:
     return host
 
 
-def list_hosts(session: Session) -> list[Host]:
-    """Every host not deleted, revoked ones included (the dashboard shows them so they can be removed)."""
-    return list(session.scalars(select(Host).where(Host.deleted_at.is_(None)).order_by(Host.id)))
+def list_hosts(session: Session, limit: int, offset: int = 0) -> tuple[list[Host], int]:
+    """A page of the hosts not deleted, revoked ones included (the dashboard shows them so they can be removed),
+    and how many there are in all."""
+    live = Host.deleted_at.is_(None)
+    count = session.scalar(select(func.count()).select_from(Host).where(live)) or 0
+    return list(session.scalars(select(Host).where(live).order_by(Host.id).limit(limit).offset(offset))), count
 
 
 def create_registration_token(session: Session, ttl_s: float | None = None,

@@ -36,11 +36,19 @@ export function HostsRoute() {
           </p>
         </Empty>
       ) : (
-        <div className="card-grid">
-          {list.map((h) => (
-            <HostCard key={h.id} host={h} now={hosts.dataUpdatedAt} can={can} />
-          ))}
-        </div>
+        <>
+          {hosts.data && hosts.data.count > list.length ? (
+            <p className="muted small" role="status">
+              Showing the first {list.length.toLocaleString('en-US')} of {hosts.data.count.toLocaleString('en-US')}{' '}
+              hosts (the API serves hosts in pages: GET /api/hosts?offset=…).
+            </p>
+          ) : null}
+          <div className="card-grid">
+            {list.map((h) => (
+              <HostCard key={h.id} host={h} now={hosts.dataUpdatedAt} can={can} />
+            ))}
+          </div>
+        </>
       )}
     </>
   );
