@@ -344,3 +344,28 @@ def test_a_dispatched_run_with_a_cancel_is_never_handed_out(client, session, run
     session.expire_all()
     run = session.get(Run, run_id)
     assert (run.status, run.status_reason) == ("cancelled", "cancelled by someone")
+
+
+def test_a_rotated_credential_uploads_and_renews_and_the_old_one_then_cannot(client, session, runner):
+    """The runners' statements match the current credential only; the first call with a rotated one takes the full
+    path, which completes the rotation, and is then served (app.runner_api.fast). Another host's run, an unknown
+    run and a wrong credential are each refused with their own status, and nothing is stored for them."""
+    host_id, old = runner
+    run_id = _job(client, host_id, threads=[1], repeats=1, duration_s=1, warmup_s=0)
+    _claim(client, session, host_id, old)
+    assert client.post(f"/api/runner/runs/{run_id}/start", json={"attempt": 1, "kernel_info": KERNEL_INFO},
+                       headers=old).status_code == 200
+    client.post(f"/api/hosts/{host_id}/rotate-credential")
+    new_token = client.post("/api/runner/credential/rotate", headers=old).json()["runner_token"]
+    new = {"Authorization": f"Bearer {new_token}"}
+    r = client.post(f"/api/runner/runs/{run_id}/samples", json={"attempt": 1, "samples": [_sample(0)]}, headers=new)
+    assert r.status_code == 200 and r.json() == {"inserted": 1, "max_seq": 0, "conflicts": []}, r.text
+    r = client.post(f"/api/runner/runs/{run_id}/lease", json={"attempt": 1}, headers=new)
+    assert r.status_code == 200 and r.json()["lease_expires_at"] > utcnow().timestamp(), r.text
+    for path, body in ((f"/api/runner/runs/{run_id}/samples", {"attempt": 1, "samples": [_sample(1)]}),
+                       (f"/api/runner/runs/{run_id}/lease", {"attempt": 1})):
+        assert client.post(path, json=body, headers=old).status_code == 401  # retired by the new one's first use
+        assert client.post(path, json=body, headers={"Authorization": "Bearer hbrun_" + "x" * 43}).status_code == 401
+        assert client.post(path.replace(f"/{run_id}/", f"/{run_id + 10**6}/"), json=body,
+                           headers=new).status_code == 404
+    assert session.scalar(select(func.count()).select_from(Sample).where(Sample.run_id == run_id)) == 1
