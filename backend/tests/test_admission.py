@@ -77,10 +77,10 @@ def test_a_late_loop_with_few_requests_serves_them(client, monkeypatch):
     monkeypatch.setattr(admission, "DASHBOARD_DEADLINE_S", 0.3)
     real = service.list_hosts
 
-    def slow(session):
+    def slow(session, *page):
         admission.LAG.lag_s = admission.DASHBOARD_SHED_LAG_S * 4000
         time.sleep(0.8)  # past the deadline
-        return real(session)
+        return real(session, *page)
 
     try:
         admission.LAG.lag_s = admission.DASHBOARD_SHED_LAG_S * 20
@@ -129,10 +129,10 @@ def test_an_admitted_dashboard_request_is_answered_by_its_deadline_when_the_proc
     real = service.list_hosts
     gate = admission.GATES["dashboard"]
 
-    def overloaded(session):
+    def overloaded(session, *page):
         admission.LAG.lag_s = admission.DASHBOARD_SHED_LAG_S * 4000  # the process falls behind while it runs
         time.sleep(1.5)
-        return real(session)
+        return real(session, *page)
 
     monkeypatch.setattr(service, "list_hosts", overloaded)
     try:
