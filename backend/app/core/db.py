@@ -98,3 +98,7 @@ def get_session() -> Iterator[Session]:
 def get_runner_session() -> Iterator[Session]:
     with busy_as_503("runner"), get_runner_sessionmaker()() as session:
         yield session
+
+
+# the same outside a route's dependencies (a handler's worker-thread step)
+runner_session = contextmanager(get_runner_session)

@@ -30,7 +30,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.core import broker
 from app.core.config import get_settings
-from app.core.db import POOL_TIMEOUT_S, PoolBusy, busy_as_503, get_runner_sessionmaker, utcnow
+from app.core.db import POOL_TIMEOUT_S, PoolBusy, runner_session, utcnow
 from app.core.dbwatch import DB_WATCH, _libpq_url
 from app.core.errors import Conflict, Unauthorized, Unavailable
 from app.core.security import hash_token
@@ -113,6 +113,7 @@ returning exists (select 1 from runs where runs.host_id = hosts.id and runs.stat
 
 
 _pools: dict[asyncio.AbstractEventLoop, AsyncConnectionPool] = {}
+_checks: set[asyncio.Task] = set()  # the pools' checks under way (held, so that none is collected half done)
 
 
 async def _pool() -> AsyncConnectionPool:
@@ -154,7 +155,9 @@ async def _connection() -> AsyncIterator[psycopg.AsyncConnection]:
                 yield conn
             except psycopg.OperationalError:
                 if conn.broken:  # PostgreSQL went away (a restart): the idle ones are likely dead too
-                    asyncio.get_running_loop().create_task(pool.check())
+                    task = asyncio.get_running_loop().create_task(pool.check())
+                    _checks.add(task)
+                    task.add_done_callback(_checks.discard)
                 raise  # app.core.errors: 503 with Retry-After
     except PoolTimeout as exc:
         if not pool.get_stats().get("pool_size"):  # not one connection made: PostgreSQL is away, not busy
@@ -177,7 +180,7 @@ def _explain(token: str, address: str | None, run_id: int, attempt: int,
              check: Callable[[Run], None] | None = None) -> None:
     """The full path's verdict on what the statement did not match: raises 401, 404 or 409 with the reason, or
     returns (a rotated credential's first use, now completed: the statement will match)."""
-    with busy_as_503("runner"), get_runner_sessionmaker()() as session:
+    with runner_session() as session:
         host = authenticate_runner(session, token)
         note_address(session, host, address)
         run = _owned_run(session, host, run_id, attempt)

@@ -12,7 +12,7 @@ from app.core.auth import REGISTRATION, RUNNER
 from app.core.body import ParsedJSONRoute
 from app.core.bounds import Id
 from app.core.config import get_settings
-from app.core.db import busy_as_503, get_runner_session, get_runner_sessionmaker
+from app.core.db import get_runner_session, runner_session
 from app.core.errors import Unauthorized
 from app.hosts import service as hosts
 from app.hosts.models import Host
@@ -91,7 +91,7 @@ def _address(request: Request) -> str | None:
 
 
 def _full_heartbeat(request: Request, authorization: str | None, body: Heartbeat) -> HeartbeatAck:
-    with busy_as_503("runner"), get_runner_sessionmaker()() as session:
+    with runner_session() as session:
         runner = current_runner(request, session, authorization)
         service.touch(session, runner, body.inventory, body.version)
         return HeartbeatAck(server_time=time.time(), rotate_credential=runner.rotate_requested_at is not None,
@@ -123,12 +123,12 @@ def rotate_credential(runner: RunnerDep, session: RunnerSessionDep) -> RunnerCre
 
 
 def _runner_id(token: str | None) -> int:
-    with busy_as_503("runner"), get_runner_sessionmaker()() as session:
+    with runner_session() as session:
         return authenticate_runner(session, token).id
 
 
 def _claim(host_id: int) -> Assignment | None:
-    with busy_as_503("runner"), get_runner_sessionmaker()() as session:
+    with runner_session() as session:
         host = session.get(Host, host_id)  # seen and its address noted by the poll's step just now
         if host is None or host.revoked_at is not None or host.deleted_at is not None:
             raise Unauthorized("runner credential unknown or revoked")
