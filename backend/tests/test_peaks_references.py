@@ -64,7 +64,48 @@ def test_reference_figures_are_stored_beside_ours_with_the_ratio(client, session
     one, two = client.get(f"/api/runs/{run_id}").json()["result"]["rows"]
     assert one["peak"]["value"] == 60.0 and one["peak"]["source"] == "user"  # 120 for 2 cores, 1 used
     assert one["references"] == [{"tool": "likwid-bench", "status": "unavailable",
-                                  "reason": "likwid-bench is not installed on this host", "metric": None,
+                                  "reason": "likwid-bench is not installed on this host", "note": None, "metric": None,
                                   "value": None, "unit": None, "ratio": None, "argv": []}]
     assert two["references"][0]["ratio"] == 100.0 / 80.0
     assert two["references"][0]["metric"] == "hpl_gflops"
+
+
+def test_a_reference_s_figure_or_reason_reaches_the_csv_and_json_exports(client, session, runner):
+    """Issue 26: the reference's own figure (value, unit, tool) and, where there is none, the reason travel with
+    the run's exports; a "none" entry (no tool measures the op) and a note (sockperf at its nearest size) too."""
+    import csv
+    import io
+
+    host_id, headers = runner
+    r = client.post("/api/jobs", json={"experiment": "cpu", "host_ids": [host_id],
+                                       "params": {"op": "int32", "threads": [1, 2], "repeats": 1, "duration_s": 1}})
+    run_id = r.json()["runs"][0]["id"]
+    dispatch.dispatch_host(session, host_id)
+    client.get("/api/runner/work?wait_s=0", headers=headers)
+    client.post(f"/api/runner/runs/{run_id}/start", json={"attempt": 1, "kernel_info": {}}, headers=headers)
+    why = "no reference tool measures int32: HPL and likwid-bench count floating-point operations only"
+    refs = [
+        {"tool": "none", "status": "none", "reason": why, "matches": {"op": "int32"}},
+        {"tool": "hpcc", "status": "ok", "argv": ["mpirun", "-np", "2", "hpcc"], "note": "hpcc at N=8064",
+         "matches": {"op": "int32", "threads": 2}, "metrics": [{"name": "x", "value": 40.0, "unit": "GIOP/s"}]},
+    ]
+    res = [{"threads": t, "repeat": 1, "value": v, "unit": "GIOP/s", "verified": True, "op": "int32"}
+           for t, v in ((1, 30.0), (2, 60.0))]
+    assert client.post(f"/api/runner/runs/{run_id}/finish", headers=headers,
+                       json={"attempt": 1, "status": "succeeded", "results": res, "references": refs}).status_code == 200
+    text = client.get(f"/api/runs/{run_id}/export?format=csv").text
+    lines = list(csv.reader(io.StringIO(text)))
+    at = lines.index(["# references"])
+    header, body = lines[at + 1], lines[at + 2:lines.index(["# samples"])]
+    assert header == ["op", "block_bytes", "threads", "tool", "status", "metric", "value", "unit", "ratio", "reason",
+                      "note", "argv"]
+    got = [dict(zip(header, line, strict=True)) for line in body]
+    assert [(g["threads"], g["tool"], g["status"]) for g in got] == [("1", "none", "none"), ("2", "none", "none"),
+                                                                     ("2", "hpcc", "ok")]
+    assert got[0]["reason"] == why and got[0]["value"] == ""
+    assert (got[2]["value"], got[2]["unit"], got[2]["ratio"], got[2]["note"]) == ("40.0", "GIOP/s", "1.5",
+                                                                                   "hpcc at N=8064")
+    doc = client.get(f"/api/runs/{run_id}/export?format=json").json()
+    two = doc["run"]["result"]["rows"][1]["references"]
+    assert [(x["tool"], x["status"], x["reason"], x["value"], x["note"]) for x in two] == [
+        ("none", "none", why, None, None), ("hpcc", "ok", None, 40.0, "hpcc at N=8064")]

@@ -431,7 +431,7 @@ RUNS: dict[str, Run] = {r.kind: r for r in (
          THREADS, *REPEATED),
         argv_order=("op", "isa", "blocks", "buffer_bytes", "array_size", "allow_cache", "sizes", "threads", "repeats",
                     "duration_s", "warmup_s", *STABLE_ARGV),
-        unit="MB/s", units_by_op={"latency": "Mload/s"}, peak="memory", references=("stream",)),
+        unit="MB/s", units_by_op={"latency": "Mload/s"}, peak="memory", references=("stream", "likwid-bench")),
     Run("disk", "disk", (Param("ops", kernel_name="op", per_item=True), Param("blocks", per_item=True),
                          Param("direct"), Param("iodepth"), Param("file_size"), THREADS, *REPEATED),
         runner_params={"target": DISK_TARGET}, workdir_param="workdir",

@@ -99,9 +99,15 @@ def test_the_table_maps_cpu_and_nothing_for_traces_or_int32():
     assert [(p.tool, p.matches["threads"]) for p in plans] == [
         ("hpcc", 1), ("hpcc", 2), ("likwid-bench", 1), ("likwid-bench", 2)]
     assert broken == []
-    assert table.plan(cpu_ctx(op="int32")) == ([], [])
+    # no tool for INT32: one "none" plan saying which tools exist and why none applies (issue 26)
+    (none,), broken = table.plan(cpu_ctx(op="int32"))
+    assert broken == [] and none.tool == "none" and none.matches == {"op": "int32", "threads": None, "block_bytes": None}
+    assert none.no_tool is not None and "no reference tool measures int32" in none.no_tool
+    assert "hpcc (HPL: FP64 only)" in none.no_tool and "likwid-bench (peakflops: FP64 and FP32" in none.no_tool
     trace = Context(experiment="cpu_trace", params={"op": "fp64", "threads": [2], "duration_s": 600})
-    assert table.plan(trace) == ([], [])
+    (none,), _ = table.plan(trace)
+    assert none.no_tool == "no reference tool measures fp64. Tools of this experiment: none for this experiment"
+    assert table.plan(Context(experiment="network_serve", params={"op": "tcp_stream"})) == ([], [])
     # every tool the experiment table names has a builder for the runs that name it
     for kind in RUNS:
         assert [tool for tool, _ in table.builders(kind)] == list(RUNS[kind].references)
@@ -130,6 +136,62 @@ def test_stream_builder():
     assert plans[1].matches == {"op": "stream_triad", "threads": 4, "block_bytes": None}
     assert stream.plans(Context(experiment="memory", params={"op": "stream_copy_nt", "threads": [2]}))[0].primary == "copy"
     assert stream.plans(Context(experiment="memory", params={"op": "rand_read", "threads": [1]})) == []
+    # no `stream` binary: hpcc's STREAM in its place, as many processes as threads, HPL's N sizing its vectors
+    ctx = Context(experiment="memory", params={"op": "stream_triad", "threads": [2, 4]}, start={"array_size": 16777216},
+                  mem_bytes=24 * GiB, cpus=2)
+    alt, over = (p.instead for p in stream.plans(ctx))
+    assert over is not None and over.unavailable == ("hpcc's STREAM runs one process per CPU, at most 2: 4 processes "
+                                                     "on 2 CPUs would share them (the row is oversubscribed)")
+    assert alt is not None and alt.tool == "hpcc" and alt.argv == ("mpirun", "--oversubscribe", "-np", "2", "hpcc")
+    assert alt.primary == "triad" and alt.unavailable is None and "HPL N=8064" in (alt.note or "")
+    assert "N=8064" not in alt.files["hpccinf.txt"] and alt.files["hpccinf.txt"].splitlines()[5].split()[0] == "8064"
+    small = stream.plans(Context(experiment="memory", params={"op": "stream_triad", "threads": [1]},
+                                 start={"array_size": 16777216}, mem_bytes=512 << 20))[0].instead
+    assert small is not None and "more than 50% of this host's 0.5 GiB" in (small.unavailable or "")
+
+
+def test_memory_ops_get_their_reference_or_the_reason():
+    """copy: STREAM's Copy (named as a sweep of whole arrays); read: likwid-bench load, write: store_mem, over our
+    buffer; rand_*, latency: "none" with the reason (issue 26: no op's reference vanishes)."""
+    start = {"buffer_bytes": 134217728, "isa": "avx512", "stores": "auto"}
+
+    def planned(op):
+        return table.plan(Context(experiment="memory", params={"op": op, "threads": [1, 2]}, start=start))[0]
+
+    copy = planned("copy")
+    assert [(p.tool, p.matches["threads"], p.primary) for p in copy] == [("stream", 1, "copy"), ("stream", 2, "copy")]
+    assert "STREAM's Copy sweeps whole arrays" in (copy[0].note or "")
+    read = planned("read")
+    assert [p.argv for p in read] == [("likwid-bench", "-t", "load_avx512", "-W", "N:134217728B:1"),
+                                      ("likwid-bench", "-t", "load_avx512", "-W", "N:134217728B:2")]
+    assert planned("write")[0].argv[2] == "store_mem_avx512"
+    for op in ("rand_read", "rand_write", "latency"):
+        (none,) = planned(op)
+        assert none.tool == "none" and (none.no_tool or "").startswith(f"no reference tool measures {op}: ")
+
+
+def test_stream_comes_from_hpcc_where_no_stream_binary_exists(tools, tmp_path):
+    """The phase runs hpcc in place of the missing `stream`: its StarSTREAM figure x processes beside our row,
+    with the note saying so; with neither installed, the package that brings it."""
+    ctx = Context(experiment="memory", params={"op": "stream_copy", "threads": [2]}, start={"array_size": 16777216},
+                  mem_bytes=24 * GiB, cpus=2)
+    plans, _ = table.plan(ctx)
+    (got,) = run_phase(plans, tools(hpcc="ok", mpirun="ok"), tmp_path).report()
+    assert got["tool"] == "hpcc" and got["status"] == "ok" and "STREAM from hpcc" in got["note"]
+    summary = dict(line.split("=", 1) for line in HPCC_OUT.read_text().splitlines() if "=" in line)
+    assert got["metrics"][0]["name"] == "copy" and got["metrics"][0]["primary"] is True
+    assert got["metrics"][0]["value"] == pytest.approx(float(summary["StarSTREAM_Copy"]) * 1000 * 2)
+    (empty := tmp_path / "nothing-installed").mkdir()
+    (gone,) = run_phase(plans, empty, tmp_path).report()
+    assert (gone["tool"], gone["status"]) == ("hpcc", "unavailable")
+    assert gone["reason"] == "hpcc is not installed on this host (Debian: apt install hpcc)"
+    assert "no stream binary on this host" in gone["note"]
+
+
+def test_no_tool_and_nearest_size_reach_the_entries(tools, tmp_path):
+    (none,) = run_phase(table.plan(cpu_ctx(op="int32"))[0], tools(), tmp_path).report()
+    assert none["status"] == "none" and none["tool"] == "none" and none["matches"]["op"] == "int32"
+    assert none["reason"].startswith("no reference tool measures int32")
 
 
 DISK = {"op": ["seq_read", "rand_write"], "blocks": [4096, 1048576], "threads": [1, 2], "direct": True,
@@ -293,12 +355,12 @@ def test_missing_tools_are_unavailable_not_errors(tools, tmp_path):
     plans, _ = table.plan(cpu_ctx(threads=(1,)))
     got = run_phase(plans, tools(), tmp_path).report()
     assert [(e["tool"], e["status"], e["reason"]) for e in got] == [
-        ("hpcc", "unavailable", "hpcc is not installed on this host"),
-        ("likwid-bench", "unavailable", "likwid-bench is not installed on this host"),
+        ("hpcc", "unavailable", "hpcc is not installed on this host (Debian: apt install hpcc)"),
+        ("likwid-bench", "unavailable", "likwid-bench is not installed on this host (Debian: apt install likwid)"),
     ]
     assert got[0]["argv"] == ["mpirun", "--oversubscribe", "-np", "1", "hpcc"] and got[0]["metrics"] == []
     got = run_phase(plans[:1], tools(hpcc="ok"), tmp_path).report()
-    assert got[0]["reason"] == "mpirun is not installed on this host (hpcc needs it)"
+    assert got[0]["reason"] == "mpirun is not installed on this host (Debian: apt install openmpi-bin) (hpcc needs it)"
 
 
 @pytest.mark.parametrize("mode, reason", [
@@ -379,8 +441,8 @@ def test_missing_tools_leave_the_run_succeeded(server, settings_for, fake_kernel
                          assignment(params={**CPU_PARAMS, "threads": [1], "reference": True}))
     assert finish["status"] == "succeeded"
     assert [(r["tool"], r["status"], r["reason"]) for r in finish["references"]] == [
-        ("hpcc", "unavailable", "hpcc is not installed on this host"),
-        ("likwid-bench", "unavailable", "likwid-bench is not installed on this host")]
+        ("hpcc", "unavailable", "hpcc is not installed on this host (Debian: apt install hpcc)"),
+        ("likwid-bench", "unavailable", "likwid-bench is not installed on this host (Debian: apt install likwid)")]
 
 
 def test_no_reference_after_a_failed_kernel(server, settings_for, fake_kernel, tools, monkeypatch):

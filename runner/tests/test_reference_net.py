@@ -61,8 +61,13 @@ def test_iperf3_udp_no_omit_and_no_size_beyond_a_datagram():
 def test_sockperf_ping_pong_pinned_full_rtt():
     plans = sockperf.plans(net_ctx("tcp_rr", sizes=(1, 14, 64, 65507, 65508), warmup_s=0.5),
                                affinity=[2, 3])
-    assert [p.matches["block_bytes"] for p in plans] == [14, 64, 65507]  # sockperf's own header is 14 B
-    p = plans[1]
+    # sockperf takes 14 (its own header) to 65,507 B: a row outside gets sockperf at its nearest size, named so
+    assert [p.matches["block_bytes"] for p in plans] == [1, 14, 64, 65507, 65508]
+    assert [p.argv[p.argv.index("-m") + 1] for p in plans] == ["14", "14", "64", "65507", "65507"]
+    assert plans[0].note == "sockperf at 14 B, its smallest message (14-65507 B); this row is 1 B"
+    assert plans[4].note == "sockperf at 65507 B, its largest message (14-65507 B); this row is 65508 B"
+    assert [p.note for p in plans[1:4]] == [None, None, None]
+    p = plans[2]
     assert p.argv == ("taskset", "-c", "2", "sockperf", "pp", "--tcp", "-i", "127.0.0.1", "-p", PORT, "-m", "64",
                       "-t", "6", "--full-rtt")
     assert p.server_argv == ("taskset", "-c", "3", "sockperf", "sr", "--tcp", "-i", "127.0.0.1", "-p", PORT)
@@ -266,8 +271,8 @@ def test_missing_network_tools_are_unavailable(tmp_path):
     plans = iperf3.plans(net_ctx("udp_stream")) + sockperf.plans(net_ctx("udp_rr"), affinity=[0, 1])
     got = run_phase(plans, tmp_path, path=str(empty)).report()
     assert [(e["tool"], e["status"], e["reason"]) for e in got] == [
-        ("iperf3", "unavailable", "iperf3 is not installed on this host"),
-        ("sockperf", "unavailable", "sockperf is not installed on this host")]
+        ("iperf3", "unavailable", "iperf3 is not installed on this host (Debian: apt install iperf3)"),
+        ("sockperf", "unavailable", "sockperf is not installed on this host (Debian: apt install sockperf)")]
     assert got[0]["argv"][4] == PORT
 
 

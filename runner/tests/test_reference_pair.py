@@ -206,7 +206,7 @@ def test_a_missing_or_failing_server_is_not_offered(tmp_path):
     empty.mkdir()
     servers = PeerServers("tcp_rr", tmp_path / "servers", path=str(empty))
     servers.start()
-    assert servers.ports == {} and servers.unavailable == {"sockperf": "sockperf is not installed on this host"}
+    assert servers.ports == {} and servers.unavailable == {"sockperf": "sockperf is not installed on this host (Debian: apt install sockperf)"}
     bindir = fake_tools(tmp_path, iperf3="dies")
     servers = PeerServers("tcp_stream", tmp_path / "servers", path=str(bindir))
     servers.start()

@@ -1,4 +1,5 @@
-"""Run export: the result table and every sample, as CSV or JSON. Units travel with every figure."""
+"""Run export: the result table, the reference tools beside its rows and every sample, as CSV or JSON. Units travel
+with every figure."""
 import csv
 import io
 import json
@@ -8,6 +9,8 @@ from app.jobs.schemas import SAMPLE_FIELDS, RunPublic, SamplePublic
 RESULT_COLUMNS = ["op", "block_bytes", "threads", "unit", "n", "mean", "stddev", "min", "max", "median",
                   "ci95_low", "ci95_high", "cv", "peak", "peak_unit", "peak_formula", "efficiency", "valid",
                   "invalid_reason", "verdict", "verdict_reasons"]
+REFERENCE_COLUMNS = ["op", "block_bytes", "threads", "tool", "status", "metric", "value", "unit", "ratio", "reason",
+                     "note", "argv"]
 SAMPLE_COLUMNS = list(SAMPLE_FIELDS)
 
 
@@ -29,6 +32,13 @@ def run_export(run: RunPublic, samples: list[SamplePublic], fmt: str) -> tuple[s
                     peak.unit if peak else None, peak.formula if peak else None, row.efficiency, row.valid,
                     row.invalid_reason, row.verdict, "; ".join(f.text for f in row.flags) or None]
                    + [row.extra.get(k) for k in extra_keys])
+    # One line per reference tool beside a row: its figure (value, unit, ours / theirs), or why there is none.
+    w.writerow(["# references"])
+    w.writerow(REFERENCE_COLUMNS)
+    for row in run.result.rows if run.result else []:
+        for ref in row.references:
+            w.writerow([row.op, row.block_bytes, row.threads, ref.tool, ref.status, ref.metric, ref.value, ref.unit,
+                        ref.ratio, ref.reason, ref.note, " ".join(ref.argv) or None])
     w.writerow(["# samples"])
     w.writerow(SAMPLE_COLUMNS)
     for s in samples:

@@ -63,11 +63,14 @@ def verdict_text(row: ResultRow) -> str:
 def references_text(row: ResultRow) -> str:
     out = []
     for r in row.references:
+        note = f" [{r.note}]" if r.note else ""
         if r.status == "ok" and r.value is not None:
             ratio = f", ours / theirs {fmt(r.ratio)}" if r.ratio is not None else ""
-            out.append(f"{r.tool}: {fmt(r.value)} {r.unit or ''} ({r.metric or 'figure'}{ratio})")
+            out.append(f"{r.tool}: {fmt(r.value)} {r.unit or ''} ({r.metric or 'figure'}{ratio}){note}")
+        elif r.status == "none":
+            out.append(f"no reference: {r.reason or 'no tool measures this row'}")
         else:
-            out.append(f"{r.tool}: {r.status}{': ' + r.reason if r.reason else ''}")
+            out.append(f"{r.tool}: {r.status}{': ' + r.reason if r.reason else ''}{note}")
     return "; ".join(out) or "none run"
 
 

@@ -9,9 +9,14 @@ from app.results.verdict import Flag, Verdict
 
 
 class ReferenceFigure(BaseModel):
+    """A reference tool beside a row: its figure (ok), or why there is none: the tool is missing and the package
+    that brings it (unavailable), it failed (failed), no tool measures this row (none). `note`: how the tool's
+    run differs from the row (sockperf at its nearest size, STREAM from hpcc)."""
+
     tool: str
-    status: Literal["ok", "unavailable", "failed"]
+    status: Literal["ok", "unavailable", "failed", "none"]
     reason: str | None = None
+    note: str | None = None
     metric: str | None = None
     value: float | None = None
     unit: str | None = None

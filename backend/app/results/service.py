@@ -104,7 +104,7 @@ def match_references(row_key: tuple[str | None, int, int | None], mean: float, u
         if m.get("op") not in (None, op) or m.get("threads") not in (None, threads) \
                 or m.get("block_bytes") not in (None, block):
             continue
-        fig = ReferenceFigure(tool=ref["tool"], status=ref["status"], reason=ref.get("reason"),
+        fig = ReferenceFigure(tool=ref["tool"], status=ref["status"], reason=ref.get("reason"), note=ref.get("note"),
                               argv=ref.get("argv") or [])
         if ref["status"] == "ok":
             metric = next((x for x in ref.get("metrics") or []

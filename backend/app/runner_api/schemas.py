@@ -129,8 +129,9 @@ class ReferenceIn(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     tool: str = Field(max_length=32)
-    status: Literal["ok", "unavailable", "failed"]
+    status: Literal["ok", "unavailable", "failed", "none"]
     reason: str | None = Field(None, max_length=2000)
+    note: str | None = Field(None, max_length=2000)
     argv: list[str] = Field(default_factory=list, max_length=200)
     matches: dict[str, Any] = Field(default_factory=dict)
     metrics: list[dict[str, Any]] = Field(default_factory=list, max_length=10000)

@@ -18,10 +18,12 @@ Both sides count bytes as STREAM does (16 B per element for copy, 24 for triad);
 On a shared host a pair in which either side lost its CPUs to other processes is measured again.
 Nothing is installed; a missing tool is reported as missing.
 """
-import math
 import os
 import re
 import shutil
+
+from hostbench_common.reftools.hpcc import HPL_NB
+from hostbench_common.reftools.stream import HPCC_N, hpcc_n_for
 
 from hostbench_cli.bench.common import (
     HBK,
@@ -88,8 +90,9 @@ def likwid_value(argv: list[str], threads: int) -> tuple[float, float]:
     return figure(parsed(likwid.parse, out, "likwid-bench"), "bandwidth", "likwid-bench"), 1.0
 
 
-HPCC_N = 8000  # hpcc sizes its STREAM vectors from HPL's matrix: N^2 / 3 doubles (21.3 M, 171 MB) over the processes
-HPCC_NB = 192  # HPL's block size in run_hpcc; N is rounded up to a multiple of it
+# hpcc sizes its STREAM vectors from HPL's matrix (N^2 / 3 doubles over the processes; N a multiple of its NB): the
+# runner's definition (reftools/stream.py), which runs STREAM from hpcc too where no `stream` binary exists
+HPCC_NB = HPL_NB
 MEMORY_SHARE = 0.7  # of MemAvailable a bench may take (the rest: the OS, the other side's process, slack)
 
 
@@ -111,13 +114,6 @@ def mem_available() -> int | None:
     return int(m.group(1)) * 1024 if m else None
 
 
-def hpcc_n_for(elements: int) -> int:
-    """The smallest HPL N (a multiple of NB, at least HPCC_N) whose STREAM vectors (N^2 / 3 doubles over all
-    processes) hold `elements`."""
-    n = max(HPCC_N, math.ceil(math.sqrt(3 * elements)))
-    return -(-n // HPCC_NB) * HPCC_NB
-
-
 def gib(b: float) -> str:
     """A byte count in GiB, or MiB below 1 GiB (a 32 MiB L3 is not "0.0 GiB")."""
     return f"{b / 2**30:.1f} GiB" if b >= 2**30 else f"{b / 2**20:.0f} MiB"
@@ -125,17 +121,12 @@ def gib(b: float) -> str:
 
 def parse_hpcc_stream(text: str, processes: int) -> dict:
     """hpcc's STREAM: elements per vector over all processes, and Copy/Triad MB/s over all of them (hpcc's
-    Star figures are per process, every process running at once)."""
-    from hostbench_common.reftools import parse_text
+    Star figures are per process, every process running at once): the runner's reading (reftools/stream.py)."""
+    from hostbench_common.reftools.stream import hpcc_stream
 
-    # the runner's parser refuses a run without a summary, or with Success=0; it gives the Star figures in
-    # GB/s, but not the vector size, read here from the same summary
-    metrics = parsed(lambda t: parse_text("hpcc", t)["metrics"], text, "hpcc")
-    vector = re.search(r"^STREAM_VectorSize=(\d+)$", text, re.M)
-    if vector is None:
-        raise RuntimeError(f"hpcc's summary has no STREAM figures (no STREAM_VectorSize): {text[-400:]}")
-    return {"array_size": int(vector.group(1)) * processes,
-            **{k: figure(metrics, f"stream_{k}", "hpcc", variant="star") * 1000 * processes for k in ("copy", "triad")}}
+    metrics = parsed(lambda t: hpcc_stream(t, processes), text, "hpcc")
+    return {"array_size": metrics[0]["array_size"], **{m["name"]: m["value"] for m in metrics
+                                                        if m["name"] in ("copy", "triad")}}
 
 
 def hpcc_stream_pairs(report: BenchReport, pairs: int, rule: int) -> int:

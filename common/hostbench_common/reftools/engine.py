@@ -23,7 +23,7 @@ from typing import Any
 
 from ..process import child_setup, describe_exit, kernel_env
 from . import ParseError, parse_text
-from .plan import PORT, Plan, entry
+from .plan import PORT, Plan, entry, missing
 
 log = logging.getLogger("hostbench.reference")
 
@@ -241,18 +241,25 @@ class ReferencePhase:
     def _start_next(self) -> None:
         plan = self.plans[len(self.entries)]
         argv = list(plan.argv)
+        if plan.no_tool is not None:
+            self.entries.append(entry(plan.tool, "none", plan.no_tool, argv, plan.matches))
+            return
         if plan.unavailable is not None:
-            self.entries.append(entry(plan.tool, "unavailable", plan.unavailable, argv, plan.matches))
+            self.entries.append(entry(plan.tool, "unavailable", plan.unavailable, argv, plan.matches, note=plan.note))
             return
         resolved: dict[str, str] = {}
         names = (*plan.needs, argv[0], *plan.server_argv[:1])
         for name in names:  # the tool itself first: "hpcc is not installed" before mpirun
             exe = shutil.which(name, path=self.path if self.path is not None else os.environ.get("PATH"))
             if exe is None:
-                why = f"{name} is not installed on this host"
+                if name == argv[0] and plan.instead is not None:  # STREAM from hpcc: the other plan in its place
+                    self.plans[len(self.entries)] = plan.instead
+                    self._start_next()
+                    return
+                why = missing(name)
                 if name != plan.tool:
                     why += f" ({plan.tool} needs it)"
-                self.entries.append(entry(plan.tool, "unavailable", why, argv, plan.matches))
+                self.entries.append(entry(plan.tool, "unavailable", why, argv, plan.matches, note=plan.note))
                 return
             resolved[name] = exe
         argv = [resolved.get(a, a) for a in argv]
@@ -340,7 +347,7 @@ class ReferencePhase:
 
         def failed(text: str) -> dict[str, Any]:
             detail = f"{text}; stderr: {stderr}" if stderr else text
-            return entry(plan.tool, "failed", detail[:2000], argv, plan.matches)
+            return entry(plan.tool, "failed", detail[:2000], argv, plan.matches, note=plan.note)
 
         if self._stopped is not None:
             return failed(f"{plan.tool} stopped: {self._stopped}")
@@ -365,4 +372,4 @@ class ReferencePhase:
             for m in first:
                 m["primary"] = True
             metrics = first + [m for m in metrics if all(m is not f for f in first)]
-        return entry(plan.tool, "ok", None, argv, plan.matches, metrics)
+        return entry(plan.tool, "ok", None, argv, plan.matches, metrics, note=plan.note)

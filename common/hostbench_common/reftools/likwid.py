@@ -113,8 +113,41 @@ def likwid_isa(ctx: Context) -> str:
     return isa if isa in PEAKFLOPS_ISA else "scalar"
 
 
+# Our memory kernel's read/write block ops -> likwid-bench's test over one array: `load` reads it, `store_mem`
+# writes it with non-temporal stores (ours: `stores auto`, non-temporal past the L3; `plain`: likwid's `store`).
+BLOCK_TESTS = {"read": "load", "write": "store_mem"}
+
+
+def memory_plans(ctx: Context) -> list[Plan]:
+    """likwid-bench per thread count of a memory run: read -> load, write -> store_mem, stream_copy_nt ->
+    copy_mem, stream_triad_nt -> stream_mem, each for our ISA, over as many bytes as our buffer or arrays
+    (the start event's), the whole node as one domain."""
+    op = op_of(ctx)
+    start = ctx.start or {}
+    isa = MEMORY_ISA.get(str(start.get("isa")), "")
+    if op in BLOCK_TESTS:
+        test = ("store" if start.get("stores") == "plain" else "store_mem") if op == "write" else BLOCK_TESTS[op]
+        size = int(start.get("buffer_bytes") or 0)
+    elif op in MEMORY_TESTS:
+        test, arrays = MEMORY_TESTS[op]
+        size = int(start.get("array_bytes") or 0) * arrays
+    else:
+        return []
+    if size <= 0:
+        return []
+    test += isa
+    return [Plan(tool="likwid-bench", argv=tuple(argv(test, f"N:{size}B:{threads}")), parser=parse,
+                 matches={"op": op, "threads": threads, "block_bytes": None}, timeout_s=TIMEOUT_S,
+                 primary="bandwidth",
+                 note=f"likwid-bench {test}: one sweep after another over {size} B" +
+                      ("; this row moves one block per operation" if op in BLOCK_TESTS else ""))
+            for threads in as_list(ctx.params.get("threads"))]
+
+
 def plans(ctx: Context) -> list[Plan]:
-    """likwid-bench peakflops per thread count of an fp64/fp32 CPU run."""
+    """likwid-bench peakflops per thread count of an fp64/fp32 CPU run; a memory run's: memory_plans."""
+    if ctx.experiment == "memory":
+        return memory_plans(ctx)
     op = op_of(ctx)
     if op not in ("fp64", "fp32"):
         return []

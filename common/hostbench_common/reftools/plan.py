@@ -6,9 +6,11 @@ A Plan is data: an argv list (never a shell), extra environment, input files, wh
 which parser reads it. The engine (engine.py) runs it; the table (table.py) says which builders each
 experiment has; every tool's builder sits beside its parser, in its own module here.
 
-Each plan ends as one entry: {"tool", "status": "ok"|"unavailable"|"failed", "reason", "argv",
-"matches": {"op", "threads", "block_bytes"}, "metrics"}. A tool that is not installed is "unavailable",
-never an error of the run.
+Each plan ends as one entry: {"tool", "status": "ok"|"unavailable"|"failed"|"none", "reason", "note", "argv",
+"matches": {"op", "threads", "block_bytes"}, "metrics"}. A tool that is not installed is "unavailable" (the
+reason names the Debian package that brings it), never an error of the run; "none": no reference tool measures
+the row (the reason says which tools exist and why none applies); "note": how the tool's run differs from the
+row it stands beside (sockperf at its nearest size, STREAM from hpcc).
 """
 
 from __future__ import annotations
@@ -44,6 +46,12 @@ class Plan:
     # Why this plan cannot run (a two-host job whose peer offered no server for the tool): reported as
     # "unavailable" with this reason, nothing is started.
     unavailable: str | None = None
+    # No tool measures this row (INT32, a memory op no tool has): reported as "none" with this reason.
+    no_tool: str | None = None
+    # How this run differs from the row it stands beside ("sockperf at 14 B, its smallest message"): in the entry.
+    note: str | None = None
+    # Run instead when argv[0] is not installed (STREAM from hpcc where no `stream` binary exists).
+    instead: Plan | None = None
 
 
 @dataclass
@@ -69,10 +77,21 @@ class Context:
 Builder = Callable[[Context], list[Plan]]
 
 
+# The Debian package that brings each executable a plan runs (named when it is missing).
+PACKAGES = {"hpcc": "hpcc", "mpirun": "openmpi-bin", "likwid-bench": "likwid", "fio": "fio", "iozone": "iozone3",
+            "iperf3": "iperf3", "sockperf": "sockperf", "ping": "iputils-ping", "taskset": "util-linux"}
+
+
+def missing(name: str) -> str:
+    """Why a plan's executable cannot run, with the package that brings it."""
+    pkg = PACKAGES.get(name)
+    return f"{name} is not installed on this host" + (f" (Debian: apt install {pkg})" if pkg else "")
+
+
 def entry(tool: str, status: str, reason: str | None, argv: list[str], matches: Mapping[str, Any],
-          metrics: list[Metric] | None = None) -> dict[str, Any]:
+          metrics: list[Metric] | None = None, note: str | None = None) -> dict[str, Any]:
     return {
-        "tool": tool, "status": status, "reason": reason, "argv": list(argv),
+        "tool": tool, "status": status, "reason": reason, "note": note, "argv": list(argv),
         "matches": {"op": matches.get("op"), "threads": matches.get("threads"),
                     "block_bytes": matches.get("block_bytes")},
         "metrics": metrics or [],

@@ -25,7 +25,7 @@ from pathlib import Path
 from ..process import describe_exit
 from . import iperf3, sockperf
 from .engine import KILL_GRACE_S, SERVER_READY_S, Tool, free_port, port_ready, tail
-from .plan import PORT
+from .plan import PORT, missing
 
 log = logging.getLogger("hostbench.reference")
 
@@ -62,7 +62,7 @@ class PeerServers:
     def _start_one(self, tool: str, argv: list[str], proto: str) -> str | None:
         exe = shutil.which(argv[0], path=self.path if self.path is not None else os.environ.get("PATH"))
         if exe is None:
-            return f"{argv[0]} is not installed on this host"
+            return missing(argv[0])
         try:
             port = free_port(proto, host=BIND)
             argv = [exe, *(a.replace(PORT, str(port)) for a in argv[1:])]

@@ -135,15 +135,18 @@ def _plans(ctx: Context, host: str, port: str, pin: tuple[int, int] | None,
     client_cpu, server_cpu = pin if pin else (None, None)
     out = []
     for size in as_list(ctx.params.get("sizes")):
-        if not MIN_SIZE <= int(size) <= UDP_MAX:
-            continue
-        argv = client_argv(host, port, size, duration, tcp, busy, client_cpu)
+        # sockperf takes MIN_SIZE..UDP_MAX: a row outside gets sockperf at its nearest size, named as such
+        run_at = min(max(int(size), MIN_SIZE), UDP_MAX)
+        note = None if run_at == int(size) else (
+            f"sockperf at {run_at} B, its {'smallest' if run_at == MIN_SIZE else 'largest'} message "
+            f"({MIN_SIZE}-{UDP_MAX} B); this row is {int(size)} B")
+        argv = client_argv(host, port, run_at, duration, tcp, busy, client_cpu)
         server = server_argv(host, port, tcp, busy, server_cpu) if own_server else []
         out.append(Plan(
             tool="sockperf", argv=tuple(argv), needs=("sockperf",) if pin else (), parser=parse_rr,
             primary="round_trips_per_s", matches={"op": op, "threads": 1, "block_bytes": size},
             server_argv=tuple(server), server_proto="tcp" if tcp else "udp", unavailable=unavailable,
-            timeout_s=duration + NET_MARGIN_S,
+            timeout_s=duration + NET_MARGIN_S, note=note,
         ))
     return out
 

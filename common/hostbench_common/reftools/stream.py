@@ -14,6 +14,7 @@ any "Failed Validation" line (STREAM's own check failed).
 
 from __future__ import annotations
 
+import math
 import re
 
 from ._common import Metric, ParseError, metric, not_this_tool, to_float, to_int
@@ -126,10 +127,18 @@ def _check_rates(rows: dict[str, tuple[float, float, float, float]], decimals: d
 
 # --- the reference run ---------------------------------------------------------------------------------
 
-# our memory kernel's STREAM ops -> the STREAM function that matches
+# our memory kernel's ops -> the STREAM function that matches (`copy`, a block op, moves as much per element as
+# STREAM's Copy: one read, one write; its blocks are named in the note)
 OPS = {"stream_copy": "copy", "stream_scale": "scale", "stream_add": "add", "stream_triad": "triad",
-       "stream_copy_nt": "copy", "stream_scale_nt": "scale", "stream_add_nt": "add", "stream_triad_nt": "triad"}
+       "stream_copy_nt": "copy", "stream_scale_nt": "scale", "stream_add_nt": "add", "stream_triad_nt": "triad",
+       "copy": "copy"}
 TIMEOUT_S = 300.0
+COPY_NOTE = ("STREAM's Copy sweeps whole arrays (c[j] = a[j]); this row copies one block per operation (the same "
+             "bytes read and written per element)")
+# hpcc (Debian's `hpcc`) contains STREAM; where no `stream` binary exists, it is STREAM. hpcc sizes its STREAM
+# vectors from HPL's matrix: N^2 / 3 doubles per vector over all processes, so N follows from the array size.
+HPCC_N = 8000  # the smallest N: 21.3 M doubles, 171 MB per vector
+HPCC_MEM_SHARE = 0.5  # of the host's RAM for HPL's matrix (8 N^2 bytes; the STREAM vectors take as much)
 
 
 def argv() -> list[str]:
@@ -142,13 +151,64 @@ def omp_env(threads: int, bind: str = "spread") -> dict[str, str]:
     return {"OMP_NUM_THREADS": str(threads), "OMP_PROC_BIND": bind, "OMP_PLACES": "cores"}
 
 
+def hpcc_n_for(elements: int) -> int:
+    """The smallest HPL N (a multiple of hpcc's NB, at least HPCC_N) whose STREAM vectors (N^2 / 3 doubles over
+    all processes) hold `elements`."""
+    from .hpcc import HPL_NB
+
+    n = max(HPCC_N, math.ceil(math.sqrt(3 * elements)))
+    return -(-n // HPL_NB) * HPL_NB
+
+
+def hpcc_stream(text: str, processes: int) -> list[Metric]:
+    """hpcc's STREAM as a STREAM run over all its processes: Copy/Scale/Add/Triad in MB/s = the Star figure (per
+    process, all running at once) x processes, with the elements per vector over all of them (`array_size`)."""
+    from . import parse_text  # the registry imports this module
+
+    star = {m["name"]: m for m in parse_text("hpcc", text)["metrics"] if m.get("variant") == "star"}
+    vector = re.search(r"^STREAM_VectorSize=(\d+)$", text, re.M)
+    if vector is None or any(f"stream_{f}" not in star for f in FUNCTIONS):
+        raise ParseError("hpcc's summary has no StarSTREAM figures (no STREAM_VectorSize or a function missing)")
+    size = to_int(vector.group(1), "STREAM_VectorSize") * processes
+    return [metric(f, round(star[f"stream_{f}"]["value"] * 1000.0 * processes, 6), "MB/s", array_size=size,
+                   processes=processes, printed=star[f"stream_{f}"]["value"], printed_unit="GB/s per process",
+                   source="hpcc StarSTREAM x processes")
+            for f in FUNCTIONS]
+
+
+def _hpcc_plan(ctx: Context, op: str, threads: int) -> Plan:
+    """hpcc in place of `stream`: `threads` single-threaded processes, HPL's N sized so that its STREAM vectors
+    hold our array (the start event's array_size, or the copy buffer's doubles)."""
+    from . import hpcc
+
+    start = ctx.start or {}
+    elements = int(start.get("array_size") or int(start.get("buffer_bytes") or 0) // 8 or 0)
+    n = hpcc_n_for(elements)
+    matches = {"op": op, "threads": threads, "block_bytes": None}
+    note = (f"STREAM from hpcc (no stream binary on this host): StarSTREAM x {threads} process"
+            f"{'es' if threads > 1 else ''}, HPL N={n} sizing its vectors ({n * n // 3} doubles over all)"
+            + (f"; {COPY_NOTE}" if op == "copy" else ""))
+    too_big = (f"hpcc's STREAM at HPL N={n} needs {8 * n * n / 2**30:.1f} GiB, more than "
+               f"{HPCC_MEM_SHARE:.0%} of this host's {ctx.mem_bytes / 2**30:.1f} GiB"
+               if ctx.mem_bytes and 8 * n * n > HPCC_MEM_SHARE * ctx.mem_bytes else None)
+    # hpcc runs all its tests (minutes at this N): not where its processes would share CPUs, an oversubscribed row
+    # that no figure could be set against fairly
+    shared = (f"hpcc's STREAM runs one process per CPU, at most {ctx.cpus}: {threads} processes on {ctx.cpus} CPUs "
+              f"would share them (the row is oversubscribed)" if threads > ctx.cpus else None)
+    return Plan(tool="hpcc", argv=tuple(hpcc.argv(threads, ctx.is_root)), needs=("hpcc",),
+                parser=lambda text: hpcc_stream(text, threads), output=hpcc.OUTPUT, matches=matches,
+                env=dict(hpcc.SINGLE_THREADED_ENV), files={hpcc.INPUT: hpcc.hpcc_input(n, hpcc.HPL_NB, 1, threads)},
+                timeout_s=hpcc.HPCC_TIMEOUT_S, primary=OPS[op], note=note, unavailable=shared or too_big)
+
+
 def plans(ctx: Context) -> list[Plan]:
     """`stream`, OpenMP threads = our thread count. Its array size is fixed when it is compiled, so only op
-    and threads match; the parser reports it."""
+    and threads match; the parser reports it. Without a `stream` binary, hpcc's STREAM runs instead."""
     op = op_of(ctx)
     if op not in OPS:
         return []
     return [Plan(tool="stream", argv=tuple(argv()), parser="stream",
                  matches={"op": op, "threads": threads, "block_bytes": None},
-                 env=omp_env(threads), timeout_s=TIMEOUT_S, primary=OPS[op])
+                 env=omp_env(threads), timeout_s=TIMEOUT_S, primary=OPS[op],
+                 note=COPY_NOTE if op == "copy" else None, instead=_hpcc_plan(ctx, op, int(threads)))
             for threads in as_list(ctx.params.get("threads"))]

@@ -1,8 +1,8 @@
 // Badges that sit next to every figure: efficiency against the theoretical peak, the verdict, and the
 // ratio to each reference tool. All three come from the backend's result row; nothing is recomputed.
-import { referenceToolLabels } from '../config/experiments';
 import type { ResultRow } from '../lib/api/types';
 import { formatNumber, formatPercent } from '../lib/format';
+import { referenceName, referenceValue, referenceWhyNot } from '../lib/references';
 
 type Row = Pick<ResultRow, 'efficiency' | 'peak' | 'valid' | 'invalid_reason'> & { references?: ResultRow['references'] };
 export type Verdict = NonNullable<ResultRow['verdict']>;
@@ -96,27 +96,30 @@ export function ReferenceBadges({ row }: { row: Row }) {
   return (
     <>
       {refs.map((r, i) => {
-        const name = referenceToolLabels[r.tool] ?? r.tool;
-        if (r.status === 'ok' && r.ratio !== null && r.ratio !== undefined) {
-          const theirs = r.value !== null && r.value !== undefined ? `${formatNumber(r.value)} ${r.unit ?? ''}`.trim() : '—';
+        const name = referenceName(r.tool);
+        const theirs = referenceValue(r);
+        // the tool's own figure and its note are in the row's text, not only a tooltip (issue 26)
+        const note = r.note ? <span className="small muted reference-note"> {r.note}</span> : null;
+        if (theirs !== null && r.ratio !== null && r.ratio !== undefined) {
           return (
             <span key={`${r.tool}-${i}`} className="reference">
               <span
                 className={`badge ${r.tool === 'ping' ? 'badge-muted' : r.ratio >= 1 ? 'badge-ok' : 'badge-warn'}`}
                 title={`${name}${r.metric ? ` ${r.metric}` : ''}: ${theirs}; ours / theirs = ${formatNumber(r.ratio, 3)}`}
               >
-                {formatNumber(r.ratio, 3)}× {name}
+                {formatNumber(r.ratio, 3)}× {name} ({theirs})
                 {r.tool === 'ping' ? ' (ICMP, context only)' : ''}
               </span>
+              {note}
               {r.ratio > 1.05 && aboveReferenceWhy[r.tool] ? <span className="small muted reference-why"> {aboveReferenceWhy[r.tool]}</span> : null}
             </span>
           );
         }
         // The reason is part of the text, not only a tooltip (README: "unavailable on this host").
         return (
-          <span key={`${r.tool}-${i}`} className={`badge badge-wrap ${r.status === 'failed' ? 'badge-warn' : 'badge-muted'}`}>
-            {name} {r.status === 'failed' ? 'failed' : 'unavailable on this host'}
-            {r.reason ? `: ${r.reason}` : ''}
+          <span key={`${r.tool}-${i}`} className="reference">
+            <span className={`badge badge-wrap ${r.status === 'failed' ? 'badge-warn' : 'badge-muted'}`}>{referenceWhyNot(r)}</span>
+            {note}
           </span>
         );
       })}

@@ -2483,7 +2483,12 @@ export interface components {
             /** Next */
             next: string[];
         };
-        /** ReferenceFigure */
+        /**
+         * ReferenceFigure
+         * @description A reference tool beside a row: its figure (ok), or why there is none: the tool is missing and the package
+         *     that brings it (unavailable), it failed (failed), no tool measures this row (none). `note`: how the tool's
+         *     run differs from the row (sockperf at its nearest size, STREAM from hpcc).
+         */
         ReferenceFigure: {
             /**
              * Argv
@@ -2492,6 +2497,8 @@ export interface components {
             argv: string[];
             /** Metric */
             metric?: string | null;
+            /** Note */
+            note?: string | null;
             /** Ratio */
             ratio?: number | null;
             /** Reason */
@@ -2500,7 +2507,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "ok" | "unavailable" | "failed";
+            status: "ok" | "unavailable" | "failed" | "none";
             /** Tool */
             tool: string;
             /** Unit */
@@ -2520,13 +2527,15 @@ export interface components {
             metrics?: {
                 [key: string]: unknown;
             }[];
+            /** Note */
+            note?: string | null;
             /** Reason */
             reason?: string | null;
             /**
              * Status
              * @enum {string}
              */
-            status: "ok" | "unavailable" | "failed";
+            status: "ok" | "unavailable" | "failed" | "none";
             /** Tool */
             tool: string;
         };

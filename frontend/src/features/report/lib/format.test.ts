@@ -33,6 +33,14 @@ describe('report words', () => {
     expect(referenceWords({ references: [{ tool: 'fio', status: 'ok', value: 1200, unit: 'MB/s', ratio: 0.95, argv: [] }] })).toBe('fio: 1,200 MB/s (ours / theirs 0.95)');
     expect(referenceWords({ references: [{ tool: 'iperf3', status: 'unavailable', reason: 'not installed', argv: [] }] })).toBe('iperf3: unavailable (not installed)');
     expect(referenceWords({ references: [] })).toBe('none run');
+    expect(
+      referenceWords({
+        references: [
+          { tool: 'none', status: 'none', reason: 'no reference tool measures latency', argv: [] },
+          { tool: 'sockperf', status: 'ok', value: 40000, unit: 'RT/s', ratio: 0.9, note: 'sockperf at 14 B', argv: [] },
+        ],
+      }),
+    ).toBe('no reference tool (no reference tool measures latency); sockperf: 40,000 RT/s (ours / theirs 0.9) [sockperf at 14 B]');
   });
 
   it('reads the inventory without guessing', () => {

@@ -2,6 +2,7 @@
 // figure is never called valid (its flags' words are the backend's, app/results/verdict.py).
 import type { ResultRow } from '../../../lib/api/types';
 import { formatNumber } from '../../../lib/format';
+import { referenceLine } from '../../../lib/references';
 
 export interface ReportSelection {
   runs?: string;
@@ -40,17 +41,11 @@ export function peakWords(row: Pick<ResultRow, 'peak'>, note?: string | null): s
   return `${formatNumber(row.peak.value)} ${row.peak.unit} = ${row.peak.formula} (${row.peak.source})`;
 }
 
-/** Ours beside each reference tool: its name, its figure with unit, and ours / theirs. */
+/** Ours beside each reference tool: its name, its figure with unit, ours / theirs, its note; or why it gave none. */
 export function referenceWords(row: Pick<ResultRow, 'references'>): string {
   const refs = row.references ?? [];
   if (!refs.length) return 'none run';
-  return refs
-    .map((r) =>
-      r.status === 'ok' && r.value !== null && r.value !== undefined
-        ? `${r.tool}: ${formatNumber(r.value)} ${r.unit ?? ''}${r.ratio !== null && r.ratio !== undefined ? ` (ours / theirs ${formatNumber(r.ratio, 3)})` : ''}`
-        : `${r.tool}: ${r.status}${r.reason ? ` (${r.reason})` : ''}`,
-    )
-    .join('; ');
+  return refs.map(referenceLine).join('; ');
 }
 
 type Obj = Record<string, unknown>;

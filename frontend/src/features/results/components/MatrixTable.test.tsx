@@ -74,9 +74,32 @@ describe('MatrixTable (CPU: threads only)', () => {
     );
     const row = screen.getByRole('row', { name: /^1 / });
     expect(within(row).getByText('peak n/a')).toHaveAttribute('title', 'CPU clock unknown');
-    expect(within(row).getByText('1.04× HPL')).toHaveAttribute('title', 'HPL Gflops: 50 GFLOP/s; ours / theirs = 1.04');
+    // the reference's own figure is in the row's text, not only in the tooltip (issue 26)
+    expect(within(row).getByText('1.04× HPL (50 GFLOP/s)')).toHaveAttribute('title', 'HPL Gflops: 50 GFLOP/s; ours / theirs = 1.04');
     // the reason in words, visibly, as the README promises ("unavailable on this host")
     expect(within(row).getByText('STREAM unavailable on this host: not installed')).toBeVisible();
+  });
+
+  it('says in the row why a reference gave no figure, names the nearest size, and lists every reference in the details', () => {
+    table([
+      resultRow({
+        op: 'tcp_rr', unit: 'RT/s', block_bytes: 1,
+        references: [
+          { tool: 'sockperf', status: 'ok', value: 40000, unit: 'RT/s', ratio: 0.9, metric: 'round_trips_per_s', argv: ['sockperf', 'pp', '-m', '14'],
+            note: 'sockperf at 14 B, its smallest message (14-65507 B); this row is 1 B' },
+          { tool: 'none', status: 'none', reason: 'no reference tool measures int32: HPL counts floating point', argv: [] },
+          { tool: 'likwid-bench', status: 'unavailable', reason: 'likwid-bench is not installed on this host (Debian: apt install likwid)', argv: [] },
+        ],
+      }),
+    ]);
+    const row = screen.getByRole('row', { name: /^1 / });
+    expect(within(row).getByText('0.9× sockperf (40,000 RT/s)')).toBeVisible();
+    expect(within(row).getByText('sockperf at 14 B, its smallest message (14-65507 B); this row is 1 B')).toBeVisible();
+    expect(within(row).getByText('No reference tool: no reference tool measures int32: HPL counts floating point')).toBeVisible();
+    expect(within(row).getByText(/likwid-bench unavailable on this host: .*apt install likwid/)).toBeVisible();
+    const details = within(row).getByText('References').nextElementSibling as HTMLElement;
+    expect(details).toHaveTextContent('sockperf: 40,000 RT/s (ours / theirs 0.9) [sockperf at 14 B, its smallest message (14-65507 B); this row is 1 B] sockperf pp -m 14');
+    expect(details).toHaveTextContent('no reference tool (no reference tool measures int32: HPL counts floating point)');
   });
 });
 

@@ -8,6 +8,7 @@ import { EfficiencyBadge, ReferenceBadges, VerdictBadge } from '../../../compone
 import type { ResultRow } from '../../../lib/api/types';
 import { decimalsFor, formatFixed, formatNumber } from '../../../lib/format';
 import { findCell, hasBlocks, opLabel, type OpMatrix } from '../../../lib/matrix';
+import { referenceLine } from '../../../lib/references';
 import { extraKeys, extraMeta, formatBlockSize, formatExtra } from '../../../lib/units';
 
 export function meanStddev(row: Pick<ResultRow, 'mean' | 'stddev'>): string {
@@ -61,6 +62,21 @@ function CellDetails({ row }: { row: ResultRow }) {
             <dd>{formatExtra(k, row.extra?.[k], row)}</dd>
           </Fragment>
         ))}
+        {row.references?.length ? (
+          <>
+            <dt>References</dt>
+            <dd>
+              <ul className="reference-list">
+                {row.references.map((r, i) => (
+                  <li key={i}>
+                    {referenceLine(r)}
+                    {r.argv.length ? <code className="small"> {r.argv.join(' ')}</code> : null}
+                  </li>
+                ))}
+              </ul>
+            </dd>
+          </>
+        ) : null}
       </dl>
     </details>
   );

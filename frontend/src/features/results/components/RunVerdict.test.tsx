@@ -74,7 +74,7 @@ describe('reference badges', () => {
     ];
     expect(orderedReferences(refs).map((r) => r.tool)).toEqual(['sockperf', 'ping']);
     const { container } = render(<ReferenceBadges row={resultRow({ references: refs })} />);
-    expect(container).toHaveTextContent(/^0\.98× sockperf.*3\.1× ping \(ICMP, context only\)$/);
+    expect(container).toHaveTextContent(/^0\.98× sockperf \(70,000 RT\/s\).*3\.1× ping \(20,000 RT\/s\) \(ICMP, context only\)$/);
     const iperf = [{ tool: 'iperf3', status: 'ok' as const, value: 4500, unit: 'Mbit/s', ratio: 2.09, metric: 'received_mbps', argv: [] }];
     render(<ReferenceBadges row={resultRow({ references: iperf })} />);
     expect(screen.getByText(/why ours can exceed iperf3: .*SO_RCVLOWAT/)).toBeVisible();
