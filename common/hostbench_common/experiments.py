@@ -52,7 +52,8 @@ HPL_N: dict[str, Any] = {
                    f"{HPL_N_MAX} (a quarter of the host's RAM bounds it still: the matrix is 8 N^2 bytes). 0 sizes "
                    f"it from our own figure (about {HPL_TARGET_S:.0f} s of HPL). A larger N runs longer: hpcc is "
                    f"stopped and reported failed after {HPCC_TIMEOUT_S:.0f} s or at the run's deadline"}
-# Seconds a reference tool may add per thread count of a job (hpcc runs its whole suite, not only HPL).
+# The cap of the reference tools per thread count of a job (hpcc runs its whole suite, not only HPL): part of the
+# deadline, never the estimate (that is their typical time, estimate.py); none where no tool applies.
 REFERENCE_ALLOWANCE_S = 300.0
 # A serving kernel outlives its driver's expected duration by this much before its runner's deadline stops it.
 SERVE_SLACK_S = 600.0
@@ -309,7 +310,7 @@ class Experiment:
         the runs a job makes on one host (`split`)."""
         return sum(self._run_duration(one) for one in self.split(params))
 
-    def _run_duration(self, params: Mapping[str, Any]) -> float:
+    def _run_duration(self, params: Mapping[str, Any], typical: bool = False) -> float:
         run = self.run
         values = {**run.defaults(), **{k: v for k, v in params.items() if v is not None}}
         values.update(run.fixed_job_values())
@@ -318,18 +319,36 @@ class Experiment:
             if p.per_item and p.applies_to(values, values) and isinstance(values.get(p.name), list):
                 configs *= len(values[p.name])
         repeats = values.get("repeats", 1)
-        if values.get("stable_cv", 0) > 0:
+        if values.get("stable_cv", 0) > 0 and not typical:
             repeats = max(repeats, values.get("max_repeats", repeats))
         return float(configs * (values.get("warmup_s", 0) + repeats * values.get("duration_s", 0)))
+
+    def typical_duration(self, params: Mapping[str, Any], cpus: int | None = None,
+                         mem_bytes: int | None = None) -> float:
+        """What a job of these params usually takes on one host (estimate.py): per run, its kernel at the repeats
+        asked, its start, and the typical time of the reference tools it plans (none where no tool applies)."""
+        from .estimate import RUN_START_S, reference_typical
+
+        return round(sum(self._run_duration(one, typical=True) + RUN_START_S
+                         + reference_typical(self.params_of, one, cpus, mem_bytes)
+                         for one in self.split(params)), 1)
 
     def reference_allowance(self, params: Mapping[str, Any]) -> float:
         return sum(self._run_reference_allowance(one) for one in self.split(params))
 
     def _run_reference_allowance(self, params: Mapping[str, Any]) -> float:
+        """The cap for the reference tools: REFERENCE_ALLOWANCE_S per item of reference_per, at least 1.5 x their
+        typical time; 0 where no tool applies (INT32, a trace)."""
+        from .estimate import reference_plans, runs
+
         if params.get("reference") is not True:
             return 0.0
+        tools = runs(reference_plans(self.params_of, params))
+        if not tools:
+            return 0.0
         per = params.get(self.reference_per) if self.reference_per else None
-        return REFERENCE_ALLOWANCE_S * (len(per) if isinstance(per, list) and per else 1)
+        allowance = REFERENCE_ALLOWANCE_S * (len(per) if isinstance(per, list) and per else 1)
+        return max(allowance, round(1.5 * sum(p.typical_s for p in tools), 1))
 
     def terms(self) -> dict[str, Any]:
         """How the expected duration is computed, as data for the dashboard (which keeps no copy of the

@@ -12,6 +12,7 @@ from .plan import PORT, Context
 
 UDP_MAX = 65507  # the largest UDP payload over IPv4
 NET_MARGIN_S = 30.0  # beyond the tool's own duration
+NET_START_S = 1.0  # a tool's start, its server's and the connection, beyond its own duration
 
 
 def net_cpus(affinity: Sequence[int] | None = None) -> tuple[int, int] | None:

@@ -220,6 +220,7 @@ def _text_job(job: str, group: int, block: list[str]) -> list[Metric]:
 RW = {"rw": "rw", "seq_read": "read", "seq_write": "write", "rand_read": "randread", "rand_write": "randwrite"}
 FILE = "fio.dat"
 MARGIN_S = 120.0  # beyond the job's own ramp and runtime
+START_S = 2.0  # fio's start and the layout of its file (a fresh one per run, in the reference's own directory)
 
 
 def secs(value: float) -> str:
@@ -275,7 +276,9 @@ def plans(ctx: Context) -> list[Plan]:
                            extra=("--rwmixread=50",) if op == "rw" else ())
                 out.append(Plan(tool="fio", argv=tuple(job), parser="fio",
                                 matches={"op": op, "threads": threads, "block_bytes": block},
-                                timeout_s=duration + warmup + MARGIN_S, primary="bw"))
+                                timeout_s=duration + warmup + MARGIN_S, primary="bw",
+                                typical_s=duration + warmup + START_S,
+                                what=f"fio {RW[op]}, {block} B blocks, {threads} job{'s' if threads > 1 else ''}"))
     return out
 
 

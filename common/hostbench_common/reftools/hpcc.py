@@ -164,6 +164,15 @@ HPL_MEM_SHARE = 0.25  # of RAM for the matrix
 HPCC_MATRIX_PER_CPU = 128 << 20
 HPCC_TIMEOUT_S = 600.0
 DEFAULT_GFLOPS_PER_THREAD = 10.0  # only to size N when the kernel gave no fp64 figure
+# hpcc runs all its tests (HPL, DGEMM, STREAM, PTRANS, RandomAccess, FFT, ...) on memory that grows with N^2: its
+# typical time = HPCC_S_PER_N2 x N^2. Calibrated on the 2026-11-28 full suite (2-vCPU Zen 4 guest): the fp64 run's
+# four hpcc runs (N = 4032, 5760, 5760, 5760 at 1, 2, 4, 8 processes) took 264 s beside its kernel and likwid-bench.
+HPCC_S_PER_N2 = 2.28e-6
+
+
+def typical_s(n: int) -> float:
+    """hpcc's usual wall time at HPL's N (all its tests)."""
+    return round(HPCC_S_PER_N2 * n * n, 1)
 
 
 def measured_gflops(ctx: Context, threads: int) -> float | None:
@@ -267,6 +276,7 @@ def plans(ctx: Context) -> list[Plan]:
             tool="hpcc", argv=tuple(argv(threads, ctx.is_root)), needs=("hpcc",), parser="hpcc", output=OUTPUT,
             matches={"op": "fp64", "threads": threads, "block_bytes": None},
             env=dict(SINGLE_THREADED_ENV), files={INPUT: hpcc_input(n, HPL_NB, 1, threads)},
-            timeout_s=HPCC_TIMEOUT_S, primary="hpl_gflops",
+            timeout_s=HPCC_TIMEOUT_S, primary="hpl_gflops", typical_s=typical_s(n),
+            what=f"HPL N = {n:,}, {threads} process{'es' if threads > 1 else ''}",
         ))
     return out

@@ -266,6 +266,10 @@ OPS = {"seq_write": (("0",), "write"), "seq_read": (("0", "1"), "read"),
 FILE = "iozone.tmp"
 MAX_RECORD = 16 << 20  # iozone's largest record (16 MiB)
 TIMEOUT_S = 300.0
+# IOzone goes through the file once per test: its time is the bytes over the rate. Buffered, the page cache's rate
+# (assumed 500 MB/s with the flush -e counts, a guess within the 2026-11-28 disk run's 609 s of fio and IOzone);
+# direct, the device's (assumed 100 MB/s: a virtual disk's). One second for its start.
+IOZONE_RATE = {False: 500e6, True: 100e6}
 
 
 def plans(ctx: Context) -> list[Plan]:
@@ -293,7 +297,9 @@ def plans(ctx: Context) -> list[Plan]:
             if direct:
                 argv.append("-I")
             out.append(Plan(tool="iozone", argv=tuple(argv), parser=parse_mb, primary=f"{figure}_mb_s",
-                            matches={"op": op, "threads": 1, "block_bytes": block}, timeout_s=TIMEOUT_S))
+                            matches={"op": op, "threads": 1, "block_bytes": block}, timeout_s=TIMEOUT_S,
+                            typical_s=min(TIMEOUT_S, 1.0 + len(tests) * file_kib * 1024 / IOZONE_RATE[direct]),
+                            what=f"IOzone {op}, {block // 1024} KiB records"))
     return out
 
 

@@ -32,7 +32,7 @@ from ._common import (
     to_float,
     to_int,
 )
-from ._net import NET_MARGIN_S, UDP_MAX, net_cpus, peer, peer_port, whole_s
+from ._net import NET_MARGIN_S, NET_START_S, UDP_MAX, net_cpus, peer, peer_port, whole_s
 from .plan import PORT, Context, Plan, as_list, op_of
 
 
@@ -284,7 +284,8 @@ def _plans(ctx: Context, host: str, port: str, pin: tuple[int, int] | None,
                 tool="iperf3", argv=tuple(argv), parser=parse_received_mbps, primary="received_mbps",
                 matches={"op": op, "threads": streams, "block_bytes": size},
                 server_argv=server, server_proto="tcp", unavailable=unavailable or too_small,
-                timeout_s=duration + warmup + NET_MARGIN_S,
+                timeout_s=duration + warmup + NET_MARGIN_S, typical_s=duration + warmup + NET_START_S,
+                what=f"iperf3 {'UDP' if udp else 'TCP'}, {size} B, {streams} stream{'s' if int(streams) > 1 else ''}",
             ))
     return out
 

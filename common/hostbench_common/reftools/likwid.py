@@ -87,6 +87,9 @@ PEAKFLOPS_ISA = {"avx512": "_avx512_fma", "avx2": "_avx_fma", "sse2": "_sse", "s
 MEMORY_TESTS = {"stream_copy_nt": ("copy_mem", 2), "stream_triad_nt": ("stream_mem", 3)}
 MEMORY_ISA = {"avx512": "_avx512", "avx2": "_avx", "sse2": "_sse", "scalar": ""}
 TIMEOUT_S = 120.0
+# likwid-bench's usual wall time with its start: the 2026-11-28 full suite's fp32 run spent 27 s on four peakflops
+# runs beside its kernel; a memory test over 128 MiB took 1.4 s of its own here (load_avx512, 1 thread).
+TYPICAL_S = 7.0
 
 
 def peakflops_test(op: str, isa: str | None) -> str:
@@ -138,7 +141,7 @@ def memory_plans(ctx: Context) -> list[Plan]:
     test += isa
     return [Plan(tool="likwid-bench", argv=tuple(argv(test, f"N:{size}B:{threads}")), parser=parse,
                  matches={"op": op, "threads": threads, "block_bytes": None}, timeout_s=TIMEOUT_S,
-                 primary="bandwidth",
+                 primary="bandwidth", typical_s=TYPICAL_S, what=f"likwid-bench {test}, {threads} threads",
                  note=f"likwid-bench {test}: one sweep after another over {size} B" +
                       ("; this row moves one block per operation" if op in BLOCK_TESTS else ""))
             for threads in as_list(ctx.params.get("threads"))]
@@ -154,5 +157,6 @@ def plans(ctx: Context) -> list[Plan]:
     isa = likwid_isa(ctx)
     return [Plan(tool="likwid-bench", argv=tuple(peakflops_argv(op, isa, threads)), parser=parse,
                  matches={"op": op, "threads": threads, "block_bytes": None},
-                 timeout_s=TIMEOUT_S, primary="peakflops")
+                 timeout_s=TIMEOUT_S, primary="peakflops", typical_s=TYPICAL_S,
+                 what=f"likwid-bench {peakflops_test(op, isa)}, {threads} threads")
             for threads in as_list(ctx.params.get("threads"))]

@@ -104,7 +104,8 @@ def _plans(ctx: Context, addr: str) -> list[Plan]:
         out.append(Plan(
             tool="ping", argv=tuple(argv(addr, payload)), parser=functools.partial(parse_rr, payload_bytes=payload),
             primary="round_trips_per_s", matches={"op": op, "threads": 1, "block_bytes": size},
-            timeout_s=PING_TIMEOUT_S,
+            timeout_s=PING_TIMEOUT_S, typical_s=PING_COUNT * float(PING_INTERVAL_S) + 0.5,
+            what=f"ping, {payload} B",
         ))
     return out
 

@@ -36,7 +36,9 @@ class Plan:
     env: Mapping[str, str] = field(default_factory=dict)
     files: Mapping[str, str] = field(default_factory=dict)  # written into the tool's directory first
     output: str | None = None  # a file the tool writes in its directory; None = its stdout
-    timeout_s: float = 120.0
+    timeout_s: float = 120.0  # the cap: stopped and reported failed after this
+    typical_s: float = 0.0  # what it usually takes (the duration estimate; docs/methodology/estimates.md)
+    what: str = ""  # the run in a few words, for the run page's phase ("HPL N = 8,064, 2 processes")
     primary: str | None = None  # the metric that matches our kernel's figure: listed first
     # A server of the tool's own (iperf3 -s, sockperf sr), started in the same directory before argv on a
     # free loopback port (PORT in either argv), awaited until it listens (tcp) or is bound (udp), and

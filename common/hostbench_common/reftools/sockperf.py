@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 
 from ._common import Metric, ParseError, metric, not_this_tool, round_sig, to_float, to_int
-from ._net import NET_MARGIN_S, UDP_MAX, net_cpus, peer, peer_port, whole_s
+from ._net import NET_MARGIN_S, NET_START_S, UDP_MAX, net_cpus, peer, peer_port, whole_s
 from .plan import PORT, Context, Plan, as_list, op_of
 
 _AVG = re.compile(r"====> avg-(latency|lat|rtt)\s*=\s*([\d.]+)\s*\(std-dev=\s*([\d.]+)[,)]")
@@ -146,7 +146,8 @@ def _plans(ctx: Context, host: str, port: str, pin: tuple[int, int] | None,
             tool="sockperf", argv=tuple(argv), needs=("sockperf",) if pin else (), parser=parse_rr,
             primary="round_trips_per_s", matches={"op": op, "threads": 1, "block_bytes": size},
             server_argv=tuple(server), server_proto="tcp" if tcp else "udp", unavailable=unavailable,
-            timeout_s=duration + NET_MARGIN_S, note=note,
+            timeout_s=duration + NET_MARGIN_S, note=note, typical_s=duration + NET_START_S,
+            what=f"sockperf ping-pong {'TCP' if tcp else 'UDP'}, {run_at} B",
         ))
     return out
 

@@ -133,6 +133,7 @@ OPS = {"stream_copy": "copy", "stream_scale": "scale", "stream_add": "add", "str
        "stream_copy_nt": "copy", "stream_scale_nt": "scale", "stream_add_nt": "add", "stream_triad_nt": "triad",
        "copy": "copy"}
 TIMEOUT_S = 300.0
+TYPICAL_S = 5.0  # STREAM's 10 sweeps of its compiled-in arrays and its start
 COPY_NOTE = ("STREAM's Copy sweeps whole arrays (c[j] = a[j]); this row copies one block per operation (the same "
              "bytes read and written per element)")
 # hpcc (Debian's `hpcc`) contains STREAM; where no `stream` binary exists, it is STREAM. hpcc sizes its STREAM
@@ -198,7 +199,9 @@ def _hpcc_plan(ctx: Context, op: str, threads: int) -> Plan:
     return Plan(tool="hpcc", argv=tuple(hpcc.argv(threads, ctx.is_root)), needs=("hpcc",),
                 parser=lambda text: hpcc_stream(text, threads), output=hpcc.OUTPUT, matches=matches,
                 env=dict(hpcc.SINGLE_THREADED_ENV), files={hpcc.INPUT: hpcc.hpcc_input(n, hpcc.HPL_NB, 1, threads)},
-                timeout_s=hpcc.HPCC_TIMEOUT_S, primary=OPS[op], note=note, unavailable=shared or too_big)
+                timeout_s=hpcc.HPCC_TIMEOUT_S, primary=OPS[op], note=note, unavailable=shared or too_big,
+                typical_s=hpcc.typical_s(n), what=f"hpcc's STREAM, HPL N = {n:,}, {threads} process"
+                                                  f"{'es' if threads > 1 else ''}")
 
 
 def plans(ctx: Context) -> list[Plan]:
@@ -209,6 +212,7 @@ def plans(ctx: Context) -> list[Plan]:
         return []
     return [Plan(tool="stream", argv=tuple(argv()), parser="stream",
                  matches={"op": op, "threads": threads, "block_bytes": None},
-                 env=omp_env(threads), timeout_s=TIMEOUT_S, primary=OPS[op],
+                 env=omp_env(threads), timeout_s=TIMEOUT_S, primary=OPS[op], typical_s=TYPICAL_S,
+                 what=f"STREAM, {threads} thread{'s' if int(threads) > 1 else ''}",
                  note=COPY_NOTE if op == "copy" else None, instead=_hpcc_plan(ctx, op, int(threads)))
             for threads in as_list(ctx.params.get("threads"))]

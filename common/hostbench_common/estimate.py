@@ -1,0 +1,68 @@
+"""Duration estimates, apart from their caps (docs/methodology/estimates.md).
+
+A run's *typical* time is what it usually takes: its kernel's configurations x (warmup_s + repeats x duration_s)
+(repeats as asked: repeat-until-stable usually stops before its cap), RUN_START_S for the kernel's start and
+finish, and the typical_s of every reference tool the run would plan (each tool's cost model sits beside its
+builder in reftools/). Its *cap* is what it may take at most: repeats at max_repeats, plus the reference allowance
+(none where no tool applies). The cap is the base of the run's deadline and of the job-length limit; the typical
+time is what a person is shown as the estimate, the cap beside it as a cap.
+
+The reference plans are the runner's own (reftools/table.py), built from the job's parameters with sizes a kernel
+would report (ESTIMATE_START) on a host of `cpus` CPUs and `mem_bytes` of RAM when known. Where a tool has an
+alternative (`stream`, or hpcc's STREAM where it is missing: Debian packages only hpcc), the costlier is counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .errors import ParamError
+from .reftools.plan import Context, Plan
+
+RUN_START_S = 2.0  # the kernel's start (its describe, the buffers it fills) and the finish: 66 s for a 64-s run
+# What a memory kernel's start event says about its sizes, for planning before it ran: 128 MiB per buffer (4 x a
+# 32 MiB L3), 16 M doubles per array. Only hpcc's STREAM N depends on them, and it is at least 8000 below 21 M.
+ESTIMATE_START: Mapping[str, Any] = {"buffer_bytes": 1 << 27, "array_size": 1 << 24, "array_bytes": 1 << 27,
+                                     "isa": "avx512", "stores": "auto"}
+# A driving run's tools are its loopback run's, against the peer's servers: planned as the loopback ones.
+PLAN_AS = {"network_drive": "network"}
+
+
+def _kernel_params(kind: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    from .experiments import RUNS
+
+    run = RUNS[kind]
+    try:
+        return run.kernel_params(dict(params))
+    except (ParamError, KeyError, TypeError, ValueError):  # an estimate of a form still being filled in
+        defaults = run.defaults()
+        return {p.target: params.get(p.name, defaults.get(p.name)) for p in run.params}
+
+
+def reference_plans(kind: str, params: Mapping[str, Any], cpus: int | None = None,
+                    mem_bytes: int | None = None) -> list[Plan]:
+    """The reference runs a run of this kind and these (job) params would plan; [] without `reference: true`."""
+    from .reftools import table
+
+    if params.get("reference") is not True:
+        return []
+    kind = PLAN_AS.get(kind, kind)
+    kp = _kernel_params(kind, params)
+    threads = [t for t in (kp.get("threads") if isinstance(kp.get("threads"), list) else [kp.get("threads")])
+               if isinstance(t, int)]
+    ctx = Context(experiment=kind, params=kp, start=ESTIMATE_START, cpus=cpus or max(threads or [1]),
+                  mem_bytes=mem_bytes)
+    plans, _ = table.plan(ctx)
+    return [max((p, p.instead), key=lambda q: q.typical_s if q is not None and q.unavailable is None else -1)
+            if p.instead is not None else p for p in plans]  # type: ignore[misc]
+
+
+def runs(plans: list[Plan]) -> list[Plan]:
+    """The plans that start a tool (not a "none", not one that cannot run)."""
+    return [p for p in plans if p.no_tool is None and p.unavailable is None]
+
+
+def reference_typical(kind: str, params: Mapping[str, Any], cpus: int | None = None,
+                      mem_bytes: int | None = None) -> float:
+    return round(sum(p.typical_s for p in runs(reference_plans(kind, params, cpus, mem_bytes))), 1)
