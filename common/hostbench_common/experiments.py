@@ -326,10 +326,10 @@ class Experiment:
     def typical_duration(self, params: Mapping[str, Any], cpus: int | None = None,
                          mem_bytes: int | None = None) -> float:
         """What a job of these params usually takes on one host (estimate.py): per run, its kernel at the repeats
-        asked, its start, and the typical time of the reference tools it plans (none where no tool applies)."""
-        from .estimate import RUN_START_S, reference_typical
+        asked and the typical time of the reference tools it plans (none where no tool applies)."""
+        from .estimate import reference_typical
 
-        return round(sum(self._run_duration(one, typical=True) + RUN_START_S
+        return round(sum(self._run_duration(one, typical=True)
                          + reference_typical(self.params_of, one, cpus, mem_bytes)
                          for one in self.split(params)), 1)
 

@@ -85,6 +85,9 @@ class Run(Base):
     # network_serve runs of jobs with reference tools: the ports of the reference servers its runner started
     # ({"iperf3": 5201}), reported with listen_port; handed to the driving run at claim.
     reference_ports: Mapped[dict[str, int] | None] = mapped_column(JSONType)
+    # What the runner is doing now (its kernel, or reference tool i of n: app.jobs.schemas.RunPhase), as the last
+    # lease renewal that carried one said.
+    phase: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
 
     job: Mapped[Job] = relationship(back_populates="runs", lazy="raise")
     host: Mapped[Host] = relationship(lazy="raise")

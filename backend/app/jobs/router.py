@@ -14,6 +14,7 @@ from app.jobs.schemas import (
     ExperimentsPublic,
     IsoDatetime,
     JobCreate,
+    JobEstimate,
     JobPublic,
     RunFilter,
     RunPublic,
@@ -49,6 +50,13 @@ def create_job(body: Annotated[JobCreate, Body()], p: OperatorDep, session: Sess
     for host_id in body.host_ids:
         ring(host_id)
     return service.job_public(session, job)
+
+
+@router.post("/jobs/estimate", response_model=JobEstimate)
+def estimate_job(body: Annotated[JobCreate, Body()], _: ViewerDep, session: SessionDep) -> JobEstimate:
+    """How long this job would usually take (its typical time on the slowest host picked) and its cap, apart:
+    the new-job form's estimate. Nothing is created."""
+    return service.estimate(session, body)
 
 
 # an instance label to match: free text, but never a NUL (PostgreSQL's text cannot hold one; app/core/body.py refuses

@@ -58,6 +58,20 @@ else:
     JobCreate = Annotated[Union[JOB_CREATE], Field(discriminator="experiment")]  # noqa: UP007
 
 
+class RunPhase(BaseModel):
+    """The runner's current phase of a run: its kernel, or one reference tool ("hpcc", 2 of 8, "HPL N = 8,064, 2
+    processes", started at, usually this long, stopped at the cap)."""
+
+    kind: Literal["kernel", "reference"]
+    tool: str | None = None
+    what: str = ""
+    index: int | None = None  # reference runs: this one (1-based) ...
+    of: int | None = None  # ... of so many
+    started_at: float  # Unix time
+    typical_s: float | None = None
+    cap_s: float | None = None
+
+
 class RunPublic(BaseModel):
     id: int
     job_id: int
@@ -71,7 +85,12 @@ class RunPublic(BaseModel):
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
-    expected_duration_s: float
+    expected_duration_s: float  # the cap: measuring at most plus the reference tools' allowance (the deadline's base)
+    # What such a run usually takes (hostbench_common/estimate.py): the estimate shown, `expected_duration_s` beside
+    # it as the cap; null for a serving run (it lasts as long as its driver).
+    typical_duration_s: float | None = None
+    # What the runner is doing now, as it last reported it (a running run; null before the first report).
+    phase: RunPhase | None = None
     progress: float
     last_seq: int
     unit: str
@@ -133,6 +152,21 @@ SAMPLE_FIELDS = tuple(SamplePublic.model_fields)
 class SamplesPublic(BaseModel):
     data: list[SamplePublic]
     count: int
+
+
+class ReferenceEstimate(BaseModel):
+    tool: str
+    what: str  # the run in a few words ("HPL N = 5,760, 2 processes")
+    typical_s: float
+
+
+class JobEstimate(BaseModel):
+    """How long a job usually takes (hostbench_common/estimate.py) and its cap, apart: on each host it runs on, the
+    longest of them; the reference runs it would plan on that host with their typical times."""
+
+    typical_s: float
+    cap_s: float  # measuring at most plus the reference tools' allowance: the deadline's base
+    references: list[ReferenceEstimate]
 
 
 class DurationTerms(BaseModel):

@@ -1,6 +1,7 @@
 from datetime import timedelta
 
 from hostbench_common import hostfit
+from hostbench_common.estimate import host_facts, reference_plans, run_typical, runs
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
@@ -16,7 +17,9 @@ from app.jobs.doorbell import ring
 from app.jobs.models import ACTIVE, TERMINAL, Job, Run, Sample
 from app.jobs.schemas import (
     JobCreateBase,
+    JobEstimate,
     JobPublic,
+    ReferenceEstimate,
     RunFilter,
     RunPublic,
     SamplePublic,
@@ -24,21 +27,26 @@ from app.jobs.schemas import (
 from app.results.service import current_result, unit_for
 
 
-def progress(run: Run) -> float:
+def progress(run: Run, typical_s: float | None = None) -> float:
+    """Elapsed over the run's typical time (else its cap), below 1 until it ended."""
     if run.status in TERMINAL:
         return 1.0
-    if run.started_at is None or run.expected_duration_s <= 0:
+    expected = typical_s or run.expected_duration_s
+    if run.started_at is None or expected <= 0:
         return 0.0
     elapsed = (utcnow() - run.started_at).total_seconds()
-    return max(0.0, min(0.99, elapsed / run.expected_duration_s))
+    return max(0.0, min(0.99, elapsed / expected))
 
 
 def run_to_public(run: Run, host_name: str, created_by: str | None = None, host: Host | None = None) -> RunPublic:
+    typical = run_typical(run.experiment, run.params, run.inventory_snapshot or (host.inventory if host else None))
     return RunPublic(
         id=run.id, job_id=run.job_id, host_id=run.host_id, host_name=host_name, experiment=run.experiment,
         params=run.params, status=run.status, status_reason=run.status_reason,  # type: ignore[arg-type]
         attempt=run.attempt, created_at=run.created_at, started_at=run.started_at, finished_at=run.finished_at,
-        expected_duration_s=run.expected_duration_s, progress=progress(run), last_seq=run.last_seq,
+        expected_duration_s=run.expected_duration_s, typical_duration_s=typical,
+        phase=run.phase if run.status in ("dispatched", "running") else None,  # type: ignore[arg-type]
+        progress=progress(run, typical), last_seq=run.last_seq,
         unit=unit_for(run.experiment, run.params), kernel_info=run.kernel_info,
         result=current_result(run, host.peak_overrides if host else None, host.inventory if host else None),
         labels_snapshot=run.labels_snapshot, created_by=created_by, cancelled_by=run.cancelled_by,
@@ -73,6 +81,26 @@ def check_duration(body: JobCreateBase) -> float:
     raise FieldInvalid(loc, f"this job would run for about {human_duration(expected)} ({expected:.0f} s, from its "
                             f"thread counts, configurations, repeats, duration_s and warmup_s); the limit is "
                             f"{human_duration(limit)} ({limit:.0f} s, MAX_JOB_DURATION_S)", "job_too_long")
+
+
+def estimate(session: Session, body: JobCreateBase) -> JobEstimate:
+    """The job's typical time on the slowest of its hosts (their inventories: CPUs, RAM), and its cap."""
+    e = EXPERIMENTS[body.experiment]
+    params = body.params.model_dump(mode="json")
+    hosts = {h.id: h for h in session.scalars(select(Host).where(Host.id.in_(body.host_ids)))}
+    missing = [i for i in body.host_ids if i not in hosts]
+    if missing:
+        raise NotFound(f"host {missing[0]} not found")
+    measured_on = body.host_ids[-1:] if e.hosts > 1 else body.host_ids  # two hosts: the driving one's time
+    best: tuple[float, list[ReferenceEstimate]] = (0.0, [])
+    for host_id in measured_on:
+        facts = host_facts(hosts[host_id].inventory)
+        typical = e.typical_duration(params, **facts)
+        if typical >= best[0]:
+            refs = [ReferenceEstimate(tool=p.tool, what=p.what, typical_s=p.typical_s)
+                    for one in e.split(params) for p in runs(reference_plans(e.params_of, one, **facts))]
+            best = (typical, refs)
+    return JobEstimate(typical_s=best[0], cap_s=expected_duration(body.experiment, body.params), references=best[1])
 
 
 def check_hosts_fit(body: JobCreateBase, hosts: list[Host]) -> None:

@@ -17,6 +17,7 @@ which says why with the right status (401, 404, 409), or, on the first call with
 the rotation; then the statement is tried once more. So the rules stay where they are defined, and this module only
 has the fast way through them."""
 import asyncio
+import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -60,12 +61,13 @@ seen as (update hosts set last_seen_at = %(now)s, address = coalesce(cast(%(addr
 
 _LEASE = f"""
 with h as ({_HOST}),
-r as (update runs set lease_expires_at = %(until)s
-      where id = %(run_id)s and attempt = %(attempt)s and host_id = (select id from h)
+r as (update runs set lease_expires_at = %(until)s, phase = coalesce(cast(%(phase)s as jsonb), runs.phase)
+      from (select id, phase as old from runs where id = %(run_id)s) o
+      where runs.id = o.id and attempt = %(attempt)s and host_id = (select id from h)
         and status in ('dispatched', 'running')
-      returning lease_expires_at),
+      returning lease_expires_at, o.old is distinct from runs.phase as changed),
 {_SEEN}
-select lease_expires_at from r"""  # noqa: S608 - this module's constants; every value a bound parameter
+select lease_expires_at, changed from r"""  # noqa: S608 - this module's constants; every value a bound parameter
 
 # One batch: the run locked by its own UPDATE (a run's batches go one at a time), then one INSERT ... SELECT FROM
 # unnest(arrays) ON CONFLICT DO NOTHING: ten array parameters whatever the batch's size, nothing compiled per
@@ -189,14 +191,18 @@ def _explain(token: str, address: str | None, run_id: int, attempt: int,
         session.rollback()
 
 
-async def renew_lease(token: str, address: str | None, run_id: int, attempt: int) -> float:
-    """The run's lease renewed; its new expiry (Unix time)."""
-    params = _seen({"run_id": run_id, "attempt": attempt,
+async def renew_lease(token: str, address: str | None, run_id: int, attempt: int,
+                      phase: dict[str, Any] | None = None) -> float:
+    """The run's lease renewed, and its phase stored when one came (a changed one is published to the live
+    streams, which re-read the run); its new expiry (Unix time)."""
+    params = _seen({"run_id": run_id, "attempt": attempt, "phase": json.dumps(phase) if phase is not None else None,
                     "until": utcnow() + timedelta(seconds=get_settings().lease_s)}, address)
     params["digest"] = hash_token(token)
     for _ in range(2):
         row = await _one(_LEASE, params)
         if row is not None:
+            if row[1]:
+                broker.publish(broker.run_channel(run_id), {"type": "run", "published": time.time()})
             return float(row[0].timestamp())
         await run_in_threadpool(_explain, token, address, run_id, attempt, check_renewable)
     raise Conflict(f"run {run_id} changed while its lease was renewed; retry")

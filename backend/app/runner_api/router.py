@@ -22,10 +22,10 @@ from app.live.hub import hub
 from app.runner_api import fast, service
 from app.runner_api.schemas import (
     Assignment,
-    AttemptBody,
     Heartbeat,
     HeartbeatAck,
     LeaseAck,
+    LeaseIn,
     Listening,
     RunFinish,
     RunnerCredential,
@@ -213,9 +213,10 @@ def start(run_id: Id, body: RunStart, runner: RunnerDep, session: RunnerSessionD
 
 
 @router.post("/runner/runs/{run_id}/lease", response_model=LeaseAck)
-async def lease(run_id: Id, body: AttemptBody, request: Request, token: RunnerTokenDep) -> LeaseAck:
+async def lease(run_id: Id, body: LeaseIn, request: Request, token: RunnerTokenDep) -> LeaseAck:
     # one statement on the event loop (app.runner_api.fast): a renewal never waits for a worker thread
-    return LeaseAck(lease_expires_at=await fast.renew_lease(token, _address(request), run_id, body.attempt))
+    phase = body.phase.model_dump(mode="json") if body.phase is not None else None
+    return LeaseAck(lease_expires_at=await fast.renew_lease(token, _address(request), run_id, body.attempt, phase))
 
 
 @router.post("/runner/runs/{run_id}/listening")

@@ -63,6 +63,25 @@ class AttemptBody(_Strict):
     attempt: JsonInt = Field(ge=1, le=MAX_ATTEMPT)
 
 
+class PhaseIn(_Strict):
+    """What the runner is doing now (app.jobs.schemas.RunPhase): its kernel, or reference tool `index` of `of`."""
+
+    kind: Literal["kernel", "reference"]
+    tool: str | None = Field(None, max_length=32)
+    what: str = Field("", max_length=200)
+    index: JsonInt | None = Field(None, ge=1, le=1000)
+    of: JsonInt | None = Field(None, ge=1, le=1000)
+    started_at: Number
+    typical_s: Number | None = Field(None, ge=0, le=10**7)
+    cap_s: Number | None = Field(None, ge=0, le=10**7)
+
+
+class LeaseIn(AttemptBody):
+    """A lease renewal; `phase` when the runner has one to report (the run page shows it)."""
+
+    phase: PhaseIn | None = None
+
+
 class RunStart(AttemptBody):
     kernel_info: dict[str, Any] = Field(default_factory=dict)
 

@@ -10,6 +10,7 @@ from app.jobs.doorbell import ring
 from app.suites import service
 from app.suites.schemas import (
     SavedSuiteIn,
+    SuiteEstimate,
     SuiteId,
     SuitePublic,
     SuiteRunCreate,
@@ -75,6 +76,13 @@ def start_suite(body: SuiteRunCreate, p: OperatorDep, session: SessionDep) -> Su
     for host_id in body.host_ids:
         ring(host_id)
     return service.public(session, sr)
+
+
+@router.post("/suite-runs/estimate", response_model=SuiteEstimate)
+def estimate_suite(body: SuiteRunCreate, _: ViewerDep, session: SessionDep) -> SuiteEstimate:
+    """How long this suite would usually take on these hosts, and its cap, apart (the suite form's estimate). Nothing
+    is started."""
+    return service.estimate(session, body.suite, body.host_ids, body.peer_host_id)
 
 
 @router.get("/suite-runs", response_model=SuiteRunsPublic)

@@ -46,6 +46,15 @@ class SuitePublic(BaseModel):
     expected_duration_one_host_s: float
 
 
+class SuiteEstimate(BaseModel):
+    """A suite on the hosts picked: what it usually takes (the longest host's sum of its runs' typical times,
+    hostbench_common/estimate.py) and its cap (the sum of its jobs' expected durations, as a suite run stores)."""
+
+    typical_s: float
+    cap_s: float
+    per_host: dict[int, float]  # host id -> the typical seconds of its runs, one after another
+
+
 class SuitesPublic(BaseModel):
     data: list[SuitePublic]
 
@@ -67,7 +76,8 @@ class SuiteRunRun(BaseModel):
     experiment: str
     op: str | None  # the run's one op, where its kind has ops
     status: RunStatus
-    expected_duration_s: float
+    expected_duration_s: float  # its cap
+    typical_duration_s: float | None = None  # what it usually takes (null: a serving run, as long as its driver)
 
 
 class SuiteRunPublic(BaseModel):
@@ -80,7 +90,10 @@ class SuiteRunPublic(BaseModel):
     host_ids: list[int]
     peer_host_id: int | None = None  # the host that served every two-host item, if one was named
     skipped: list[str]  # items left out on these hosts, and why
-    expected_duration_s: float  # the sum of its jobs' expected durations (hostbench_common.suites)
+    expected_duration_s: float  # the cap: the sum of its jobs' expected durations (hostbench_common.suites)
+    # The estimate: what its runs usually take (hostbench_common/estimate.py), one host's after another's, the
+    # longest host's sum (hosts run side by side)
+    typical_duration_s: float | None = None
     # "running" while any run is queued, dispatched or running; else "cancelled" if one was cancelled, "failed" if
     # one failed or was untrusted, else "succeeded"
     status: SuiteStatus

@@ -3,6 +3,7 @@ body, create them all in one transaction (all or none: the admission caps count 
 the suite run as one unit."""
 from typing import Any, cast
 
+from hostbench_common.estimate import host_facts, run_typical
 from hostbench_common.experiments import EXPERIMENTS
 from hostbench_common.suites import BUILTIN, HostInfo, Item, Suite, expected_duration, job_duration, plan
 from pydantic import TypeAdapter, ValidationError
@@ -20,6 +21,7 @@ from app.suites.models import SavedSuite
 from app.suites.schemas import (
     RunStatus,
     SavedSuiteIn,
+    SuiteEstimate,
     SuiteItemPublic,
     SuitePublic,
     SuiteRunPublic,
@@ -159,6 +161,27 @@ def start(session: Session, suite_id: str, host_ids: list[int], created_by: str 
     return run
 
 
+def estimate(session: Session, suite_id: str, host_ids: list[int], peer_host_id: int | None) -> SuiteEstimate:
+    """The suite's typical time on these hosts and its cap: each job on each host it measures on (a two-host job on
+    its driving host; the serving one waits as long), from the hosts' inventories (CPUs, RAM)."""
+    suite = get_suite(suite_id, session)
+    ids = list(dict.fromkeys([*host_ids, *([peer_host_id] if peer_host_id is not None else [])]))
+    hosts = {h.id: h for h in session.scalars(select(Host).where(Host.id.in_(ids), Host.deleted_at.is_(None)))}
+    if len(hosts) != len(ids):
+        raise NotFound(f"host {next(i for i in ids if i not in hosts)} not found")
+    peer = HostInfo(peer_host_id, hosts[peer_host_id].inventory) if peer_host_id is not None else None
+    planned, _ = plan(suite.items, [HostInfo(h, hosts[h].inventory) for h in host_ids], peer)
+    per_host: dict[int, float] = {}
+    for j in planned:
+        e = EXPERIMENTS[j.experiment]
+        on = j.host_ids[-1:] if e.hosts > 1 else j.host_ids
+        for h in on:
+            per_host[h] = per_host.get(h, 0.0) + e.typical_duration(j.params, **host_facts(hosts[h].inventory))
+    return SuiteEstimate(typical_s=round(max(per_host.values(), default=0.0), 1),
+                         cap_s=round(expected_duration(planned), 1),
+                         per_host={h: round(v, 1) for h, v in per_host.items()})
+
+
 def runs_of(session: Session, suite_run_id: int) -> list[Run]:
     """Every run of a suite run, in id order (its progress, its cancel, its report)."""
     return list(session.scalars(select(Run).join(Job, Job.id == Run.job_id)
@@ -175,17 +198,27 @@ def get(session: Session, suite_run_id: int) -> SuiteRun:
 def public(session: Session, sr: SuiteRun) -> SuiteRunPublic:
     runs = runs_of(session, sr.id)
     done = [r for r in runs if r.status not in ACTIVE]
+    on = {r.host_id for r in runs}
+    inventories = {h.id: h.inventory for h in session.scalars(select(Host).where(Host.id.in_(on)))}
+    typical = {r.id: run_typical(r.experiment, r.params, r.inventory_snapshot or inventories.get(r.host_id))
+               for r in runs}
+    per_host: dict[int, float] = {}
+    for r in runs:
+        per_host[r.host_id] = per_host.get(r.host_id, 0.0) + (typical[r.id] or 0.0)
     statuses = {r.status for r in runs}
     status: SuiteStatus = "running" if len(done) < len(runs) else "cancelled" if "cancelled" in statuses else \
         "failed" if statuses & {"failed", "untrusted"} else "succeeded"
     return SuiteRunPublic(
         id=sr.id, suite=sr.suite, title=sr.title, created_at=sr.created_at, created_by=sr.created_by,
         cancelled_by=sr.cancelled_by, host_ids=sr.host_ids, peer_host_id=sr.peer_host_id, skipped=sr.skipped,
-        expected_duration_s=sr.expected_duration_s, status=status, runs_total=len(runs), runs_done=len(done),
+        expected_duration_s=sr.expected_duration_s,
+        typical_duration_s=round(max(per_host.values()), 1) if per_host else None,
+        status=status, runs_total=len(runs), runs_done=len(done),
         progress=round(len(done) / len(runs), 4) if runs else 1.0,
         runs=[SuiteRunRun(id=r.id, job_id=r.job_id, host_id=r.host_id, experiment=r.experiment,
                           op=r.params.get("op") if isinstance(r.params.get("op"), str) else None,
-                          status=cast(RunStatus, r.status), expected_duration_s=r.expected_duration_s)
+                          status=cast(RunStatus, r.status), expected_duration_s=r.expected_duration_s,
+                          typical_duration_s=typical[r.id])
               for r in runs])
 
 
