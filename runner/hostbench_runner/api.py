@@ -303,10 +303,11 @@ class ApiClient:
     def start(self, run_id: Any, body: dict[str, Any]) -> Any:
         return self.request("POST", f"/api/runner/runs/{run_id}/start", json=body)
 
-    def lease(self, run_id: Any, attempt: int, timeout_s: float | None = None) -> Any:
-        return self.request(
-            "POST", f"/api/runner/runs/{run_id}/lease", json={"attempt": attempt}, timeout_s=timeout_s
-        )
+    def lease(self, run_id: Any, attempt: int, timeout_s: float | None = None,
+              phase: dict[str, Any] | None = None) -> Any:
+        """Renew the run's lease; `phase`, when given, is what the runner is doing now (the run page shows it)."""
+        body: dict[str, Any] = {"attempt": attempt, **({"phase": phase} if phase is not None else {})}
+        return self.request("POST", f"/api/runner/runs/{run_id}/lease", json=body, timeout_s=timeout_s)
 
     def listening(self, run_id: Any, attempt: int, port: int, reference_ports: dict[str, int] | None = None) -> Any:
         body: dict[str, Any] = {"attempt": attempt, "port": port}

@@ -353,6 +353,9 @@ class Daemon:
         renew_s, fence_s = lease_timing(assignment.get("lease_s"), self.s.lease_renew_s, self.s.lease_lost_after_s)
         run.lease = LeaseKeeper(self.api, run_id, attempt, renew_s, fence_s, self.revoked, self.s.db_outage_grace_s)
         run.lease.start()
+        op = (run.kernel_params or {}).get("op")
+        run.lease.report({"kind": "kernel", "tool": None, "started_at": round(time.time(), 3),
+                          "what": f"{run.experiment} kernel" + (f", {op}" if isinstance(op, str) else "")})
         log.info("kernel started run=%s pid=%d argv=%s", run_id, run.kernel.pid, " ".join(argv[1:]))
         self.state = State.RUNNING
 
@@ -525,6 +528,9 @@ class Daemon:
             phase.abort(reason)  # the kernel's results stand; the tools left are marked failed
         else:
             phase.step(0.2)
+            now = phase.current()
+            if now is not None and run.lease is not None:
+                run.lease.report(now)  # the run page shows which tool runs, for how long (issue 26)
         if phase.done:
             self.state = State.FINISHING
 

@@ -118,6 +118,8 @@ class LeaseKeeper:
         self.last_db_down: float | None = None  # the server's last "database unavailable" answer
         self.db_down_since: float | None = None
         self._stop = threading.Event()
+        self._wake = threading.Event()  # a new phase to report: renew now rather than at the next turn
+        self.phase: dict[str, Any] | None = None  # what the runner does now, sent with every renewal
         self._thread = threading.Thread(target=self._loop, name=f"lease-{run_id}", daemon=True)
 
     def start(self) -> None:
@@ -125,15 +127,26 @@ class LeaseKeeper:
 
     def stop(self) -> None:
         self._stop.set()
+        self._wake.set()
+
+    def report(self, phase: dict[str, Any]) -> None:
+        """A new phase (the kernel, reference tool i of n): sent at once, and with every renewal after."""
+        if phase != self.phase:
+            self.phase = phase
+            self._wake.set()
 
     def _loop(self) -> None:
-        while not self._stop.wait(self._renew_s):
+        while True:
+            self._wake.wait(self._renew_s)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
             try:
                 # wait for the answer as long as the fence allows (an answer, even "database unavailable", keeps
                 # the lease; none by the fence loses it either way), at least 1 s, at most 5 s
                 heard = max(self.last_ok, self.last_db_down or 0.0)
                 left = self._lost_after_s - (time.monotonic() - heard) - 0.1
-                self._api.lease(self.run_id, self.attempt, timeout_s=max(1.0, min(left, 5.0)))
+                self._api.lease(self.run_id, self.attempt, timeout_s=max(1.0, min(left, 5.0)), phase=self.phase)
                 self.last_ok = time.monotonic()
                 if self.db_down_since is not None:
                     log.info("lease renewed for run=%s after the server's database was unavailable for %.0f s",

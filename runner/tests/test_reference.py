@@ -284,6 +284,8 @@ if NAME == "mpirun":
 if MODE == "hang":
     while True:
         time.sleep(1)
+if MODE == "slow":  # a tool that takes a moment, so that the runner reports it running
+    time.sleep(1.0)
 if MODE == "fail":
     sys.stderr.write(NAME + ": cannot allocate the matrix\n")
     sys.exit(3)
@@ -425,6 +427,27 @@ def test_reference_run_lands_in_the_finish_payload(server, settings_for, fake_ke
     assert "--allow-run-as-root" in refs[0]["argv"] or os.geteuid() != 0
     assert kernel_calls(kbin)[0]["argv"][-2:] == ["--warmup_s", "0"]  # reference never reaches the kernel
     assert server.leases  # the lease was held while the tools ran
+
+
+def test_the_runner_reports_each_reference_phase_to_the_server(server, settings_for, fake_kernel, tools,
+                                                               monkeypatch):
+    """Issue 26: while a reference tool runs, the lease renewals carry the phase (which tool, i of n, what it runs,
+    since when, its typical time and its cap); before, the kernel's."""
+    monkeypatch.setenv("PATH", str(tools(hpcc="slow", mpirun="ok", likwid_bench="slow")))
+    _, finish = run_once(server, settings_for(server.url, fake_kernel("ok")),
+                         assignment(params={**CPU_PARAMS, "threads": [2], "reference": True}))
+    assert finish is not None and [r["status"] for r in finish["references"]] == ["ok", "ok"]
+    phases = [body["phase"] for _, body in server.leases if body.get("phase")]
+    kinds = [(p["kind"], p.get("tool")) for p in phases]
+    assert kinds[0] == ("kernel", None) and phases[0]["what"] == "cpu kernel, fp64"
+    assert ("reference", "hpcc") in kinds and ("reference", "likwid-bench") in kinds
+    hpl = next(p for p in phases if p.get("tool") == "hpcc")
+    assert (hpl["index"], hpl["of"]) == (1, 2) and hpl["what"].startswith("HPL N = ")
+    assert hpl["what"].endswith(", 2 processes") and hpl["typical_s"] > 0 and hpl["cap_s"] > 0
+    assert abs(hpl["started_at"] - time.time()) < 60
+    lk = next(p for p in phases if p.get("tool") == "likwid-bench")
+    assert (lk["index"], lk["of"]) == (2, 2) and lk["what"].startswith("likwid-bench peakflops")
+    assert lk["what"].endswith(", 2 threads")
 
 
 def test_without_the_flag_no_tool_runs(server, settings_for, fake_kernel, tools, monkeypatch):

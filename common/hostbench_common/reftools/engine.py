@@ -183,6 +183,7 @@ class ReferencePhase:
         self._plan: Plan | None = None
         self._argv: list[str] = []
         self._timeout_s = 0.0
+        self._started_at = 0.0  # the running tool's start, Unix time
         self._stopped: str | None = None
         if len(plans) > MAX_REFERENCES:
             log.warning("%d reference runs planned; only the first %d are run", len(plans), MAX_REFERENCES)
@@ -194,6 +195,15 @@ class ReferencePhase:
     def report(self) -> list[dict[str, Any]]:
         """The `references` of the finish payload."""
         return (self.entries + self.broken)[:MAX_REFERENCES]
+
+    def current(self) -> dict[str, Any] | None:
+        """The running tool as the runner reports it to the server (a lease renewal's phase), or None."""
+        tool, plan = self._tool, self._plan
+        if tool is None or plan is None:
+            return None
+        return {"kind": "reference", "tool": plan.tool, "what": plan.what, "index": len(self.entries) + 1,
+                "of": len(self.plans), "started_at": self._started_at,
+                "typical_s": plan.typical_s or None, "cap_s": round(self._timeout_s, 1)}
 
     def step(self, wait_s: float = 0.2) -> None:
         """Start the next tool, or wait up to wait_s for the running one."""
@@ -293,6 +303,7 @@ class ReferencePhase:
             shutil.rmtree(cwd, ignore_errors=True)
             return
         self._plan, self._argv = plan, argv
+        self._started_at = round(time.time(), 3)
         self._timeout_s = min(plan.timeout_s, left)
         self._stopped = None
         log.info("reference %s started pid=%d timeout=%.0fs: %s", plan.tool, self._tool.proc.pid,
