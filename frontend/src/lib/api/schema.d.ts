@@ -331,6 +331,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/jobs/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate Job
+         * @description How long this job would usually take (its typical time on the slowest host picked) and its cap, apart:
+         *     the new-job form's estimate. Nothing is created.
+         */
+        post: operations["estimate_job_api_jobs_estimate_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me/tokens": {
         parameters: {
             query?: never;
@@ -855,6 +876,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/suite-runs/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate Suite
+         * @description How long this suite would usually take on these hosts, and its cap, apart (the suite form's estimate). Nothing
+         *     is started.
+         */
+        post: operations["estimate_suite_api_suite_runs_estimate_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/suite-runs/{suite_run_id}": {
         parameters: {
             query?: never;
@@ -1191,11 +1233,6 @@ export interface components {
             };
             /** Run Id */
             run_id: number;
-        };
-        /** AttemptBody */
-        AttemptBody: {
-            /** Attempt */
-            attempt: number;
         };
         /** AuditEventPublic */
         AuditEventPublic: {
@@ -2001,6 +2038,19 @@ export interface components {
             /** Data */
             data: components["schemas"]["ImportedResultPublic"][];
         };
+        /**
+         * JobEstimate
+         * @description How long a job usually takes (hostbench_common/estimate.py) and its cap, apart: on each host it runs on, the
+         *     longest of them; the reference runs it would plan on that host with their typical times.
+         */
+        JobEstimate: {
+            /** Cap S */
+            cap_s: number;
+            /** References */
+            references: components["schemas"]["ReferenceEstimate"][];
+            /** Typical S */
+            typical_s: number;
+        };
         /** JobPublic */
         JobPublic: {
             /**
@@ -2021,6 +2071,15 @@ export interface components {
         LeaseAck: {
             /** Lease Expires At */
             lease_expires_at: number;
+        };
+        /**
+         * LeaseIn
+         * @description A lease renewal; `phase` when the runner has one to report (the run page shows it).
+         */
+        LeaseIn: {
+            /** Attempt */
+            attempt: number;
+            phase?: components["schemas"]["PhaseIn"] | null;
         };
         /** LinkSignIn */
         LinkSignIn: {
@@ -2478,10 +2537,47 @@ export interface components {
              */
             value: number;
         };
+        /**
+         * PhaseIn
+         * @description What the runner is doing now (app.jobs.schemas.RunPhase): its kernel, or reference tool `index` of `of`.
+         */
+        PhaseIn: {
+            /** Cap S */
+            cap_s?: number | null;
+            /** Index */
+            index?: number | null;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "kernel" | "reference";
+            /** Of */
+            of?: number | null;
+            /** Started At */
+            started_at: number;
+            /** Tool */
+            tool?: string | null;
+            /** Typical S */
+            typical_s?: number | null;
+            /**
+             * What
+             * @default
+             */
+            what: string;
+        };
         /** PreviewPublic */
         PreviewPublic: {
             /** Next */
             next: string[];
+        };
+        /** ReferenceEstimate */
+        ReferenceEstimate: {
+            /** Tool */
+            tool: string;
+            /** Typical S */
+            typical_s: number;
+            /** What */
+            what: string;
         };
         /**
          * ReferenceFigure
@@ -2670,6 +2766,7 @@ export interface components {
             params: {
                 [key: string]: unknown;
             };
+            phase?: components["schemas"]["RunPhase"] | null;
             /** Progress */
             progress: number;
             result: components["schemas"]["RunResult"] | null;
@@ -2695,6 +2792,8 @@ export interface components {
                 number,
                 number
             ][];
+            /** Typical Duration S */
+            typical_duration_s?: number | null;
             /** Unit */
             unit: string;
         };
@@ -2810,6 +2909,35 @@ export interface components {
              */
             status: "succeeded" | "failed" | "untrusted";
         };
+        /**
+         * RunPhase
+         * @description The runner's current phase of a run: its kernel, or one reference tool ("hpcc", 2 of 8, "HPL N = 8,064, 2
+         *     processes", started at, usually this long, stopped at the cap).
+         */
+        RunPhase: {
+            /** Cap S */
+            cap_s?: number | null;
+            /** Index */
+            index?: number | null;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "kernel" | "reference";
+            /** Of */
+            of?: number | null;
+            /** Started At */
+            started_at: number;
+            /** Tool */
+            tool?: string | null;
+            /** Typical S */
+            typical_s?: number | null;
+            /**
+             * What
+             * @default
+             */
+            what: string;
+        };
         /** RunPublic */
         RunPublic: {
             /** Attempt */
@@ -2851,6 +2979,7 @@ export interface components {
             params: {
                 [key: string]: unknown;
             };
+            phase?: components["schemas"]["RunPhase"] | null;
             /** Progress */
             progress: number;
             result: components["schemas"]["RunResult"] | null;
@@ -2863,6 +2992,8 @@ export interface components {
             status: "queued" | "dispatched" | "running" | "succeeded" | "failed" | "untrusted" | "cancelled";
             /** Status Reason */
             status_reason: string | null;
+            /** Typical Duration S */
+            typical_duration_s?: number | null;
             /** Unit */
             unit: string;
         };
@@ -3210,6 +3341,21 @@ export interface components {
              */
             work: number;
         };
+        /**
+         * SuiteEstimate
+         * @description A suite on the hosts picked: what it usually takes (the longest host's sum of its runs' typical times,
+         *     hostbench_common/estimate.py) and its cap (the sum of its jobs' expected durations, as a suite run stores).
+         */
+        SuiteEstimate: {
+            /** Cap S */
+            cap_s: number;
+            /** Per Host */
+            per_host: {
+                [key: string]: number;
+            };
+            /** Typical S */
+            typical_s: number;
+        };
         /** SuiteItemIn */
         SuiteItemIn: {
             /** Experiment */
@@ -3299,6 +3445,8 @@ export interface components {
             suite: string;
             /** Title */
             title: string;
+            /** Typical Duration S */
+            typical_duration_s?: number | null;
         };
         /** SuiteRunRun */
         SuiteRunRun: {
@@ -3319,6 +3467,8 @@ export interface components {
              * @enum {string}
              */
             status: "queued" | "dispatched" | "running" | "succeeded" | "failed" | "untrusted" | "cancelled";
+            /** Typical Duration S */
+            typical_duration_s?: number | null;
         };
         /** SuiteRunsPublic */
         SuiteRunsPublic: {
@@ -4816,6 +4966,75 @@ export interface operations {
             };
         };
     };
+    estimate_job_api_jobs_estimate_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CpuJobCreate"] | components["schemas"]["CpuTraceJobCreate"] | components["schemas"]["MemoryJobCreate"] | components["schemas"]["DiskJobCreate"] | components["schemas"]["NetworkJobCreate"] | components["schemas"]["NetworkPairJobCreate"] | components["schemas"]["GpuJobCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobEstimate"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     read_tokens_api_me_tokens_get: {
         parameters: {
             query?: never;
@@ -5631,7 +5850,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AttemptBody"];
+                "application/json": components["schemas"]["LeaseIn"];
             };
         };
         responses: {
@@ -7205,6 +7424,75 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    estimate_suite_api_suite_runs_estimate_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuiteRunCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuiteEstimate"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };

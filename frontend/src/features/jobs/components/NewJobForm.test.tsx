@@ -33,6 +33,36 @@ describe('NewJobForm (generated from the experiment schema)', () => {
     expect(screen.getByText(/Estimated duration/)).toHaveTextContent('Estimated duration: 1 min 4 s');
   });
 
+  it('with reference tools, shows the server estimate (their typical time) apart from the cap', async () => {
+    const estimate = {
+      typical_s: 358, cap_s: 1264,
+      references: [
+        { tool: 'hpcc', what: 'HPL N = 4,032, 1 process', typical_s: 37.1 },
+        { tool: 'likwid-bench', what: 'likwid-bench peakflops_avx512_fma, 1 threads', typical_s: 7 },
+      ],
+    };
+    const fetchMock = vi.fn(async (req: Request) =>
+      req.url.endsWith('/api/jobs/estimate') ? jsonResponse(estimate) : jsonResponse({ id: 1, created_at: '', experiment: 'cpu', runs: [run()] }, 201),
+    );
+    vi.stubGlobal('fetch', fetchMock);
+    const props = cpuExperiment.parameters.properties as Record<string, unknown>;
+    const withReference = {
+      ...cpuExperiment,
+      parameters: { ...cpuExperiment.parameters, properties: { ...props, reference: { default: false, type: 'boolean', title: 'Reference' } } },
+    };
+    renderWithProviders(<NewJobForm hosts={hosts} experiments={[withReference]} onCreated={vi.fn()} />);
+    const user = userEvent.setup();
+    expect(fetchMock).not.toHaveBeenCalled(); // no tools: the terms give the estimate here
+    await user.click(screen.getByLabelText(/Reference/));
+    await waitFor(() => expect(screen.getByText(/Estimated duration/)).toHaveTextContent('about 5 min 58 s'));
+    const line = screen.getByText(/Estimated duration/);
+    expect(line).toHaveTextContent('measuring 1 min 4 s, then 2 reference runs: HPL N = 4,032, 1 process ~37 s; likwid-bench');
+    expect(line).toHaveTextContent('cap 21 min 4 s, the run\'s limit');
+    const sent = (fetchMock.mock.calls[0]?.[0] as Request);
+    expect(sent.url).toMatch(/\/api\/jobs\/estimate$/);
+    expect(await sent.clone().json()).toMatchObject({ experiment: 'cpu', host_ids: [1], params: { reference: true } });
+  });
+
   it('switches to cpu_trace and regenerates the form', async () => {
     const { user } = setup();
     await user.selectOptions(screen.getByLabelText('Experiment'), 'cpu_trace');

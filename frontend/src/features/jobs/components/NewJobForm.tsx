@@ -4,6 +4,7 @@
 // experiment (roles serve, drive) takes exactly two hosts in the order picked: the first serves, the second
 // drives. Only the parameters the person changed are sent; the server's defaults apply to the rest.
 // The state lives in useJobForm; each part of the form is its own component.
+import { useJobEstimate } from '../api/estimate-job';
 import { useJobForm, type JobFormInput } from '../hooks/use-job-form';
 import { FORM_ID as ID, durationEstimate, oversubscription } from '../lib/job-form';
 import { DurationEstimate } from './DurationEstimate';
@@ -18,6 +19,9 @@ export function NewJobForm(props: NewJobFormProps) {
   const form = useJobForm(props);
   const { hosts, experiments } = props;
   const estimate = durationEstimate(form.experiment, form.params, form.valid);
+  // With reference tools the server estimates them (their typical time on the hosts picked) and the cap.
+  const withTools = form.params.reference === true;
+  const server = useJobEstimate(withTools ? form.estimateBody : null);
   const oversubscribed = oversubscription(hosts, form.hostIds, form.params);
 
   return (
@@ -51,7 +55,7 @@ export function NewJobForm(props: NewJobFormProps) {
         />
       </fieldset>
 
-      <DurationEstimate {...estimate} perHost={form.hostIds.length > 1 && !form.pair} />
+      <DurationEstimate {...estimate} perHost={form.hostIds.length > 1 && !form.pair} server={withTools ? server.data : undefined} />
       {oversubscribed ? (
         <p className="small" role="note" aria-label="Oversubscribed">
           <span className="badge badge-warn">oversubscribed</span> {oversubscribed}

@@ -80,8 +80,11 @@ export function useJobForm({ hosts, experiments, initialHostIds, initialExperime
     });
   };
 
+  const valid = Object.keys(clientErrors).length === 0;
   return {
     hostIds, kind, experiment, fields, raw, params, pair, server, onSubmit,
+    // the body the form would send, for the server's estimate; null while it would be refused here
+    estimateBody: valid && !hostError && hostIds.length ? ({ host_ids: hostIds, experiment: kind, params: sent } as unknown as JobCreate) : null,
     pending: create.isPending,
     valid: Object.keys(clientErrors).length === 0,
     shownErrors: shownFieldErrors(clientErrors, server.fields, submitted, touched),

@@ -13,6 +13,7 @@ export type SuiteIn = NonNullable<paths['/api/suites']['post']['requestBody']>['
 export type SuiteRun = Json<paths['/api/suite-runs']['post']['responses'][201]>;
 export type SuiteRunsPublic = Json<paths['/api/suite-runs']['get']['responses'][200]>;
 export type SuiteRunRun = SuiteRun['runs'][number];
+export type SuiteEstimate = Json<paths['/api/suite-runs/estimate']['post']['responses'][200]>;
 
 export const suiteKeys = {
   suites: ['suites'] as const,
@@ -99,4 +100,17 @@ export function useSuiteMutations() {
       onSuccess: done,
     }),
   };
+}
+
+/** The suite on the hosts picked: what it usually takes (each run's typical time, its reference tools' cost models
+ * included, on each host's CPUs and RAM; the longest host) and its cap. Nothing is started. */
+export function useSuiteEstimate(suite: string, hostIds: number[], peerHostId: number | null) {
+  return useQuery({
+    queryKey: ['suite-estimate', suite, hostIds, peerHostId],
+    queryFn: ({ signal }) =>
+      unwrap(api.POST('/api/suite-runs/estimate', { body: { suite, host_ids: hostIds, peer_host_id: peerHostId }, signal })),
+    enabled: hostIds.length > 0,
+    staleTime: 60_000,
+    retry: false,
+  });
 }

@@ -63,7 +63,11 @@ export function SuiteRunView({ run, hostName, experimentTitle, runPath, reportHr
         <dl className="facts">
           <div>
             <dt>Expected duration</dt>
-            <dd>{formatEstimate(run.expected_duration_s)}</dd>
+            <dd>
+              {run.typical_duration_s !== null && run.typical_duration_s !== undefined
+                ? `usually ${formatEstimate(run.typical_duration_s)}, cap ${formatEstimate(run.expected_duration_s)}`
+                : formatEstimate(run.expected_duration_s)}
+            </dd>
           </div>
           {running ? (
             <div>
@@ -141,7 +145,9 @@ export function SuiteRunView({ run, hostName, experimentTitle, runPath, reportHr
                   <td>
                     <RunStatusBadge status={r.status} />
                   </td>
-                  <td className="num">{formatEstimate(r.expected_duration_s)}</td>
+                  <td className="num" title={`cap ${formatEstimate(r.expected_duration_s)}`}>
+                    {formatEstimate(r.typical_duration_s ?? r.expected_duration_s)}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -3,8 +3,9 @@
 // server's answer in words). Each card also offers Export, and as the role allows Save as new suite, Edit, Delete.
 import { useId, useState, type ReactNode } from 'react';
 import { errorMessage } from '../../../lib/api/errors';
+import { formatDuration } from '../../../lib/format';
 import type { Experiment } from '../../../lib/api/types';
-import { useStartSuiteRun, type Suite, type SuiteRun } from '../api/suites';
+import { useStartSuiteRun, useSuiteEstimate, type Suite, type SuiteRun } from '../api/suites';
 import { describeItem, formatEstimate, suiteEstimate, type PickedHost } from '../lib/describe';
 import { SuiteActions } from './SuiteActions';
 
@@ -113,6 +114,7 @@ function SuiteCard({
   const start = useStartSuiteRun();
   const est = suiteEstimate(suite, experiments, picked, peer !== undefined);
   const n = picked.length;
+  const usual = useSuiteEstimate(suite.id, picked.map((h) => h.id), peer?.id ?? null);
   return (
     <article className="card" aria-labelledby={titleId}>
       <header className="card-header">
@@ -152,6 +154,15 @@ function SuiteCard({
       ) : (
         <p className="help">Pick one or more hosts above.</p>
       )}
+      {n > 0 && typeof usual.data?.typical_s === 'number' ? (
+        <p className="estimate" aria-live="polite">
+          Usually about <strong>{formatDuration(usual.data.typical_s)}</strong> on {n === 1 ? 'this host' : 'these hosts'}
+          <span className="small muted">
+            {' '}
+            (the reference tools&apos; typical time included, from each host&apos;s CPUs and memory); cap {formatDuration(usual.data.cap_s)}
+          </span>
+        </p>
+      ) : null}
       {canOperate ? (
         <div className="form-actions">
           <button
