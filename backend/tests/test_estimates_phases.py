@@ -47,6 +47,11 @@ def test_the_suite_estimate_on_the_hosts_picked(client, runner):
     assert set(got) == {"typical_s", "cap_s", "per_host"} and got["per_host"] == {str(host_id): got["typical_s"]}
     assert 0 < got["typical_s"] <= got["cap_s"]
     assert client.post("/api/suite-runs/estimate", json={"suite": "quick", "host_ids": [999999]}).status_code == 404
+    # bad input is a clear 4xx, never a 500
+    assert client.post("/api/suite-runs/estimate", json={"suite": "quick", "host_ids": [host_id, host_id]}).status_code == 422
+    assert client.post("/api/suite-runs/estimate", json={"suite": "quick", "host_ids": [host_id],
+                                                         "peer_host_id": host_id}).status_code == 422
+    assert client.post("/api/suite-runs/estimate", json={"suite": "nope", "host_ids": [host_id]}).status_code in (404, 422)
 
 
 def test_a_lease_renewal_reports_the_phase_and_the_run_shows_it(client, session, runner):

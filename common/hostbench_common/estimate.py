@@ -15,6 +15,8 @@ alternative (`stream`, or hpcc's STREAM where it is missing: Debian packages onl
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -49,13 +51,20 @@ def reference_plans(kind: str, params: Mapping[str, Any], cpus: int | None = Non
         return []
     kind = PLAN_AS.get(kind, kind)
     kp = _kernel_params(kind, params)
-    threads = [t for t in (kp.get("threads") if isinstance(kp.get("threads"), list) else [kp.get("threads")])
-               if isinstance(t, int)]
+    given = kp.get("threads")
+    threads = [t for t in (given if isinstance(given, list) else [given]) if isinstance(t, int)]
     ctx = Context(experiment=kind, params=kp, start=ESTIMATE_START, cpus=cpus or max(threads or [1]),
                   mem_bytes=mem_bytes)
     plans, _ = table.plan(ctx)
-    return [max((p, p.instead), key=lambda q: q.typical_s if q is not None and q.unavailable is None else -1)
-            if p.instead is not None else p for p in plans]  # type: ignore[misc]
+    return [_costlier(p) for p in plans]
+
+
+def _costlier(p: Plan) -> Plan:
+    """The plan, or the one that runs in its place when its tool is missing, whichever costs more (and can run)."""
+    alt = p.instead
+    if alt is None or alt.unavailable is not None or alt.typical_s <= p.typical_s:
+        return p
+    return alt
 
 
 def runs(plans: list[Plan]) -> list[Plan]:
@@ -78,13 +87,24 @@ def host_facts(inventory: Mapping[str, Any] | None) -> dict[str, int | None]:
 
 def run_typical(kind: str, params: Mapping[str, Any], inventory: Mapping[str, Any] | None = None) -> float | None:
     """A run's typical seconds (its experiment's typical_duration for its own params on its host); None for a run
-    kind no experiment takes its params from (a serving run lasts as long as its driver)."""
+    kind no experiment takes its params from (a serving run lasts as long as its driver). Remembered per (kind,
+    params, CPUs, RAM): a page of runs (History) asks it for each, and planning a disk run's tools takes ~4 ms."""
+    facts = host_facts(inventory)
+    try:
+        key = json.dumps(params, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return None
+    return _run_typical(kind, key, facts["cpus"], facts["mem_bytes"])
+
+
+@functools.lru_cache(maxsize=4096)
+def _run_typical(kind: str, params_json: str, cpus: int | None, mem_bytes: int | None) -> float | None:
     from .experiments import EXPERIMENTS
 
     e = next((x for x in EXPERIMENTS.values() if x.params_of == kind), None)
     if e is None:
         return None
     try:
-        return e.typical_duration(params, **host_facts(inventory))
+        return e.typical_duration(json.loads(params_json), cpus, mem_bytes)
     except (KeyError, TypeError, ValueError):  # a run stored before its experiment changed: no estimate
         return None

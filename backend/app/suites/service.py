@@ -165,7 +165,12 @@ def estimate(session: Session, suite_id: str, host_ids: list[int], peer_host_id:
     """The suite's typical time on these hosts and its cap: each job on each host it measures on (a two-host job on
     its driving host; the serving one waits as long), from the hosts' inventories (CPUs, RAM)."""
     suite = get_suite(suite_id, session)
-    ids = list(dict.fromkeys([*host_ids, *([peer_host_id] if peer_host_id is not None else [])]))
+    if len(set(host_ids)) != len(host_ids):
+        raise Unprocessable("host_ids: a host is listed twice")
+    if peer_host_id is not None and peer_host_id in host_ids:
+        raise Unprocessable(f"peer_host_id: host {peer_host_id} is picked too; the peer only serves the two-host "
+                            "items, pick it as a host or as the peer")
+    ids = [*host_ids, *([peer_host_id] if peer_host_id is not None else [])]
     hosts = {h.id: h for h in session.scalars(select(Host).where(Host.id.in_(ids), Host.deleted_at.is_(None)))}
     if len(hosts) != len(ids):
         raise NotFound(f"host {next(i for i in ids if i not in hosts)} not found")
