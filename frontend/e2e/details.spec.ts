@@ -107,7 +107,7 @@ test('reference tools: a figure or, in words, why none; sockperf before ICMP pin
         else await expect(why).toHaveCount(0);
       } else {
         // not a bare "n/a" with the reason in a tooltip: the words are on the page
-        const words = r.status === 'failed' ? `${name} failed` : `${name} unavailable on this host`;
+        const words = r.status === 'none' ? 'No reference tool' : r.status === 'failed' ? `${name} failed` : `${name} unavailable on this host`;
         await expect(badges.getByText(r.reason ? `${words}: ${r.reason}` : words)).toBeVisible();
       }
     }

@@ -178,7 +178,7 @@ test.describe('injected results, through a real runner whose kernel lines are re
     if (onPath('iperf3')) {
       expect(iperf3!.status, iperf3!.reason ?? '').toBe('ok');
       expect(iperf3!.ratio, 'our figure, ten times over, is above iperf3\'s').toBeGreaterThan(1.05);
-      await expect(cell.getByText(/^\d[\d,.]*× iperf3$/)).toBeVisible();
+      await expect(cell.getByText(/^\d[\d,.]*× iperf3 \(\d[\d,.]* Mbit\/s\)$/)).toBeVisible(); // its own figure in the row (issue 26)
       await expect(cell.getByText(/why ours can exceed iperf3: \S/)).toBeVisible();
     } else {
       // no iperf3 on this machine: the badge says so, with the reason, in words
