@@ -261,7 +261,9 @@ class Progress:
     status: str = "?"
     started: float | None = None
     finished: float | None = None
-    expected_s: float = 0.0
+    expected_s: float = 0.0  # the usual time (typical_duration_s), else the cap
+    cap_s: float = 0.0
+    phase: str = ""  # the runner's phase in a few words ("hpcc 3/8: HPL N = 5,760, 2 processes")
     last_print: float = 0.0
     tty: bool = False
 
@@ -272,8 +274,20 @@ class Progress:
         self.last_print = now
         elapsed = f"{max((self.finished or time.time()) - self.started, 0):.0f}" if self.started else "0"
         line = (f"run {self.run_id}: {self.status}, {self.samples} samples, now {fmt_value(self.value, self.unit)}, "
-                f"{elapsed} s of ~{self.expected_s:.0f} s")
+                f"{elapsed} s of ~{self.expected_s:.0f} s"
+                + (f" (cap {self.cap_s:.0f} s)" if self.cap_s > self.expected_s else "")
+                + (f", {self.phase}" if self.phase and not final else ""))
         status_line(self.out, line, tty=self.tty, final=final)
+
+
+def phase_words(phase: dict | None) -> str:
+    """The runner's phase (RunPublic.phase) in a few words: "kernel" or "hpcc 3/8: HPL N = 5,760, 2 processes"."""
+    if not isinstance(phase, dict):
+        return ""
+    if phase.get("kind") != "reference":
+        return str(phase.get("what") or "kernel")
+    which = f" {phase['index']}/{phase['of']}" if phase.get("index") and phase.get("of") else ""
+    return f"{phase.get('tool') or 'reference'}{which}" + (f": {phase['what']}" if phase.get("what") else "")
 
 
 def status_line(out: IO[str], line: str, *, tty: bool, final: bool) -> None:
@@ -326,7 +340,9 @@ def follow_run(server: Server, run_id: int, *, out: IO[str] = sys.stderr, timeou
                         last_seq = int(eid) if eid and eid.lstrip("-").isdigit() else body.get("seq", last_seq)
                     elif event in ("run", "end"):
                         prog.status = body["status"]
-                        prog.expected_s = float(body.get("expected_duration_s") or 0)
+                        prog.cap_s = float(body.get("expected_duration_s") or 0)
+                        prog.expected_s = float(body.get("typical_duration_s") or prog.cap_s)
+                        prog.phase = phase_words(body.get("phase"))
                         prog.started = _epoch(body, "started_at") or prog.started
                         prog.finished = _epoch(body, "finished_at")
                         prog.unit = prog.unit or body.get("unit") or ""

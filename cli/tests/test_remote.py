@@ -155,3 +155,22 @@ def test_following_a_suite_rides_out_a_server_restart_but_not_a_long_outage():
 
     with pytest.raises(remote.RemoteError, match="goes on on the server"):
         remote.follow_suite(_server(down), 3, out=io.StringIO(), poll_s=0.01, outage_s=0.05)
+
+
+def test_follow_run_shows_the_usual_time_the_cap_apart_and_the_phase():
+    """Issue 26: `./hostbench wait` counts against the run's typical time, names the cap, and says which reference
+    tool runs."""
+    phase = {"kind": "reference", "tool": "hpcc", "what": "HPL N = 5,760, 2 processes", "index": 3, "of": 8,
+             "started_at": 1795900000.0, "typical_s": 75.6, "cap_s": 600.0}
+    run = {"id": 6, "status": "running", "expected_duration_s": 1264, "typical_duration_s": 356, "phase": phase,
+           "started_at": "2026-11-26T03:00:00Z", "unit": "GFLOP/s", "result": None}
+    end = {**run, "status": "succeeded", "phase": None, "finished_at": "2026-11-26T03:05:50Z"}
+    body = _sse(("run", run, None), ("end", end, None))
+    s = _server(lambda req: httpx.Response(200, content=body, headers={"content-type": "text/event-stream"}))
+    out = io.StringIO()
+    remote.follow_run(s, 6, out=out)
+    text = out.getvalue()
+    assert "of ~356 s (cap 1264 s), hpcc 3/8: HPL N = 5,760, 2 processes" in text
+    assert "run 6: succeeded, 0 samples, now —, 350 s of ~356 s (cap 1264 s)\n" in text  # the end: no phase
+    assert remote.phase_words({"kind": "kernel", "what": "cpu kernel, fp64"}) == "cpu kernel, fp64"
+    assert remote.phase_words(None) == ""
