@@ -68,7 +68,7 @@ def references_text(row: ResultRow) -> str:
             ratio = f", ours / theirs {fmt(r.ratio)}" if r.ratio is not None else ""
             out.append(f"{r.tool}: {fmt(r.value)} {r.unit or ''} ({r.metric or 'figure'}{ratio}){note}")
         elif r.status == "none":
-            out.append(f"no reference: {r.reason or 'no tool measures this row'}")
+            out.append(r.reason or "no reference tool measures this row")
         else:
             out.append(f"{r.tool}: {r.status}{': ' + r.reason if r.reason else ''}{note}")
     return "; ".join(out) or "none run"

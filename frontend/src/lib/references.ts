@@ -19,7 +19,8 @@ export function referenceValue(r: ReferenceFigure): string | null {
 /** Why a reference gave no figure, as the row says it. */
 export function referenceWhyNot(r: ReferenceFigure): string {
   const why = r.reason ? `: ${r.reason}` : '';
-  if (r.status === 'none') return `No reference tool${why}`;
+  // the runner's sentence already says it ("no reference tool measures int32: ..."): shown as it is
+  if (r.status === 'none') return r.reason ? capitalise(r.reason) : 'No reference tool measures this row';
   if (r.status === 'failed') return `${referenceName(r.tool)} failed${why}`;
   if (r.status === 'unavailable') return `${referenceName(r.tool)} unavailable on this host${why}`;
   return `${referenceName(r.tool)} reported no figure${why}`;
@@ -33,6 +34,10 @@ export function referenceLine(r: ReferenceFigure): string {
     const ratio = r.ratio !== null && r.ratio !== undefined ? ` (ours / theirs ${formatNumber(r.ratio, 3)})` : '';
     return `${r.tool}: ${value}${ratio}${note}`;
   }
-  if (r.status === 'none') return `no reference tool${r.reason ? ` (${r.reason})` : ''}`;
+  if (r.status === 'none') return r.reason ?? 'no reference tool measures this row';
   return `${r.tool}: ${r.status}${r.reason ? ` (${r.reason})` : ''}${note}`;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
