@@ -4,6 +4,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Query
+from hostbench_common.reftools import MAX_UPLOAD_BYTES
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
@@ -11,16 +12,17 @@ from starlette.concurrency import run_in_threadpool
 from app.audit.service import record
 from app.core.bounds import MAX_BODY_BYTES, Id
 from app.core.deps import SessionDep
-from app.core.errors import Unprocessable
+from app.core.errors import TooMany, Unprocessable
 from app.hosts.models import Host
 from app.hosts.service import get_host
+from app.reference import sandbox
 from app.reference.models import ImportedResult
 from app.users.auth import OperatorDep, ViewerDep
 
 router = APIRouter(prefix="/api", tags=["reference"])
 
 Tool = Literal["stream", "hpl", "hpcc", "fio", "iozone", "iperf3", "iperf2", "ping", "sockperf"]
-MAX_UPLOAD = 8 * 1024 * 1024
+MAX_UPLOAD = MAX_UPLOAD_BYTES
 
 
 class ParsedOutput(BaseModel):
@@ -30,12 +32,13 @@ class ParsedOutput(BaseModel):
 
 
 def _parse(tool: str, text: str) -> dict[str, Any]:
-    from hostbench_common.reftools import ParseError, parse_text
-
+    """The parse in a child process with a CPU-time budget (app/reference/sandbox.py)."""
     try:
-        return parse_text(tool, text)
-    except ParseError as exc:
+        return sandbox.parse(tool, text)
+    except sandbox.Refused as exc:
         raise Unprocessable(f"{tool}: {exc}") from exc
+    except sandbox.Busy as exc:
+        raise TooMany(str(exc), retry_after_s=1) from exc
 
 
 def _text(body: bytes, limit: int) -> str:

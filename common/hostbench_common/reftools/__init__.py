@@ -35,8 +35,19 @@ TOOLS: tuple[str, ...] = tuple(PARSERS)
 JSON_TOOLS = frozenset({"fio", "iperf3"})
 MAX_CHARS = 64 * 1024 * 1024
 MAX_LINE = 16 * 1024
+MAX_UPLOAD_BYTES = 8 * 1024 * 1024  # the largest output POST /api/reference/parse takes
+# No report has more lines (8 MiB of ping's 64-character lines is 130,000); a flood of blank lines is refused before
+# any per-line work, which keeps the worst upload under a second of CPU (common/tests/reftools/adversarial.py).
+MAX_LINES = 200_000
 
-__all__ = ["JSON_TOOLS", "MAX_CHARS", "MAX_LINE", "PARSERS", "TOOLS", "Metric", "ParseError", "parse_text"]
+__all__ = ["JSON_TOOLS", "MAX_CHARS", "MAX_LINE", "MAX_LINES", "MAX_UPLOAD_BYTES", "PARSERS", "TOOLS", "Metric",
+           "ParseError", "parse_text", "require_lines"]
+
+
+def require_lines(text: str, tool: str) -> None:
+    lines = text.count("\n") + 1
+    if lines > MAX_LINES:
+        raise ParseError(f"{lines} lines: more than any {tool} report ({MAX_LINES} at most)")
 
 
 def parse_text(tool: str, raw: str) -> dict[str, Any]:
@@ -49,13 +60,17 @@ def parse_text(tool: str, raw: str) -> dict[str, Any]:
     require_content(text)
     if tool not in JSON_TOOLS and text.lstrip().startswith("{"):
         raise not_this_tool(tool, text, f"{tool} writes text, this is JSON")
-    if not (tool in JSON_TOOLS and looks_like_json(text)):
+    if not (tool in JSON_TOOLS and looks_like_json(text)):  # (JSON is decoded in C, not line by line)
+        require_lines(text, tool)
         longest = max(len(line) for line in text.split("\n"))
         if longest > MAX_LINE:
             # no tool prints such a line; refusing it also keeps every line-based pattern linear-time
             raise ParseError(f"a line of {longest} characters: not a {tool} text report (lines are at most "
                              f"{MAX_LINE} characters)")
-    fmt, metrics = PARSERS[tool](text)
+    try:
+        fmt, metrics = PARSERS[tool](text)
+    except (ValueError, ArithmeticError, RecursionError) as exc:  # a 5000-digit int(), deep JSON: garbled text
+        raise ParseError(f"not a {tool} report: {str(exc)[:160]}") from None
     if not metrics:
         raise ParseError("no figure found")
     return {"tool": tool, "format": fmt, "metrics": metrics}

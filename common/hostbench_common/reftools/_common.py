@@ -114,6 +114,8 @@ def first_json_object(text: str, what: str) -> tuple[Any, str]:
     except json.JSONDecodeError as exc:
         raise ParseError(f"the {what} JSON is incomplete or corrupt (truncated output?): {exc.msg} "
                          f"at line {exc.lineno}") from None
+    except (ValueError, RecursionError) as exc:  # an integer of more than 4300 digits, nesting deeper than the stack
+        raise ParseError(f"the {what} JSON is not a tool's report: {str(exc)[:120]}") from None
     if not isinstance(obj, dict):
         raise ParseError(f"the {what} JSON is not an object")
     before = text[: match.start()]
@@ -145,9 +147,13 @@ _SIGNATURES: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+SNIFF_CHARS = 64 * 1024  # a tool's markers are in its first lines; nine searches of 8 MiB would cost seconds
+
+
 def sniff(text: str) -> str | None:
+    head = text[:SNIFF_CHARS]
     for tool, pattern in _SIGNATURES:
-        if pattern.search(text):
+        if pattern.search(head):
             return tool
     return None
 

@@ -125,8 +125,8 @@ def _why_failed(text: str) -> str:
         reasons.append(f"{failed_hpl} HPL residual check(s) FAILED")
     if re.search(r"Failed Validation", text):
         reasons.append("STREAM validation failed")
-    if re.search(r"^\s*\d+ tests completed and failed residual checks\.", text, re.M):
-        m = re.search(r"^\s*(\d+) tests completed and failed residual checks\.", text, re.M)
+    if re.search(r"^[ \t]*\d+ tests completed and failed residual checks\.", text, re.M):
+        m = re.search(r"^[ \t]*(\d+) tests completed and failed residual checks\.", text, re.M)
         if m and m.group(1) != "0":
             reasons.append(f"{m.group(1)} PTRANS check(s) failed")
     return ", ".join(reasons) if reasons else "a verification check failed"

@@ -80,7 +80,7 @@ def parse(text: str) -> tuple[str, list[Metric]]:
 
 
 def _unit(text: str) -> str:
-    m = re.search(r"^\s*Output is in (\S+)", text, re.M)
+    m = re.search(r"^[ \t]*Output is in (\S+)", text, re.M)
     if m is None:
         raise ParseError("no 'Output is in ...' line: cannot tell the unit of the figures")
     word = m.group(1).lower()
@@ -180,8 +180,10 @@ def _check_excel(lines: list[str], metrics: list[Metric]) -> None:
             i += 1
 
 
-_CHILDREN = re.compile(r"^\s*Children see throughput for\s+(\d+)\s+(.+?)\s*=\s*([\d.]+)\s+(\S+)\s*$")
-_PARENT = re.compile(r"^\s*Parent sees throughput for\s+(\d+)\s+(.+?)\s*=\s*([\d.]+)\s+\S+\s*$")
+# The label is [^\s=][^=]* (stripped after): no two quantifiers here can take the same blanks, so a line is read in
+# linear time (`(.+?)\s*=` backtracked over every run of blanks: quadratic, minutes for one upload).
+_CHILDREN = re.compile(r"^\s*Children see throughput for\s+(\d+)\s+([^\s=][^=]*)=\s*([\d.]+)\s+(\S+)\s*$")
+_PARENT = re.compile(r"^\s*Parent sees throughput for\s+(\d+)\s+([^\s=][^=]*)=\s*([\d.]+)\s+\S+\s*$")
 _MIN_XFER = re.compile(r"^\s*Min xfer\s*=\s*([\d.]+)\s+\S+\s*$")
 _PER_PROC = re.compile(r"^\s*(Min|Max|Avg) throughput per process\s*=\s*([\d.]+)\s+\S+\s*$")
 
@@ -199,7 +201,7 @@ def _throughput(lines: list[str], unit: str) -> list[Metric]:
         m = _CHILDREN.match(line)
         if m is None:
             raise ParseError(f"malformed iozone throughput line {i + 1}: {line.strip()[:80]!r}")
-        label = re.sub(r"\s+", " ", m.group(2))
+        label = " ".join(m.group(2).split())
         name = _THROUGHPUT.get(label)
         if name is None:
             raise ParseError(f"unknown iozone throughput test {label!r} on line {i + 1}")
@@ -246,15 +248,16 @@ def _check_throughput_excel(lines: list[str], metrics: list[Metric]) -> None:
             continue
         if line == "iozone test complete.":
             return
-        m = re.match(r'^"\s*([A-Za-z -]+?)\s*"((?:\s+[\d.]+)+)\s*$', line)
+        m = re.match(r'^"([A-Za-z -]*)"((?:\s+[\d.]+)+)\s*$', line)  # label stripped below: linear time
         if m is None:
             raise ParseError(f"malformed iozone -R throughput line {i + 1}: {line[:80]!r}")
-        name = _THROUGHPUT_EXCEL.get(m.group(1))
+        label = m.group(1).strip()
+        name = _THROUGHPUT_EXCEL.get(label)
         if name is None:
-            raise ParseError(f"unknown iozone -R throughput row {m.group(1)!r}")
+            raise ParseError(f"unknown iozone -R throughput row {label!r}")
         values = [float(v) for v in m.group(2).split()]
         if by_name.get(name) != values:
-            raise ParseError(f"iozone -R throughput row {m.group(1)!r} {values} disagrees with the "
+            raise ParseError(f"iozone -R throughput row {label!r} {values} disagrees with the "
                              f"'Children see' figures {by_name.get(name)}")
 
 

@@ -147,7 +147,7 @@ def _nonzero(metrics: list[Metric]) -> list[Metric]:
 
 _SUMMARY = re.compile(
     r"^\[\s*(\d+|SUM)\](?:\[(TX|RX)-([CS])\])?\s+([\d.]+)-([\d.]+)\s+sec\s+([\d.]+)\s+(\S*Bytes)\s+"
-    rf"([\d.]+)\s+({RATE_UNITS})(.*?)\s+(sender|receiver)\s*$"
+    rf"([\d.]+)\s+({RATE_UNITS})(.*)\s(sender|receiver)\s*$"  # greedy (.*) and one \s: linear time per line
 )
 _UDP_TAIL = re.compile(r"^\s*([\d.]+)\s+ms\s+(\d+)/(\d+)\s+\(([\d.e+-]+)%\)\s*$")
 

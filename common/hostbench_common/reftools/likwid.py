@@ -19,18 +19,20 @@ from __future__ import annotations
 
 import re
 
-from . import MAX_CHARS
+from . import MAX_CHARS, require_lines
 from ._common import Metric, ParseError, clean_text, metric, round_sig, to_float, to_int
 from .plan import Context, Plan, as_list, op_of
 
 _TEST = re.compile(r"^Test:\s+(\S+)\s*$", re.M)
-_FIELD = re.compile(r"^(MFlops/s|MByte/s|Time|Using|Number of Flops|Data volume \(Byte\)):?\s+(.*?)\s*$", re.M)
+# [ \t] not \s, and the value stripped after: no blank run is tried twice (linear time on any text)
+_FIELD = re.compile(r"^(MFlops/s|MByte/s|Time|Using|Number of Flops|Data volume \(Byte\)):?[ \t]+(.*)$", re.M)
 
 
 def parse(raw: str) -> list[Metric]:
     if len(raw) > MAX_CHARS:
         raise ParseError("larger than any likwid-bench report")
     text = clean_text(raw)
+    require_lines(text, "likwid-bench")
     err = re.search(r"^(?:Error|ERROR)[: ].*$", text, re.M)
     if err:
         raise ParseError(f"likwid-bench reported an error: {err.group(0).strip()[:200]}")
@@ -41,14 +43,15 @@ def parse(raw: str) -> list[Metric]:
         raise ParseError(f"{len(tests)} likwid-bench reports in one output; give one run per file")
     fields: dict[str, str] = {}
     for m in _FIELD.finditer(text):
+        value = m.group(2).strip()
         if m.group(1) == "Using":
-            t = re.fullmatch(r"(\d+) threads?", m.group(2))
+            t = re.fullmatch(r"(\d+) threads?", value)
             if t:
                 fields["threads"] = t.group(1)
             continue
         if m.group(1) in fields:
             raise ParseError(f"likwid-bench printed {m.group(1)} twice (garbled output)")
-        fields[m.group(1)] = m.group(2)
+        fields[m.group(1)] = value
     if "MFlops/s" not in fields and "MByte/s" not in fields:
         raise ParseError("the likwid-bench report has no MFlops/s or MByte/s line (truncated output?)")
 

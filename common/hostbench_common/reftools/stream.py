@@ -40,8 +40,8 @@ def parse(text: str) -> tuple[str, list[Metric]]:
         raise not_this_tool("stream", text, "no 'Function  Best Rate MB/s  Avg time  Min time  Max time' table")
     if len(headers) > 1:
         raise ParseError(f"{len(headers)} STREAM result tables in one file; give one run per file")
-    if re.search(r"^\s*Failed Validation", text, re.M):
-        failed = re.search(r"^\s*Failed Validation.*$", text, re.M)
+    if re.search(r"^[ \t]*Failed Validation", text, re.M):
+        failed = re.search(r"^[ \t]*Failed Validation.*$", text, re.M)
         raise ParseError(f"STREAM's validation failed: '{failed.group(0).strip() if failed else ''}'")
 
     lines = text.split("\n")
