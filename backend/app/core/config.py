@@ -76,8 +76,10 @@ class Settings(BaseSettings):
     session_ttl_s: float = 7 * 86400.0
     session_idle_s: float = 12 * 3600.0
     sign_in_link_ttl_s: float = 86400.0
-    # Failed sign-ins per client address and per account name in login_window_s before 429.
+    # Sign-in attempts per (client address, account name) in login_window_s before 429 (a success gives its back).
     login_max_failures: int = 10
+    # ... and per client address whatever the name (a stranger trying many names): app/users/ratelimit.py.
+    login_max_failures_per_address: int = 50
     login_window_s: int = 900
     # Trends (app.trends): how often Celery beat looks at newly finished runs for thresholds crossed and changes.
     trends_evaluate_s: float = Field(default=10.0, ge=1, le=3600)

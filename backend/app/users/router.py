@@ -6,7 +6,7 @@ from app.core.bounds import Id
 from app.core.config import get_settings
 from app.core.db import utcnow
 from app.core.deps import SessionDep
-from app.core.errors import Conflict
+from app.core.errors import Conflict, Unauthorized
 from app.users import ratelimit
 from app.users import service as users
 from app.users.auth import AdminDep, ViewerDep
@@ -63,13 +63,15 @@ def _client(request: Request) -> str:
 def login(body: Login, request: Request, response: Response, session: SessionDep) -> Me:
     check_origin(request)  # no signing a victim's browser into the attacker's account from another site
     address = _client(request)
-    ratelimit.check(address, body.name)
+    ratelimit.reserve("login", address, body.name)  # counted before the check: concurrent guesses cannot pass it
     try:
         user = users.authenticate_password(session, body.name, body.password)
-    except Exception:
-        ratelimit.failed(address, body.name)
+    except Unauthorized:
         raise
-    ratelimit.succeeded(address, body.name)
+    except Exception:
+        ratelimit.release("login", address, body.name)  # not a guess judged wrong (e.g. the database is down)
+        raise
+    ratelimit.release("login", address, body.name)
     token, us = users.create_session(session, user)
     _set_cookies(request, response, token, us)
     return me(user)
@@ -79,12 +81,16 @@ def login(body: Login, request: Request, response: Response, session: SessionDep
 def sign_in_with_link(body: LinkSignIn, request: Request, response: Response, session: SessionDep) -> Me:
     """Trade a one-time sign-in link for a session; the page then asks the person for a password."""
     check_origin(request)
-    ratelimit.check(_client(request), "link")
+    address = _client(request)
+    ratelimit.reserve("link", address, "")  # per address only: one stranger's bad tokens block no one else
     try:
         user = users.use_sign_in_link(session, body.token)
-    except Exception:
-        ratelimit.failed(_client(request), "link")
+    except Unauthorized:
         raise
+    except Exception:
+        ratelimit.release("link", address, "")
+        raise
+    ratelimit.release("link", address, "")
     token, us = users.create_session(session, user)
     _set_cookies(request, response, token, us)
     return me(user)
