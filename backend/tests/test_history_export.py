@@ -71,3 +71,26 @@ def test_history_filters_by_the_labels_a_run_was_handed_out_under(client, sessio
     assert [r["id"] for r in client.get("/api/runs?provider=test").json()["data"]] == [before]
     assert [r["id"] for r in client.get("/api/runs?provider=aws").json()["data"]] == [after]
     assert [r["id"] for r in client.get("/api/runs?instance_type=c7a.large").json()["data"]] == [after]
+
+
+def test_export_csv_defuses_formulas_a_runner_could_plant_and_keeps_numbers(client, session, runner):
+    """A host name is the runner's; `=HYPERLINK(...)` must reach a spreadsheet as text, not a live formula."""
+    from app.hosts.models import Host
+
+    host_id, headers = runner
+    run_id = _finished_run(client, session, host_id, headers)
+    host = session.get(Host, host_id)
+    host.name = '=HYPERLINK("http://evil.example","x")'
+    session.commit()
+    rows = list(csv.reader(io.StringIO(client.get(f"/api/runs/{run_id}/export?format=csv").text)))
+    assert rows[0][3] == '\'=HYPERLINK("http://evil.example","x")'
+    assert not any(c.startswith(("=", "+", "@", "\t", "\r")) for row in rows for c in row)
+
+
+def test_the_csv_cell_rule():
+    from app.core.csvcell import cell
+
+    for text in ("=1+1", "+cmd", "-2+3+cmd|' /C calc'!A0", "@SUM(A1)", "\t=1", "\r=1", "-x"):
+        assert cell(text) == "'" + text
+    for kept in (-3.5, 7, "-3.5", "+1e-9", "-.5", "GFLOP/s", "", None, "a=b"):
+        assert cell(kept) == kept

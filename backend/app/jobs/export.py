@@ -1,9 +1,8 @@
 """Run export: the result table, the reference tools beside its rows and every sample, as CSV or JSON. Units travel
 with every figure."""
-import csv
-import io
 import json
 
+from app.core.csvcell import Writer
 from app.jobs.schemas import SAMPLE_FIELDS, RunPublic, SamplePublic
 
 RESULT_COLUMNS = ["op", "block_bytes", "threads", "unit", "n", "mean", "stddev", "min", "max", "median",
@@ -18,8 +17,7 @@ def run_export(run: RunPublic, samples: list[SamplePublic], fmt: str) -> tuple[s
     if fmt == "json":
         doc = {"run": run.model_dump(mode="json"), "samples": [s.model_dump() for s in samples]}
         return json.dumps(doc, indent=1), "application/json"
-    out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = Writer()  # every cell defused against spreadsheet formulas (app/core/csvcell.py)
     w.writerow(["# hostbench run", run.id, "host", run.host_name, "experiment", run.experiment, "status", run.status,
                 "verdict", run.result.verdict if run.result else None])
     w.writerow(["# result"])
@@ -43,4 +41,4 @@ def run_export(run: RunPublic, samples: list[SamplePublic], fmt: str) -> tuple[s
     w.writerow(SAMPLE_COLUMNS)
     for s in samples:
         w.writerow([getattr(s, c) for c in SAMPLE_COLUMNS])
-    return out.getvalue(), "text/csv"
+    return w.getvalue(), "text/csv"

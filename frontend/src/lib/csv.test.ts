@@ -15,5 +15,10 @@ describe('CSV', () => {
     expect(csvField('@cmd')).toBe("'@cmd");
     expect(csvField('-1.5')).toBe('-1.5');
     expect(csvField(-1.5)).toBe('-1.5');
+    expect(csvField('+1e-9')).toBe('+1e-9');
+    // a leading number does not make the rest of the cell harmless
+    expect(csvField("-2+3+cmd|' /C calc'!A0")).toBe("'-2+3+cmd|' /C calc'!A0");
+    expect(csvField('\t=1')).toBe("'\t=1");
+    expect(csvField('\r=1')).toBe(`"'\r=1"`);
   });
 });
