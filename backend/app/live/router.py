@@ -7,6 +7,7 @@ lost publish delays a point by at most that long; without Redis it re-reads ever
 import asyncio
 import json
 import os
+import re
 import time
 import uuid
 from collections import Counter
@@ -24,16 +25,20 @@ from app.core.admission import slot
 from app.core.bounds import Id
 from app.core.config import get_settings
 from app.core.db import busy_as_503, get_sessionmaker
-from app.core.errors import TooMany
+from app.core.errors import Forbidden, TooMany, Unauthorized
 from app.jobs import service
 from app.jobs.models import TERMINAL
 from app.live.hub import hub
-from app.users.auth import ViewerDep
+from app.users.auth import ViewerDep, authenticate
+from app.users.service import CREDENTIALS_EPOCH
 
 router = APIRouter(prefix="/api", tags=["live"])
 RESYNC_S = 3.0  # without Redis: how often a stream re-reads PostgreSQL
 RESYNC_LIVE_S = 15.0  # with Redis: the safety re-read (and the page's progress update)
 PING_S = 15.0
+CREDENTIAL_POLL_S = 1.0  # how often a stream looks whether a credential was revoked (one Redis GET)
+CREDENTIAL_FALLBACK_S = 15.0  # without Redis: how often it re-checks its credential in PostgreSQL
+MAX_SEQ = 10**12  # the largest seq a client may resume from (as after_seq)
 SLOT_TTL_S = 45.0  # a slot not refreshed for this long (a process that died) is free again
 PER_USER = int(os.environ.get("HOSTBENCH_SSE_PER_USER", "20"))
 RETRY_AFTER_S = 5
@@ -117,6 +122,59 @@ async def _resnapshot(run_id: int, after_seq: int) -> tuple[dict, list[dict]] | 
         return None
 
 
+def _last_event_id(value: str | None) -> int | None:
+    """The seq a reconnecting EventSource sends back; anything else (not ASCII digits, past the largest seq) is
+    ignored and the stream starts from after_seq (it was a 500: a text int() refused, or a number past bigint)."""
+    if value is None or not re.fullmatch(r"-?[0-9]{1,13}", value.strip()):
+        return None
+    seq = int(value)
+    return seq if -1 <= seq <= MAX_SEQ else None
+
+
+def _still_allowed(request: Request) -> bool:
+    """Whether the stream's credential (token or session cookie) and its person are still valid now."""
+    try:
+        with get_sessionmaker()() as session:
+            authenticate(request, session)
+            session.commit()
+        return True
+    except (Unauthorized, Forbidden):
+        return False
+    except Exception:  # the database is down or busy: not a revocation; the stream goes on and asks again later
+        return True
+
+
+class _Credential:
+    """When to re-check: whenever the credentials epoch (app.users.service.credentials_changed) moves, looked at
+    every CREDENTIAL_POLL_S; without Redis, every CREDENTIAL_FALLBACK_S."""
+
+    def __init__(self, request: Request) -> None:
+        self.request = request
+        self.epoch = self._epoch()
+        self.next_poll = time.monotonic() + CREDENTIAL_POLL_S
+        self.next_fallback = time.monotonic() + CREDENTIAL_FALLBACK_S
+
+    @staticmethod
+    def _epoch() -> bytes | None:
+        try:
+            return broker.get_redis().get(CREDENTIALS_EPOCH) or b"0"
+        except redis.RedisError:
+            return None
+
+    async def revoked(self) -> bool:
+        now = time.monotonic()
+        if now < self.next_poll:
+            return False
+        self.next_poll = now + CREDENTIAL_POLL_S
+        epoch = await run_in_threadpool(self._epoch)
+        due = (epoch is not None and epoch != self.epoch) or (epoch is None and now >= self.next_fallback)
+        if not due:
+            return False
+        self.epoch = epoch
+        self.next_fallback = now + CREDENTIAL_FALLBACK_S
+        return not await run_in_threadpool(_still_allowed, self.request)
+
+
 def _event(kind: str, data: dict, event_id: int | None = None) -> str:
     head = f"id: {event_id}\n" if event_id is not None else ""
     return f"{head}event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
@@ -129,16 +187,19 @@ async def run_events(
     run_id: Id,
     request: Request,
     p: ViewerDep,  # the session cookie (EventSource sends it) and the origin check (app.users.auth)
-    after_seq: Annotated[int, Query(ge=-1, le=10**12)] = -1,
+    after_seq: Annotated[int, Query(ge=-1, le=MAX_SEQ)] = -1,
     last_event_id: Annotated[str | None, Header()] = None,
 ) -> StreamingResponse:
-    if last_event_id is not None and last_event_id.strip().lstrip("-").isdigit():
-        after_seq = max(after_seq, int(last_event_id))
+    resume = _last_event_id(last_event_id)
+    if resume is not None:
+        after_seq = max(after_seq, resume)
     run, backlog = await run_in_threadpool(_snapshot, run_id, after_seq)  # 404 before the stream opens
     slot_id = uuid.uuid4().hex
     await run_in_threadpool(take_slot, p.name, slot_id)
     h = hub()
     sub = h.subscribe(broker.run_channel(run_id))
+
+    credential = _Credential(request)
 
     async def stream() -> AsyncIterator[str]:
         last = after_seq
@@ -161,6 +222,9 @@ async def run_events(
             next_sync = time.monotonic() + (RESYNC_LIVE_S if live else RESYNC_S)
             next_ping = time.monotonic() + PING_S
             while not await request.is_disconnected():
+                if await credential.revoked():  # token revoked, session ended, person disabled or deleted
+                    yield _event("revoked", {"detail": "your credential was revoked or your account disabled"})
+                    return
                 data = await sub.get(1.0) if h.up.is_set() else None
                 if data is None and not h.up.is_set():
                     await asyncio.sleep(1.0)

@@ -105,6 +105,7 @@ def read_me(p: ViewerDep) -> Me:
 def logout(p: ViewerDep, response: Response, session: SessionDep) -> Response:
     if p.session is not None:
         users.end_session(session, p.session)
+        users.credentials_changed()
     response = Response(status_code=204)
     response.delete_cookie(SESSION_COOKIE, path="/")
     response.delete_cookie(CSRF_COOKIE, path="/")
@@ -117,6 +118,7 @@ def change_password(body: PasswordChange, p: ViewerDep, session: SessionDep) -> 
     users.end_sessions(session, p.user, keep=p.session)
     record(session, p.name, "password.change", f"user {p.name}")
     session.commit()
+    users.credentials_changed()
     return Response(status_code=204)
 
 
@@ -140,6 +142,7 @@ def revoke_token(token_id: Id, p: ViewerDep, session: SessionDep) -> Response:
     row = users.revoke_api_token(session, p.user, token_id)
     record(session, p.name, "api_token.revoke", f"token {row.id} of {p.name}", name=row.name)
     session.commit()
+    users.credentials_changed()  # a live stream opened with the token ends within seconds
     return Response(status_code=204)
 
 
@@ -173,7 +176,8 @@ def update_user(user_id: Id, body: UserUpdate, p: AdminDep, session: SessionDep)
     if body.disabled or demoted:
         users.end_sessions(session, user)
     record(session, p.name, "user.update", f"user {user.name}", **changes)
-    session.commit()
+    session.commit()  # also ends the lock last_admin() took
+    users.credentials_changed()
     return user_public(user)
 
 
@@ -185,6 +189,7 @@ def delete_user(user_id: Id, p: AdminDep, session: SessionDep) -> Response:
     record(session, p.name, "user.delete", f"user {user.name}")
     session.delete(user)
     session.commit()
+    users.credentials_changed()
     return Response(status_code=204)
 
 

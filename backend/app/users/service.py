@@ -1,11 +1,13 @@
 """People, their passwords, sessions, API tokens and one-time sign-in links."""
 from datetime import timedelta
 
+import redis
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
+from app.core.broker import get_redis
 from app.core.config import get_settings
 from app.core.db import utcnow
 from app.core.errors import BadRequest, Conflict, NotFound, Unauthorized
@@ -83,11 +85,27 @@ def set_password(session: Session, user: User, current: str | None, new: str) ->
 
 
 def last_admin(session: Session, user: User) -> bool:
+    """Whether `user` is the only active admin. Locks every active admin's row until the caller's transaction ends
+    (in id order, so two callers never deadlock): two admins demoting each other at once are judged one after the
+    other, and the second sees the first's change, so the rule holds under concurrency."""
+    admins = session.scalars(select(User.id).where(User.role == "admin", User.disabled_at.is_(None))
+                             .order_by(User.id).with_for_update()).all()
+    session.refresh(user)  # the row as the lock left it: another transaction may just have changed it
     if user.role != "admin" or user.disabled_at is not None:
         return False
-    others = session.scalar(select(func.count()).select_from(User).where(
-        User.role == "admin", User.disabled_at.is_(None), User.id != user.id))
-    return not others
+    return not [i for i in admins if i != user.id]
+
+
+CREDENTIALS_EPOCH = "hb:credentials:epoch"
+
+
+def credentials_changed() -> None:
+    """Tell open live streams that a token, session or account was revoked, disabled or deleted (committed now):
+    each re-checks its own credential (app.live.router). Without Redis the streams check on their own."""
+    try:
+        get_redis().incr(CREDENTIALS_EPOCH)
+    except redis.RedisError:
+        pass
 
 
 # -- sessions --------------------------------------------------------------------------------------------
