@@ -361,3 +361,25 @@ def test_prometheus_scrape_needs_a_token_and_has_the_units_in_the_names(client, 
     assert 'host="scraped"' in line and 'provider="lab"' in line and 'threads="2"' in line
     assert line.endswith(" 123.5")
     assert any(x.startswith("hostbench_headline_efficiency_ratio{") and x.endswith(" 0.61") for x in body.splitlines())
+
+
+EMBEDDED = ["http://[2002:7f00:1::]/h", "http://[2002:a9fe:a9fe::1]/h", "http://[2002:a00:1::]/h",  # 6to4
+            "http://[64:ff9b::7f00:1]/h", "http://[64:ff9b::a9fe:a9fe]/h", "http://[64:ff9b:1::a00:1]/h",  # NAT64
+            "http://[::ffff:127.0.0.1]/h", "http://[::ffff:10.0.0.1]/h", "http://[::ffff:0:a9fe:a9fe]/h",
+            "http://[::127.0.0.1]/h", "http://[::a9fe:a9fe]/h",  # IPv4-compatible
+            "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/h",  # Teredo (client 127.0.0.1)
+            "http://[2002:808:808::]/h", "http://[64:ff9b::808:808]/h"]  # even a public IPv4 inside: the form is refused
+
+
+def test_every_ipv6_form_that_embeds_an_ipv4_address_is_refused(client, allow_loopback, monkeypatch):
+    """Before, 2002:7f00:1:: (6to4 of 127.0.0.1) and 64:ff9b::a9fe:a9fe (NAT64 of the metadata service) passed."""
+    monkeypatch.setenv("HOSTBENCH_WEBHOOK_ALLOWED_HOSTS", "")
+    get_settings.cache_clear()
+    for url in EMBEDDED:
+        r = client.put("/api/trends/notifications", json={"webhook_url": url})
+        assert r.status_code == 422 and "embeds an IPv4" in r.text, (url, r.status_code, r.text)
+    host = ",".join(u.split("[")[1].split("]")[0] for u in EMBEDDED)
+    monkeypatch.setenv("HOSTBENCH_WEBHOOK_ALLOWED_HOSTS", host)  # not even when listed
+    get_settings.cache_clear()
+    for url in EMBEDDED:
+        assert client.put("/api/trends/notifications", json={"webhook_url": url}).status_code == 422, url

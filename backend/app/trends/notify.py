@@ -4,7 +4,7 @@ configured). Sent from a Celery task (app.worker.tasks.notify_trend_event), neve
 The webhook's target is checked when it is set and again at every delivery: http or https, no credentials in the
 URL, and every address its name resolves to must be allowed: never link-local (169.254.0.0/16, fe80::/10, which
 holds the cloud metadata services 169.254.169.254 and fd00:ec2::254 is refused by name too), multicast, unspecified
-or reserved; with HOSTBENCH_WEBHOOK_ALLOWED_HOSTS set, only the hosts it lists; without it, only public addresses.
+or reserved, nor an IPv6 form that embeds an IPv4 address (EMBEDDED_IPV4: 6to4, NAT64, mapped, compatible, Teredo); with HOSTBENCH_WEBHOOK_ALLOWED_HOSTS set, only the hosts it lists; without it, only public addresses.
 The connection goes to the address that was checked (the name is sent as Host and as TLS SNI), so a name that
 resolves differently a moment later (DNS rebinding) cannot steer it elsewhere. No redirects are followed."""
 import ipaddress
@@ -28,6 +28,18 @@ IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 METADATA = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254"),
             ipaddress.ip_address("100.100.100.200")}
 METADATA_NAMES = {"metadata.google.internal", "metadata", "instance-data", "instance-data.ec2.internal"}
+# IPv6 ranges that carry an IPv4 address inside them, which a relay, a NAT64 gateway or the host's own stack may
+# turn back into that IPv4 address (2002:7f00:1::, 64:ff9b::a9fe:a9fe, ::ffff:10.0.0.1 reach 127.0.0.1,
+# 169.254.169.254, 10.0.0.1). Refused outright, whatever they embed and whatever the allow-list says: a webhook
+# that means an IPv4 address is given that address.
+EMBEDDED_IPV4 = tuple(ipaddress.ip_network(n) for n in (
+    "2002::/16",  # 6to4
+    "64:ff9b::/96", "64:ff9b:1::/48",  # NAT64, well-known and local-use prefixes
+    "::ffff:0:0/96",  # IPv4-mapped
+    "::ffff:0:0:0/96",  # IPv4-translated (SIIT)
+    "::/96",  # IPv4-compatible (deprecated; also holds :: and ::1)
+    "2001::/32",  # Teredo
+))
 
 
 class Refused(ValueError):
@@ -42,6 +54,8 @@ def smtp_note(s: Settings | None = None) -> str | None:
 def _never(ip: IpAddress) -> str | None:
     if ip in METADATA:
         return "a cloud metadata address"
+    if ip.version == 6 and any(ip in net for net in EMBEDDED_IPV4):
+        return "an IPv6 form that embeds an IPv4 address (6to4, NAT64, IPv4-mapped, -compatible or Teredo)"
     if ip.is_link_local:
         return "a link-local address"
     if ip.is_multicast or ip.is_unspecified or ip.is_reserved:
