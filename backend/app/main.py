@@ -17,6 +17,7 @@ from app.core.config import get_settings
 from app.core.db import get_sessionmaker
 from app.core.dbwatch import DB_WATCH
 from app.core.errors import NotFound, install_error_handlers
+from app.core.headers import FRAME_ANCESTORS, SecurityHeaders
 from app.core.hostcheck import AllowedHosts
 from app.core.openapi import document_errors
 from app.core.routes import api_routes, route_access
@@ -93,6 +94,7 @@ def create_app() -> FastAPI:
     app.add_middleware(BodyLimits)  # size limits and finite numbers, before any route reads a body
     app.add_middleware(Admission)  # requests wait in the event loop for a slot of their class (app.core.admission)
     app.add_middleware(AllowedHosts)
+    app.add_middleware(SecurityHeaders)  # outermost: every answer, a 400, 429 or 503 included (app.core.headers)
     app.add_api_route("/api/health", health, methods=["GET"], response_model=Health, tags=["health"],
                       dependencies=[PUBLIC])
     # app.jobs.retire_router holds two of the hosts' routes (revoking and deleting a host end its runs)
@@ -124,7 +126,8 @@ def _api_docs(app: FastAPI) -> None:
     icon = "data:,"  # no favicon request to a CDN
     # Nothing from another origin, even what the bundles would fetch by themselves (ReDoc's footer logo)
     csp = ("default-src 'self'; script-src 'self' 'unsafe-inline' blob:; style-src 'self' 'unsafe-inline'; "
-           "img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'")
+           "img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; "
+           + FRAME_ANCESTORS)
 
     def own_origin(page: HTMLResponse) -> HTMLResponse:
         page.headers["Content-Security-Policy"] = csp

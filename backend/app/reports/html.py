@@ -1,6 +1,8 @@
 """The report as one self-contained HTML file, rendered here on the server: styles inline, charts as inline SVG,
 the report's JSON embedded as data (no script runs, nothing is fetched). Every figure is the report's (service.py):
 a number is formatted here, never recomputed."""
+import base64
+import hashlib
 import html
 import json
 import math
@@ -258,6 +260,15 @@ code{font-size:11px;word-break:break-all}.meta,.note{color:#444}
 """
 
 
+def csp() -> str:
+    """The report's own policy: its one inline stylesheet by hash, images only as data: URLs, no script at all (the
+    JSON data block is not run), nothing fetched from anywhere: it works offline and runs nothing it was not born
+    with. Sent as a <meta> in the file (a downloaded copy keeps it) and as the header of the download."""
+    style = base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
+    return (f"default-src 'none'; style-src 'sha256-{style}'; img-src data:; base-uri 'none'; "
+            "form-action 'none'")
+
+
 def render(report: Report) -> str:
     hosts = "".join(
         f"<h3>{e(h.name)} ({e(h.hostname)})</h3><table>"
@@ -275,6 +286,7 @@ def render(report: Report) -> str:
     data = json.dumps(report.model_dump(mode="json"), ensure_ascii=True).replace("</", "<\\/")
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        f'<meta http-equiv="Content-Security-Policy" content="{csp()}">'
         f"<title>hostbench report: {e(report.selection)}</title><style>{STYLE}</style></head><body>"
         f"<h1>hostbench report: {e(report.selection)}</h1><p class='meta'>Generated "
         f"{e(report.generated_at.isoformat())} · {len(report.runs)} run(s) on {len(report.hosts)} host(s). "

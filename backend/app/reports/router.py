@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query, Response
 from app.core.bounds import MAX_ID, Id
 from app.core.deps import SessionDep
 from app.core.errors import NotFound
+from app.core.headers import FRAME_ANCESTORS
 from app.reports import html
 from app.reports.schemas import Report
 from app.reports.service import build_report
@@ -44,4 +45,5 @@ def download_report(_: ViewerDep, session: SessionDep, runs: RunIds = None, job:
     report = build_report(session, _ids(runs), job, suite)
     name = "hostbench-report-" + re.sub(r"[^A-Za-z0-9._-]+", "-", report.selection).strip("-") + ".html"
     return Response(html.render(report), media_type="text/html; charset=utf-8",
-                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+                    headers={"Content-Disposition": f'attachment; filename="{name}"',
+                             "Content-Security-Policy": f"{html.csp()}; {FRAME_ANCESTORS}"})
