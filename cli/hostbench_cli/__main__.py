@@ -249,6 +249,10 @@ def main(argv: list[str] | None = None) -> int:
     lk = sub.add_parser("lock", help="regenerate requirements.lock from the pyproject files (with uv)")
     lk.add_argument("--upgrade", action="store_true", help="move every pin to the newest allowed version")
     args = p.parse_args(argv)
+    if args.cmd not in ("up", "test", "load", "chaos"):  # those show our own processes' logs, colours included
+        from hostbench_cli.safeout import install
+
+        install()  # no runner- or server-set text reaches the terminal as control characters (safeout.py)
     if args.cmd == "up":
         return cmd_up(args)
     if args.cmd == "test":

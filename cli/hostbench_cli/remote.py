@@ -18,6 +18,8 @@ from typing import IO, Any
 
 import httpx
 
+from hostbench_cli.safeout import escape, raw
+
 TERMINAL = ("succeeded", "failed", "untrusted", "cancelled")
 RUNS_PAGE = 200  # the API's largest page
 RUNS_MAX = 10_000
@@ -204,9 +206,10 @@ def summary(params: dict) -> str:
 
 def runs_table(runs: list[dict]) -> str:
     head = ["ID", "HOST", "EXPERIMENT", "OP/THREADS", "STATUS", "VERDICT", "HEADLINE", "FINISHED"]
-    rows = [[str(r["id"]), r["host_name"], r["experiment"], summary(r.get("params") or {}), r["status"],
-             (r.get("result") or {}).get("verdict") or "—", headline(r),
-             (r.get("finished_at") or "—").replace("T", " ")[:19]] for r in runs]
+    rows = [[escape(c) for c in (  # escaped before the widths are measured: the columns stay aligned
+        str(r["id"]), r["host_name"], r["experiment"], summary(r.get("params") or {}), r["status"],
+        (r.get("result") or {}).get("verdict") or "—", headline(r),
+        (r.get("finished_at") or "—").replace("T", " ")[:19])] for r in runs]
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=False)]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip()
                      for line in [head, *rows])
@@ -392,13 +395,13 @@ class _Meter:
         now = time.monotonic()
         if now - self.t0 > 1.0 and now - self.shown > (0.5 if self.tty else 5.0):
             self.shown = now
-            sys.stderr.write(("\r\x1b[K" if self.tty else "") + f"{self.what}: {self.n:,} {unit}"
-                             + ("" if self.tty else "\n"))
+            raw(sys.stderr).write(("\r\x1b[K" if self.tty else "") + f"{self.what}: {self.n:,} {unit}"
+                                  + ("" if self.tty else "\n"))
             sys.stderr.flush()
 
     def done(self, unit: str = "bytes") -> None:
         if self.shown:
-            sys.stderr.write(("\r\x1b[K" if self.tty else "") + f"{self.what}: {self.n:,} {unit}\n")
+            raw(sys.stderr).write(("\r\x1b[K" if self.tty else "") + f"{self.what}: {self.n:,} {unit}\n")
 
 
 def export_ndjson(server: Server, run_id: int, out: IO[bytes]) -> int:
