@@ -1,7 +1,7 @@
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import String
+from sqlalchemy import Index, String, func
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.db import Base, JSONType, utcnow
@@ -36,6 +36,10 @@ class Host(Base):
     # Removed from the fleet but its runs kept (DELETE /api/hosts/{id}?history=keep).
     deleted_at: Mapped[datetime | None]
 
+
+
+# A live host's name is unique whatever its case (app/hosts/names.py; migration 0014)
+Index("uq_hosts_live_name_ci", func.lower(Host.name), unique=True, postgresql_where=Host.deleted_at.is_(None))
 
 class RegistrationToken(Base):
     """Short-lived token a new runner trades once for its own credential."""

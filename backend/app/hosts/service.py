@@ -3,6 +3,7 @@ from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import func, or_, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.core.config import get_settings
@@ -112,6 +113,12 @@ def create_registration_token(session: Session, ttl_s: float | None = None,
     return token, row
 
 
+def _name_taken(name: str, host_id: int | None) -> Conflict:
+    which = f" (host {host_id})" if host_id is not None else ""
+    return Conflict(f"a host named {name!r} (in any case) is registered{which}; delete it in the dashboard first, "
+                    "or give this runner another name (--name)")
+
+
 def register_runner(
     session: Session, registration_token: str, name: str, hostname: str, version: str,
     inventory: dict[str, Any], labels: dict[str, Any], address: str | None = None,
@@ -124,18 +131,21 @@ def register_runner(
         session.rollback()
         raise Unauthorized("registration token is unknown, expired or already used; "
                            "get a new one from Hosts → Add host (or `./hostbench token`)")
-    taken = session.scalar(select(Host.id).where(Host.name == name, Host.deleted_at.is_(None)))
+    taken = session.scalar(select(Host.id).where(func.lower(Host.name) == name.lower(), Host.deleted_at.is_(None)))
     if taken is not None:
         session.rollback()
-        raise Conflict(f"a host named {name!r} is registered (host {taken}); delete it in the dashboard first, "
-                       "or give this runner another name (--name)")
+        raise _name_taken(name, taken)
     token = new_token("hbrun")
     host = Host(
         name=name, hostname=hostname, runner_version=version, token_hash=hash_token(token),
         inventory=inventory, labels=labels, last_seen_at=utcnow(), address=ip_literal(address),
     )
     session.add(host)
-    session.flush()
+    try:
+        session.flush()
+    except IntegrityError:  # another registration took the name (any case) a moment ago: the unique index
+        session.rollback()
+        raise _name_taken(name, None) from None
     reg.used_at = utcnow()
     reg.host_id = host.id
     session.commit()

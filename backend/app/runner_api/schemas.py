@@ -1,8 +1,9 @@
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from app.core.bounds import JSON_NUMBER, MAX_ATTEMPT, MAX_SEQ, BodyId, Inventory, JsonInt, JsonNumber
+from app.hosts import names
 
 Number = JsonNumber  # finite
 Bytes = Annotated[int, Field(ge=0, le=2**50), JSON_NUMBER]  # a block or buffer size (the column is a bigint)
@@ -14,11 +15,16 @@ class _Strict(BaseModel):
 
 class RunnerRegister(_Strict):
     registration_token: str = Field(min_length=8, max_length=200)
-    name: str = Field(min_length=1, max_length=128)
+    name: str = Field(min_length=1, max_length=512)  # normalised below; at most names.MAX_NAME after it
     hostname: str = Field(min_length=1, max_length=255)
     version: str = Field("", max_length=64)
     inventory: Inventory = Field(default_factory=dict)
     labels: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("name")
+    @classmethod
+    def _normal_name(cls, v: str) -> str:
+        return names.normalise(v)  # NFKC, trimmed, nothing invisible (app/hosts/names.py)
 
 
 class RunnerRegistered(BaseModel):
