@@ -155,9 +155,9 @@ class _Credential:
         self.next_fallback = time.monotonic() + CREDENTIAL_FALLBACK_S
 
     @staticmethod
-    def _epoch() -> bytes | None:
+    def _epoch() -> str | None:
         try:
-            return broker.get_redis().get(CREDENTIALS_EPOCH) or b"0"
+            return str(broker.get_redis().get(CREDENTIALS_EPOCH) or 0)
         except redis.RedisError:
             return None
 

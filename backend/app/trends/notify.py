@@ -4,7 +4,8 @@ configured). Sent from a Celery task (app.worker.tasks.notify_trend_event), neve
 The webhook's target is checked when it is set and again at every delivery: http or https, no credentials in the
 URL, and every address its name resolves to must be allowed: never link-local (169.254.0.0/16, fe80::/10, which
 holds the cloud metadata services 169.254.169.254 and fd00:ec2::254 is refused by name too), multicast, unspecified
-or reserved, nor an IPv6 form that embeds an IPv4 address (EMBEDDED_IPV4: 6to4, NAT64, mapped, compatible, Teredo); with HOSTBENCH_WEBHOOK_ALLOWED_HOSTS set, only the hosts it lists; without it, only public addresses.
+or reserved, nor an IPv6 form that embeds an IPv4 address (EMBEDDED_IPV4: 6to4, NAT64, mapped, compatible,
+Teredo); with HOSTBENCH_WEBHOOK_ALLOWED_HOSTS set, only the hosts it lists; without it, only public addresses.
 The connection goes to the address that was checked (the name is sent as Host and as TLS SNI), so a name that
 resolves differently a moment later (DNS rebinding) cannot steer it elsewhere. No redirects are followed."""
 import ipaddress
