@@ -1,5 +1,5 @@
 """Host names (app/hosts/names.py): normalised at registration (NFKC, blanks trimmed), no control or invisible
-characters, unique among live hosts whatever the case; migration 0014 keeps existing look-alikes, renamed."""
+characters, unique among live hosts whatever the case; migration 0015 keeps existing look-alikes, renamed."""
 import os
 import subprocess
 import sys
@@ -53,9 +53,9 @@ def test_the_index_holds_the_rule_in_the_database(session):
     session.rollback()
 
 
-def test_migration_0014_renames_existing_look_alikes_and_builds_the_index():
+def test_migration_0015_renames_existing_look_alikes_and_builds_the_index():
     server = os.environ["HOSTBENCH_TEST_PG_SERVER"].replace("postgresql+psycopg://", "postgresql://")
-    db = "hostbench_test_mig0014" + os.environ.get("PYTEST_XDIST_WORKER", "")
+    db = "hostbench_test_mig0015" + os.environ.get("PYTEST_XDIST_WORKER", "")
     with psycopg.connect(server, autocommit=True) as conn:
         conn.execute(f'drop database if exists "{db}" with (force)')
         conn.execute(f'create database "{db}"')
@@ -66,7 +66,7 @@ def test_migration_0014_renames_existing_look_alikes_and_builds_the_index():
         subprocess.run([sys.executable, "-m", "alembic", "-c", str(ROOT / "migrations" / "alembic.ini"), *args],
                        cwd=ROOT / "backend", env=env, check=True, capture_output=True)
 
-    alembic("upgrade", "0013")
+    alembic("upgrade", "0014")
     dsn = url.replace("postgresql+psycopg://", "postgresql://")
     with psycopg.connect(dsn, autocommit=True) as conn:
         for i, (name, deleted) in enumerate([("web-1", False), ("WEB-1", False), ("Web-1", False), ("web-1", True),

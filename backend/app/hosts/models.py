@@ -38,7 +38,7 @@ class Host(Base):
 
 
 
-# A live host's name is unique whatever its case (app/hosts/names.py; migration 0014)
+# A live host's name is unique whatever its case (app/hosts/names.py; migration 0015)
 Index("uq_hosts_live_name_ci", func.lower(Host.name), unique=True, postgresql_where=Host.deleted_at.is_(None))
 
 class RegistrationToken(Base):

@@ -4,7 +4,7 @@ the real one and nothing invisible or controlling reaches a page, a CSV or a ter
 NFKC (full-width letters, ligatures and no-break spaces become their plain forms), blanks trimmed and inner runs of
 blanks made one space, and no control, format (zero-width space, bidi overrides, soft hyphen), surrogate,
 private-use or unassigned character, nor a line or paragraph separator. Unique among live hosts whatever the case:
-the unique index on lower(name) (migration 0014) holds it even between two registrations at once."""
+the unique index on lower(name) (migration 0015) holds it even between two registrations at once."""
 import unicodedata
 
 MAX_NAME = 128

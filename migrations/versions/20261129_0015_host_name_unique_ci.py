@@ -4,16 +4,16 @@ Existing look-alikes are kept, never dropped: every live host whose name equals 
 case gets its id appended ("web-1" and "WEB-1" become "web-1" and "WEB-1 (host 7)"), so the index can be built
 and each host stays reachable under a name that says which one it is.
 
-Revision ID: 0014
-Revises: 0013
+Revision ID: 0015
+Revises: 0014
 Create Date: 2026-11-29 01:00:00.000000
 """
 from collections.abc import Sequence
 
 from alembic import op
 
-revision: str = '0014'
-down_revision: str | None = '0013'
+revision: str = '0015'
+down_revision: str | None = '0014'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
