@@ -38,6 +38,8 @@ def _child(conn: Connection, cpu_s: int, func: Callable[..., Any], args: tuple[A
         conn.send(("ok", func(*args)))
     except ParseError as exc:
         conn.send(("refused", str(exc)))
+    except Exception as exc:  # a parser's bug: said as such, never mistaken for the CPU limit
+        conn.send(("refused", f"the parser failed on this output ({type(exc).__name__}): not a report it reads"))
     finally:
         conn.close()
 
