@@ -37,7 +37,7 @@ def live():
     try:
         s.migrate()
         s.start_api()
-        s.wait_healthy(60)
+        s.wait_healthy()
         headers = s.admin_headers()
         # one registered host (the runner's registration through the API), so that jobs can be created
         token = httpx.post(f"{s.url}/api/hosts/registration-tokens", json={}, headers=headers, timeout=10).json()

@@ -28,7 +28,7 @@ def stack():
     state = Path(tempfile.mkdtemp(prefix="hb-cli-", dir=os.environ.get("HOSTBENCH_TEST_STATE")))
     s = Stack(state, database_url=fresh_db("hostbench_cli_remote"), redis_url=os.environ["REDIS_URL"],
               runner_name="cli-host")
-    s.start(timeout=120)
+    s.start()
     AUTH.update(s.admin_headers())
     yield s
     s.stop()

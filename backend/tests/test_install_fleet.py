@@ -156,7 +156,7 @@ def test_a_host_installed_from_the_servers_command_joins_the_fleet(netns):
     install_dir = state / "fleet-host"
     ns_pid: int | None = None
     try:
-        stack.start(timeout=120)
+        stack.start()
         server = f"http://{OUTER_IP}:{stack.port}"  # what the namespaced host reaches the server at
         # ... and the runners' own API process there: "Add host" hands out the control port (same host)
         runner_server = f"http://{OUTER_IP}:{stack.control_port}"
@@ -172,7 +172,7 @@ def test_a_host_installed_from_the_servers_command_joins_the_fleet(netns):
         env.pop("DATABASE_URL", None)
         env.pop("REDIS_URL", None)
         stack._child("runner-main", [PY, "-m", "hostbench_runner"], ROOT / "runner", env)
-        stack.wait_healthy(120, runners=1)
+        stack.wait_healthy(runners=1)
 
         # "Add host" as an admin: a single-use token and the command to paste on the target host.
         r = api.post("/api/hosts/registration-tokens", json={"ttl_s": 900})

@@ -27,7 +27,7 @@ def stack():
     state = Path(tempfile.mkdtemp(prefix="hb-it-", dir=os.environ.get("HOSTBENCH_TEST_STATE")))
     s = Stack(state, database_url=fresh_db("hostbench_it"), redis_url=os.environ["REDIS_URL"],
               runner_name="it-host", extra_env={"LEASE_S": "10"})
-    s.start(timeout=120)
+    s.start()
     AUTH.update(s.admin_headers())
     yield s
     s.stop()

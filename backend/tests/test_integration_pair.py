@@ -45,7 +45,7 @@ def _stack(db: str, bind: str = "127.0.0.1") -> Stack:
     state = Path(tempfile.mkdtemp(prefix="hb-it-pair-", dir=os.environ.get("HOSTBENCH_TEST_STATE")))
     s = Stack(state, database_url=fresh_db(db), redis_url=os.environ["REDIS_URL"], with_runner=False, bind=bind,
               extra_env={"LEASE_S": "10"})
-    s.start(timeout=120)
+    s.start()
     AUTH.clear()
     AUTH.update(s.admin_headers())
     return s
@@ -121,7 +121,7 @@ def _post_pair(stack: Stack, params: dict) -> tuple[dict, dict]:
 
 def _two_host_job(stack: Stack, server_addr: str) -> None:
     url = stack.url
-    stack.wait_healthy(120, runners=2)
+    stack.wait_healthy(runners=2)
     serve, drive = _post_pair(stack, PARAMS)
     assert (serve["experiment"], drive["experiment"]) == ("network_serve", "network_drive")
 

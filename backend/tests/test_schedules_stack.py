@@ -24,7 +24,7 @@ def stack():
     state = Path(tempfile.mkdtemp(prefix="hb-schedules-", dir=os.environ.get("HOSTBENCH_TEST_STATE")))
     s = Stack(state, database_url=fresh_db("hostbench_schedules_it"), redis_url=os.environ["REDIS_URL"],
               runner_name="sched-host", extra_env={"SCHEDULES_FIRE_S": "1"})
-    s.start(timeout=120)
+    s.start()
     AUTH.update(s.admin_headers())
     yield s
     s.stop()

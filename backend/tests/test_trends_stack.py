@@ -34,7 +34,7 @@ def stack():
               runner_name="trend-host",
               extra_env={"HOSTBENCH_WEBHOOK_ALLOWED_HOSTS": "127.0.0.1", "TRENDS_EVALUATE_S": "1",
                          "WEBHOOK_TIMEOUT_S": "3"})
-    s.start(timeout=120)
+    s.start()
     AUTH.update(s.admin_headers())
     yield s
     s.stop()

@@ -73,8 +73,8 @@ def cmd_up(args: argparse.Namespace) -> int:
         stack.start_services()
         stack.migrate()
         link = stack.bootstrap_admin()
-        stack.start()  # services and migrations are done: API, worker, beat and the runner
-        h = stack.wait_healthy(30, runners=1)
+        stack.start(report=say)  # services and migrations are done: API, worker, beat and the runner
+        h = stack.wait_healthy(runners=1, report=say)
         admin.record(STATE, database_url=stack.database_url, redis_url=stack.redis_url, api_url=stack.url,
                      public_url=stack.public_url)
         say(f"database {h['database']}, broker {h['broker']}, runners online {h['runners_online']}")

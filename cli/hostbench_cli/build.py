@@ -3,6 +3,7 @@ import functools
 import json
 import os
 import re
+import select
 import shutil
 import subprocess
 import sys
@@ -15,12 +16,76 @@ KERNELS = ROOT / "runner" / "kernels"
 FRONTEND = ROOT / "frontend"
 
 
-_T0 = time.monotonic()
+def _command_start() -> float:
+    """When this command started, as time.time(): HOSTBENCH_T0, set by the ./hostbench script before it installs
+    anything (so the clock does not restart at 0 after pip), else when this process started."""
+    try:
+        return float(os.environ["HOSTBENCH_T0"])
+    except (KeyError, ValueError):
+        return time.time()
+
+
+_T0 = _command_start()
+os.environ.setdefault("HOSTBENCH_T0", f"{_T0:.3f}")  # one clock for the commands this one starts, too
+SLOW_S = 30  # a step running longer than this names its log as it goes
+BEAT_S = 10  # how often a step without output of its own says how far it is
+
+
+def elapsed() -> float:
+    return time.time() - _T0
 
 
 def say(msg: str) -> None:
     """One line of our own, with the seconds since this command started (where a long run spends its time)."""
-    print(f"[hostbench {time.monotonic() - _T0:5.0f} s] {msg}", flush=True)
+    print(f"[hostbench {elapsed():5.0f} s] {msg}", flush=True)
+
+
+def step(what: str, argv: list[str], log: Path, *, cwd: Path | None = None, env: dict[str, str] | None = None,
+         count=None, echo: bool = False) -> None:
+    """Run one install or build step with its output in `log`: `echo` shows each line as it comes (a tool whose
+    own output is its progress), else a line every BEAT_S seconds says how far it is (`count()`: "12/40
+    packages"). A step slower than SLOW_S names its log; a failed one shows the log's last lines and raises."""
+    from hostbench_cli.services import private_dir
+
+    private_dir(log.parent)
+    t0 = time.monotonic()
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        last_beat, named = t0, False
+        while True:
+            chunk = os.read(fd, 65536) if select.select([fd], [], [], 1.0)[0] else None
+            if chunk:
+                out.write(chunk)
+                out.flush()
+                if echo:
+                    sys.stdout.write(chunk.decode(errors="replace"))
+                    sys.stdout.flush()
+            elif chunk == b"":  # the output ended: the step is ending
+                proc.wait()
+                break
+            now = time.monotonic()
+            if not echo and now - last_beat >= BEAT_S:
+                far = f"{count()}, " if count is not None else ""
+                slow = now - t0 >= SLOW_S
+                say(f"{what}: {far}{now - t0:.0f} s" + (f" (log: {log})" if slow and not named else ""))
+                named = named or slow
+                last_beat = now
+            elif echo and not named and now - t0 >= SLOW_S:
+                say(f"{what}: still running after {now - t0:.0f} s (log: {log})")
+                named = True
+    if proc.returncode != 0:
+        from hostbench_cli.progress import tail
+
+        raise RuntimeError(f"{what} failed (exit {proc.returncode}); log {log}, last lines:\n{tail(log, 30)}")
+
+
+def build_log(name: str) -> Path:
+    from hostbench_cli import STATE
+
+    return STATE / "logs" / f"build-{name}.log"
 
 
 def _newest(paths: list[Path]) -> float:
@@ -32,8 +97,16 @@ def kernels() -> Path:
     missing = [pkg for cmd, pkg in (("make", "make"), ("cc", "gcc")) if shutil.which(cmd) is None]
     if missing:
         apt_install([*missing, "libc6-dev"], "the C kernels are built with make and gcc")
-    say("building the C kernels (make)")
-    subprocess.run(["make", "-s", "-C", str(KERNELS)], check=True)
+    jobs = os.cpu_count() or 1
+    sources = [p for p in (KERNELS / "src").rglob("*.c")]
+    t0 = time.time()
+
+    def compiled() -> str:
+        done = sum(1 for p in (KERNELS / "build" / "obj").rglob("*.o") if p.stat().st_mtime >= t0)
+        return f"{done}/{len(sources)} sources compiled"
+
+    say(f"building the C kernels (make -j{jobs}; only what changed)")
+    step("C kernels", ["make", "-s", f"-j{jobs}", "-C", str(KERNELS)], build_log("kernels"), count=compiled)
     return KERNELS / "build" / "hbk"
 
 
@@ -130,21 +203,29 @@ def npm_install() -> None:
         return
     env = node_env(dict(os.environ, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD="1", npm_config_fund="false",
                         npm_config_audit="false"))
-    say("installing frontend packages (npm ci)")
-    subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=FRONTEND, check=True, env=env)
+    wanted = [k for k in json.loads(lock.read_text()).get("packages", {}) if k.startswith("node_modules/")]
+
+    def installed() -> str:
+        return f"{sum(1 for k in wanted if (FRONTEND / k / 'package.json').exists())}/{len(wanted)} packages"
+
+    say(f"installing the dashboard's packages (npm ci: {len(wanted)} packages)")
+    step("npm ci", ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], build_log("npm-ci"), cwd=FRONTEND,
+         env=env, count=installed)
     stamp.touch()
 
 
-def frontend(typecheck: bool = True) -> Path:
-    """The dashboard's build (dist/), built when its sources are newer. typecheck=False skips `tsc` before vite's
-    build: for `./hostbench test`, whose frontend-types suite type-checks the same sources."""
+def frontend(typecheck: bool = False) -> Path:
+    """The dashboard's build (dist/), built when its sources are newer, by vite alone: `up` does not type-check
+    (minutes of tsc on a small machine, for errors only a developer can fix); `./hostbench test` does, in its
+    frontend-types suite. typecheck=True runs `npm run build` (tsc, then vite)."""
     npm_install()
     dist = FRONTEND / "dist"
-    sources = [FRONTEND / "src", FRONTEND / "index.html", FRONTEND / "package-lock.json", FRONTEND / "vite.config.ts"]
+    sources = [FRONTEND / "src", FRONTEND / "public", FRONTEND / "index.html", FRONTEND / "package-lock.json",
+               FRONTEND / "vite.config.ts"]
     if not (dist / "index.html").exists() or _newest(sources) > (dist / "index.html").stat().st_mtime:
-        argv = ["npm", "run", "build", "--silent"] if typecheck else ["npx", "--no-install", "vite", "build"]
+        argv = ["npm", "run", "build"] if typecheck else ["npx", "--no-install", "vite", "build"]
         say(f"building the dashboard ({' '.join(argv[:3] if typecheck else argv[2:])})")
-        subprocess.run(argv, cwd=FRONTEND, check=True, env=node_env())
+        step("dashboard build", argv, build_log("dashboard"), cwd=FRONTEND, env=node_env(), echo=True)
     return dist
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import httpx
 
 from hostbench_cli import ROOT
+from hostbench_cli.progress import STALL_SETTING, Watched, died_message, stall_s, status_line
 from hostbench_cli.services import (
     EmbeddedPostgres,
     EmbeddedRedis,
-    _tail,
     api_workers,
     free_port,
     private_dir,
@@ -30,6 +30,14 @@ RUNNER_FINAL = {2: "its configuration is wrong", 3: "its credential was revoked"
 # The dashboard's API processes yield the CPU to the runners' control process, PostgreSQL and the kernels when
 # the machine is short of it (CFS: nice 5 weighs about a third of nice 0); with CPU to spare it changes nothing.
 DASHBOARD_NICE = 5
+
+
+def _short(answer: object) -> str:
+    """A health answer or error, on one short line."""
+    if isinstance(answer, dict):
+        bad = {k: v for k, v in answer.items() if isinstance(v, str) and v != "ok" and k != "status"}
+        return f"{answer.get('status', '?')}" + (f" ({bad})" if bad else "")
+    return str(answer)[:200]
 
 
 def yield_cpu(pid: int, nice: int) -> None:
@@ -54,13 +62,18 @@ class Child:
     proc: subprocess.Popen | None = None
     restarts: list[float] = field(default_factory=list)
     nice: int = 0  # a lower CPU priority for the whole child, threads and worker processes included (yield_cpu)
+    log_from: int = 0  # the log's size when the child last started: what this start wrote comes after
+    on_start: list = field(default_factory=list)  # called with each new pid (Stack.cpu_limit puts it in a cgroup)
 
     def start(self) -> None:
         private_dir(self.log.parent)  # logs can hold what people typed: only we may read them
+        self.log_from = self.log.stat().st_size if self.log.exists() else 0
         logf = open(self.log, "ab")  # noqa: SIM115 - handed to the child
         argv = ["nice", "-n", str(self.nice), *self.argv] if self.nice else self.argv
         self.proc = subprocess.Popen(argv, cwd=self.cwd, env=self.env, stdout=logf, stderr=logf,
                                      stdin=subprocess.DEVNULL, start_new_session=True)
+        for hook in self.on_start:
+            hook(self.proc.pid)
         if self.nice:
             yield_cpu(self.proc.pid, self.nice)
 
@@ -184,8 +197,10 @@ class Stack:
         more = ["--workers", str(workers)] if workers > 1 else []
 
         def uvicorn(port: int, *extra: str) -> list[str]:
-            return [PY, "-m", "uvicorn", "app.main:app", "--host", self.bind, "--port", str(port), *proxy, *extra,
-                    "--no-access-log", "--timeout-graceful-shutdown", "5"]
+            # uvicorn servers under our own supervisor (hostbench_cli.serve): the application imported once per
+            # kind, and no worker killed for being slow to start
+            return [PY, "-m", "hostbench_cli.serve", "app.main:app", "--host", self.bind, "--port", str(port), *proxy,
+                    *extra, "--no-access-log", "--timeout-graceful-shutdown", "5"]
 
         self._child("api", uvicorn(self.port, *more), ROOT / "backend", env, nice=DASHBOARD_NICE)
         self._child("control", uvicorn(self.control_port, *(["--workers", str(control)] if control > 1 else [])),
@@ -273,39 +288,67 @@ class Stack:
             return False
         return all(health.get(k) == "ok" for k in ("database", "broker", "reconciler"))
 
-    def wait_healthy(self, timeout: float = 60, runners: int = 0) -> dict:
-        deadline = time.monotonic() + timeout
+    def wait_healthy(self, *, runners: int = 0, stall: float | None = None, report=None) -> dict:
+        """Wait until health says ready (with `runners` runners online), for as long as every starting process is
+        alive and making progress (hostbench_cli.progress): no stopwatch. Fails, naming the process, the cause,
+        its log and the log's last lines, when one died or made no progress for `stall` seconds (default:
+        HOSTBENCH_START_STALL_S). `report` gets a line on what is still awaited every 20 s."""
+        limit = stall_s() if stall is None else stall
+        t0 = last_report = time.monotonic()
+        watched = [Watched(c.name, c.proc.pid, c.log, c.log_from) for c in self.children.values()
+                   if c.proc is not None]
+        all_ready_since: float | None = None
         last: object = None
-        while time.monotonic() < deadline:
-            for c in self.children.values():
-                if not c.alive() and not self.stopping:
-                    raise RuntimeError(f"{c.name} exited with {c.proc.returncode if c.proc else '?'}; "
-                                       f"log {c.log}:\n{_tail(c.log, 30)}")
+        while True:
+            if not self.stopping:
+                for c in self.children.values():
+                    if not c.alive():
+                        raise RuntimeError(died_message(c.name, c.proc.pid if c.proc else 0,
+                                                        c.proc.returncode if c.proc else None, c.log, c.log_from))
+                for svc in (self.pg, self.redis):
+                    if svc is not None and svc.proc is not None and svc.proc.poll() is not None:
+                        raise RuntimeError(died_message(type(svc).__name__.removeprefix("Embedded"), svc.proc.pid,
+                                                        svc.proc.returncode, svc.log))
             try:
-                r = httpx.get(f"{self.url}/api/health", timeout=2)
+                # a long timeout: on a starved machine the answer itself can take many seconds; slow is not down
+                r = httpx.get(f"{self.url}/api/health", timeout=30)
                 last = health = r.json()
                 if r.status_code == 200 and self._ready(health) and health["runners_online"] >= runners:
                     if "control" not in self.children:
                         return health
-                    ctl = httpx.get(f"{self.control_url}/api/health", timeout=2)  # the runners' process too
+                    ctl = httpx.get(f"{self.control_url}/api/health", timeout=30)  # the runners' process too
                     last = {"control process": ctl.status_code}
                     if ctl.status_code == 200:
                         return health
             except (httpx.HTTPError, ValueError) as exc:
                 last = exc
-            time.sleep(0.25)
-        raise RuntimeError(f"the system did not become healthy within {timeout:.0f} s: {last}")
+            now = time.monotonic()
+            for w in watched:
+                w.look(now)
+                if w.stalled(now, limit):
+                    raise RuntimeError(w.stall_message(limit))
+            if all(w.ready for w in watched):
+                all_ready_since = all_ready_since or now
+                if now - all_ready_since > limit:
+                    raise RuntimeError(f"every process is serving, but the system did not become healthy within "
+                                       f"{limit:.0f} s ({STALL_SETTING}): {last}")
+            else:
+                all_ready_since = None
+            if report is not None and now - last_report >= 20:
+                report(status_line(watched, t0, now) + (f"; health: {_short(last)}" if last else ""))
+                last_report = now
+            time.sleep(0.5)
 
-    def start(self, timeout: float = 90) -> "Stack":
+    def start(self, report=None) -> "Stack":
         self.start_services()
         if not self.migrated:
             self.migrate()
         self.start_api()
         self.start_worker()
-        self.wait_healthy(timeout)
+        self.wait_healthy(report=report)
         if self.with_runner:
             self.start_runner()
-            self.wait_healthy(timeout, runners=1)
+            self.wait_healthy(runners=1, report=report)
         return self
 
     def supervise_once(self) -> list[str]:

@@ -319,7 +319,7 @@ class E2E:
         else:
             say(f"e2e: the fleet spec will skip: {why_not}")
         say("e2e: starting the stack")
-        stack.start()
+        stack.start(report=say)
         # A second host for two-host network jobs, registered after e2e-host so that e2e-host stays the
         # first host listed (the specs that need one host use it by name or as the first).
         stack.start_runner("runner-peer", stack.state / "runner-peer", {"HOSTBENCH_RUNNER_NAME": "e2e-peer"})

@@ -17,7 +17,6 @@ from email.message import EmailMessage
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
 from sqlalchemy.orm import Session
 
 from app.core.config import Settings, get_settings
@@ -122,6 +121,9 @@ class Outcome:
 
 
 def post_webhook(url: str, body: dict[str, Any], final: bool) -> Outcome:
+    import httpx  # here, not at import: httpx loads its command line (rich, pygments, click), a tenth of the API's
+    # start-up CPU, and only a webhook needs it
+
     s = get_settings()
     try:
         host, port, addresses = check_url(url)

@@ -1,4 +1,5 @@
 """People, their passwords, sessions, API tokens and one-time sign-in links."""
+import functools
 from datetime import timedelta
 
 import redis
@@ -15,8 +16,13 @@ from app.core.security import hash_token, new_token
 from app.users.models import ROLES, ApiToken, SignInLink, User, UserSession
 
 _hasher = PasswordHasher()  # argon2id with the library's (RFC 9106 low-memory) parameters
-# Verified when the name is unknown, so a wrong name costs as long as a wrong password.
-_DUMMY_HASH = _hasher.hash("hostbench: no such user")
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """Verified when the name is unknown, so a wrong name costs as long as a wrong password. Made on first use,
+    once per process: not at import, where it was a seventh of the API's start-up CPU (issue 28)."""
+    return _hasher.hash("hostbench: no such user")
 LINK_PATH = "/signin/link#"
 
 
@@ -30,7 +36,7 @@ def hash_password(password: str) -> str:
 
 def _verify(stored: str | None, password: str) -> bool:
     try:
-        return _hasher.verify(stored or _DUMMY_HASH, password) and stored is not None
+        return _hasher.verify(stored or _dummy_hash(), password) and stored is not None
     except (VerificationError, InvalidHashError):
         return False
 

@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
             except RuntimeError as exc:
                 ns_why = str(exc)
     try:
-        stack.start(timeout=120)
+        stack.start(report=lambda line: print(f"chaos: {line}", flush=True))
         stack.start_runner("runner-b", state / "runner-b", {"HOSTBENCH_RUNNER_NAME": "chaos-b"})
         if ns is not None:
             stack.start_runner("runner-c", state / "runner-c", {
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
             spool_mount, spool_why = _small_tmpfs(state / "runner-d" / "spool", "2m")
             if spool_mount is not None:
                 stack.start_runner("runner-d", state / "runner-d", {"HOSTBENCH_RUNNER_NAME": "chaos-d"})
-        stack.wait_healthy(60, runners=2 + (ns is not None) + (spool_mount is not None))
+        stack.wait_healthy(runners=2 + (ns is not None) + (spool_mount is not None))
         trials = Trials(stack, random.Random(seed))  # noqa: S311 - seeded fault timing, reproducible; not crypto
         trials.ns, trials.ns_why = ns, ns_why
         trials.spool_mount, trials.spool_why = spool_mount, spool_why

@@ -209,7 +209,7 @@ class KillTrials(TrialsBase):
         time.sleep(0.5)
         for api in apis:
             api.start()
-        self.stack.wait_healthy(60)
+        self.stack.wait_healthy()
         back = time.monotonic() - t_kill
         end = self.wait(run_id, TERMINAL, 60)
         follower.join(30)

@@ -383,7 +383,7 @@ def run(args: argparse.Namespace) -> int:
     say(f"starting the stack in {state} (machine load {before:.2f})")
     ok = False
     try:
-        stack.start()
+        stack.start(report=say)
         report = asyncio.run(drive(args, stack))
         report["loadavg_1m_before"] = before
         ok = bool(report["stored_equals_acknowledged"]) and report["server_errors"] == 0

@@ -1,0 +1,173 @@
+"""The API processes of one kind (the dashboard's, or the runners' control process) under a supervisor of our
+own: `python -m hostbench_cli.serve app.main:app --port N --workers K ...` (the options are uvicorn's, the few we
+use), run by hostbench_cli.stack.
+
+It binds and listens on the port first (a connection that comes while the application is still loading waits in
+the backlog instead of being refused), imports `app.main` once, and forks K uvicorn servers sharing the socket:
+the application is built once per kind, not once per worker, and a worker restarted later costs a fork, not an
+import. uvicorn's own `--workers` supervisor is not used: it kills a worker that does not answer a ping within
+5 s, and on a busy small machine a worker still importing the application was killed over and over (issue 28).
+This one never kills a worker for being slow: it restarts one that died, and says so in the log, with its exit
+status in words. SIGTERM or SIGINT stops every worker gracefully (uvicorn's --timeout-graceful-shutdown), then
+the supervisor exits; a worker whose supervisor died is sent SIGTERM by the kernel (PR_SET_PDEATHSIG)."""
+import argparse
+import ctypes
+import os
+import resource
+import signal
+import sys
+import time
+
+# exit statuses uvicorn gives (uvicorn.config.STARTUP_FAILURE): the application cannot start; restarting it in a
+# loop would fail the same way
+STARTUP_FAILURE = 3
+RESTARTS_PER_MINUTE = 5
+PR_SET_PDEATHSIG = 1
+
+
+def log(msg: str) -> None:
+    print(f"hostbench serve [{os.getpid()}]: {msg}", file=sys.stderr, flush=True)
+
+
+def exit_words(status: int) -> str:
+    """A wait status in words: 'exited with status 1', 'killed by signal 9 (SIGKILL)'."""
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = "?"
+        return f"killed by signal {sig} ({name})"
+    return f"exited with status {os.WEXITSTATUS(status)}"
+
+
+def cpu_s() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m hostbench_cli.serve")
+    p.add_argument("app", help="the ASGI application, module:attribute")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--proxy-headers", dest="proxy_headers", action="store_true", default=False)
+    p.add_argument("--no-proxy-headers", dest="proxy_headers", action="store_false")
+    p.add_argument("--forwarded-allow-ips", default=None, help="believe X-Forwarded-* from these (uvicorn's)")
+    p.add_argument("--no-access-log", dest="access_log", action="store_false", default=True)
+    p.add_argument("--timeout-graceful-shutdown", type=int, default=5)
+    args = p.parse_args(argv)
+    if args.workers < 1:
+        p.error("--workers must be at least 1")
+    return args
+
+
+class Supervisor:
+    def __init__(self, args: argparse.Namespace):
+        import uvicorn
+
+        self.args = args
+        self.config = uvicorn.Config(args.app, host=args.host, port=args.port, proxy_headers=args.proxy_headers,
+                                     forwarded_allow_ips=args.forwarded_allow_ips, access_log=args.access_log,
+                                     timeout_graceful_shutdown=args.timeout_graceful_shutdown)
+        self.sock = self.config.bind_socket()
+        self.sock.listen(self.config.backlog)
+        self.workers: dict[int, int] = {}  # pid -> slot
+        self.starts: list[float] = []
+        self.stopping = False
+
+    def load(self) -> None:
+        """Import and build the application once, here, before any fork."""
+        t0, c0 = time.monotonic(), cpu_s()
+        log(f"loading {self.args.app}")
+        self.config.load()
+        log(f"loaded {self.args.app} in {cpu_s() - c0:.2f} s CPU ({time.monotonic() - t0:.1f} s wall)")
+
+    def fork(self, slot: int) -> None:
+        pid = os.fork()
+        if pid == 0:  # the worker
+            code = 1
+            try:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                libc = ctypes.CDLL(None, use_errno=True)
+                libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+                import uvicorn
+
+                uvicorn.Server(self.config).run(sockets=[self.sock])
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+            except BaseException:  # noqa: BLE001 - printed, then the worker exits non-zero
+                import traceback
+
+                traceback.print_exc()
+            finally:
+                sys.stderr.flush()
+                os._exit(code)
+        self.workers[pid] = slot
+        self.starts.append(time.monotonic())
+        log(f"worker {slot} started (pid {pid})")
+
+    def on_signal(self, signum: int, _frame: object) -> None:
+        if not self.stopping:
+            self.stopping = True
+            log(f"received {signal.Signals(signum).name}: stopping the workers")
+            for pid in self.workers:
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+
+    def run(self) -> int:
+        signal.signal(signal.SIGTERM, self.on_signal)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group; SIGTERM is our stop
+        self.load()
+        for slot in range(1, self.args.workers + 1):
+            if self.stopping:
+                break
+            self.fork(slot)
+        deadline = None
+        while self.workers:
+            if self.stopping and deadline is None:
+                deadline = time.monotonic() + self.args.timeout_graceful_shutdown + 10
+            if deadline is not None and time.monotonic() > deadline:
+                for pid in list(self.workers):
+                    log(f"worker pid {pid} still running {self.args.timeout_graceful_shutdown + 10} s after "
+                        "SIGTERM: SIGKILL")
+                    os.kill(pid, signal.SIGKILL)
+                deadline = time.monotonic() + 3600
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                time.sleep(0.2)
+                continue
+            slot = self.workers.pop(pid, None)
+            if slot is None or self.stopping:
+                continue
+            log(f"worker {slot} (pid {pid}) {exit_words(status)}")
+            if os.WIFEXITED(status) and os.WEXITSTATUS(status) == STARTUP_FAILURE:
+                log("the application failed to start (see above); stopping")
+                self.on_signal(signal.SIGTERM, None)
+                self.stopping = True
+                return STARTUP_FAILURE
+            now = time.monotonic()
+            self.starts = [t for t in self.starts if now - t < 60]
+            if len(self.starts) >= RESTARTS_PER_MINUTE * self.args.workers:
+                log(f"workers died {len(self.starts)} times within a minute; stopping")
+                self.on_signal(signal.SIGTERM, None)
+                return 1
+            self.fork(slot)
+        log("stopped")
+        return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return Supervisor(parse(sys.argv[1:] if argv is None else argv)).run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
