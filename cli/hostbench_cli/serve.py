@@ -145,8 +145,8 @@ class Supervisor:
             if pid == 0:
                 time.sleep(0.2)
                 continue
-            slot = self.workers.pop(pid, None)
-            if slot is None or self.stopping:
+            slot = self.workers.pop(pid, 0)
+            if not slot or self.stopping:
                 continue
             log(f"worker {slot} (pid {pid}) {exit_words(status)}")
             if os.WIFEXITED(status) and os.WEXITSTATUS(status) == STARTUP_FAILURE:

@@ -9,6 +9,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 
@@ -23,6 +24,9 @@ from hostbench_cli.services import (
     stop_process,
     stop_processes,
 )
+
+if TYPE_CHECKING:
+    from hostbench_cli.cpulimit import CpuLimit
 
 PY = sys.executable
 # A runner's exit statuses that another start cannot change (hostbench_runner.daemon): not restarted.
@@ -87,8 +91,9 @@ class Stack:
                  fresh_database: bool = False, frontend_dist: Path | None = None,
                  database_url: str | None = None, redis_url: str | None = None, extra_env: dict | None = None,
                  api_workers: int | None = None, control_port: int | None = None,
-                 control_workers: int | None = None):
+                 control_workers: int | None = None, cpu_limit: "CpuLimit | None" = None):
         self.state = state
+        self.cpu_limit = cpu_limit  # every process of the stack held to a share of a CPU (the starved-machine test)
         self.port = port or free_port()
         # The runners' control process (docs/architecture.md, "Concurrency"): its own port, its own CPU share.
         self.control_port = control_port or free_port()
@@ -146,6 +151,21 @@ class Stack:
         else:
             self.redis = EmbeddedRedis(self.state / "redis", self.logs / "redis.log", durable=self.durable)
             self.redis_url = self.redis.start()
+        if self.cpu_limit is not None:
+            for svc in (self.pg, self.redis):
+                if svc is not None and svc.proc is not None:
+                    self._limit_tree(svc.proc.pid, self.cpu_limit)
+
+    @staticmethod
+    def _limit_tree(pid: int, limit: "CpuLimit") -> None:
+        """A running process and those it started (PostgreSQL's background processes) into `limit`."""
+        import psutil
+
+        for p in [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]:
+            try:
+                limit.add(p.pid)
+            except OSError:
+                pass  # exited meanwhile
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ, DATABASE_URL=self.database_url, REDIS_URL=self.redis_url, PYTHONUNBUFFERED="1",
@@ -162,8 +182,12 @@ class Stack:
         self.migrated = True
 
     # -- processes ----------------------------------------------------------------------------------
-    def _child(self, name: str, argv: list[str], cwd: Path, env: dict[str, str] | None = None, nice: int = 0) -> Child:
+    def _child(self, name: str, argv: list[str], cwd: Path, env: dict[str, str] | None = None, nice: int = 0,
+               limit: "CpuLimit | None" = None) -> Child:
         c = Child(name, argv, cwd, env or self.env(), self.logs / f"{name}.log", nice=nice)
+        limit = limit or self.cpu_limit
+        if limit is not None:  # before it has started anything of its own (a Python child takes 100s of ms to)
+            c.on_start.append(limit.add)
         self.children[name] = c
         c.start()
         return c
@@ -264,9 +288,10 @@ class Stack:
         return dict(self._admin_headers)
 
     def start_runner(self, name: str = "runner", state_dir: Path | None = None, extra_env: dict | None = None,
-                     prefix: list[str] | None = None) -> Child:
+                     prefix: list[str] | None = None, cpu_limit: "CpuLimit | None" = None) -> Child:
         """A runner for this stack; `prefix` wraps its argv (e.g. `ip netns exec NAME`: a runner on another
-        "host"), and extra_env's HOSTBENCH_SERVER then names the address it reaches the API at."""
+        "host"), and extra_env's HOSTBENCH_SERVER then names the address it reaches the API at. `cpu_limit`: its
+        own CPU quota (a small host), else the stack's."""
         state_dir = state_dir or self.state / "runner"
         env = {**self.env(), "HOSTBENCH_SERVER": self.control_url, "HOSTBENCH_RUNNER_STATE": str(state_dir),
                "HOSTBENCH_KERNEL_BIN": str(ROOT / "runner" / "kernels" / "build" / "hbk"), **(extra_env or {})}
@@ -276,7 +301,8 @@ class Stack:
             env["HOSTBENCH_RUNNER_NAME"] = self.runner_name
         if not (state_dir / "credential.json").exists():
             env["HOSTBENCH_REGISTRATION_TOKEN"] = self.registration_token()
-        return self._child(name, [*(prefix or []), PY, "-m", "hostbench_runner"], ROOT / "runner", env)
+        return self._child(name, [*(prefix or []), PY, "-m", "hostbench_runner"], ROOT / "runner", env,
+                           limit=cpu_limit)
 
     def _ready(self, health: dict) -> bool:
         """Health says ok; or, for a stack that runs no Celery beat (a test's bare API), everything but the
