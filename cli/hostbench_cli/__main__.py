@@ -69,8 +69,9 @@ def cmd_up(args: argparse.Namespace) -> int:
             "database); stop it first")
         return 1
     try:
-        say("starting PostgreSQL, Redis, migrations, API, worker, runner")
+        say("starting PostgreSQL and Redis")
         stack.start_services()
+        say("applying the database migrations")
         stack.migrate()
         link = stack.bootstrap_admin()
         stack.start(report=say)  # services and migrations are done: API, worker, beat and the runner

@@ -175,10 +175,11 @@ class Stack:
         return env
 
     def migrate(self) -> None:
-        r = subprocess.run([PY, "-m", "alembic", "-c", str(ROOT / "migrations" / "alembic.ini"), "upgrade", "head"],
-                           cwd=ROOT / "backend", env=self.env(), capture_output=True, text=True)
-        if r.returncode != 0:
-            raise RuntimeError(f"migrations failed:\n{r.stderr[-4000:]}")
+        from hostbench_cli.build import step
+
+        # its output in logs/migrate.log; slow, it says how long so far and names the log; failed, its last lines
+        step("database migrations", [PY, "-m", "alembic", "-c", str(ROOT / "migrations" / "alembic.ini"), "upgrade",
+                                     "head"], self.logs / "migrate.log", cwd=ROOT / "backend", env=self.env())
         self.migrated = True
 
     # -- processes ----------------------------------------------------------------------------------
@@ -366,15 +367,24 @@ class Stack:
             time.sleep(0.5)
 
     def start(self, report=None) -> "Stack":
+        """Everything, then wait until healthy (with the runner online). The runner starts with the API, not after
+        it: it retries until the API answers, and its own start-up (import, inventory) overlaps the API's."""
+        def say(line: str) -> None:
+            if report is not None:
+                report(line)
+
         self.start_services()
         if not self.migrated:
+            say("applying the database migrations")
             self.migrate()
+        workers, control = self._workers()
+        say(f"starting the API ({workers} dashboard + {control} runner-control processes), the Celery worker and "
+            f"beat{', and a runner for this host' if self.with_runner else ''}")
         self.start_api()
         self.start_worker()
-        self.wait_healthy(report=report)
         if self.with_runner:
             self.start_runner()
-            self.wait_healthy(runners=1, report=report)
+        self.wait_healthy(runners=1 if self.with_runner else 0, report=report)
         return self
 
     def supervise_once(self) -> list[str]:
