@@ -100,17 +100,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_port(port: int, proc: subprocess.Popen, what: str, log: Path, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+def _wait_port(port: int, proc: subprocess.Popen, what: str, log: Path) -> None:
+    """Until `proc` listens on `port`, for as long as it is alive and making progress (hostbench_cli.progress)."""
+    from hostbench_cli.progress import Watched, died_message, stall_s
+
+    limit = stall_s()
+    watch = Watched(what, proc.pid, log, log.stat().st_size if log.exists() else 0)
+    while True:
         if proc.poll() is not None:
-            raise RuntimeError(f"{what} exited with {proc.returncode}; see {log}:\n{_tail(log)}")
+            raise RuntimeError(died_message(what, proc.pid, proc.returncode, log, watch.log_from))
         with socket.socket() as s:
             s.settimeout(0.5)
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 return
+        watch.look(time.monotonic())
+        if watch.stalled(time.monotonic(), limit):
+            raise RuntimeError(watch.stall_message(limit))
         time.sleep(0.1)
-    raise RuntimeError(f"{what} did not listen on port {port} within {timeout:.0f} s; see {log}")
 
 
 def _tail(path: Path, n: int = 20) -> str:
@@ -318,8 +324,12 @@ class EmbeddedPostgres:
     def _wait_ready(self, dsn: str, proc: subprocess.Popen | None = None) -> None:
         import psycopg
 
+        from hostbench_cli.progress import Watched, stall_s
+
         proc = proc or self.proc
-        deadline = time.monotonic() + 60
+        limit = stall_s()
+        watch = Watched("PostgreSQL", proc.pid, self.log, self.log.stat().st_size if self.log.exists() else 0) \
+            if proc else None
         while True:
             try:
                 with psycopg.connect(dsn, connect_timeout=2):
@@ -328,7 +338,9 @@ class EmbeddedPostgres:
                 if "password authentication failed" in str(exc):
                     raise PasswordRefused(f"PostgreSQL in {self.data_dir} refused the password kept in "
                                           f"{self.data_dir.parent / SECRETS_FILE}") from None
-                if time.monotonic() > deadline or (proc and proc.poll() is not None):
+                if watch is not None:
+                    watch.look(time.monotonic())
+                if (watch is None or watch.stalled(time.monotonic(), limit)) or (proc and proc.poll() is not None):
                     raise RuntimeError(
                         f"PostgreSQL did not accept connections; see {self.log}:\n{_tail(self.log)}") from exc
                 time.sleep(0.2)
