@@ -367,8 +367,10 @@ class Stack:
             time.sleep(0.5)
 
     def start(self, report=None) -> "Stack":
-        """Everything, then wait until healthy (with the runner online). The runner starts with the API, not after
-        it: it retries until the API answers, and its own start-up (import, inventory) overlaps the API's."""
+        """Everything, then wait until healthy with the runner online. A runner with a stored credential starts with
+        the API (it retries until the API answers; its own start overlaps the API's); one that must register starts
+        once the API answers: registration spends a one-time token, and one sent to an API still loading can time
+        out at the runner after the server took the token (its retry is then refused)."""
         def say(line: str) -> None:
             if report is not None:
                 report(line)
@@ -378,11 +380,15 @@ class Stack:
             say("applying the database migrations")
             self.migrate()
         workers, control = self._workers()
-        say(f"starting the API ({workers} dashboard + {control} runner-control processes), the Celery worker and "
-            f"beat{', and a runner for this host' if self.with_runner else ''}")
+        say(f"starting the API ({workers} dashboard + {control} runner-control processes), the Celery worker and beat")
         self.start_api()
         self.start_worker()
-        if self.with_runner:
+        if self.with_runner and (self.state / "runner" / "credential.json").exists():
+            say("starting the runner (registered before)")
+            self.start_runner()
+        elif self.with_runner:
+            self.wait_healthy(report=report)
+            say("the API answers; starting a runner for this host (it registers)")
             self.start_runner()
         self.wait_healthy(runners=1 if self.with_runner else 0, report=report)
         return self
