@@ -67,11 +67,13 @@ static void *worker_main(void *arg)
             break;
         struct rusage ru0, ru1;
         getrusage(RUSAGE_THREAD, &ru0);
-        int64_t cpu0 = hb_thread_cpu_ns();
+        int64_t cpu0 = hb_thread_cpu_ns(), wait0 = hb_thread_wait_ns();
         k->work(w);
         if (w->end_ns == 0) /* work() may have set it */
             w->end_ns = hb_now_ns();
         w->cpu_ns = hb_thread_cpu_ns() - cpu0;
+        int64_t wait1 = hb_thread_wait_ns();
+        w->wait_ns = wait0 >= 0 && wait1 >= wait0 ? wait1 - wait0 : -1;
         getrusage(RUSAGE_THREAD, &ru1);
         w->preemptions = ru1.ru_nivcsw - ru0.ru_nivcsw;
         /* after its timed window: a fixed-work phase's controller waits for the last one */

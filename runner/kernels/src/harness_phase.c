@@ -96,7 +96,7 @@ void hbi_run_phase(run *r, group *g, int repeat)
     hbi_set_stop(1);
     hbi_barrier_wait(&g->done);
 
-    int64_t t1 = t0, t1_min = INT64_MAX, cpu_ns = 0;
+    int64_t t1 = t0, t1_min = INT64_MAX, cpu_ns = 0, wait_ns = 0;
     long preemptions = 0;
     uint64_t units = 0, failures = 0;
     const char *reason = NULL;
@@ -111,6 +111,7 @@ void hbi_run_phase(run *r, group *g, int repeat)
         units += atomic_load(&w->units);
         cpu_ns += w->cpu_ns;
         preemptions += w->preemptions;
+        wait_ns = wait_ns < 0 || w->wait_ns < 0 ? -1 : wait_ns + w->wait_ns;
         failures += f + (why != NULL);
         if (!reason)
             reason = f ? w->reason : why;
@@ -155,6 +156,10 @@ void hbi_run_phase(run *r, group *g, int repeat)
     /* 1.0: every worker was on a CPU the whole phase; less: something else ran there */
     hb_json_knum(&r->j, "cpu_share", (double)cpu_ns / ((double)(t1 - t0) * g->nthreads));
     hb_json_kint(&r->j, "preemptions", preemptions);
+    /* of the time the workers wanted a CPU (ran or waited in the run queue), the share they waited:
+     * a disturbance measure that holds for threads that sleep by design (sockets, I/O) too */
+    if (wait_ns >= 0 && cpu_ns + wait_ns > 0)
+        hb_json_knum(&r->j, "wait_share", (double)wait_ns / (double)(cpu_ns + wait_ns));
     if (r->sampler_ab)
         hb_json_kbool(&r->j, "sampler", sampling);
     if (fixed) {
