@@ -119,6 +119,15 @@ class StrongScaling(BaseModel):
     points: list[ScalingPoint]
 
 
+class PairCheck(BaseModel):
+    """How a network pair's two hosts compare (app/results/checks.py), stored with the driving run's result from
+    the server's own records when it finished."""
+
+    peer_host_id: int | None = None
+    same_machine: bool
+    why: str  # "the same running kernel (boot id)", "the same address 10.0.0.5", "different boot ids; ..."
+
+
 class RunResult(BaseModel):
     unit: str
     rows: list[ResultRow]
@@ -132,3 +141,7 @@ class RunResult(BaseModel):
     # Fixed-work (strong-scaling) runs: per op, elapsed time, speedup and parallel efficiency over thread counts
     # (app/results/scaling.py); None for fixed-duration runs (and results stored before it existed).
     scaling: list[StrongScaling] | None = None
+    # What the verdict checked, in words: "valid" names only these (app/results/checks.checked_words).
+    checked: list[str] = []
+    # Network pairs (the driving run): whether the serving host is another machine.
+    pair: PairCheck | None = None

@@ -9,10 +9,12 @@ from hostbench_common.describe import DESCRIBE
 from app.experiments.registry import ROLE_OF, RUNS
 from app.hosts.peaks import cpu_peak, peak_clock_ghz, readable_inventory
 from app.hosts.schemas import Peak
+from app.results.checks import checked_words, disk_flags, net_flags, pair_flags, spread_flags
 from app.results.limits import below_floor, other_peak
 from app.results.scaling import strong_scaling
 from app.results.schemas import (
     CACHE_LEVELS,
+    PairCheck,
     ReferenceFigure,
     ResultRow,
     RunResult,
@@ -147,6 +149,7 @@ def compute_result(
     experiment: str, params: dict[str, Any], raw_results: list[dict[str, Any]],
     kernel_info: dict[str, Any] | None, inventory: dict[str, Any],
     references: list[dict[str, Any]] | None = None, overrides: dict[str, Any] | None = None,
+    pair: PairCheck | None = None,
 ) -> RunResult:
     unit = unit_for(experiment, params)
     kind = RUNS.get(experiment)
@@ -166,7 +169,8 @@ def compute_result(
     cpus = allowed_cpus(info, inventory)
     rows: list[ResultRow] = []
     notes: set[str] = set()
-    run_flags: list[Flag] = []
+    run_flags: list[Flag] = pair_flags(pair)
+    peak_known = False
     for (op, threads, block), all_reps in sorted(groups.items(),
                                                  key=lambda kv: (str(kv[0][0]), kv[0][1], kv[0][2] or 0)):
         bad = non_finite_repeats(all_reps)
@@ -218,6 +222,12 @@ def compute_result(
                     f"(+{PEAK_TOLERANCE:.0%} clock tolerance); the peak or the measurement is wrong", v))
         if share_judged:
             flags += share_flags(threads, all_reps, cpus, judge_share=not sleeps)
+        flags += spread_flags(values, s.cv, params)
+        if kind is not None and kind.kernel == "net":
+            flags += net_flags(experiment, op, reps)
+        if kind is not None and kind.kernel == "disk":
+            flags += disk_flags(op, info, params, extra, values, row_unit, peak is not None and peak.source == "user")
+        peak_known = peak_known or peak is not None
         reasons = [f.text for f in flags if f.severity == "invalid"]
         rows.append(with_units(
             ResultRow(
@@ -232,7 +242,10 @@ def compute_result(
                 verdict=verdict_of(flags), flags=flags,
             ), experiment,
         ))
+    checked = checked_words(experiment, params, raw_results, judge_share=not sleeps, share_judged=share_judged,
+                            peak_known=peak_known, pair=pair, kernel_info=info)
     result = RunResult(unit=unit, rows=rows, peak_note="; ".join(sorted(notes)) or None, flags=run_flags,
+                       checked=checked, pair=pair,
                        caches=detected_caches(inventory) if kind is not None and kind.kernel == "memory" else None,
                        scaling=(strong_scaling(rows, params) or None) if kind is not None and kind.kernel == "cpu"
                        else None)
@@ -372,7 +385,8 @@ def current_result(run: Any, overrides: dict[str, Any] | None,
         return with_verdict(stored)
     try:
         fresh = compute_result(run.experiment, run.params, run.raw_results, run.kernel_info,
-                               run.inventory_snapshot or host_inventory or {}, run.references, overrides)
+                               run.inventory_snapshot or host_inventory or {}, run.references, overrides,
+                               stored.pair)
     except (KeyError, TypeError, ValueError):  # raw results from an older protocol: keep what was stored
         return with_verdict(stored)
     fresh.trace = stored.trace

@@ -12,6 +12,8 @@ from app.hosts.models import Host
 from app.jobs import pairing
 from app.jobs.models import TERMINAL, Run, Sample
 from app.jobs.service import deadline_s, finish_run, publish_run
+from app.results.checks import pair_check
+from app.results.schemas import PairCheck
 from app.results.service import compute_result, phase_cpu_share, trace_summary
 from app.runner_api.schemas import Assignment, RunFinish
 
@@ -120,6 +122,17 @@ def listening(session: Session, host: Host, run_id: int, attempt: int, port: int
     return pairing.driving_host(session, run)
 
 
+def _pair(session: Session, host: Host, run: Run) -> PairCheck | None:
+    """A driving run's pair, from the server's records of both hosts: are they one machine?"""
+    serve = pairing.serve_run_of(session, run)
+    if serve is None:
+        return None
+    peer = session.get(Host, serve.host_id)
+    return pair_check(run.inventory_snapshot or host.inventory or {}, host.address,
+                      serve.inventory_snapshot or (peer.inventory if peer is not None else None) or {},
+                      peer.address if peer is not None else None, serve.host_id)
+
+
 def finish(session: Session, host: Host, run_id: int, body: RunFinish) -> None:
     run = _owned_run(session, host, run_id, body.attempt)
     if run.status in TERMINAL:
@@ -131,7 +144,7 @@ def finish(session: Session, host: Host, run_id: int, body: RunFinish) -> None:
     if raw:
         run.result = compute_result(
             run.experiment, run.params, raw, run.kernel_info, run.inventory_snapshot or host.inventory,
-            run.references, host.peak_overrides,
+            run.references, host.peak_overrides, _pair(session, host, run),
         ).model_dump(mode="json")
     if run.experiment in RUNS and RUNS[run.experiment].trace and run.result is not None:
         samples = session.execute(
