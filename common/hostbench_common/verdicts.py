@@ -13,8 +13,8 @@ from typing import Any
 # figure by 10 %, more than the repeat-to-repeat spread of a quiet host.
 DISTURBED_SHARE = 0.90
 # Threads that sleep by design (a socket, a block device) are judged by their run-queue wait instead (the
-# kernel's `wait_share`: of the time they wanted a CPU, the share they waited): the same bound, seen from
-# the other side.
+# kernel's `wait_share`: the share of the phase they spent runnable but waiting for a CPU, the time others
+# took from them): the same bound, seen from the other side.
 DISTURBED_WAIT = round(1 - DISTURBED_SHARE, 6)
 # The spread between repeats above which a row is `unstable`: the run's own repeat-until-stable bound
 # (stable_cv) where it set one, else this. The coefficient of variation is the one repeat-until-stable
@@ -35,7 +35,7 @@ def spread_bound(params: Mapping[str, Any]) -> float:
 def disturbed(result: Mapping[str, Any], cpu_bound: bool) -> bool:
     """Whether one kernel result line (one repeat) was disturbed: a CPU-bound kernel's threads got less than
     DISTURBED_SHARE of the CPU; threads that sleep by design waited for a CPU more than DISTURBED_WAIT of the
-    time they wanted one. An oversubscribed repeat shares its CPUs by design (its own verdict; the backend
+    phase. An oversubscribed repeat shares its CPUs by design (its own verdict; the backend
     judges its share against CPUs / threads): a quiet host would not change it, so it is never `disturbed` here."""
     if result.get("oversubscribed") is True:
         return False

@@ -69,36 +69,36 @@ def io_mode(kernel_info: dict[str, Any], params: dict[str, Any]) -> IoMode:
 
 def disk_flags(op: str | None, kernel_info: dict[str, Any], params: dict[str, Any], extra: dict[str, float],
                values: list[float], unit: str, user_peak: bool) -> list[Flag]:
-    """page_cache: a buffered (warm) run, a write the page cache absorbed, a file on a memory-backed filesystem;
-    implausible: a read faster than any device (sub-microsecond) from a run that says it bypassed the cache, or a
-    throughput above the device's bus (unless its owner entered a peak: it is held to that instead)."""
-    out: list[Flag] = []
+    """page_cache: a file on a memory-backed filesystem, a buffered run with a warm cache, buffered writes (they
+    land in the page cache unless fsync_writes), buffered reads answered faster than any device (readahead filled
+    the cache: sub-microsecond p50); implausible: a throughput above the device's bus (unless its owner entered a
+    peak: the row is held to that instead). A direct run below the device floor is below_floor (limits.py)."""
     mode = io_mode(kernel_info, params)
     writes = op is not None and ("write" in op or op == "rw")
     p50 = extra.get("lat_p50_us")
-    fast = f"; p50 latency {p50:.2g} µs, faster than any device" if isinstance(p50, float) and \
-        p50 < DEVICE_READ_FLOOR_US else ""
+    fast = isinstance(p50, float) and p50 < DEVICE_READ_FLOOR_US
+    why = None
     if kernel_info.get("memory_backed") is True:
-        out.append(flag("page_cache", "page cache: the test file is on a memory-backed filesystem (tmpfs): the "
-                                      f"figure is memory's, not a device's{fast}"))
+        why = "the test file is on a memory-backed filesystem (tmpfs): the figure is memory's, not a device's"
     elif mode == "buffered":
-        out.append(flag("page_cache", "page cache: buffered I/O with a warm cache: reads after the first pass and "
-                                      "every write are the page cache's, not the device's (direct I/O measures the "
-                                      f"device){fast}"))
+        why = ("buffered I/O with a warm cache: reads after the first pass and every write are the page cache's, "
+               "not the device's (direct I/O measures the device)")
     elif mode == "cache_dropped" and writes and not kernel_info.get("fsync_writes"):
-        out.append(flag("page_cache", "page cache: buffered writes land in the page cache (written back only at "
-                                      "the drops); the device's write speed needs direct I/O or fsync_writes"))
-    elif isinstance(p50, float) and p50 < DEVICE_READ_FLOOR_US and not writes:
-        out.append(flag("implausible", f"implausible for a device: p50 latency {p50:.2g} µs, below the "
-                                       f"{DEVICE_READ_FLOOR_US:g} µs no device answers in, from a run that says it "
-                                       f"bypassed the page cache ({mode})", p50))
-    if unit == "MB/s" and not user_peak and not any(f.kind == "page_cache" for f in out) and values:
+        why = ("buffered writes land in the page cache (written back only when the file is dropped): the device's "
+               "write speed needs direct I/O")
+    elif mode == "cache_dropped" and fast and not writes:
+        why = (f"buffered reads answered in {p50:.2g} µs (p50), faster than any device: readahead filled the page "
+               "cache and the reads were served from it (direct I/O measures the device)")
+    if why is not None:
+        return [flag("page_cache", f"page cache: {why}", p50 if fast else None)]
+    if unit == "MB/s" and not user_peak and values:
         kind = "rotational" if kernel_info.get("rotational") is True else "solid"
         bus, bus_words = BUS_MB_S[kind]
         if max(values) > bus:
-            out.append(flag("implausible", f"implausible for a device: {max(values):,.0f} MB/s is above {bus:,.0f} "
-                                           f"MB/s, {bus_words}", max(values)))
-    return out
+            return [flag("implausible", f"implausible for a device: {max(values):,.0f} MB/s is above {bus:,.0f} MB/s, "
+                                        f"{bus_words}; a striped array's owner can enter its peak (Hosts page)",
+                         max(values))]
+    return []
 
 
 def net_flags(experiment: str, op: str | None, reps: list[dict[str, Any]]) -> list[Flag]:

@@ -8,7 +8,7 @@ A figure is `valid` only when nothing is known against it. Otherwise it carries 
   `oversubscribed` (more threads than CPUs: each thread had at most CPUs / threads of a CPU),
   `disturbed` (the kernel's threads were on a CPU less than DISTURBED_SHARE of the wall time they could
   have had: other processes or the hypervisor took the rest; threads that sleep by design waited in the run
-  queue more than DISTURBED_WAIT of the time they wanted a CPU), `throttled` (a trace's rate fell while
+  queue more than DISTURBED_WAIT of the phase), `throttled` (a trace's rate fell while
   the kernel kept its CPU: the clock fell), `cpu_lost` (a trace's rate fell while the kernel lost its CPU),
   `unstable` (the repeats spread more than the CV bound), `lossy` (UDP lost more than LOSSY_PCT),
   `same_machine` (both "hosts" of a network pair are one machine), `page_cache` (a disk figure the page cache
@@ -94,9 +94,9 @@ def share_flags(threads: int, reps: list[dict[str, Any]], cpus: int | None, *, j
     if waits and not judge_share and not over:
         rep, wait = max(waits, key=lambda x: x[1])
         if wait > DISTURBED_WAIT:
-            out.append(flag("disturbed", f"disturbed: in repeat {rep} the kernel's threads waited for a CPU "
-                                         f"{wait:.0%} of the time they wanted one (above {DISTURBED_WAIT:.0%}): "
-                                         "other processes or the hypervisor ran there", wait))
+            out.append(flag("disturbed", f"disturbed: in repeat {rep} the kernel's threads spent {wait:.0%} of the "
+                                         f"phase waiting for a CPU (run-queue wait, above {DISTURBED_WAIT:.0%}): "
+                                         "other processes ran there", wait))
     return out
 
 

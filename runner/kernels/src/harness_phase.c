@@ -156,10 +156,10 @@ void hbi_run_phase(run *r, group *g, int repeat)
     /* 1.0: every worker was on a CPU the whole phase; less: something else ran there */
     hb_json_knum(&r->j, "cpu_share", (double)cpu_ns / ((double)(t1 - t0) * g->nthreads));
     hb_json_kint(&r->j, "preemptions", preemptions);
-    /* of the time the workers wanted a CPU (ran or waited in the run queue), the share they waited:
-     * a disturbance measure that holds for threads that sleep by design (sockets, I/O) too */
-    if (wait_ns >= 0 && cpu_ns + wait_ns > 0)
-        hb_json_knum(&r->j, "wait_share", (double)wait_ns / (double)(cpu_ns + wait_ns));
+    /* the share of the phase the workers spent runnable but waiting for a CPU (others ran there):
+     * the time they lost, which holds for threads that sleep by design (sockets, I/O) too */
+    if (wait_ns >= 0)
+        hb_json_knum(&r->j, "wait_share", (double)wait_ns / ((double)(t1 - t0) * g->nthreads));
     if (r->sampler_ab)
         hb_json_kbool(&r->j, "sampler", sampling);
     if (fixed) {

@@ -91,10 +91,10 @@ const hb_result hb_run_results[] = {
      "CPUs.", NULL},
     {"preemptions", HB_R_INT, "", 0, "Involuntary context switches of the worker threads.", NULL},
     {"wait_share", HB_R_NUMBER, "", 1,
-     "Of the time the worker threads wanted a CPU (ran or waited in the run queue), the share "
-     "they waited (the scheduler's run delay): 0 when nothing else competed for their CPUs. It "
-     "holds for threads that sleep by design (sockets, I/O), where cpu_share says nothing. "
-     "Absent where /proc/thread-self/schedstat is not readable.", NULL},
+     "The worker threads' time runnable but waiting for a CPU (the scheduler's run delay) / "
+     "(threads x seconds): 0 when nothing else competed for their CPUs. Unlike cpu_share it holds "
+     "for threads that sleep by design (sockets, I/O). Absent where /proc/thread-self/schedstat "
+     "is not readable.", NULL},
     {"sampler", HB_R_BOOL, NULL, 0,
      "sampler_ab only: whether this repeat ran with the sampler.", NULL},
     {"work_target", HB_R_INT, "", 0,
