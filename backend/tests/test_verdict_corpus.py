@@ -19,7 +19,7 @@ from app.hosts.service import create_registration_token
 from app.jobs import dispatch
 from tests import corpus_kernels as ck
 from tests.conftest import ZEN4_INVENTORY
-from tests.test_verdicts import KINFO, _res, _run, _trace_samples
+from tests.test_verdicts import _res, _run, _trace_samples
 
 ONE = {"threads": [1], "repeats": 1, "duration_s": 1, "warmup_s": 0}
 TWO = {"threads": [1], "repeats": 2, "duration_s": 1, "warmup_s": 0}

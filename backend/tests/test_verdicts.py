@@ -226,3 +226,19 @@ def test_a_low_cpu_share_is_disturbance_only_for_threads_that_never_sleep(experi
     # oversubscription is still said, whatever the kernel does
     over = compute_result(experiment, params, [{**rep, "threads": 4}], KINFO, {"cpu": {"threads": 2}})
     assert "oversubscribed" in {f.kind for row in over.rows for f in row.flags}
+
+
+def test_a_runs_headline_is_its_best_valid_row_or_says_why_there_is_none():
+    """History, CLI `runs` and the report show result.headline: never the oversubscribed or disturbed row."""
+    from app.results.service import compute_result
+
+    inv = {"cpu": {"vendor": "AuthenticAMD", "family": 0x19, "model_number": 0x11, "sockets": 1, "cores_per_socket": 2,
+                   "threads": 2}}
+    res = compute_result("cpu", {"op": "fp64"}, [_res(50.0), _res(60.0, threads=2, share=0.40),
+                                                 _res(70.0, threads=4, share=0.49, oversubscribed=True)], KINFO, inv)
+    assert [r.verdict for r in res.rows] == ["valid", "disturbed", "oversubscribed"]
+    assert res.headline is not None and res.headline.value == 50.0 and res.headline.threads == 1
+    assert res.headline.text == "best 50.00 GFLOP/s (2 rows left out: not valid)"
+    none = compute_result("cpu", {"op": "fp64"}, [_res(60.0, share=0.40), _res(61.0, threads=2, share=0.5)], KINFO, inv)
+    assert none.headline is not None and none.headline.value is None
+    assert none.headline.text == "no valid row yet; 2 disturbed"

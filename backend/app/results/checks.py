@@ -6,6 +6,7 @@ and why each bound: docs/methodology/verdicts.md.
 from typing import Any, Literal
 
 from hostbench_common.verdicts import DISTURBED_SHARE, DISTURBED_WAIT, LOSSY_PCT, spread_bound
+
 from app.experiments.registry import RUNS
 from app.results.schemas import PairCheck
 from app.results.verdict import Flag, flag

@@ -128,6 +128,18 @@ class PairCheck(BaseModel):
     why: str  # "the same running kernel (boot id)", "the same address 10.0.0.5", "different boot ids; ..."
 
 
+class RunHeadline(BaseModel):
+    """The figure that sums a run up (History, CLI `runs`, report): the highest mean among its usable rows
+    (verdict.usable: valid, or a loopback figure), or the trace mean of a clean trace; else no value and why."""
+
+    value: float | None = None
+    unit: str = ""
+    threads: int | None = None
+    op: str | None = None
+    block_bytes: int | None = None
+    text: str  # "best 9,400 Mbit/s" / "mean 55.2 GFLOP/s" / "no valid row; 2 disturbed, 1 oversubscribed"
+
+
 class RunResult(BaseModel):
     unit: str
     rows: list[ResultRow]
@@ -145,3 +157,4 @@ class RunResult(BaseModel):
     checked: list[str] = []
     # Network pairs (the driving run): whether the serving host is another machine.
     pair: PairCheck | None = None
+    headline: RunHeadline | None = None  # set with the verdict (results.service.with_verdict)

@@ -17,13 +17,24 @@ from app.results.schemas import (
     PairCheck,
     ReferenceFigure,
     ResultRow,
+    RunHeadline,
     RunResult,
     Throttle,
     TraceStretch,
     TraceSummary,
 )
 from app.results.stats import median, summarize
-from app.results.verdict import DISTURBED_SHARE, Flag, allowed_cpus, flag, non_finite_repeats, share_flags, verdict_of
+from app.results.verdict import (
+    DISTURBED_SHARE,
+    Flag,
+    allowed_cpus,
+    flag,
+    non_finite_repeats,
+    none_usable,
+    share_flags,
+    usable,
+    verdict_of,
+)
 
 # A throttle is a sustained drop: the median of THROTTLE_WINDOW consecutive samples below
 # (1 - THROTTLE_DROP) x the median of the trace's opening window.
@@ -266,7 +277,32 @@ def with_verdict(result: RunResult) -> RunResult:
     if result.trace is not None:
         every += result.trace.flags
     result.verdict = verdict_of(every) if (result.rows or result.flags) else "invalid"
+    result.headline = headline_of(result)
     return result
+
+
+def _short(v: float) -> str:
+    a = abs(v)
+    return f"{v:,.0f}" if a >= 1000 else f"{v:.1f}" if a >= 100 else f"{v:.2f}" if a >= 1 else f"{v:.3g}"
+
+
+def headline_of(result: RunResult) -> RunHeadline:
+    """The figure that sums a run up, from usable rows only (verdict.usable); else no value, and why."""
+    if result.trace is not None:
+        trace_verdict = verdict_of(result.trace.flags + [f for r in result.rows for f in r.flags])
+        if usable(trace_verdict):
+            return RunHeadline(value=result.trace.mean, unit=result.unit,
+                               text=f"mean {_short(result.trace.mean)} {result.unit}".strip())
+        return RunHeadline(unit=result.unit, text=none_usable([trace_verdict], "trace"))
+    ok = [r for r in result.rows if usable(r.verdict)]
+    if not ok:
+        return RunHeadline(unit=result.unit, text=none_usable([r.verdict for r in result.rows] or [result.verdict],
+                                                               "row"))
+    best = max(ok, key=lambda r: r.mean)
+    left = len([r for r in result.rows if not usable(r.verdict)])
+    note = f" ({left} row{'s' if left != 1 else ''} left out: not valid)" if left else ""
+    return RunHeadline(value=best.mean, unit=best.unit, threads=best.threads, op=best.op, block_bytes=best.block_bytes,
+                       text=f"best {_short(best.mean)} {best.unit}{note}")
 
 
 # Stretches of a trace: a rolling median of STRETCH_WINDOW samples below (1 - THROTTLE_DROP) x the trace's

@@ -34,6 +34,25 @@ CAUTION_ORDER: list[Verdict] = ["oversubscribed", "disturbed", "cpu_lost", "loss
                                 "same_machine", "page_cache", "loopback"]
 
 
+# A verdict that says what a figure is, not that anything went wrong with it: a loopback figure is the network
+# stack's, and clean. Headlines (fleet view, /api/metrics, History, CLI, report) and trends use a row only when its
+# verdict is valid or one of these.
+SCOPE_VERDICTS = {"loopback"}
+
+
+def usable(verdict: str | None) -> bool:
+    return verdict == "valid" or verdict in SCOPE_VERDICTS
+
+
+def none_usable(verdicts: list[str], what: str = "run") -> str:
+    """Why there is no headline figure, counted by verdict: "no valid run yet; 3 disturbed, 1 oversubscribed"."""
+    counts: dict[str, int] = {}
+    for v in verdicts:
+        counts[v] = counts.get(v, 0) + 1
+    shown = ", ".join(f"{n} {v.replace('_', ' ')}" for v, n in sorted(counts.items(), key=lambda x: (-x[1], x[0])))
+    return f"no valid {what} yet" + (f"; {shown}" if shown else "")
+
+
 class Flag(BaseModel):
     kind: FlagKind
     severity: Literal["invalid", "caution"]

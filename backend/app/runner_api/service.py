@@ -13,8 +13,8 @@ from app.jobs import pairing
 from app.jobs.models import TERMINAL, Run, Sample
 from app.jobs.service import deadline_s, finish_run, publish_run
 from app.results.checks import pair_check
-from app.results.schemas import PairCheck
-from app.results.service import compute_result, phase_cpu_share, trace_summary
+from app.results.schemas import PairCheck, RunResult
+from app.results.service import compute_result, phase_cpu_share, trace_summary, with_verdict
 from app.runner_api.schemas import Assignment, RunFinish
 
 # A runner's every call says it is alive, but online/offline is judged over tens of seconds: the host row is
@@ -153,6 +153,8 @@ def finish(session: Session, host: Host, run_id: int, body: RunFinish) -> None:
         ).all()
         trace = trace_summary([t for t, _ in samples], [v for _, v in samples], phase_cpu_share(raw))
         run.result = {**run.result, "trace": trace.model_dump(mode="json") if trace else None}
+        # the trace's flags enter the stored verdict and headline (trends and the fleet read the stored result)
+        run.result = with_verdict(RunResult.model_validate(run.result)).model_dump(mode="json")
     status, reason = body.status, body.reason
     if status == "succeeded" and run.result and not all(row["valid"] for row in run.result["rows"]):
         reason = "; ".join(row["invalid_reason"] for row in run.result["rows"] if not row["valid"])
