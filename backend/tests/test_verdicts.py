@@ -242,3 +242,41 @@ def test_a_runs_headline_is_its_best_valid_row_or_says_why_there_is_none():
     none = compute_result("cpu", {"op": "fp64"}, [_res(60.0, share=0.40), _res(61.0, threads=2, share=0.5)], KINFO, inv)
     assert none.headline is not None and none.headline.value is None
     assert none.headline.text == "no valid row yet; 2 disturbed"
+
+
+def test_busy_host_options_reach_the_kernel_and_the_result_says_what_they_cost(client, session, runner):
+    """quiet_wait_s and disturbed_retries: declared once (the harness's parameters, with bounds), refused out of
+    bounds at the API, passed to the real kernel, and the result says how long it waited and how many tries."""
+    from hostbench_common.experiments import RUNS
+
+    host_id, _ = runner
+    for bad in ({"quiet_wait_s": -1}, {"quiet_wait_s": 601}, {"disturbed_retries": 11}, {"disturbed_retries": 1.5}):
+        r = client.post("/api/jobs", json={"host_ids": [host_id], "experiment": "cpu",
+                                           "params": {"threads": [1], **bad}})
+        assert r.status_code == 422, (bad, r.text)
+        assert next(iter(bad)) in r.text
+    params = {"op": "fp64", "threads": [2], "repeats": 1, "duration_s": 0.3, "warmup_s": 0, "quiet_wait_s": 0.5,
+              "disturbed_retries": 2}
+    argv = RUNS["cpu"].argv(HBK, RUNS["cpu"].kernel_params(params))
+    assert argv[-4:] == ["--quiet_wait_s", "0.5", "--disturbed_retries", "2"]
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        time.sleep(0.3)
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True).stdout
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    start = next(e for e in events if e["type"] == "start")
+    results = [{k: v for k, v in e.items() if k not in ("v", "type")} for e in events if e["type"] == "result"]
+    assert len(results) == 1  # one result line per repeat, whatever the tries
+    line = results[0]
+    assert line["quiet"] is False and line["quiet_waited_s"] >= 0.5 and line["others_cpus"] > 1  # the hogs
+    assert line["tries"] == 3 and line["wait_share"] > 0.1  # disturbed every time: the last try is kept
+    run_id, r = _run(client, session, runner, params=params, kernel_info=start, results=results)
+    assert r.status_code == 200, r.text
+    res = client.get(f"/api/runs/{run_id}").json()["result"]
+    assert res["busy"] == {"phases": 1, "waited_s": pytest.approx(line["quiet_waited_s"]), "tries": 3,
+                           "retried_phases": 1, "never_quiet": 1}
+    assert res["verdict"] == "disturbed"  # the retries could not make it quiet: still flagged

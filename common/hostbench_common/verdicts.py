@@ -8,14 +8,17 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-# A kernel whose threads got less than this share of the CPU time they could have had was disturbed.
-# 0.90: the sampler thread and a VM's timer work cost about 1 %; a share of 0.9 already moves a CPU-bound
-# figure by 10 %, more than the repeat-to-repeat spread of a quiet host.
-DISTURBED_SHARE = 0.90
-# Threads that sleep by design (a socket, a block device) are judged by their run-queue wait instead (the
-# kernel's `wait_share`: the share of the phase they spent runnable but waiting for a CPU, the time others
-# took from them): the same bound, seen from the other side.
-DISTURBED_WAIT = round(1 - DISTURBED_SHARE, 6)
+from .describe import DESCRIBE
+
+# A phase whose worker threads spent more than this share of it runnable but waiting for a CPU (the kernel's
+# `wait_share`: the time other processes took from them) was disturbed. The kernels' harness parameter
+# disturbed_wait declares it (its default), and repeats such a phase with disturbed_retries; 0.10: the sampler
+# thread and a VM's timer work cost about 1 %, and losing 10 % of a phase moves a CPU-bound figure by 10 %, more
+# than the repeat-to-repeat spread of a quiet host.
+DISTURBED_WAIT: float = DESCRIBE["cpu"]["parameters"]["properties"]["disturbed_wait"]["default"]
+# The same bound seen from the other side, for CPU-bound kernels: their threads got less than this share of the
+# CPU time they could have had (cpu_share; it also sees time a hypervisor took, which the run queue does not).
+DISTURBED_SHARE = round(1 - DISTURBED_WAIT, 6)
 # The spread between repeats above which a row is `unstable`: the run's own repeat-until-stable bound
 # (stable_cv) where it set one, else this. The coefficient of variation is the one repeat-until-stable
 # stops on: the sample standard deviation of the repeats' rates over their mean.
@@ -44,6 +47,19 @@ def disturbed(result: Mapping[str, Any], cpu_bound: bool) -> bool:
         return _number(share) and float(share) < DISTURBED_SHARE
     wait = result.get("wait_share")
     return _number(wait) and float(wait) > DISTURBED_WAIT
+
+
+def busy_summary(results: list[Mapping[str, Any]]) -> dict[str, float] | None:
+    """What waiting for a quiet CPU and repeating disturbed phases cost a run (quiet_wait_s, disturbed_retries),
+    from its result lines: None when it asked for neither."""
+    lines = [r for r in results if _number(r.get("tries")) or _number(r.get("quiet_waited_s"))]
+    if not lines:
+        return None
+    return {"phases": float(len(lines)),
+            "waited_s": float(sum(float(r.get("quiet_waited_s") or 0) for r in lines)),
+            "tries": float(sum(int(r.get("tries") or 1) for r in lines)),
+            "retried_phases": float(sum(1 for r in lines if int(r.get("tries") or 1) > 1)),
+            "never_quiet": float(sum(1 for r in lines if r.get("quiet") is False))}
 
 
 def _number(x: Any) -> bool:

@@ -128,6 +128,17 @@ class PairCheck(BaseModel):
     why: str  # "the same running kernel (boot id)", "the same address 10.0.0.5", "different boot ids; ..."
 
 
+class BusySummary(BaseModel):
+    """What waiting for a quiet CPU and measuring disturbed phases again cost a run (its params quiet_wait_s,
+    disturbed_retries; from the kernel's result lines: hostbench_common.verdicts.busy_summary)."""
+
+    phases: int  # measured phases (result lines)
+    waited_s: float  # seconds waited for a quiet CPU, all phases
+    tries: int  # tries over all phases (phases when none was repeated)
+    retried_phases: int  # phases measured more than once
+    never_quiet: int  # phases whose wait ran out before the host was quiet
+
+
 class RunHeadline(BaseModel):
     """The figure that sums a run up (History, CLI `runs`, report): the highest mean among its usable rows
     (verdict.usable: valid, or a loopback figure), or the trace mean of a clean trace; else no value and why."""
@@ -158,3 +169,4 @@ class RunResult(BaseModel):
     # Network pairs (the driving run): whether the serving host is another machine.
     pair: PairCheck | None = None
     headline: RunHeadline | None = None  # set with the verdict (results.service.with_verdict)
+    busy: BusySummary | None = None  # None: the run asked neither to wait for a quiet CPU nor to repeat

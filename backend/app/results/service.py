@@ -5,6 +5,7 @@ from functools import cache
 from typing import Any, Literal
 
 from hostbench_common.describe import DESCRIBE
+from hostbench_common.verdicts import busy_summary
 
 from app.experiments.registry import ROLE_OF, RUNS
 from app.hosts.peaks import cpu_peak, peak_clock_ghz, readable_inventory
@@ -14,6 +15,7 @@ from app.results.limits import below_floor, other_peak
 from app.results.scaling import strong_scaling
 from app.results.schemas import (
     CACHE_LEVELS,
+    BusySummary,
     PairCheck,
     ReferenceFigure,
     ResultRow,
@@ -257,6 +259,7 @@ def compute_result(
                             peak_known=peak_known, pair=pair, kernel_info=info)
     result = RunResult(unit=unit, rows=rows, peak_note="; ".join(sorted(notes)) or None, flags=run_flags,
                        checked=checked, pair=pair,
+                       busy=BusySummary.model_validate(busy) if (busy := busy_summary(raw_results)) else None,
                        caches=detected_caches(inventory) if kind is not None and kind.kernel == "memory" else None,
                        scaling=(strong_scaling(rows, params) or None) if kind is not None and kind.kernel == "cpu"
                        else None)

@@ -140,6 +140,11 @@ void hbi_run_phase(run *r, group *g, int repeat)
     }
     if (repeat == 0 || r->interrupted)
         return;
+    /* a disturbed try that may be repeated gives no result line (its samples stay: they happened) */
+    r->phase_disturbed = wait_ns >= 0 &&
+                         (double)wait_ns / ((double)(t1 - t0) * g->nthreads) > r->disturbed_wait;
+    if (r->phase_disturbed && r->tries <= r->disturbed_retries)
+        return;
     hbi_event(&r->j, "result");
     hb_json_kint(&r->j, "threads", g->nthreads);
     hb_json_kint(&r->j, "repeat", repeat);
@@ -160,6 +165,14 @@ void hbi_run_phase(run *r, group *g, int repeat)
      * the time they lost, which holds for threads that sleep by design (sockets, I/O) too */
     if (wait_ns >= 0)
         hb_json_knum(&r->j, "wait_share", (double)wait_ns / ((double)(t1 - t0) * g->nthreads));
+    if (r->disturbed_retries > 0 || r->quiet_wait_s > 0) {
+        hb_json_kint(&r->j, "tries", r->tries);
+        hb_json_knum(&r->j, "quiet_waited_s", r->waited_s);
+    }
+    if (r->quiet_wait_s > 0) {
+        hb_json_kbool(&r->j, "quiet", r->quiet);
+        hb_json_knum(&r->j, "others_cpus", r->others_cpus);
+    }
     if (r->sampler_ab)
         hb_json_kbool(&r->j, "sampler", sampling);
     if (fixed) {
