@@ -148,6 +148,7 @@ class RunHeadline(BaseModel):
     threads: int | None = None
     op: str | None = None
     block_bytes: int | None = None
+    left_out: int | None = None  # rows not usable (their verdicts), when a figure is given
     text: str  # "best 9,400 Mbit/s" / "mean 55.2 GFLOP/s" / "no valid row; 2 disturbed, 1 oversubscribed"
 
 
@@ -165,7 +166,7 @@ class RunResult(BaseModel):
     # (app/results/scaling.py); None for fixed-duration runs (and results stored before it existed).
     scaling: list[StrongScaling] | None = None
     # What the verdict checked, in words: "valid" names only these (app/results/checks.checked_words).
-    checked: list[str] = []
+    checked: list[str] | None = None  # None: a result stored before the verdict said so
     # Network pairs (the driving run): whether the serving host is another machine.
     pair: PairCheck | None = None
     headline: RunHeadline | None = None  # set with the verdict (results.service.with_verdict)

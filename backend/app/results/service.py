@@ -305,7 +305,7 @@ def headline_of(result: RunResult) -> RunHeadline:
     left = len([r for r in result.rows if not usable(r.verdict)])
     note = f" ({left} row{'s' if left != 1 else ''} left out: not valid)" if left else ""
     return RunHeadline(value=best.mean, unit=best.unit, threads=best.threads, op=best.op, block_bytes=best.block_bytes,
-                       text=f"best {_short(best.mean)} {best.unit}{note}")
+                       left_out=left, text=f"best {_short(best.mean)} {best.unit}{note}")
 
 
 # Stretches of a trace: a rolling median of STRETCH_WINDOW samples below (1 - THROTTLE_DROP) x the trace's

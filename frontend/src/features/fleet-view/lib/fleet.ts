@@ -40,9 +40,15 @@ export function cellTitle(c: FleetCell): string {
   return parts.join('; ');
 }
 
-/** The headline columns that have at least one figure (a metric nobody measured is left out). */
+/** An empty cell: why the host has no headline figure there ("no valid run yet; 3 disturbed"), or a dash. */
+export function missingText(h: Pick<FleetPublic['hosts'][number], 'missing'>, key: string): string {
+  return h.missing?.[key] ?? '—';
+}
+
+/** The headline columns that have at least one figure, or a host with runs none of which is valid (a metric
+ * nobody measured is left out). */
 export function shownMetrics(f: FleetPublic): FleetPublic['metrics'] {
-  return f.metrics.filter((m) => f.hosts.some((h) => h.cells[m.key]));
+  return f.metrics.filter((m) => f.hosts.some((h) => h.cells[m.key] || h.missing?.[m.key]));
 }
 
 export function outlierCount(f: FleetPublic): number {
