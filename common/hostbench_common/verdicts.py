@@ -30,7 +30,7 @@ LOSSY_PCT = 1.0
 def spread_bound(params: Mapping[str, Any]) -> float:
     """The CV bound a run's rows are held to: its stable_cv when it set one, else SPREAD_CV."""
     asked = params.get("stable_cv")
-    if isinstance(asked, int | float) and not isinstance(asked, bool) and math.isfinite(asked) and asked > 0:
+    if isinstance(asked, (int, float)) and not isinstance(asked, bool) and math.isfinite(asked) and asked > 0:
         return float(asked)
     return SPREAD_CV
 
@@ -63,4 +63,4 @@ def busy_summary(results: list[Mapping[str, Any]]) -> dict[str, float] | None:
 
 
 def _number(x: Any) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
