@@ -280,3 +280,29 @@ def test_busy_host_options_reach_the_kernel_and_the_result_says_what_they_cost(c
     assert res["busy"] == {"phases": 1, "waited_s": pytest.approx(line["quiet_waited_s"]), "tries": 3,
                            "retried_phases": 1, "never_quiet": 1}
     assert res["verdict"] == "disturbed"  # the retries could not make it quiet: still flagged
+
+
+def test_disk_rows_follow_the_io_mode_the_kernel_states():
+    """A kernel that says io_mode per row: buffered is the page cache's (with the kernel's reason); cache_dropped
+    (the file dropped, writes flushed inside the timed window) is the device's, writes too; a kernel that does not
+    say falls back to its start line (buffered writes without fsync_writes are the page cache's)."""
+    from app.results.service import compute_result
+
+    start = {"type": "start", "kernel": "disk", "direct": False, "cold_cache": True, "affinity_cpus": [0, 1]}
+
+    def row(op, mode=None, why=None, p50=80.0):
+        r = {"threads": 1, "repeat": 1, "value": 70.0, "unit": "MB/s", "verified": True, "op": op,
+             "block_bytes": 1024, "lat_p50_us": p50, "cpu_share": 0.2, "wait_share": 0.0, "oversubscribed": False}
+        return {**r, **({"io_mode": mode} if mode else {}), **({"io_mode_why": why} if why else {})}
+
+    inv = {"cpu": {"threads": 2}}
+    stated = compute_result("disk", {"direct": True}, [
+        row("seq_write", "cache_dropped"), row("seq_read", "buffered", "the test file is on tmpfs", p50=0.3),
+        row("rand_read", "direct")], start, inv)
+    by_op = {r.op: r for r in stated.rows}
+    assert by_op["seq_write"].verdict == "valid" and by_op["rand_read"].verdict == "valid"
+    assert by_op["seq_read"].verdict == "page_cache"
+    assert by_op["seq_read"].flags[0].text == "page cache: buffered: the test file is on tmpfs"
+    assert any(c.startswith("I/O mode direct, cache-dropped, buffered") for c in stated.checked or [])
+    unstated = compute_result("disk", {}, [row("seq_write"), row("seq_read")], start, inv)
+    assert {r.op: r.verdict for r in unstated.rows} == {"seq_write": "page_cache", "seq_read": "valid"}

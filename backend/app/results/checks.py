@@ -55,36 +55,49 @@ def pair_flags(pair: PairCheck | None) -> list[Flag]:
                                  "the figure is this machine's network stack in memory, not a link between two")]
 
 
-def io_mode(kernel_info: dict[str, Any], params: dict[str, Any]) -> IoMode:
-    """How a disk run's I/O went: the kernel's own word where it states one (io_mode), else its start line's
-    direct and cold_cache (buffered with the file dropped from the page cache before every pass), else the
-    run's direct parameter."""
-    stated = kernel_info.get("io_mode")
-    if stated in ("direct", "cache_dropped", "buffered"):
-        return stated  # type: ignore[no-any-return]
+IO_MODES: tuple[IoMode, ...] = ("direct", "cache_dropped", "buffered")  # best first
+
+
+def stated_io_mode(reps: list[dict[str, Any]]) -> IoMode | None:
+    """The row's io_mode as its kernel's result lines state it (the worst of its repeats'), None from a kernel
+    that does not say: buffered counts the page cache in; cache_dropped flushed its writes inside the timed
+    window and dropped the file before every pass, so every byte went to or came from the device."""
+    said = [r.get("io_mode") for r in reps if r.get("io_mode") in IO_MODES]
+    return max(said, key=IO_MODES.index) if said else None  # type: ignore[arg-type]
+
+
+def io_mode(kernel_info: dict[str, Any], params: dict[str, Any], reps: list[dict[str, Any]] | None = None) -> IoMode:
+    """How a disk row's I/O went: the kernel's own word where its results state one (io_mode), else its start
+    line's direct and cold_cache (buffered with the file dropped from the page cache before every pass), else
+    the run's direct parameter."""
+    stated = stated_io_mode(reps or [])
+    if stated is not None:
+        return stated
     direct = kernel_info.get("direct", params.get("direct"))
     if direct is True:
         return "direct"
     return "cache_dropped" if kernel_info.get("cold_cache") is True else "buffered"
 
 
-def disk_flags(op: str | None, kernel_info: dict[str, Any], params: dict[str, Any], extra: dict[str, float],
-               values: list[float], unit: str, user_peak: bool) -> list[Flag]:
+def disk_flags(op: str | None, kernel_info: dict[str, Any], params: dict[str, Any], reps: list[dict[str, Any]],
+               extra: dict[str, float], values: list[float], unit: str, user_peak: bool) -> list[Flag]:
     """page_cache: a file on a memory-backed filesystem, a buffered run with a warm cache, buffered writes (they
     land in the page cache unless fsync_writes), buffered reads answered faster than any device (readahead filled
     the cache: sub-microsecond p50); implausible: a throughput above the device's bus (unless its owner entered a
     peak: the row is held to that instead). A direct run below the device floor is below_floor (limits.py)."""
-    mode = io_mode(kernel_info, params)
+    mode = io_mode(kernel_info, params, reps)
+    flushed = stated_io_mode(reps) == "cache_dropped"  # such a kernel fdatasyncs inside the timed window
     writes = op is not None and ("write" in op or op == "rw")
     p50 = extra.get("lat_p50_us")
     fast = isinstance(p50, float) and p50 < DEVICE_READ_FLOOR_US
     why = None
     if kernel_info.get("memory_backed") is True:
         why = "the test file is on a memory-backed filesystem (tmpfs): the figure is memory's, not a device's"
-    elif mode == "buffered":
-        why = ("buffered I/O with a warm cache: reads after the first pass and every write are the page cache's, "
-               "not the device's (direct I/O measures the device)")
-    elif mode == "cache_dropped" and writes and not kernel_info.get("fsync_writes"):
+    elif mode == "buffered":  # the kernel's words where it says why (a warm cache, unflushed writes, tmpfs)
+        why = next((f"buffered: {r['io_mode_why']}" for r in reps if isinstance(r.get("io_mode_why"), str)),
+                   "buffered I/O with a warm cache: reads after the first pass and every write are the page "
+                   "cache's, not the device's (direct I/O measures the device)")
+    elif mode == "cache_dropped" and writes and not flushed and not kernel_info.get("fsync_writes"):
         why = ("buffered writes land in the page cache (written back only when the file is dropped): the device's "
                "write speed needs direct I/O")
     elif mode == "cache_dropped" and fast and not writes:
@@ -171,8 +184,9 @@ def checked_words(experiment: str, params: dict[str, Any], raw: list[dict[str, A
             out.append("whether the peer is another machine: not known")
         out.append("the peer's CPU: not checked (the serving side reports no CPU share)")
     if kernel == "disk":
-        mode = io_mode(kernel_info, params)
-        out.append(f"I/O mode {mode.replace('_', '-')}: "
-                   + ("the device's" if mode == "direct" else "the page cache's where it served"))
+        modes = sorted({io_mode(kernel_info, params, [r]) for r in raw}, key=IO_MODES.index) or \
+            [io_mode(kernel_info, params)]
+        out.append(f"I/O mode {', '.join(m.replace('_', '-') for m in modes)}: a row the page cache served is "
+                   "the page cache's, not the device's")
         out.append(f"reads slower than {DEVICE_READ_FLOOR_US:g} µs and throughput within the device's bus")
     return out

@@ -10,7 +10,7 @@ from hostbench_common.verdicts import busy_summary
 from app.experiments.registry import ROLE_OF, RUNS
 from app.hosts.peaks import cpu_peak, peak_clock_ghz, readable_inventory
 from app.hosts.schemas import Peak
-from app.results.checks import checked_words, disk_flags, net_flags, pair_flags, spread_flags
+from app.results.checks import checked_words, disk_flags, io_mode, net_flags, pair_flags, spread_flags
 from app.results.limits import below_floor, other_peak
 from app.results.scaling import strong_scaling
 from app.results.schemas import (
@@ -213,7 +213,8 @@ def compute_result(
         if bad:
             flags.append(flag("non_finite", f"repeat(s) {bad} reported a non-finite value (NaN or infinity): the "
                                             "kernel's arithmetic or its timer failed; the statistics use the rest"))
-        if (floor := below_floor(experiment, extra, params)) is not None:
+        direct = io_mode(info, params, reps) == "direct" if kind is not None and kind.kernel == "disk" else None
+        if (floor := below_floor(experiment, extra, params, direct)) is not None:
             flags.append(flag("below_floor", floor))
         unfinished = [r.get("repeat") for r in reps if str(r.get("reason") or "").startswith("unfinished")]
         if unfinished:
@@ -239,7 +240,8 @@ def compute_result(
         if kind is not None and kind.kernel == "net":
             flags += net_flags(experiment, op, reps)
         if kind is not None and kind.kernel == "disk":
-            flags += disk_flags(op, info, params, extra, values, row_unit, peak is not None and peak.source == "user")
+            flags += disk_flags(op, info, params, reps, extra, values, row_unit,
+                                peak is not None and peak.source == "user")
         peak_known = peak_known or peak is not None
         reasons = [f.text for f in flags if f.severity == "invalid"]
         rows.append(with_units(
