@@ -382,7 +382,7 @@ def mark_outliers(hosts: list[FleetHost], group_by: str) -> None:
         if not label:
             continue
         for key, cell in host.cells.items():
-            if cell.verdict == "valid":
+            if usable(cell.verdict):
                 groups.setdefault((label, key), []).append(cell)
     for (label, _), cells in groups.items():
         if len(cells) < OUTLIER_MIN_HOSTS:

@@ -35,7 +35,8 @@ export function cellTitle(c: FleetCell): string {
   const parts = [`run ${c.run_id}, ${c.threads} thread${c.threads === 1 ? '' : 's'}`];
   if (c.efficiency != null) parts.push(`${(c.efficiency * 100).toFixed(1)} % of its peak`);
   else parts.push('no peak to set it against');
-  if (c.verdict !== 'valid') parts.push(`verdict ${c.verdict}: not judged`);
+  if (c.verdict === 'loopback') parts.push('loopback: the network stack in memory, no NIC');
+  else if (c.verdict !== 'valid') parts.push(`verdict ${c.verdict}: not judged`);
   if (c.outlier && c.outlier_note) parts.push(`outlier: ${c.outlier_note}`);
   return parts.join('; ');
 }
