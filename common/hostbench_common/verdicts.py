@@ -1,11 +1,11 @@
 """The bounds behind a verdict that more than one part acts on: the backend judges a result with them
-(backend/app/results/verdict.py), the runner waits for a quiet CPU and repeats a disturbed run with them
-(runner/hostbench_runner/quiet.py). docs/methodology/verdicts.md says why each value.
+(backend/app/results/verdict.py), the kernels wait for a quiet CPU and repeat a disturbed phase with the
+harness parameters they declare (disturbed_wait is one of them). docs/methodology/verdicts.md says why each value.
 """
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .describe import DESCRIBE
@@ -35,21 +35,7 @@ def spread_bound(params: Mapping[str, Any]) -> float:
     return SPREAD_CV
 
 
-def disturbed(result: Mapping[str, Any], cpu_bound: bool) -> bool:
-    """Whether one kernel result line (one repeat) was disturbed: a CPU-bound kernel's threads got less than
-    DISTURBED_SHARE of the CPU; threads that sleep by design waited for a CPU more than DISTURBED_WAIT of the
-    phase. An oversubscribed repeat shares its CPUs by design (its own verdict; the backend
-    judges its share against CPUs / threads): a quiet host would not change it, so it is never `disturbed` here."""
-    if result.get("oversubscribed") is True:
-        return False
-    if cpu_bound:
-        share = result.get("cpu_share")
-        return _number(share) and float(share) < DISTURBED_SHARE
-    wait = result.get("wait_share")
-    return _number(wait) and float(wait) > DISTURBED_WAIT
-
-
-def busy_summary(results: list[Mapping[str, Any]]) -> dict[str, float] | None:
+def busy_summary(results: Sequence[Mapping[str, Any]]) -> dict[str, float] | None:
     """What waiting for a quiet CPU and repeating disturbed phases cost a run (quiet_wait_s, disturbed_retries),
     from its result lines: None when it asked for neither."""
     lines = [r for r in results if _number(r.get("tries")) or _number(r.get("quiet_waited_s"))]
