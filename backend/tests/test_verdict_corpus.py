@@ -241,8 +241,10 @@ def test_corpus_across_cpu_memory_disk_network_has_no_valid(client, session, run
                                       "--duration_s", "0.5", "--warmup_s", "0", cpu=1)
             run_id = _pair_run(client, session, {**pair, "op": "udp_stream", "sizes": [1024]}, start, res, here,
                                here)
+            # the receiver drops what it cannot take (lossy); when other work on this machine starves the
+            # sender too, it sends less and the run is disturbed instead: either way never valid
             case("net_busy_peer_udp", "network", "real: UDP to a receiver starved by a busy process (netns pair)",
-                 "lossy", run_id)
+                 "lossy|disturbed", run_id)
             ns.shape("20mbit")
             with ns.server("tcp_stream") as port:
                 start, res = ns.drive(port, "--op", "tcp_stream", "--sizes", "65536", "--repeats", "2",
@@ -257,7 +259,7 @@ def test_corpus_across_cpu_memory_disk_network_has_no_valid(client, session, run
     for name, (run_id, kind) in cases.items():
         res = client.get(f"/api/runs/{run_id}").json()["result"]
         assert res is not None, name
-        assert kind in _kinds(res), (name, kind, _kinds(res), res)
+        assert set(kind.split("|")) & _kinds(res), (name, kind, _kinds(res), res)
         assert all(f["text"].strip() for row in res["rows"] for f in row["flags"])
         shown[name] = res["verdict"]
     with capsys.disabled():
