@@ -275,5 +275,8 @@ def test_corpus_across_cpu_memory_disk_network_has_no_valid(client, session, run
     other = client.get(f"/api/runs/{control_pair}").json()["result"]
     assert other["verdict"] == "valid" and other["pair"]["same_machine"] is False, other
     assert any(c.startswith("the peer is another machine") for c in other["checked"]), other["checked"]
+    assert "the peer's CPU: not checked (the serving side reports no CPU share)" in other["checked"]  # said, not implied
+    loop = client.get(f"/api/runs/{cases['net_loopback'][0]}").json()["result"]["checked"]
+    assert "loopback: no NIC measured" in loop and not any("peer" in c for c in loop), loop
     if not netns:
         pytest.skip("corpus held (0 valid); the network-namespace cases need root, ip and tc")

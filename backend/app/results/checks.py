@@ -173,12 +173,13 @@ def checked_words(experiment: str, params: dict[str, Any], raw: list[dict[str, A
             out.append(f"UDP loss ≤ {LOSSY_PCT:g} %")
         if run is not None and run.peak == "loopback":
             out.append("loopback: no NIC measured")
-        elif pair is not None:
-            out.append(f"the peer is another machine ({pair.why})" if not pair.same_machine
-                       else f"the peer is this machine ({pair.why})")
         else:
-            out.append("whether the peer is another machine: not known")
-        out.append("the peer's CPU: not checked (the serving side reports no CPU share)")
+            if pair is not None:
+                out.append(f"the peer is another machine ({pair.why})" if not pair.same_machine
+                           else f"the peer is this machine ({pair.why})")
+            else:
+                out.append("whether the peer is another machine: not known")
+            out.append("the peer's CPU: not checked (the serving side reports no CPU share)")
     if kernel == "disk":
         modes = sorted({io_mode(kernel_info, params, [r]) for r in raw}, key=IO_MODES.index) or \
             [io_mode(kernel_info, params)]
