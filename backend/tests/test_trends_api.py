@@ -383,3 +383,33 @@ def test_every_ipv6_form_that_embeds_an_ipv4_address_is_refused(client, allow_lo
     get_settings.cache_clear()
     for url in EMBEDDED:
         assert client.put("/api/trends/notifications", json={"webhook_url": url}).status_code == 422, url
+
+
+def test_headlines_use_valid_rows_only_and_say_so_when_none_is(client, session, anon_client):
+    """Fleet view and /api/metrics: the 4-thread row on 2 CPUs, disturbed and page-cache rows are never the
+    headline; a host with no valid run says how many it has and why."""
+    over = _host(session, "over")
+    _run(session, over, [_row(20.0, threads=1), _row(30.0, threads=2), _row(36.17, "oversubscribed", threads=4)], 5)
+    busy = _host(session, "busy")
+    for i in range(3):
+        _run(session, busy, [_row(40.0 + i, "disturbed", threads=2)], 10 - i)
+    _run(session, busy, [{**_row(1808.0, "page_cache", op="seq_read", threads=1, block=4096), "unit": "MB/s"}], 3,
+         experiment="disk")
+    older = _host(session, "older")
+    _run(session, older, [_row(33.0, threads=2)], 60)
+    _run(session, older, [_row(10.0, "disturbed", threads=2)], 1)  # newer but disturbed: the older valid one stays
+    lo = _host(session, "lo")
+    _run(session, lo, [{**_row(30000.0, "loopback", op="tcp_stream", threads=1, block=65536), "unit": "Mbit/s"}], 2,
+         experiment="network")
+    by = {h["name"]: h for h in client.get("/api/trends/fleet").json()["hosts"]}
+    assert by["over"]["cells"]["cpu_fp64"]["threads"] == 2 and by["over"]["cells"]["cpu_fp64"]["value"] == 30.0
+    assert "cpu_fp64" not in by["busy"]["cells"] and "disk_seq_read" not in by["busy"]["cells"]
+    assert by["busy"]["missing"] == {"cpu_fp64": "no valid run yet; 3 disturbed",
+                                     "disk_seq_read": "no valid run yet; 1 page cache"}
+    assert by["older"]["cells"]["cpu_fp64"]["value"] == 33.0 and by["older"]["missing"] == {}
+    assert by["lo"]["cells"]["tcp_loopback"]["value"] == 30000.0  # a loopback figure is what that headline measures
+    body = anon_client.get("/api/metrics", headers=make_user(session, "prom2", "viewer")).text
+    cpu = [x for x in body.splitlines() if x.startswith("hostbench_cpu_fp64_gigaflops{")]
+    assert any('host="over"' in x and x.endswith(" 30.0") for x in cpu)
+    assert not any('host="busy"' in x for x in cpu)
+    assert not any('threads="4"' in x for x in cpu)

@@ -20,8 +20,11 @@ from hostbench_cli.stack import Stack
 from tests.conftest import fresh_db, wait_until
 
 AUTH: dict[str, str] = {}
+# Busy hosts (this machine is shared): wait for a quiet CPU and measure a disturbed phase again, repeat until the
+# spread is within the verdict's bound, so that a valid run can be had.
 PARAMS = {"ops": ["seq_read"], "blocks": [1048576], "file_size": 16777216, "threads": [1], "repeats": 2,
-          "duration_s": 0.5, "warmup_s": 0}
+          "duration_s": 0.5, "warmup_s": 0, "stable_cv": 0.1, "max_repeats": 6, "quiet_wait_s": 5,
+          "disturbed_retries": 3}
 METRIC = {"experiment": "disk", "op": "seq_read", "threads": 1, "block_bytes": 1048576}
 
 
@@ -84,7 +87,7 @@ def test_real_runs_make_a_series_and_a_crossing_reaches_the_webhook_through_beat
     for p in s["points"]:
         row = next(x for x in c.get(f"/api/runs/{p['run_id']}").json()["result"]["rows"]
                    if x["op"] == "seq_read")
-        assert p["mean"] == pytest.approx(row["mean"]) and p["n"] == 2
+        assert p["mean"] == pytest.approx(row["mean"]) and 2 <= p["n"] <= 6
         assert (p["ci95_low"], p["ci95_high"]) == (row["ci95_low"], row["ci95_high"])
         assert p["verdict"] == row["verdict"] and p["used"] == (row["verdict"] == "valid")
         assert p["used"] or p["excluded_reason"]

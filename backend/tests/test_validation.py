@@ -87,8 +87,8 @@ def test_create_job_queues_one_run_per_host(client, session, runner):
     run = r.json()["runs"][0]
     assert run["status"] == "queued"
     assert run["params"] == {"op": "fp64", "isa": "auto", "threads": [1, 2, 4, 8], "repeats": 3, "duration_s": 5.0,
-                             "warmup_s": 1.0, "stable_cv": 0.0, "max_repeats": 10, "work": 0, "reference": False,
-                             "hpl_n": 0}
+                             "warmup_s": 1.0, "stable_cv": 0.0, "max_repeats": 10, "quiet_wait_s": 0.0,
+                             "disturbed_retries": 0, "work": 0, "reference": False, "hpl_n": 0}
     assert run["expected_duration_s"] == 4 * (1 + 3 * 5)
     # the doorbell, rung after the commit by the broker's sender thread (app/core/broker.py): soon, not at once
     deadline = time.monotonic() + 5

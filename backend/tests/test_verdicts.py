@@ -226,3 +226,83 @@ def test_a_low_cpu_share_is_disturbance_only_for_threads_that_never_sleep(experi
     # oversubscription is still said, whatever the kernel does
     over = compute_result(experiment, params, [{**rep, "threads": 4}], KINFO, {"cpu": {"threads": 2}})
     assert "oversubscribed" in {f.kind for row in over.rows for f in row.flags}
+
+
+def test_a_runs_headline_is_its_best_valid_row_or_says_why_there_is_none():
+    """History, CLI `runs` and the report show result.headline: never the oversubscribed or disturbed row."""
+    from app.results.service import compute_result
+
+    inv = {"cpu": {"vendor": "AuthenticAMD", "family": 0x19, "model_number": 0x11, "sockets": 1, "cores_per_socket": 2,
+                   "threads": 2}}
+    res = compute_result("cpu", {"op": "fp64"}, [_res(50.0), _res(60.0, threads=2, share=0.40),
+                                                 _res(70.0, threads=4, share=0.49, oversubscribed=True)], KINFO, inv)
+    assert [r.verdict for r in res.rows] == ["valid", "disturbed", "oversubscribed"]
+    assert res.headline is not None and res.headline.value == 50.0 and res.headline.threads == 1
+    assert res.headline.text == "best 50.00 GFLOP/s (2 rows left out: not valid)"
+    none = compute_result("cpu", {"op": "fp64"}, [_res(60.0, share=0.40), _res(61.0, threads=2, share=0.5)], KINFO, inv)
+    assert none.headline is not None and none.headline.value is None
+    assert none.headline.text == "no valid row yet; 2 disturbed"
+
+
+def test_busy_host_options_reach_the_kernel_and_the_result_says_what_they_cost(client, session, runner):
+    """quiet_wait_s and disturbed_retries: declared once (the harness's parameters, with bounds), refused out of
+    bounds at the API, passed to the real kernel, and the result says how long it waited and how many tries."""
+    from hostbench_common.experiments import RUNS
+
+    host_id, _ = runner
+    for bad in ({"quiet_wait_s": -1}, {"quiet_wait_s": 601}, {"disturbed_retries": 11}, {"disturbed_retries": 1.5}):
+        r = client.post("/api/jobs", json={"host_ids": [host_id], "experiment": "cpu",
+                                           "params": {"threads": [1], **bad}})
+        assert r.status_code == 422, (bad, r.text)
+        assert next(iter(bad)) in r.text
+    params = {"op": "fp64", "threads": [2], "repeats": 1, "duration_s": 0.3, "warmup_s": 0, "quiet_wait_s": 0.5,
+              "disturbed_retries": 2}
+    argv = RUNS["cpu"].argv(HBK, RUNS["cpu"].kernel_params(params))
+    assert argv[-4:] == ["--quiet_wait_s", "0.5", "--disturbed_retries", "2"]
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        time.sleep(0.3)
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True).stdout
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    start = next(e for e in events if e["type"] == "start")
+    results = [{k: v for k, v in e.items() if k not in ("v", "type")} for e in events if e["type"] == "result"]
+    assert len(results) == 1  # one result line per repeat, whatever the tries
+    line = results[0]
+    assert line["quiet"] is False and line["quiet_waited_s"] >= 0.5 and line["others_cpus"] > 1  # the hogs
+    assert line["tries"] == 3 and line["wait_share"] > 0.1  # disturbed every time: the last try is kept
+    run_id, r = _run(client, session, runner, params=params, kernel_info=start, results=results)
+    assert r.status_code == 200, r.text
+    res = client.get(f"/api/runs/{run_id}").json()["result"]
+    assert res["busy"] == {"phases": 1, "waited_s": pytest.approx(line["quiet_waited_s"]), "tries": 3,
+                           "retried_phases": 1, "never_quiet": 1}
+    assert res["verdict"] == "disturbed"  # the retries could not make it quiet: still flagged
+
+
+def test_disk_rows_follow_the_io_mode_the_kernel_states():
+    """A kernel that says io_mode per row: buffered is the page cache's (with the kernel's reason); cache_dropped
+    (the file dropped, writes flushed inside the timed window) is the device's, writes too; a kernel that does not
+    say falls back to its start line (buffered writes without fsync_writes are the page cache's)."""
+    from app.results.service import compute_result
+
+    start = {"type": "start", "kernel": "disk", "direct": False, "cold_cache": True, "affinity_cpus": [0, 1]}
+
+    def row(op, mode=None, why=None, p50=80.0):
+        r = {"threads": 1, "repeat": 1, "value": 70.0, "unit": "MB/s", "verified": True, "op": op,
+             "block_bytes": 1024, "lat_p50_us": p50, "cpu_share": 0.2, "wait_share": 0.0, "oversubscribed": False}
+        return {**r, **({"io_mode": mode} if mode else {}), **({"io_mode_why": why} if why else {})}
+
+    inv = {"cpu": {"threads": 2}}
+    stated = compute_result("disk", {"direct": True}, [
+        row("seq_write", "cache_dropped"), row("seq_read", "buffered", "the test file is on tmpfs", p50=0.3),
+        row("rand_read", "direct")], start, inv)
+    by_op = {r.op: r for r in stated.rows}
+    assert by_op["seq_write"].verdict == "valid" and by_op["rand_read"].verdict == "valid"
+    assert by_op["seq_read"].verdict == "page_cache"
+    assert by_op["seq_read"].flags[0].text == "page cache: buffered: the test file is on tmpfs"
+    assert any(c.startswith("I/O mode direct, cache-dropped, buffered") for c in stated.checked or [])
+    unstated = compute_result("disk", {}, [row("seq_write"), row("seq_read")], start, inv)
+    assert {r.op: r.verdict for r in unstated.rows} == {"seq_write": "page_cache", "seq_read": "valid"}

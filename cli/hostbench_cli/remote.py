@@ -178,10 +178,13 @@ def fmt_value(v: float | None, unit: str = "") -> str:
 
 
 def headline(run: dict) -> str:
-    """The figure that sums a run up (as the dashboard's History): the trace mean, else the highest row mean."""
+    """The figure that sums a run up (as the dashboard's History): the server's (result.headline: the best valid
+    row, or why there is none); from a server without one, the trace mean, else the highest row mean."""
     r = run.get("result")
     if not r:
         return "—"
+    if isinstance(r.get("headline"), dict) and r["headline"].get("text"):
+        return str(r["headline"]["text"])
     if r.get("trace"):
         return f"mean {fmt_value(r['trace'].get('mean'), run.get('unit') or r.get('unit', ''))}"
     rows = r.get("rows") or []

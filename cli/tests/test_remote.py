@@ -82,6 +82,10 @@ def test_table_headline_and_summary():
                                 "2026-11-26", "03:00:00"]
     assert remote.headline({"result": {"trace": {"mean": 2.5}, "rows": []}, "unit": "GB/s"}) == "mean 2.50 GB/s"
     assert remote.headline({"result": None}) == "—"
+    # the server's headline wins: never the disturbed row's figure
+    disturbed = {"result": {"rows": [{"mean": 99.0, "unit": "GFLOP/s", "valid": True, "verdict": "disturbed"}],
+                            "headline": {"value": None, "text": "no valid row yet; 1 disturbed"}}}
+    assert remote.headline(disturbed) == "no valid row yet; 1 disturbed"
 
 
 def _sse(*events: tuple[str, dict, int | None]) -> bytes:

@@ -211,6 +211,7 @@ class Run:
         dropped = {p.target for p in self.params if not p.applies_to(params, defaults)}
         if not params.get("stable_cv"):  # fixed repeats: the kernel's defaults, argv stays short
             dropped |= set(STABLE_ARGV)
+        dropped |= {name for name in BUSY_ARGV if not params.get(name)}  # 0: the kernel's default, argv stays short
         if not params.get("work"):  # fixed duration: the kernel's default
             dropped.add("work")
         out: dict[str, Any] = {}
@@ -321,7 +322,11 @@ class Experiment:
         repeats = values.get("repeats", 1)
         if values.get("stable_cv", 0) > 0 and not typical:
             repeats = max(repeats, values.get("max_repeats", repeats))
-        return float(configs * (values.get("warmup_s", 0) + repeats * values.get("duration_s", 0)))
+        duration = values.get("duration_s", 0)
+        # busy hosts: every measured phase may wait quiet_wait_s and be measured disturbed_retries more times (the
+        # cap; a quiet host, the typical time, neither waits nor repeats)
+        busy = 0 if typical else values.get("quiet_wait_s", 0) + values.get("disturbed_retries", 0) * duration
+        return float(configs * (values.get("warmup_s", 0) + repeats * (duration + busy)))
 
     def typical_duration(self, params: Mapping[str, Any], cpus: int | None = None,
                          mem_bytes: int | None = None) -> float:
@@ -353,7 +358,8 @@ class Experiment:
     def terms(self) -> dict[str, Any]:
         """How the expected duration is computed, as data for the dashboard (which keeps no copy of the
         formula's terms): configurations = the product of the lengths of `per_item` lists that apply;
-        duration = configurations x (warmup_s + repeats x duration_s), repeats at max_repeats when stable_cv > 0;
+        duration = configurations x (warmup_s + repeats x (duration_s + quiet_wait_s + disturbed_retries x
+        duration_s)), repeats at max_repeats when stable_cv > 0;
         plus `reference_allowance_s` per item of `reference_per` when reference is on; and when the job gives a
         list for the `fan_out` parameter, the sum of that over one run per item."""
         fan_out = self.run.fan_out
@@ -399,10 +405,14 @@ REFERENCE_PORTS: dict[str, Any] = {
 # Repeat until stable (harness params of every kernel).
 STABLE = (Param("stable_cv"), Param("max_repeats"))
 STABLE_ARGV = ("stable_cv", "max_repeats")
+# Busy hosts (harness params of every kernel): wait for a quiet CPU before each measured phase, up to quiet_wait_s;
+# measure a disturbed phase again, up to disturbed_retries more times. Left out of the argv while 0.
+BUSY = (Param("quiet_wait_s"), Param("disturbed_retries"))
+BUSY_ARGV = ("quiet_wait_s", "disturbed_retries")
 # A measured phase is an hour at most for the repeated experiments (a trace is one phase of up to a day), and
 # three seconds by default.
 PHASE = Param("duration_s", narrow={"maximum": 3600, "default": 3})
-REPEATED = (Param("repeats"), PHASE, Param("warmup_s"), *STABLE)
+REPEATED = (Param("repeats"), PHASE, Param("warmup_s"), *STABLE, *BUSY)
 THREADS = Param("threads", per_item=True)
 # The vector ISA of the kernel's loops (auto: the widest the CPU has), to compare them. The API refuses one a picked
 # host's inventory says it lacks (hostfit.py); the kernel refuses one the CPU lacks (error code unsupported).
@@ -423,9 +433,9 @@ NET_OPTIONS = (Param("sizes", per_item=True), Param("streams", per_item=True), P
 
 RUNS: dict[str, Run] = {r.kind: r for r in (
     Run("cpu", "cpu", (OPS, ISA, THREADS, Param("repeats"), Param("duration_s", narrow={"maximum": 3600}),
-                       Param("warmup_s"), *STABLE, WORK),
+                       Param("warmup_s"), *STABLE, *BUSY, WORK),
         runner_params={"hpl_n": HPL_N},
-        argv_order=("op", "isa", "threads", "repeats", "duration_s", "warmup_s", *STABLE_ARGV, "work"),
+        argv_order=("op", "isa", "threads", "repeats", "duration_s", "warmup_s", *STABLE_ARGV, *BUSY_ARGV, "work"),
         unit="GFLOP/s", units_by_op={"int32": "GIOP/s"}, peak="cpu", references=("hpcc", "likwid-bench")),
     Run("cpu_trace", "cpu", (OPS, ISA, Param("threads", one_of_list=True, narrow={
                                  "default": 1, "description": "Thread count held for the whole trace"}),
@@ -449,16 +459,17 @@ RUNS: dict[str, Run] = {r.kind: r for r in (
                narrow={"default": [4096, 65536, 1048576, 16777216, 268435456, 1073741824]}),
          THREADS, *REPEATED),
         argv_order=("op", "isa", "blocks", "buffer_bytes", "array_size", "allow_cache", "sizes", "threads", "repeats",
-                    "duration_s", "warmup_s", *STABLE_ARGV),
+                    "duration_s", "warmup_s", *STABLE_ARGV, *BUSY_ARGV),
         unit="MB/s", units_by_op={"latency": "Mload/s"}, peak="memory", references=("stream", "likwid-bench")),
     Run("disk", "disk", (Param("ops", kernel_name="op", per_item=True), Param("blocks", per_item=True),
                          Param("direct"), Param("iodepth"), Param("file_size"), THREADS, *REPEATED),
         runner_params={"target": DISK_TARGET}, workdir_param="workdir",
         argv_order=("op", "blocks", "direct", "iodepth", "file_size", "workdir", "threads", "repeats", "duration_s",
-                    "warmup_s", *STABLE_ARGV),
+                    "warmup_s", *STABLE_ARGV, *BUSY_ARGV),
         unit="MB/s", peak="disk", references=("fio", "iozone"), cpu_bound=False),
     Run("network", "net", (OPS, *NET_OPTIONS), fixed={"role": "loopback"},
-        argv_order=("role", "op", "sizes", "streams", "poll", "repeats", "duration_s", "warmup_s", *STABLE_ARGV),
+        argv_order=("role", "op", "sizes", "streams", "poll", "repeats", "duration_s", "warmup_s", *STABLE_ARGV,
+                    *BUSY_ARGV),
         unit="Mbit/s", units_by_op=NET_UNITS, peak="loopback", references=NET_TOOLS, cpu_bound=NET_BUSY),
     # Two hosts: the serving side serves on a free port of every address until its deadline (the server stops it
     # earlier: its lease gets 409 once the driving run ended); the driving side drives to it.
@@ -472,10 +483,10 @@ RUNS: dict[str, Run] = {r.kind: r for r in (
         server_params={"server_run_id": {"type": "integer", "minimum": 1}, "reference_ports": REFERENCE_PORTS},
         check=_check_drive,
         argv_order=("role", "peer", "port", "op", "sizes", "streams", "poll", "repeats", "duration_s", "warmup_s",
-                    *STABLE_ARGV),
+                    *STABLE_ARGV, *BUSY_ARGV),
         unit="Mbit/s", units_by_op=NET_UNITS, peak="nic", references=NET_TOOLS, cpu_bound=NET_BUSY),
     Run("gpu", "gpu", (Param("ops", kernel_name="op", per_item=True), Param("device"), Param("bytes"), *REPEATED),
-        argv_order=("op", "device", "bytes", "repeats", "duration_s", "warmup_s", *STABLE_ARGV),
+        argv_order=("op", "device", "bytes", "repeats", "duration_s", "warmup_s", *STABLE_ARGV, *BUSY_ARGV),
         unit="mixed", peak="gpu", cpu_bound=False),
 )}
 

@@ -90,8 +90,11 @@ def expected_duration(jobs: Sequence[PlannedJob], resolve: Any = None) -> float:
     return sum(job_duration(j.experiment, resolve(j) if resolve else j.params) for j in jobs)
 
 
-QUICK_EACH = {"repeats": 1, "duration_s": 5, "warmup_s": 1}
-FULL_EACH = {"reference": True}
+# Busy hosts: every repeated item waits up to 5 s for a quiet CPU before each measured phase and measures a
+# disturbed phase up to twice more (the harness's quiet_wait_s and disturbed_retries; docs/methodology/verdicts.md).
+BUSY_EACH = {"quiet_wait_s": 5, "disturbed_retries": 2}
+QUICK_EACH = {"repeats": 1, "duration_s": 5, "warmup_s": 1, **BUSY_EACH}
+FULL_EACH = {"reference": True, **BUSY_EACH}
 THREADS = [1, 2, 4, 8]
 NET_SIZES = {"tcp": [1, 1024, 65536], "udp": [1, 1024, 65507]}  # one UDP datagram carries at most 65507 B
 

@@ -1,12 +1,15 @@
 // Trends and the fleet view, from real runs of e2e-host: a disk metric's trend with its CI band, a
 // threshold added in the page and the event the next run raised (beat's evaluator, every 10 s); the
-// fleet view with e2e-host's newest headline figures, each cell opening its trend. The disk kernel is
-// used for the trend because its verdict does not hang on the CPU share, which a busy test machine
-// takes from a CPU kernel (such runs are drawn, marked "left out", and not judged).
+// fleet view with e2e-host's newest headline figures, each cell opening its trend. A busy test machine
+// disturbs runs (drawn, marked "left out", not judged; the fleet view says "no valid run yet"): the disk
+// runs wait for a quiet CPU, measure a disturbed phase again and repeat until stable, as the suites do.
 import { expect, test } from './fixtures';
 import { HOST, TINY_CPU, firstHostId, shot, startRun, waitForRun } from './helpers';
 
-const DISK = { ops: ['seq_read'], blocks: [1048576], file_size: 16777216, threads: [1], repeats: 2, duration_s: 0.5, warmup_s: 0 };
+const DISK = {
+  ops: ['seq_read'], blocks: [1048576], file_size: 16777216, threads: [1], repeats: 2, duration_s: 0.5, warmup_s: 0,
+  stable_cv: 0.1, max_repeats: 6, quiet_wait_s: 5, disturbed_retries: 3,
+};
 const METRIC = 'disk|seq_read|1|1048576';
 
 test.describe.serial('trends and the fleet view', () => {
@@ -68,7 +71,8 @@ test.describe.serial('trends and the fleet view', () => {
     await expect(table.getByRole('columnheader', { name: /CPU FP64, most threads/ })).toBeVisible();
     await expect(table.getByRole('columnheader', { name: /Disk sequential read, best/ })).toBeVisible();
     const row = table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: HOST, exact: true }) });
-    await expect(row.getByRole('link', { name: /GFLOP\/s/ })).toBeVisible();
+    // a valid CPU figure, or, on a busy machine, why there is none (headlines use valid rows only)
+    await expect(row.getByRole('link', { name: /GFLOP\/s/ }).or(row.getByText(/^no valid run yet; \d+ /)).first()).toBeVisible();
     // the disk column's link (memory copy is in MB/s too, once the other specs have run memory jobs)
     const disk = row.locator('a[href*="metric=disk%7C"]');
     await expect(disk).toBeVisible();

@@ -7,13 +7,15 @@ import html
 import json
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, get_args
 
 from app.reports.schemas import Report, ReportRun
 from app.results.schemas import ResultRow, StrongScaling
+from app.results.verdict import Verdict
 
-VERDICT_WORDS = {"valid": "valid", "oversubscribed": "caution: oversubscribed", "disturbed": "caution: disturbed",
-                 "throttled": "caution: throttled", "cpu_lost": "caution: CPU lost", "invalid": "invalid"}
+# Every verdict of results.verdict, in words: a caution says so.
+VERDICT_WORDS = {v: v if v in ("valid", "invalid") else f"caution: {v.replace('cpu_', 'CPU ').replace('_', ' ')}"
+                 for v in get_args(Verdict)}
 
 
 def e(x: object) -> str:
@@ -235,8 +237,11 @@ def _run_html(run: ReportRun) -> str:
     if res is None:
         return head + "<p>No result: the run did not finish with one.</p></section>"
     flags = "".join(f"<li>{e(f.text)}</li>" for f in res.flags)
-    out = [head, f'<p class="verdict">Verdict: <strong>{e(VERDICT_WORDS[res.verdict])}</strong></p>'
+    checked = f" (checked: {e('; '.join(res.checked))})" if res.verdict == "valid" and res.checked else ""
+    out = [head, f'<p class="verdict">Verdict: <strong>{e(VERDICT_WORDS[res.verdict])}</strong>{checked}</p>'
            + (f"<ul>{flags}</ul>" if flags else "")]
+    if res.headline is not None:
+        out.append(f'<p class="headline">Headline: {e(res.headline.text)}</p>')
     if res.peak_note:
         out.append(f"<p class='note'>Efficiency unavailable: {e(res.peak_note)}</p>")
     if res.rows:

@@ -69,11 +69,13 @@ def other_peak(experiment: str, op: str | None, unit: str, inventory: dict[str, 
     return None, None
 
 
-def below_floor(experiment: str, extra: dict[str, float], params: dict[str, Any]) -> str | None:
+def below_floor(experiment: str, extra: dict[str, float], params: dict[str, Any],
+                direct: bool | None = None) -> str | None:
+    """direct: whether the row's I/O bypassed the page cache (its io_mode); None: the run's direct parameter."""
     run = RUNS.get(experiment)
     kernel = run.kernel if run is not None else ""
     for (measured_by, key), (floor, why) in FLOORS.items():
-        if measured_by == "disk" and not params.get("direct"):
+        if measured_by == "disk" and not (params.get("direct") if direct is None else direct):
             continue  # a buffered read may be served by the page cache in well under a microsecond
         if measured_by == kernel and key in extra and extra[key] < floor:
             return f"{key} = {extra[key]:.3g} is below the physical floor {floor:g}: {why}"

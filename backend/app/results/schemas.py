@@ -119,6 +119,39 @@ class StrongScaling(BaseModel):
     points: list[ScalingPoint]
 
 
+class PairCheck(BaseModel):
+    """How a network pair's two hosts compare (app/results/checks.py), stored with the driving run's result from
+    the server's own records when it finished."""
+
+    peer_host_id: int | None = None
+    same_machine: bool
+    why: str  # "the same running kernel (boot id)", "the same address 10.0.0.5", "different boot ids; ..."
+
+
+class BusySummary(BaseModel):
+    """What waiting for a quiet CPU and measuring disturbed phases again cost a run (its params quiet_wait_s,
+    disturbed_retries; from the kernel's result lines: hostbench_common.verdicts.busy_summary)."""
+
+    phases: int  # measured phases (result lines)
+    waited_s: float  # seconds waited for a quiet CPU, all phases
+    tries: int  # tries over all phases (phases when none was repeated)
+    retried_phases: int  # phases measured more than once
+    never_quiet: int  # phases whose wait ran out before the host was quiet
+
+
+class RunHeadline(BaseModel):
+    """The figure that sums a run up (History, CLI `runs`, report): the highest mean among its usable rows
+    (verdict.usable: valid, or a loopback figure), or the trace mean of a clean trace; else no value and why."""
+
+    value: float | None = None
+    unit: str = ""
+    threads: int | None = None
+    op: str | None = None
+    block_bytes: int | None = None
+    left_out: int | None = None  # rows not usable (their verdicts), when a figure is given
+    text: str  # "best 9,400 Mbit/s" / "mean 55.2 GFLOP/s" / "no valid row; 2 disturbed, 1 oversubscribed"
+
+
 class RunResult(BaseModel):
     unit: str
     rows: list[ResultRow]
@@ -132,3 +165,9 @@ class RunResult(BaseModel):
     # Fixed-work (strong-scaling) runs: per op, elapsed time, speedup and parallel efficiency over thread counts
     # (app/results/scaling.py); None for fixed-duration runs (and results stored before it existed).
     scaling: list[StrongScaling] | None = None
+    # What the verdict checked, in words: "valid" names only these (app/results/checks.checked_words).
+    checked: list[str] | None = None  # None: a result stored before the verdict said so
+    # Network pairs (the driving run): whether the serving host is another machine.
+    pair: PairCheck | None = None
+    headline: RunHeadline | None = None  # set with the verdict (results.service.with_verdict)
+    busy: BusySummary | None = None  # None: the run asked neither to wait for a quiet CPU nor to repeat

@@ -5,23 +5,38 @@ from functools import cache
 from typing import Any, Literal
 
 from hostbench_common.describe import DESCRIBE
+from hostbench_common.verdicts import busy_summary
 
 from app.experiments.registry import ROLE_OF, RUNS
 from app.hosts.peaks import cpu_peak, peak_clock_ghz, readable_inventory
 from app.hosts.schemas import Peak
+from app.results.checks import checked_words, disk_flags, io_mode, net_flags, pair_flags, spread_flags
 from app.results.limits import below_floor, other_peak
 from app.results.scaling import strong_scaling
 from app.results.schemas import (
     CACHE_LEVELS,
+    BusySummary,
+    PairCheck,
     ReferenceFigure,
     ResultRow,
+    RunHeadline,
     RunResult,
     Throttle,
     TraceStretch,
     TraceSummary,
 )
 from app.results.stats import median, summarize
-from app.results.verdict import DISTURBED_SHARE, Flag, allowed_cpus, flag, non_finite_repeats, share_flags, verdict_of
+from app.results.verdict import (
+    DISTURBED_SHARE,
+    Flag,
+    allowed_cpus,
+    flag,
+    non_finite_repeats,
+    none_usable,
+    share_flags,
+    usable,
+    verdict_of,
+)
 
 # A throttle is a sustained drop: the median of THROTTLE_WINDOW consecutive samples below
 # (1 - THROTTLE_DROP) x the median of the trace's opening window.
@@ -147,6 +162,7 @@ def compute_result(
     experiment: str, params: dict[str, Any], raw_results: list[dict[str, Any]],
     kernel_info: dict[str, Any] | None, inventory: dict[str, Any],
     references: list[dict[str, Any]] | None = None, overrides: dict[str, Any] | None = None,
+    pair: PairCheck | None = None,
 ) -> RunResult:
     unit = unit_for(experiment, params)
     kind = RUNS.get(experiment)
@@ -166,7 +182,8 @@ def compute_result(
     cpus = allowed_cpus(info, inventory)
     rows: list[ResultRow] = []
     notes: set[str] = set()
-    run_flags: list[Flag] = []
+    run_flags: list[Flag] = pair_flags(pair)
+    peak_known = False
     for (op, threads, block), all_reps in sorted(groups.items(),
                                                  key=lambda kv: (str(kv[0][0]), kv[0][1], kv[0][2] or 0)):
         bad = non_finite_repeats(all_reps)
@@ -196,7 +213,8 @@ def compute_result(
         if bad:
             flags.append(flag("non_finite", f"repeat(s) {bad} reported a non-finite value (NaN or infinity): the "
                                             "kernel's arithmetic or its timer failed; the statistics use the rest"))
-        if (floor := below_floor(experiment, extra, params)) is not None:
+        direct = io_mode(info, params, reps) == "direct" if kind is not None and kind.kernel == "disk" else None
+        if (floor := below_floor(experiment, extra, params, direct)) is not None:
             flags.append(flag("below_floor", floor))
         unfinished = [r.get("repeat") for r in reps if str(r.get("reason") or "").startswith("unfinished")]
         if unfinished:
@@ -218,6 +236,13 @@ def compute_result(
                     f"(+{PEAK_TOLERANCE:.0%} clock tolerance); the peak or the measurement is wrong", v))
         if share_judged:
             flags += share_flags(threads, all_reps, cpus, judge_share=not sleeps)
+        flags += spread_flags(values, s.cv, params)
+        if kind is not None and kind.kernel == "net":
+            flags += net_flags(experiment, op, reps)
+        if kind is not None and kind.kernel == "disk":
+            flags += disk_flags(op, info, params, reps, extra, values, row_unit,
+                                peak is not None and peak.source == "user")
+        peak_known = peak_known or peak is not None
         reasons = [f.text for f in flags if f.severity == "invalid"]
         rows.append(with_units(
             ResultRow(
@@ -232,7 +257,11 @@ def compute_result(
                 verdict=verdict_of(flags), flags=flags,
             ), experiment,
         ))
+    checked = checked_words(experiment, params, raw_results, judge_share=not sleeps, share_judged=share_judged,
+                            peak_known=peak_known, pair=pair, kernel_info=info)
     result = RunResult(unit=unit, rows=rows, peak_note="; ".join(sorted(notes)) or None, flags=run_flags,
+                       checked=checked, pair=pair,
+                       busy=BusySummary.model_validate(busy) if (busy := busy_summary(raw_results)) else None,
                        caches=detected_caches(inventory) if kind is not None and kind.kernel == "memory" else None,
                        scaling=(strong_scaling(rows, params) or None) if kind is not None and kind.kernel == "cpu"
                        else None)
@@ -253,7 +282,32 @@ def with_verdict(result: RunResult) -> RunResult:
     if result.trace is not None:
         every += result.trace.flags
     result.verdict = verdict_of(every) if (result.rows or result.flags) else "invalid"
+    result.headline = headline_of(result)
     return result
+
+
+def _short(v: float) -> str:
+    a = abs(v)
+    return f"{v:,.0f}" if a >= 1000 else f"{v:.1f}" if a >= 100 else f"{v:.2f}" if a >= 1 else f"{v:.3g}"
+
+
+def headline_of(result: RunResult) -> RunHeadline:
+    """The figure that sums a run up, from usable rows only (verdict.usable); else no value, and why."""
+    if result.trace is not None:
+        trace_verdict = verdict_of(result.trace.flags + [f for r in result.rows for f in r.flags])
+        if usable(trace_verdict):
+            return RunHeadline(value=result.trace.mean, unit=result.unit,
+                               text=f"mean {_short(result.trace.mean)} {result.unit}".strip())
+        return RunHeadline(unit=result.unit, text=none_usable([trace_verdict], "trace"))
+    ok = [r for r in result.rows if usable(r.verdict)]
+    if not ok:
+        return RunHeadline(unit=result.unit, text=none_usable([r.verdict for r in result.rows] or [result.verdict],
+                                                               "row"))
+    best = max(ok, key=lambda r: r.mean)
+    left = len([r for r in result.rows if not usable(r.verdict)])
+    note = f" ({left} row{'s' if left != 1 else ''} left out: not valid)" if left else ""
+    return RunHeadline(value=best.mean, unit=best.unit, threads=best.threads, op=best.op, block_bytes=best.block_bytes,
+                       left_out=left, text=f"best {_short(best.mean)} {best.unit}{note}")
 
 
 # Stretches of a trace: a rolling median of STRETCH_WINDOW samples below (1 - THROTTLE_DROP) x the trace's
@@ -372,7 +426,8 @@ def current_result(run: Any, overrides: dict[str, Any] | None,
         return with_verdict(stored)
     try:
         fresh = compute_result(run.experiment, run.params, run.raw_results, run.kernel_info,
-                               run.inventory_snapshot or host_inventory or {}, run.references, overrides)
+                               run.inventory_snapshot or host_inventory or {}, run.references, overrides,
+                               stored.pair)
     except (KeyError, TypeError, ValueError):  # raw results from an older protocol: keep what was stored
         return with_verdict(stored)
     fresh.trace = stored.trace

@@ -7,8 +7,13 @@ A figure is `valid` only when nothing is known against it. Otherwise it carries 
 - caution (the figure is a real measurement of something other than the host's capacity):
   `oversubscribed` (more threads than CPUs: each thread had at most CPUs / threads of a CPU),
   `disturbed` (the kernel's threads were on a CPU less than DISTURBED_SHARE of the wall time they could
-  have had: other processes or the hypervisor took the rest), `throttled` (a trace's rate fell while
-  the kernel kept its CPU: the clock fell), `cpu_lost` (a trace's rate fell while the kernel lost its CPU).
+  have had: other processes or the hypervisor took the rest; threads that sleep by design waited in the run
+  queue more than DISTURBED_WAIT of the phase), `throttled` (a trace's rate fell while
+  the kernel kept its CPU: the clock fell), `cpu_lost` (a trace's rate fell while the kernel lost its CPU),
+  `unstable` (the repeats spread more than the CV bound), `lossy` (UDP lost more than LOSSY_PCT),
+  `same_machine` (both "hosts" of a network pair are one machine), `page_cache` (a disk figure the page cache
+  served, not the device), `loopback` (the kernel's network stack in memory, not a NIC);
+- invalid also: `implausible` (a disk figure no device can give: faster than its bus).
 
 The verdict is the worst flag's kind: `invalid` before any caution; among cautions, the first of
 CAUTION_ORDER. The flags keep every reason. docs/methodology/statistics.md says why each threshold.
@@ -16,18 +21,36 @@ CAUTION_ORDER. The flags keep every reason. docs/methodology/statistics.md says 
 import math
 from typing import Any, Literal
 
+from hostbench_common.verdicts import DISTURBED_SHARE, DISTURBED_WAIT
 from pydantic import BaseModel
 
-# A kernel whose threads got less than this share of the CPU time they could have had was disturbed.
-# 0.90: the sampler thread and a VM's timer work cost about 1 %; a share of 0.9 already moves a CPU-bound
-# figure by 10 %, more than the repeat-to-repeat spread of a quiet host.
-DISTURBED_SHARE = 0.90
+FlagKind = Literal["oversubscribed", "disturbed", "throttled", "cpu_lost", "unstable", "lossy", "same_machine",
+                   "page_cache", "loopback", "above_peak", "below_floor", "unverified", "non_finite", "implausible"]
+Verdict = Literal["valid", "oversubscribed", "disturbed", "throttled", "cpu_lost", "unstable", "lossy",
+                  "same_machine", "page_cache", "loopback", "invalid"]
+INVALID_KINDS = {"above_peak", "below_floor", "unverified", "non_finite", "implausible"}
+# The worst first: a loopback figure that was also disturbed reads "disturbed".
+CAUTION_ORDER: list[Verdict] = ["oversubscribed", "disturbed", "cpu_lost", "lossy", "unstable", "throttled",
+                                "same_machine", "page_cache", "loopback"]
 
-FlagKind = Literal["oversubscribed", "disturbed", "throttled", "cpu_lost", "above_peak", "below_floor",
-                   "unverified", "non_finite"]
-Verdict = Literal["valid", "oversubscribed", "disturbed", "throttled", "cpu_lost", "invalid"]
-INVALID_KINDS = {"above_peak", "below_floor", "unverified", "non_finite"}
-CAUTION_ORDER: list[Verdict] = ["oversubscribed", "disturbed", "cpu_lost", "throttled"]
+
+# A verdict that says what a figure is, not that anything went wrong with it: a loopback figure is the network
+# stack's, and clean. Headlines (fleet view, /api/metrics, History, CLI, report) and trends use a row only when its
+# verdict is valid or one of these.
+SCOPE_VERDICTS = {"loopback"}
+
+
+def usable(verdict: str | None) -> bool:
+    return verdict == "valid" or verdict in SCOPE_VERDICTS
+
+
+def none_usable(verdicts: list[str], what: str = "run") -> str:
+    """Why there is no headline figure, counted by verdict: "no valid run yet; 3 disturbed, 1 oversubscribed"."""
+    counts: dict[str, int] = {}
+    for v in verdicts:
+        counts[v] = counts.get(v, 0) + 1
+    shown = ", ".join(f"{n} {v.replace('_', ' ')}" for v, n in sorted(counts.items(), key=lambda x: (-x[1], x[0])))
+    return f"no valid {what} yet" + (f"; {shown}" if shown else "")
 
 
 class Flag(BaseModel):
@@ -60,7 +83,7 @@ def allowed_cpus(kernel_info: dict[str, Any], inventory: dict[str, Any]) -> int 
 def share_flags(threads: int, reps: list[dict[str, Any]], cpus: int | None, *, judge_share: bool = True) -> list[Flag]:
     """oversubscribed and disturbed for one row, from each repeat's `oversubscribed` and `cpu_share`. Without
     `judge_share` (threads that sleep by design: blocking I/O, a socket, a GPU; the experiment table's cpu_bound)
-    a low share says nothing about other processes, and only oversubscription is flagged."""
+    a low share says nothing about other processes: their run-queue wait (`wait_share`) is judged instead."""
     out: list[Flag] = []
     over = any(r.get("oversubscribed") is True for r in reps) or (cpus is not None and threads > cpus)
     shares = [(int(r.get("repeat") or 0), float(r["cpu_share"])) for r in reps
@@ -84,6 +107,15 @@ def share_flags(threads: int, reps: list[dict[str, Any]], cpus: int | None, *, j
                                          f"(below {DISTURBED_SHARE:.2f}): other processes or the hypervisor "
                                          f"took {1 - relative:.0%} of the CPU time the kernel's threads needed",
                             worst[1]))
+    waits = [(int(r.get("repeat") or 0), float(r["wait_share"])) for r in reps
+             if isinstance(r.get("wait_share"), int | float) and not isinstance(r.get("wait_share"), bool)
+             and math.isfinite(r["wait_share"])]
+    if waits and not judge_share and not over:
+        rep, wait = max(waits, key=lambda x: x[1])
+        if wait > DISTURBED_WAIT:
+            out.append(flag("disturbed", f"disturbed: in repeat {rep} the kernel's threads spent {wait:.0%} of the "
+                                         f"phase waiting for a CPU (run-queue wait, above {DISTURBED_WAIT:.0%}): "
+                                         "other processes ran there", wait))
     return out
 
 

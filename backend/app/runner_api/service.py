@@ -12,7 +12,9 @@ from app.hosts.models import Host
 from app.jobs import pairing
 from app.jobs.models import TERMINAL, Run, Sample
 from app.jobs.service import deadline_s, finish_run, publish_run
-from app.results.service import compute_result, phase_cpu_share, trace_summary
+from app.results.checks import pair_check
+from app.results.schemas import PairCheck, RunResult
+from app.results.service import compute_result, phase_cpu_share, trace_summary, with_verdict
 from app.runner_api.schemas import Assignment, RunFinish
 
 # A runner's every call says it is alive, but online/offline is judged over tens of seconds: the host row is
@@ -120,6 +122,17 @@ def listening(session: Session, host: Host, run_id: int, attempt: int, port: int
     return pairing.driving_host(session, run)
 
 
+def _pair(session: Session, host: Host, run: Run) -> PairCheck | None:
+    """A driving run's pair, from the server's records of both hosts: are they one machine?"""
+    serve = pairing.serve_run_of(session, run)
+    if serve is None:
+        return None
+    peer = session.get(Host, serve.host_id)
+    return pair_check(run.inventory_snapshot or host.inventory or {}, host.address,
+                      serve.inventory_snapshot or (peer.inventory if peer is not None else None) or {},
+                      peer.address if peer is not None else None, serve.host_id)
+
+
 def finish(session: Session, host: Host, run_id: int, body: RunFinish) -> None:
     run = _owned_run(session, host, run_id, body.attempt)
     if run.status in TERMINAL:
@@ -131,7 +144,7 @@ def finish(session: Session, host: Host, run_id: int, body: RunFinish) -> None:
     if raw:
         run.result = compute_result(
             run.experiment, run.params, raw, run.kernel_info, run.inventory_snapshot or host.inventory,
-            run.references, host.peak_overrides,
+            run.references, host.peak_overrides, _pair(session, host, run),
         ).model_dump(mode="json")
     if run.experiment in RUNS and RUNS[run.experiment].trace and run.result is not None:
         samples = session.execute(
@@ -140,6 +153,8 @@ def finish(session: Session, host: Host, run_id: int, body: RunFinish) -> None:
         ).all()
         trace = trace_summary([t for t, _ in samples], [v for _, v in samples], phase_cpu_share(raw))
         run.result = {**run.result, "trace": trace.model_dump(mode="json") if trace else None}
+        # the trace's flags enter the stored verdict and headline (trends and the fleet read the stored result)
+        run.result = with_verdict(RunResult.model_validate(run.result)).model_dump(mode="json")
     status, reason = body.status, body.reason
     if status == "succeeded" and run.result and not all(row["valid"] for row in run.result["rows"]):
         reason = "; ".join(row["invalid_reason"] for row in run.result["rows"] if not row["valid"])

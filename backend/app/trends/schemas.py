@@ -191,6 +191,8 @@ class FleetHost(BaseModel):
     online: bool
     labels: dict[str, str]
     cells: dict[str, FleetCell]
+    # A headline with no usable figure in the host's newest runs, and why: "no valid run yet; 3 disturbed"
+    missing: dict[str, str] | None = None
 
 
 class FleetPublic(BaseModel):

@@ -19,6 +19,7 @@ from app.hosts.models import Host
 from app.hosts.service import is_online
 from app.jobs.models import Run
 from app.results.service import declared_figures
+from app.results.verdict import none_usable, usable
 from app.trends import detector
 from app.trends.models import TrendEvent, TrendThreshold
 from app.trends.schemas import (
@@ -134,7 +135,7 @@ def point_of(run: Run, host: Host, row: dict[str, Any]) -> SeriesPoint | None:
     if mean is None or run.finished_at is None:
         return None
     verdict = verdict_of(run, row)
-    used = verdict == "valid"
+    used = usable(verdict)
     reason = None
     if not used:
         texts = [str(f["text"]) for f in row.get("flags") or [] if isinstance(f, dict) and f.get("text")]
@@ -321,28 +322,36 @@ OUTLIER_METHOD = (f"median ± {OUTLIER_K:g} × 1.4826 × MAD of the hosts with t
                   f"{OUTLIER_MIN_HOSTS} hosts with a valid figure)")
 
 
-def _headline_cell(run: Run, h: Headline) -> FleetCell | None:
+def _headline_cell(run: Run, h: Headline) -> tuple[FleetCell | None, str | None]:
+    """The run's headline cell from its usable rows only (results.verdict.usable: not the 4-thread row on 2 CPUs,
+    not a disturbed or page-cache row); else (None, the verdict of the row it would have been) to count why."""
     rows = [r for r in (run.result or {}).get("rows") or []
             if r.get("op") == h.op and _finite(r.get("mean")) is not None and isinstance(r.get("threads"), int)]
     if not rows:
-        return None
-    row = max(rows, key=(lambda r: (r["threads"], r["mean"])) if h.pick == "max_threads" else (lambda r: r["mean"]))
-    verdict = verdict_of(run, row)
+        return None, None
+    key = (lambda r: (r["threads"], r["mean"])) if h.pick == "max_threads" else (lambda r: r["mean"])
+    ok = [r for r in rows if usable(verdict_of(run, r))]
+    if not ok:
+        return None, verdict_of(run, max(rows, key=key))
+    row = max(ok, key=key)
     assert run.finished_at is not None  # noqa: S101 - selected with finished_at set
     return FleetCell(value=float(row["mean"]), unit=str(row.get("unit") or ""),
                      efficiency=_finite(row.get("efficiency")),
                      run_id=run.id, at=run.finished_at, threads=row["threads"], block_bytes=row.get("block_bytes"),
-                     verdict=verdict)
+                     verdict=verdict_of(run, row)), None
 
 
-def latest_headlines(session: Session, hosts: list[Host]) -> dict[int, dict[str, FleetCell]]:
-    """Each host's newest finished run with each headline figure: its cell."""
+def latest_headlines(session: Session, hosts: list[Host]) -> tuple[dict[int, dict[str, FleetCell]],
+                                                                   dict[int, dict[str, str]]]:
+    """Each host's newest finished run with a usable headline figure: its cell; and, where none of its newest
+    LOOKBACK runs has one, why ("no valid run yet; 3 disturbed")."""
     out: dict[int, dict[str, FleetCell]] = {h.id: {} for h in hosts}
+    left: dict[int, dict[str, list[str]]] = {h.id: {} for h in hosts}
     ids = list(out)
     if not ids:
-        return out
+        return out, {}
     for h in HEADLINES:
-        # the newest LOOKBACK finished runs of the kind per host; the first that has the op wins
+        # the newest LOOKBACK finished runs of the kind per host; the first with a usable row of the op wins
         ranked = (select(Run.id, func.row_number().over(partition_by=Run.host_id,
                                                          order_by=(Run.finished_at.desc(), Run.id.desc())).label("k"))
                   .where(Run.experiment == h.experiment, Run.status.in_(FINISHED), Run.result.is_not(None),
@@ -353,10 +362,14 @@ def latest_headlines(session: Session, hosts: list[Host]) -> dict[int, dict[str,
         for run in runs:
             if h.key in out[run.host_id]:
                 continue
-            cell = _headline_cell(run, h)
+            cell, why = _headline_cell(run, h)
             if cell is not None:
                 out[run.host_id][h.key] = cell
-    return out
+            elif why is not None:
+                left[run.host_id].setdefault(h.key, []).append(why)
+    missing = {host: {key: none_usable(v) for key, v in by_key.items() if key not in out[host]}
+               for host, by_key in left.items()}
+    return out, missing
 
 
 LOOKBACK = 20
@@ -369,7 +382,7 @@ def mark_outliers(hosts: list[FleetHost], group_by: str) -> None:
         if not label:
             continue
         for key, cell in host.cells.items():
-            if cell.verdict == "valid":
+            if usable(cell.verdict):
                 groups.setdefault((label, key), []).append(cell)
     for (label, _), cells in groups.items():
         if len(cells) < OUTLIER_MIN_HOSTS:
@@ -389,10 +402,10 @@ def mark_outliers(hosts: list[FleetHost], group_by: str) -> None:
 
 def fleet(session: Session, group_by: str) -> FleetPublic:
     hosts = list(session.scalars(select(Host).where(Host.deleted_at.is_(None)).order_by(Host.name, Host.id)).all())
-    cells = latest_headlines(session, hosts)
+    cells, missing = latest_headlines(session, hosts)
     out = [FleetHost(host_id=h.id, name=h.name, online=is_online(h),
                      labels={k: str(v) for k, v in (h.labels or {}).items() if k in LABEL_KEYS and v},
-                     cells=cells[h.id]) for h in hosts]
+                     cells=cells[h.id], missing=missing.get(h.id, {})) for h in hosts]
     mark_outliers(out, group_by)
     metrics = [FleetMetric(key=h.key, title=h.title, unit=RUNS[h.experiment].unit_for({"op": h.op}),
                            lower_is_better=direction(h.experiment)[1]) for h in HEADLINES]

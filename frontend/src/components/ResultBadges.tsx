@@ -15,6 +15,11 @@ export const verdictLabels: Record<Verdict, string> = {
   disturbed: 'disturbed',
   cpu_lost: 'CPU lost',
   throttled: 'throttled',
+  unstable: 'unstable',
+  lossy: 'lossy',
+  same_machine: 'same machine',
+  page_cache: 'page cache',
+  loopback: 'loopback',
   invalid: 'invalid',
 };
 

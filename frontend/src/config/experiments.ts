@@ -58,6 +58,8 @@ export const fieldLabels: Record<string, string> = {
   file_size: 'File size',
   direct: 'Direct I/O (O_DIRECT)',
   work: 'Fixed work per repeat (units; 0 = fixed duration)',
+  quiet_wait_s: 'Wait for a quiet CPU before each phase, up to (s; 0 = off)',
+  disturbed_retries: 'Measure a disturbed phase again, up to (times)',
 };
 
 /** Names of peaks in HostPublic.peaks, for display. Unknown keys are shown humanised. */

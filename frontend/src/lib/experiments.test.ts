@@ -62,6 +62,13 @@ describe('expectedDuration (from the published duration terms)', () => {
     expect(expectedDuration(memoryExperiment, { op: 'stream_copy', threads: [1], stable_cv: 0.03 })).toMatchObject({ measuring: 10, measuringUpTo: 31 });
   });
 
+  it('busy hosts: each measured phase may wait quiet_wait_s and be measured disturbed_retries more times (the cap)', () => {
+    const p = { op: 'fp64', threads: [1, 2], repeats: 2, duration_s: 5, warmup_s: 1 };
+    expect(expectedDuration(cpuExperiment, { ...p, quiet_wait_s: 4, disturbed_retries: 2 })).toEqual({
+      measuring: 22, measuringUpTo: 2 * (1 + 2 * (5 + 4 + 2 * 5)), reference: 0, upTo: 2 * (1 + 2 * (5 + 4 + 2 * 5)),
+    });
+  });
+
   it('reference tools: the allowance per thread count, once where the experiment has no per-list or it is no list', () => {
     const p = { op: 'fp64', threads: [1, 2, 4], repeats: 1, duration_s: 1, warmup_s: 0 };
     expect(expectedDuration(cpuExperiment, { ...p, reference: true })).toEqual({ measuring: 3, measuringUpTo: 3, reference: 900, upTo: 903 });

@@ -79,8 +79,8 @@ export function expectedDuration(e: ExperimentTerms, params: Params): ExpectedDu
 /** The expected duration of one run of this experiment with these parameters, from the experiment's published
  * `duration` terms, as the server computes its expected_duration_s (Experiment.expected_duration plus
  * reference_allowance): configurations = the product of the lengths of the `per_item` lists that apply;
- * seconds = configurations × (warmup_s + repeats × duration_s), `fixed` values in place of the parameters,
- * repeats at max_repeats when stable_cv > 0; plus reference_allowance_s per item of the `reference_per` list
+ * seconds = configurations × (warmup_s + repeats × duration_s), `fixed` values in place of the parameters;
+ * up to: repeats at max_repeats when stable_cv > 0, each phase plus quiet_wait_s + disturbed_retries × duration_s; plus reference_allowance_s per item of the `reference_per` list
  * (once when it is not a list) when reference is on. Parameters not given take their published defaults.
  * Undefined when a list it counts has no value here (neither given nor published). */
 function runDuration(e: ExperimentTerms, params: Params): ExpectedDuration | undefined {
@@ -99,9 +99,12 @@ function runDuration(e: ExperimentTerms, params: Params): ExpectedDuration | und
     else if (v === undefined && name in props) return undefined; // the server has a value; we do not know it
   }
   const repeats = finite(withFixed.repeats, 1);
-  const phase = (n: number) => configs * (finite(withFixed.warmup_s, 0) + n * finite(withFixed.duration_s, 0));
-  const measuring = phase(repeats);
-  const measuringUpTo = finite(withFixed.stable_cv, 0) > 0 ? phase(Math.max(repeats, finite(withFixed.max_repeats, repeats))) : measuring;
+  const duration = finite(withFixed.duration_s, 0);
+  // busy hosts: every measured phase may wait quiet_wait_s and be measured disturbed_retries more times (a cap)
+  const busy = finite(withFixed.quiet_wait_s, 0) + finite(withFixed.disturbed_retries, 0) * duration;
+  const phase = (n: number, extra: number) => configs * (finite(withFixed.warmup_s, 0) + n * (duration + extra));
+  const measuring = phase(repeats, 0);
+  const measuringUpTo = phase(finite(withFixed.stable_cv, 0) > 0 ? Math.max(repeats, finite(withFixed.max_repeats, repeats)) : repeats, busy);
 
   let reference = 0;
   if (values.reference === true) {

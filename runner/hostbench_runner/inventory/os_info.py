@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import platform
 import shlex
 from pathlib import Path
@@ -17,7 +18,16 @@ def read(root: Path) -> dict[str, Any]:
         "os_release": read_text(root, "etc/os-release") or read_text(root, "usr/lib/os-release"),
         # The machine type is no file; only the live host can say it.
         "machine": (platform.machine() or None) if root == Path("/") else None,
+        # Who else runs on this machine: runners in containers on one machine share the running kernel's boot
+        # id, runners of one installation its machine id. Only digests leave the host (machine-id(5) asks that
+        # the id itself is not exposed); the server compares them between the two hosts of a network pair.
+        "machine_id": _digest(read_value(root, "etc/machine-id")),
+        "boot_id": _digest(read_value(root, "proc/sys/kernel/random/boot_id")),
     }
+
+
+def _digest(value: str | None) -> str | None:
+    return hashlib.sha256(f"hostbench:{value}".encode()).hexdigest()[:32] if value else None
 
 
 def parse_os_release(text: str) -> dict[str, str]:
@@ -45,4 +55,6 @@ def parse(raw: dict[str, Any]) -> dict[str, Any]:
         "distribution": rel.get("PRETTY_NAME") or rel.get("NAME") or None,
         "distribution_id": rel.get("ID") or None,
         "distribution_version": rel.get("VERSION_ID") or None,
+        "machine_id": raw.get("machine_id"),
+        "boot_id": raw.get("boot_id"),
     }

@@ -80,6 +80,9 @@ static hb_status run_all(run *r, hb_err *err)
     r->sampler = !hb_param_bool(p, "no_sampler");
     r->sampler_ab = hb_param_bool(p, "sampler_ab"); /* sampler on, even repeats: hb_run_rules */
     r->work = (uint64_t)hb_param_int(p, "work"); /* >= every thread count: hb_fixed_work_rules */
+    r->quiet_wait_s = hb_param_double(p, "quiet_wait_s");
+    r->disturbed_retries = (int)hb_param_int(p, "disturbed_retries");
+    r->disturbed_wait = hb_param_double(p, "disturbed_wait");
     const hb_value *threads = hb_param(p, hbi_threads_name(r->k));
 
     const char *why = r->k->supported ? r->k->supported(p) : NULL;

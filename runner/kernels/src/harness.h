@@ -53,6 +53,7 @@ typedef struct hb_worker {
                                 bookkeeping, e.g. a network kernel collecting the receiver's count) */
     int64_t cpu_ns;          /* its CPU time in the phase (set by the harness) */
     long preemptions;        /* involuntary context switches in the phase (set by the harness) */
+    int64_t wait_ns;         /* runnable but waiting for a CPU in the phase; -1 unknown (harness) */
     char reason[160];        /* first verification failure of the phase */
     void *group;             /* the harness's */
 } hb_worker;

@@ -26,6 +26,11 @@ typedef struct run {
     int repeats, max_repeats, sampler, sampler_ab;
     double stable_cv;
     double last_rate; /* the rate of the last measured phase */
+    /* busy hosts: wait for a quiet CPU before each measured phase (up to quiet_wait_s), and
+     * repeat a phase whose workers waited for a CPU more than disturbed_wait of it (up to
+     * disturbed_retries more tries); tries, waited_s and quiet describe the current phase */
+    double quiet_wait_s, disturbed_wait, waited_s, others_cpus;
+    int disturbed_retries, tries, phase_disturbed, quiet;
     int64_t duration_ns, warmup_ns, interval_ns;
     uint64_t work; /* units per measured repeat over all threads; 0: fixed duration */
     long long seq, results;
@@ -85,6 +90,9 @@ void hbi_catch_signals(void);
 int hbi_signal(void);
 /* Sleeps until the CLOCK_MONOTONIC deadline or a signal. */
 void hbi_sleep_until(int64_t deadline);
+/* Waits until the other processes leave this phase's threads their CPUs (from /proc/stat), or
+ * budget_s passes; returns the seconds waited and sets r->quiet and r->others_cpus. */
+double hbi_wait_quiet(run *r, int nthreads, double budget_s);
 /* Why the run must stop (a signal, the parent exited), or NULL. */
 const char *hbi_why_interrupted(void);
 

@@ -96,7 +96,7 @@ void hbi_run_phase(run *r, group *g, int repeat)
     hbi_set_stop(1);
     hbi_barrier_wait(&g->done);
 
-    int64_t t1 = t0, t1_min = INT64_MAX, cpu_ns = 0;
+    int64_t t1 = t0, t1_min = INT64_MAX, cpu_ns = 0, wait_ns = 0;
     long preemptions = 0;
     uint64_t units = 0, failures = 0;
     const char *reason = NULL;
@@ -111,6 +111,7 @@ void hbi_run_phase(run *r, group *g, int repeat)
         units += atomic_load(&w->units);
         cpu_ns += w->cpu_ns;
         preemptions += w->preemptions;
+        wait_ns = wait_ns < 0 || w->wait_ns < 0 ? -1 : wait_ns + w->wait_ns;
         failures += f + (why != NULL);
         if (!reason)
             reason = f ? w->reason : why;
@@ -139,6 +140,11 @@ void hbi_run_phase(run *r, group *g, int repeat)
     }
     if (repeat == 0 || r->interrupted)
         return;
+    /* a disturbed try that may be repeated gives no result line (its samples stay: they happened) */
+    r->phase_disturbed = wait_ns >= 0 &&
+                         (double)wait_ns / ((double)(t1 - t0) * g->nthreads) > r->disturbed_wait;
+    if (r->phase_disturbed && r->tries <= r->disturbed_retries)
+        return;
     hbi_event(&r->j, "result");
     hb_json_kint(&r->j, "threads", g->nthreads);
     hb_json_kint(&r->j, "repeat", repeat);
@@ -155,6 +161,18 @@ void hbi_run_phase(run *r, group *g, int repeat)
     /* 1.0: every worker was on a CPU the whole phase; less: something else ran there */
     hb_json_knum(&r->j, "cpu_share", (double)cpu_ns / ((double)(t1 - t0) * g->nthreads));
     hb_json_kint(&r->j, "preemptions", preemptions);
+    /* the share of the phase the workers spent runnable but waiting for a CPU (others ran there):
+     * the time they lost, which holds for threads that sleep by design (sockets, I/O) too */
+    if (wait_ns >= 0)
+        hb_json_knum(&r->j, "wait_share", (double)wait_ns / ((double)(t1 - t0) * g->nthreads));
+    if (r->disturbed_retries > 0 || r->quiet_wait_s > 0) {
+        hb_json_kint(&r->j, "tries", r->tries);
+        hb_json_knum(&r->j, "quiet_waited_s", r->waited_s);
+    }
+    if (r->quiet_wait_s > 0) {
+        hb_json_kbool(&r->j, "quiet", r->quiet);
+        hb_json_knum(&r->j, "others_cpus", r->others_cpus);
+    }
     if (r->sampler_ab)
         hb_json_kbool(&r->j, "sampler", sampling);
     if (fixed) {

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,6 +21,17 @@ int64_t hb_thread_cpu_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t hb_thread_wait_ns(void)
+{
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    if (!f)
+        return -1;
+    unsigned long long run_ns, wait_ns;
+    int n = fscanf(f, "%llu %llu", &run_ns, &wait_ns);
+    fclose(f);
+    return n == 2 ? (int64_t)wait_ns : -1;
 }
 
 double hb_unix_time(void)

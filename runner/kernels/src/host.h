@@ -11,6 +11,9 @@
 int64_t hb_now_ns(void);      /* CLOCK_MONOTONIC */
 double hb_unix_time(void);    /* CLOCK_REALTIME, seconds */
 int64_t hb_thread_cpu_ns(void); /* CLOCK_THREAD_CPUTIME_ID */
+/* This thread's time runnable but waiting for a CPU (/proc/thread-self/schedstat, second
+ * field: the scheduler's run delay), ns; -1 where the kernel does not expose it. */
+int64_t hb_thread_wait_ns(void);
 
 /* CPUs in the process affinity mask, ascending; returns how many (0 on failure). */
 int hb_affinity_cpus(int *cpus, int max);

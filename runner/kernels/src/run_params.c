@@ -37,6 +37,19 @@ const hb_param_def hb_run_params[] = {
      "do one more); each thread stops when its share is done, and the repeat's elapsed_s is the "
      "slowest thread's. duration_s is then a cap: a repeat it cuts short is not verified. 0 = "
      "fixed duration: every thread works for duration_s. Warm-up stays timed (warmup_s)."},
+    {"quiet_wait_s", HB_P_DOUBLE, "0", 0, 600, NULL,
+     "Busy hosts: before each measured phase, wait until the other processes leave the phase's "
+     "threads their CPUs (the machine's busy CPUs from /proc/stat, over 0.2 s windows), for at "
+     "most this many seconds per phase; the result line says how long it waited (quiet_waited_s) "
+     "and whether the host became quiet (quiet). 0 = start at once."},
+    {"disturbed_retries", HB_P_INT, "0", 0, 10, NULL,
+     "Busy hosts: a measured phase whose worker threads spent more than disturbed_wait of it "
+     "waiting for a CPU (wait_share) is measured again, up to this many more times; only the "
+     "last try gives a result line, which says how many it took (tries)."},
+    {"disturbed_wait", HB_P_DOUBLE, "0.1", 0.01, 1, NULL,
+     "The run-queue wait (wait_share) above which a phase was disturbed: the bound the "
+     "server's verdict uses too (1 - this is the CPU share below which a CPU-bound phase was "
+     "disturbed)."},
     {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL},
 };
 
@@ -90,6 +103,22 @@ const hb_result hb_run_results[] = {
      "The worker threads' CPU time / (threads x seconds): 1.0 when nothing else took their "
      "CPUs.", NULL},
     {"preemptions", HB_R_INT, "", 0, "Involuntary context switches of the worker threads.", NULL},
+    {"tries", HB_R_INT, "", 0,
+     "With disturbed_retries or quiet_wait_s: the tries this repeat took (1 = the first was not "
+     "disturbed).", NULL},
+    {"quiet_waited_s", HB_R_NUMBER, "s", 0,
+     "With disturbed_retries or quiet_wait_s: seconds waited for a quiet CPU before this repeat "
+     "(all its tries).", NULL},
+    {"quiet", HB_R_BOOL, NULL, 0,
+     "With quiet_wait_s: whether the host was quiet when the repeat's last try started (false: "
+     "the wait ran out).", NULL},
+    {"others_cpus", HB_R_NUMBER, "", 0,
+     "With quiet_wait_s: the CPUs other processes kept busy just before the last try.", NULL},
+    {"wait_share", HB_R_NUMBER, "", 1,
+     "The worker threads' time runnable but waiting for a CPU (the scheduler's run delay) / "
+     "(threads x seconds): 0 when nothing else competed for their CPUs. Unlike cpu_share it holds "
+     "for threads that sleep by design (sockets, I/O). Absent where /proc/thread-self/schedstat "
+     "is not readable.", NULL},
     {"sampler", HB_R_BOOL, NULL, 0,
      "sampler_ab only: whether this repeat ran with the sampler.", NULL},
     {"work_target", HB_R_INT, "", 0,

@@ -199,7 +199,8 @@ def test_describe_is_json_schema():
                 check(t == "boolean" and isinstance(prop["default"], bool), f"{kernel}.{name} type")
     cpu = describe("cpu")["parameters"]["properties"]
     check(list(cpu) == ["op", "isa", "threads", "repeats", "duration_s", "warmup_s",
-                        "interval_s", "stable_cv", "max_repeats", "no_sampler", "sampler_ab", "work"],
+                        "interval_s", "stable_cv", "max_repeats", "no_sampler", "sampler_ab", "work",
+                        "quiet_wait_s", "disturbed_retries", "disturbed_wait"],
           f"cpu parameters: {list(cpu)}")
     check(cpu["op"]["enum"] == ["fp64", "fp32", "int32"], "cpu op enum")
     check(cpu["isa"]["enum"] == ["auto", *CPU_ISAS], "cpu isa enum")

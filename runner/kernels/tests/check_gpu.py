@@ -20,7 +20,8 @@ from check_results import results_declared  # tests/check_results.py
 
 OPS = ["fp32_fma", "fp64_fma", "int32", "dram_bw", "h2d", "d2h"]
 PARAMS = ["op", "device", "bytes", "batch_ms", "threads", "repeats", "duration_s", "warmup_s",
-          "interval_s", "stable_cv", "max_repeats", "no_sampler", "sampler_ab", "work"]
+          "interval_s", "stable_cv", "max_repeats", "no_sampler", "sampler_ab", "work", "quiet_wait_s",
+          "disturbed_retries", "disturbed_wait"]
 REASONS = ("built without CUDA (nvcc not found at build time)", "no CUDA driver: libcuda.so.1 not found",
            "no CUDA device", "the NVIDIA driver supports CUDA", "no usable CUDA device")
 ACC, UNROLL = 8, 64

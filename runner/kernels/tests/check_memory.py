@@ -42,6 +42,9 @@ PARAMS = [
     "no_sampler",
     "sampler_ab",
     "work",
+    "quiet_wait_s",
+    "disturbed_retries",
+    "disturbed_wait",
 ]
 
 

@@ -1261,6 +1261,23 @@ export interface components {
             /** Data */
             data: components["schemas"]["AuditEventPublic"][];
         };
+        /**
+         * BusySummary
+         * @description What waiting for a quiet CPU and measuring disturbed phases again cost a run (its params quiet_wait_s,
+         *     disturbed_retries; from the kernel's result lines: hostbench_common.verdicts.busy_summary).
+         */
+        BusySummary: {
+            /** Never Quiet */
+            never_quiet: number;
+            /** Phases */
+            phases: number;
+            /** Retried Phases */
+            retried_phases: number;
+            /** Tries */
+            tries: number;
+            /** Waited S */
+            waited_s: number;
+        };
         /** ChangePublic */
         ChangePublic: {
             /** After */
@@ -1303,6 +1320,12 @@ export interface components {
         /** CpuParams */
         CpuParams: {
             /**
+             * Disturbed Retries
+             * @description Busy hosts: a measured phase whose worker threads spent more than disturbed_wait of it waiting for a CPU (wait_share) is measured again, up to this many more times; only the last try gives a result line, which says how many it took (tries).
+             * @default 0
+             */
+            disturbed_retries: number;
+            /**
              * Duration S
              * @description Length of each measured phase, seconds (a whole day at most: a cpu_trace is one phase).
              * @default 5
@@ -1333,6 +1356,12 @@ export interface components {
              * @default fp64
              */
             op: ("fp64" | "fp32" | "int32") | ("fp64" | "fp32" | "int32")[];
+            /**
+             * Quiet Wait S
+             * @description Busy hosts: before each measured phase, wait until the other processes leave the phase's threads their CPUs (the machine's busy CPUs from /proc/stat, over 0.2 s windows), for at most this many seconds per phase; the result line says how long it waited (quiet_waited_s) and whether the host became quiet (quiet). 0 = start at once.
+             * @default 0
+             */
+            quiet_wait_s: number;
             /**
              * Reference
              * @description Also run the matched reference tools on the host afterwards (HPL, likwid-bench, STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure
@@ -1457,6 +1486,12 @@ export interface components {
              */
             direct: boolean;
             /**
+             * Disturbed Retries
+             * @description Busy hosts: a measured phase whose worker threads spent more than disturbed_wait of it waiting for a CPU (wait_share) is measured again, up to this many more times; only the last try gives a result line, which says how many it took (tries).
+             * @default 0
+             */
+            disturbed_retries: number;
+            /**
              * Duration S
              * @description Length of each measured phase, seconds (a whole day at most: a cpu_trace is one phase).
              * @default 3
@@ -1492,6 +1527,12 @@ export interface components {
              *     ]
              */
             ops: ("rw" | "seq_read" | "seq_write" | "rand_read" | "rand_write")[];
+            /**
+             * Quiet Wait S
+             * @description Busy hosts: before each measured phase, wait until the other processes leave the phase's threads their CPUs (the machine's busy CPUs from /proc/stat, over 0.2 s windows), for at most this many seconds per phase; the result line says how long it waited (quiet_waited_s) and whether the host became quiet (quiet). 0 = start at once.
+             * @default 0
+             */
+            quiet_wait_s: number;
             /**
              * Reference
              * @description Also run the matched reference tools on the host afterwards (HPL, likwid-bench, STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure
@@ -1713,7 +1754,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "above_peak" | "below_floor" | "unverified" | "non_finite";
+            kind: "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "above_peak" | "below_floor" | "unverified" | "non_finite" | "implausible";
             /**
              * Severity
              * @enum {string}
@@ -1765,6 +1806,10 @@ export interface components {
             labels: {
                 [key: string]: string;
             };
+            /** Missing */
+            missing?: {
+                [key: string]: string;
+            } | null;
             /** Name */
             name: string;
             /** Online */
@@ -1827,6 +1872,12 @@ export interface components {
              */
             device: number;
             /**
+             * Disturbed Retries
+             * @description Busy hosts: a measured phase whose worker threads spent more than disturbed_wait of it waiting for a CPU (wait_share) is measured again, up to this many more times; only the last try gives a result line, which says how many it took (tries).
+             * @default 0
+             */
+            disturbed_retries: number;
+            /**
              * Duration S
              * @description Length of each measured phase, seconds (a whole day at most: a cpu_trace is one phase).
              * @default 3
@@ -1851,6 +1902,12 @@ export interface components {
              *     ]
              */
             ops: ("fp32_fma" | "fp64_fma" | "int32" | "dram_bw" | "h2d" | "d2h")[];
+            /**
+             * Quiet Wait S
+             * @description Busy hosts: before each measured phase, wait until the other processes leave the phase's threads their CPUs (the machine's busy CPUs from /proc/stat, over 0.2 s windows), for at most this many seconds per phase; the result line says how long it waited (quiet_waited_s) and whether the host became quiet (quiet). 0 = start at once.
+             * @default 0
+             */
+            quiet_wait_s: number;
             /**
              * Reference
              * @description Also run the matched reference tools on the host afterwards (HPL, likwid-bench, STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure
@@ -2161,6 +2218,12 @@ export interface components {
              */
             buffer_bytes: number;
             /**
+             * Disturbed Retries
+             * @description Busy hosts: a measured phase whose worker threads spent more than disturbed_wait of it waiting for a CPU (wait_share) is measured again, up to this many more times; only the last try gives a result line, which says how many it took (tries).
+             * @default 0
+             */
+            disturbed_retries: number;
+            /**
              * Duration S
              * @description Length of each measured phase, seconds (a whole day at most: a cpu_trace is one phase).
              * @default 3
@@ -2185,6 +2248,12 @@ export interface components {
              * @default copy
              */
             op: ("copy" | "read" | "write" | "rand_read" | "rand_write" | "stream_copy" | "stream_scale" | "stream_add" | "stream_triad" | "stream_copy_nt" | "stream_scale_nt" | "stream_add_nt" | "stream_triad_nt" | "latency") | ("copy" | "read" | "write" | "rand_read" | "rand_write" | "stream_copy" | "stream_scale" | "stream_add" | "stream_triad" | "stream_copy_nt" | "stream_scale_nt" | "stream_add_nt" | "stream_triad_nt" | "latency")[];
+            /**
+             * Quiet Wait S
+             * @description Busy hosts: before each measured phase, wait until the other processes leave the phase's threads their CPUs (the machine's busy CPUs from /proc/stat, over 0.2 s windows), for at most this many seconds per phase; the result line says how long it waited (quiet_waited_s) and whether the host became quiet (quiet). 0 = start at once.
+             * @default 0
+             */
+            quiet_wait_s: number;
             /**
              * Reference
              * @description Also run the matched reference tools on the host afterwards (HPL, likwid-bench, STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure
@@ -2328,6 +2397,12 @@ export interface components {
         /** NetworkPairParams */
         NetworkPairParams: {
             /**
+             * Disturbed Retries
+             * @description Busy hosts: a measured phase whose worker threads spent more than disturbed_wait of it waiting for a CPU (wait_share) is measured again, up to this many more times; only the last try gives a result line, which says how many it took (tries).
+             * @default 0
+             */
+            disturbed_retries: number;
+            /**
              * Duration S
              * @description Length of each measured phase, seconds (a whole day at most: a cpu_trace is one phase).
              * @default 3
@@ -2353,6 +2428,12 @@ export interface components {
              * @enum {string}
              */
             poll: "blocking" | "busy";
+            /**
+             * Quiet Wait S
+             * @description Busy hosts: before each measured phase, wait until the other processes leave the phase's threads their CPUs (the machine's busy CPUs from /proc/stat, over 0.2 s windows), for at most this many seconds per phase; the result line says how long it waited (quiet_waited_s) and whether the host became quiet (quiet). 0 = start at once.
+             * @default 0
+             */
+            quiet_wait_s: number;
             /**
              * Reference
              * @description Also run the matched reference tools on the host afterwards (HPL, likwid-bench, STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure
@@ -2399,6 +2480,12 @@ export interface components {
         /** NetworkParams */
         NetworkParams: {
             /**
+             * Disturbed Retries
+             * @description Busy hosts: a measured phase whose worker threads spent more than disturbed_wait of it waiting for a CPU (wait_share) is measured again, up to this many more times; only the last try gives a result line, which says how many it took (tries).
+             * @default 0
+             */
+            disturbed_retries: number;
+            /**
              * Duration S
              * @description Length of each measured phase, seconds (a whole day at most: a cpu_trace is one phase).
              * @default 3
@@ -2423,6 +2510,12 @@ export interface components {
              * @enum {string}
              */
             poll: "blocking" | "busy";
+            /**
+             * Quiet Wait S
+             * @description Busy hosts: before each measured phase, wait until the other processes leave the phase's threads their CPUs (the machine's busy CPUs from /proc/stat, over 0.2 s windows), for at most this many seconds per phase; the result line says how long it waited (quiet_waited_s) and whether the host became quiet (quiet). 0 = start at once.
+             * @default 0
+             */
+            quiet_wait_s: number;
             /**
              * Reference
              * @description Also run the matched reference tools on the host afterwards (HPL, likwid-bench, STREAM, fio, IOzone, iperf3, sockperf, ping), each beside our figure
@@ -2489,6 +2582,19 @@ export interface components {
             email_to?: string | null;
             /** Webhook Url */
             webhook_url?: string | null;
+        };
+        /**
+         * PairCheck
+         * @description How a network pair's two hosts compare (app/results/checks.py), stored with the driving run's result from
+         *     the server's own records when it finished.
+         */
+        PairCheck: {
+            /** Peer Host Id */
+            peer_host_id?: number | null;
+            /** Same Machine */
+            same_machine: boolean;
+            /** Why */
+            why: string;
         };
         /** ParsedOutput */
         ParsedOutput: {
@@ -2887,7 +2993,7 @@ export interface components {
              * @default valid
              * @enum {string}
              */
-            verdict: "valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "invalid";
+            verdict: "valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid";
         };
         /** RunFinish */
         RunFinish: {
@@ -2908,6 +3014,30 @@ export interface components {
              * @enum {string}
              */
             status: "succeeded" | "failed" | "untrusted";
+        };
+        /**
+         * RunHeadline
+         * @description The figure that sums a run up (History, CLI `runs`, report): the highest mean among its usable rows
+         *     (verdict.usable: valid, or a loopback figure), or the trace mean of a clean trace; else no value and why.
+         */
+        RunHeadline: {
+            /** Block Bytes */
+            block_bytes?: number | null;
+            /** Left Out */
+            left_out?: number | null;
+            /** Op */
+            op?: string | null;
+            /** Text */
+            text: string;
+            /** Threads */
+            threads?: number | null;
+            /**
+             * Unit
+             * @default
+             */
+            unit: string;
+            /** Value */
+            value?: number | null;
         };
         /**
          * RunPhase
@@ -3006,15 +3136,20 @@ export interface components {
         };
         /** RunResult */
         RunResult: {
+            busy?: components["schemas"]["BusySummary"] | null;
             /** Caches */
             caches?: {
                 [key: string]: number;
             } | null;
+            /** Checked */
+            checked?: string[] | null;
             /**
              * Flags
              * @default []
              */
             flags: components["schemas"]["Flag"][];
+            headline?: components["schemas"]["RunHeadline"] | null;
+            pair?: components["schemas"]["PairCheck"] | null;
             /** Peak Note */
             peak_note?: string | null;
             /** Rows */
@@ -3029,7 +3164,7 @@ export interface components {
              * @default valid
              * @enum {string}
              */
-            verdict: "valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "invalid";
+            verdict: "valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid";
         };
         /** RunStart */
         RunStart: {

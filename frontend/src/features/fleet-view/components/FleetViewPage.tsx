@@ -6,7 +6,7 @@ import { PageHeader } from '../../../components/PageHeader';
 import { Empty, ErrorState, Loading } from '../../../components/Status';
 import { useTheme } from '../../../lib/theme';
 import { useFleet, type GroupBy } from '../api/fleet';
-import { EFFICIENCY_BANDS, TONE_COLORS, cellText, cellTitle, outlierCount, shownMetrics, toneOf } from '../lib/fleet';
+import { EFFICIENCY_BANDS, TONE_COLORS, cellText, cellTitle, missingText, outlierCount, shownMetrics, toneOf } from '../lib/fleet';
 
 const GROUPS: GroupBy[] = ['instance_type', 'provider', 'region'];
 // Which trend a headline column opens (the run kind and op the server picks it from).
@@ -67,7 +67,7 @@ export function FleetViewPage() {
                       <td>{h.labels[groupBy] ?? '—'}</td>
                       {shownMetrics(fleet.data).map((m) => {
                         const c = h.cells[m.key];
-                        if (!c) return <td key={m.key} className="num muted">—</td>;
+                        if (!c) return <td key={m.key} className="num muted small">{missingText(h, m.key)}</td>;
                         const t = TREND_OF[m.key];
                         const metric = t ? `${t.experiment}|${t.op}|${c.threads}|${c.block_bytes ?? ''}` : '';
                         return (

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FleetPublic } from '../api/fleet';
-import { cellText, cellTitle, outlierCount, shownMetrics, toneOf } from './fleet';
+import { cellText, cellTitle, missingText, outlierCount, shownMetrics, toneOf } from './fleet';
 
 const cell = (value: number, efficiency: number | null, over = {}) => ({
   value, unit: 'GFLOP/s', efficiency, run_id: 5, at: '2026-01-01T00:00:00Z', threads: 4, block_bytes: null, verdict: 'valid',
@@ -36,5 +36,14 @@ describe('fleet cells', () => {
   it('shows only the headline columns somebody measured, and counts the outliers', () => {
     expect(shownMetrics(fleet).map((m) => m.key)).toEqual(['cpu_fp64']);
     expect(outlierCount(fleet)).toBe(1);
+  });
+
+  it('say why a host has no headline figure, and keep that column', () => {
+    const busy = { host_id: 3, name: 'busy', online: true, labels: {}, cells: {}, missing: { disk_seq_read: 'no valid run yet; 3 page cache' } };
+    const f: FleetPublic = { ...fleet, hosts: [...fleet.hosts, busy] };
+    expect(shownMetrics(f).map((m) => m.key)).toEqual(['cpu_fp64', 'disk_seq_read']);
+    expect(missingText(busy, 'disk_seq_read')).toBe('no valid run yet; 3 page cache');
+    expect(missingText(busy, 'cpu_fp64')).toBe('—');
+    expect(missingText(fleet.hosts[0]!, 'disk_seq_read')).toBe('—');
   });
 });

@@ -35,14 +35,21 @@ export function cellTitle(c: FleetCell): string {
   const parts = [`run ${c.run_id}, ${c.threads} thread${c.threads === 1 ? '' : 's'}`];
   if (c.efficiency != null) parts.push(`${(c.efficiency * 100).toFixed(1)} % of its peak`);
   else parts.push('no peak to set it against');
-  if (c.verdict !== 'valid') parts.push(`verdict ${c.verdict}: not judged`);
+  if (c.verdict === 'loopback') parts.push('loopback: the network stack in memory, no NIC');
+  else if (c.verdict !== 'valid') parts.push(`verdict ${c.verdict}: not judged`);
   if (c.outlier && c.outlier_note) parts.push(`outlier: ${c.outlier_note}`);
   return parts.join('; ');
 }
 
-/** The headline columns that have at least one figure (a metric nobody measured is left out). */
+/** An empty cell: why the host has no headline figure there ("no valid run yet; 3 disturbed"), or a dash. */
+export function missingText(h: Pick<FleetPublic['hosts'][number], 'missing'>, key: string): string {
+  return h.missing?.[key] ?? '—';
+}
+
+/** The headline columns that have at least one figure, or a host with runs none of which is valid (a metric
+ * nobody measured is left out). */
 export function shownMetrics(f: FleetPublic): FleetPublic['metrics'] {
-  return f.metrics.filter((m) => f.hosts.some((h) => h.cells[m.key]));
+  return f.metrics.filter((m) => f.hosts.some((h) => h.cells[m.key] || h.missing?.[m.key]));
 }
 
 export function outlierCount(f: FleetPublic): number {

@@ -40,5 +40,11 @@ describe('HistoryTable', () => {
     expect(headline(run({ result: { verdict: 'valid', flags: [], unit: 'GFLOP/s', rows: [resultRow({ valid: false })] } }))).toBe('best 52.35 GFLOP/s (invalid rows)');
     expect(headline(run({ result: { verdict: 'disturbed', flags: [], unit: 'GFLOP/s', rows: [resultRow({ verdict: 'disturbed' })] } }))).toBe('best 52.35 GFLOP/s (disturbed)');
     expect(headline(run())).toBe('—');
+    // the backend's headline wins: the best valid row, or why there is none (never the disturbed row's figure)
+    const rows = [resultRow({ mean: 30 }), resultRow({ mean: 99, verdict: 'disturbed' })];
+    const h = { value: 30, unit: 'GFLOP/s', left_out: 1, text: 'best 30.00 GFLOP/s (1 row left out: not valid)' };
+    expect(headline(run({ result: { verdict: 'disturbed', flags: [], unit: 'GFLOP/s', rows, headline: h } }))).toBe('best 30 GFLOP/s (1 row left out: not valid)');
+    const none = { value: null, unit: 'GFLOP/s', text: 'no valid row yet; 2 disturbed' };
+    expect(headline(run({ result: { verdict: 'disturbed', flags: [], unit: 'GFLOP/s', rows, headline: none } }))).toBe('no valid row yet; 2 disturbed');
   });
 });

@@ -94,7 +94,8 @@ export function paramsToSend(fields: FieldSpec[], params: Record<string, unknown
 export interface DurationEstimate {
   /** Seconds of measuring at `repeats`; undefined when unknown or the parameters are invalid. */
   estimate?: number;
-  /** Seconds at `max_repeats` when the job repeats until stable. */
+  /** Seconds at most: at `max_repeats` when the job repeats until stable, with every phase's wait for a quiet CPU
+   * and its retries when it asks for them. */
   upTo?: number;
   /** The server's expected duration, reference tools included. */
   expected?: ExpectedDuration;
@@ -104,7 +105,7 @@ export interface DurationEstimate {
 export function durationEstimate(experiment: ExperimentTerms | undefined, params: Record<string, unknown>, valid: boolean): DurationEstimate {
   const expected = valid && experiment ? expectedDuration(experiment, params) : undefined;
   if (!expected) return { estimate: undefined, upTo: undefined, expected: undefined };
-  // Repeat until stable: as few as `repeats`, as many as `max_repeats`.
+  // Repeat until stable (as many as `max_repeats`) and busy hosts (a wait and retries per phase): a cap.
   const upTo = expected.measuringUpTo > expected.measuring ? expected.measuringUpTo : undefined;
   return { estimate: expected.measuring, upTo, expected };
 }

@@ -23,11 +23,29 @@ describe('RunVerdict', () => {
     expect(within(box).queryByText('valid')).toBeNull();
   });
 
-  it('says valid only when nothing is known against the figures', () => {
-    render(<RunVerdict result={{ unit: 'GFLOP/s', verdict: 'valid', flags: [], rows: [resultRow()] }} />);
+  it('says valid only when nothing is known against the figures, naming only what was checked', () => {
+    const checked = ['threads ≤ CPUs', 'run-queue wait ≤ 10% in every repeat', 'UDP loss ≤ 1 %', 'the peer\'s CPU: not checked'];
+    render(<RunVerdict result={{ unit: 'Mbit/s', verdict: 'valid', flags: [], rows: [resultRow()], checked }} />);
     const box = screen.getByRole('region', { name: 'Verdict' });
     expect(within(box).getByText('valid')).toHaveClass('badge-ok');
-    expect(box).toHaveTextContent('threads ≤ CPUs, the kernel kept its CPUs');
+    expect(box).toHaveTextContent('checked: threads ≤ CPUs; run-queue wait ≤ 10% in every repeat; UDP loss ≤ 1 %');
+    expect(box).not.toHaveTextContent('the kernel kept its CPUs'); // a network run's verdict never claims it
+  });
+
+  it('says what waiting for a quiet CPU and repeating disturbed phases cost', () => {
+    const busy = { phases: 4, waited_s: 12.34, tries: 7, retried_phases: 2, never_quiet: 1 };
+    render(<RunVerdict result={{ unit: 'GFLOP/s', verdict: 'valid', flags: [], rows: [resultRow()], busy }} />);
+    expect(screen.getByRole('region', { name: 'Verdict' })).toHaveTextContent(
+      'Busy host: waited 12.3 s for a quiet CPU over 4 phases; 1 never quiet; 7 tries (2 phases measured again: disturbed).',
+    );
+  });
+
+  it('names the new verdicts in a word', () => {
+    for (const [verdict, word] of [['lossy', 'lossy'], ['page_cache', 'page cache'], ['same_machine', 'same machine'], ['loopback', 'loopback'], ['unstable', 'unstable']] as const) {
+      const { unmount } = render(<RunVerdict result={{ unit: 'MB/s', verdict, flags: [], rows: [resultRow()] }} />);
+      expect(within(screen.getByRole('region', { name: 'Verdict' })).getByText(word)).toHaveClass('badge-warn');
+      unmount();
+    }
   });
 
   it('marks a wrong figure invalid, in red', () => {

@@ -28,9 +28,26 @@ export function verdictReasons(result: RunResult): VerdictReason[] {
   return out;
 }
 
+/** What a valid verdict rests on: the checks the backend ran for this run (result.checked), and only those. */
+export function checkedWords(result: Pick<RunResult, 'checked'>): string {
+  const checked = result.checked ?? [];
+  return checked.length ? `nothing is known against these figures; checked: ${checked.join('; ')}.` : 'nothing is known against these figures.';
+}
+
+/** What waiting for a quiet CPU and repeating disturbed phases cost the run, in words; null when it asked for neither. */
+export function busyWords(busy: RunResult['busy']): string | null {
+  if (!busy) return null;
+  const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+  const parts = [`waited ${busy.waited_s.toFixed(1)} s for a quiet CPU over ${plural(busy.phases, 'phase')}`];
+  if (busy.never_quiet) parts.push(`${busy.never_quiet} never quiet`);
+  parts.push(`${plural(busy.tries, 'try', 'tries')}${busy.retried_phases ? ` (${plural(busy.retried_phases, 'phase')} measured again: disturbed)` : ''}`);
+  return `Busy host: ${parts.join('; ')}.`;
+}
+
 export function RunVerdict({ result }: { result: RunResult }) {
   const verdict: Verdict = result.verdict ?? 'valid';
   const reasons = verdictReasons(result);
+  const busy = busyWords(result.busy);
   const tone = verdict === 'valid' ? 'valid' : verdict === 'invalid' ? 'invalid' : 'caution';
   return (
     <section className={`run-verdict run-verdict-${tone}`} aria-label="Verdict" data-verdict={verdict}>
@@ -38,9 +55,10 @@ export function RunVerdict({ result }: { result: RunResult }) {
         <strong>Verdict: </strong>
         <span className={`badge ${verdictClass(verdict)}`}>{verdictLabels[verdict]}</span>{' '}
         {verdict === 'valid' ? (
-          <span className="small">nothing is known against these figures: threads ≤ CPUs, the kernel kept its CPUs, verified, within the peak.</span>
+          <span className="small">{checkedWords(result)}</span>
         ) : null}
       </div>
+      {busy ? <p className="small run-verdict-busy">{busy}</p> : null}
       {reasons.length ? (
         <ul className="small">
           {reasons.map((r, i) => (

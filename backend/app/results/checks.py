@@ -1,0 +1,189 @@
+"""The checks behind a network or disk verdict, and the words that say what a run's verdict checked.
+
+verdict.py holds the flags and their order; service.compute_result calls these per row. What each requires,
+and why each bound: docs/methodology/verdicts.md.
+"""
+from typing import Any, Literal
+
+from hostbench_common.verdicts import DISTURBED_SHARE, DISTURBED_WAIT, LOSSY_PCT, spread_bound
+
+from app.experiments.registry import RUNS
+from app.results.schemas import PairCheck
+from app.results.verdict import Flag, flag
+
+IoMode = Literal["direct", "cache_dropped", "buffered"]
+
+# The fastest a single device's bus can carry, MB/s: a figure above it is not the device's. PCIe 5.0 x4 (4 lanes x
+# 32 GT/s x 128/130, the widest link an NVMe drive has). Not the rotational flag's SATA bound: virtio disks report
+# rotational=1 (this 2-vCPU guest's /dev/vda does) and read at several GB/s from the host's cache. A striped array
+# (md, LVM) can exceed one device's bus: its owner enters its peak (Hosts page), and the row is held to that instead.
+BUS_MB_S = 15754.0
+BUS_WORDS = "PCIe 5.0 x4, the widest link a single NVMe drive has"
+# A read served in less than this did not come from a device: the fastest NVMe drives take about 10 µs, and the
+# kernel's block layer alone costs more than 1 µs.
+DEVICE_READ_FLOOR_US = 1.0
+
+
+def _ids(inventory: dict[str, Any]) -> dict[str, str]:
+    os_ = inventory.get("os") or {}
+    return {k: v for k in ("boot_id", "machine_id") if isinstance(v := os_.get(k), str) and v}
+
+
+def pair_check(drive_inventory: dict[str, Any], drive_address: str | None, serve_inventory: dict[str, Any],
+               serve_address: str | None, peer_host_id: int | None) -> PairCheck:
+    """Whether the two hosts of a network pair are one machine: the same running kernel (boot id: runners in
+    containers beside each other), the same installation (machine id) or the same address."""
+    a, b = _ids(drive_inventory), _ids(serve_inventory)
+    for key, words in (("boot_id", "the same running kernel (boot id)"),
+                       ("machine_id", "the same installation (machine id)")):
+        if key in a and a.get(key) == b.get(key):
+            return PairCheck(peer_host_id=peer_host_id, same_machine=True, why=words)
+    if drive_address and drive_address == serve_address:
+        return PairCheck(peer_host_id=peer_host_id, same_machine=True, why=f"the same address {serve_address}")
+    known = [k.replace("_", " ") for k in ("boot_id", "machine_id") if k in a and k in b]
+    why = "different " + " and ".join(f"{k}s" for k in known) if known else "no machine ids to compare"
+    return PairCheck(peer_host_id=peer_host_id, same_machine=False,
+                     why=f"{why}; addresses {drive_address or '?'} and {serve_address or '?'}")
+
+
+def pair_flags(pair: PairCheck | None) -> list[Flag]:
+    if pair is None or not pair.same_machine:
+        return []
+    return [flag("same_machine", f"same machine: the serving and the driving host are one machine ({pair.why}): "
+                                 "the figure is this machine's network stack in memory, not a link between two")]
+
+
+IO_MODES: tuple[IoMode, ...] = ("direct", "cache_dropped", "buffered")  # best first
+
+
+def stated_io_mode(reps: list[dict[str, Any]]) -> IoMode | None:
+    """The row's io_mode as its kernel's result lines state it (the worst of its repeats'), None from a kernel
+    that does not say: buffered counts the page cache in; cache_dropped flushed its writes inside the timed
+    window and dropped the file before every pass, so every byte went to or came from the device."""
+    said = [r.get("io_mode") for r in reps if r.get("io_mode") in IO_MODES]
+    return max(said, key=IO_MODES.index) if said else None  # type: ignore[arg-type]
+
+
+def io_mode(kernel_info: dict[str, Any], params: dict[str, Any], reps: list[dict[str, Any]] | None = None) -> IoMode:
+    """How a disk row's I/O went: the kernel's own word where its results state one (io_mode), else its start
+    line's direct and cold_cache (buffered with the file dropped from the page cache before every pass), else
+    the run's direct parameter."""
+    stated = stated_io_mode(reps or [])
+    if stated is not None:
+        return stated
+    direct = kernel_info.get("direct", params.get("direct"))
+    if direct is True:
+        return "direct"
+    return "cache_dropped" if kernel_info.get("cold_cache") is True else "buffered"
+
+
+def disk_flags(op: str | None, kernel_info: dict[str, Any], params: dict[str, Any], reps: list[dict[str, Any]],
+               extra: dict[str, float], values: list[float], unit: str, user_peak: bool) -> list[Flag]:
+    """page_cache: a file on a memory-backed filesystem, a buffered run with a warm cache, buffered writes (they
+    land in the page cache unless fsync_writes), buffered reads answered faster than any device (readahead filled
+    the cache: sub-microsecond p50); implausible: a throughput above the device's bus (unless its owner entered a
+    peak: the row is held to that instead). A direct run below the device floor is below_floor (limits.py)."""
+    mode = io_mode(kernel_info, params, reps)
+    flushed = stated_io_mode(reps) == "cache_dropped"  # such a kernel fdatasyncs inside the timed window
+    writes = op is not None and ("write" in op or op == "rw")
+    p50 = extra.get("lat_p50_us")
+    fast = isinstance(p50, float) and p50 < DEVICE_READ_FLOOR_US
+    why = None
+    if kernel_info.get("memory_backed") is True:
+        why = "the test file is on a memory-backed filesystem (tmpfs): the figure is memory's, not a device's"
+    elif mode == "buffered":  # the kernel's words where it says why (a warm cache, unflushed writes, tmpfs)
+        why = next((f"buffered: {r['io_mode_why']}" for r in reps if isinstance(r.get("io_mode_why"), str)),
+                   "buffered I/O with a warm cache: reads after the first pass and every write are the page "
+                   "cache's, not the device's (direct I/O measures the device)")
+    elif mode == "cache_dropped" and writes and not flushed and not kernel_info.get("fsync_writes"):
+        why = ("buffered writes land in the page cache (written back only when the file is dropped): the device's "
+               "write speed needs direct I/O")
+    elif mode == "cache_dropped" and fast and not writes:
+        why = (f"buffered reads answered in {p50:.2g} µs (p50), faster than any device: readahead filled the page "
+               "cache and the reads were served from it (direct I/O measures the device)")
+    if why is not None:
+        return [flag("page_cache", f"page cache: {why}", p50 if fast else None)]
+    if unit == "MB/s" and not user_peak and values:
+        if max(values) > BUS_MB_S:
+            return [flag("implausible", f"implausible for a device: {max(values):,.0f} MB/s is above {BUS_MB_S:,.0f} "
+                                        f"MB/s, {BUS_WORDS}; a striped array's owner can enter its peak (Hosts page)",
+                         max(values))]
+    return []
+
+
+def net_flags(experiment: str, op: str | None, reps: list[dict[str, Any]]) -> list[Flag]:
+    """loopback (a loopback run), lossy (UDP loss above LOSSY_PCT in any repeat)."""
+    out: list[Flag] = []
+    run = RUNS.get(experiment)
+    if run is not None and run.peak == "loopback":
+        out.append(flag("loopback", "loopback: the kernel's network stack on one host, at memory speed; no NIC or "
+                                    "link was measured (a two-host run measures one)"))
+    losses: list[tuple[int, float]] = []
+    for r in reps:
+        rep = int(r.get("repeat") or 0)
+        if isinstance(r.get("loss_pct"), int | float):
+            losses.append((rep, float(r["loss_pct"])))
+        elif op == "udp_rr" and isinstance(r.get("lost"), int) and isinstance(r.get("round_trips"), int):
+            asked = r["lost"] + r["round_trips"]
+            if asked > 0:
+                losses.append((rep, 100.0 * r["lost"] / asked))
+    if losses:
+        rep, worst = max(losses, key=lambda x: x[1])
+        if worst > LOSSY_PCT:
+            what = "requests without a reply" if op == "udp_rr" else "datagrams"
+            out.append(flag("lossy", f"lossy: {worst:.1f} % of the {what} lost in repeat {rep} (above {LOSSY_PCT:g} "
+                                     "%): the figure is what got through a path that drops, not its capacity", worst))
+    return out
+
+
+def spread_flags(values: list[float], cv: float | None, params: dict[str, Any]) -> list[Flag]:
+    bound = spread_bound(params)
+    if len(values) < 2 or cv is None or cv <= bound:
+        return []
+    return [flag("unstable", f"unstable: the repeats spread {cv:.1%} (CV; {min(values):.4g}–{max(values):.4g}), above "
+                             f"{bound:.1%}: no one figure stands for them", cv)]
+
+
+def checked_words(experiment: str, params: dict[str, Any], raw: list[dict[str, Any]], *, judge_share: bool,
+                  share_judged: bool, peak_known: bool, pair: PairCheck | None,
+                  kernel_info: dict[str, Any]) -> list[str]:
+    """What a run's verdict checked, in words, so that "valid" names only those (the dashboard says them)."""
+    run = RUNS.get(experiment)
+    kernel = run.kernel if run is not None else ""
+    out = ["threads ≤ CPUs"]
+    if share_judged and judge_share:
+        out.append(f"CPU share ≥ {DISTURBED_SHARE:.2f} in every repeat")
+    elif share_judged and any(isinstance(r.get("wait_share"), int | float) for r in raw):
+        out.append(f"run-queue wait ≤ {DISTURBED_WAIT:.0%} in every repeat (the threads sleep by design: their "
+                   "CPU share says nothing)")
+    elif share_judged:
+        out.append("CPU share not judged: the threads sleep by design and the kernel reported no run-queue wait")
+    repeats = {int(r.get("repeat") or 0) for r in raw}
+    if len(repeats) >= 2:
+        out.append(f"spread between repeats ≤ {spread_bound(params):.1%} (CV)")
+    else:
+        out.append("spread not checked (one repeat)")
+    out.append("verified")
+    if peak_known:
+        out.append("within the peak")
+    if kernel in ("memory", "net", "disk"):
+        out.append("above the physical floor")
+    if kernel == "net":
+        if any(r.get("op") in ("udp_stream", "udp_rr") for r in raw) or params.get("op") in ("udp_stream", "udp_rr"):
+            out.append(f"UDP loss ≤ {LOSSY_PCT:g} %")
+        if run is not None and run.peak == "loopback":
+            out.append("loopback: no NIC measured")
+        else:
+            if pair is not None:
+                out.append(f"the peer is another machine ({pair.why})" if not pair.same_machine
+                           else f"the peer is this machine ({pair.why})")
+            else:
+                out.append("whether the peer is another machine: not known")
+            out.append("the peer's CPU: not checked (the serving side reports no CPU share)")
+    if kernel == "disk":
+        modes = sorted({io_mode(kernel_info, params, [r]) for r in raw}, key=IO_MODES.index) or \
+            [io_mode(kernel_info, params)]
+        out.append(f"I/O mode {', '.join(m.replace('_', '-') for m in modes)}: a row the page cache served is "
+                   "the page cache's, not the device's")
+        out.append(f"reads slower than {DEVICE_READ_FLOOR_US:g} µs and throughput within the device's bus")
+    return out
