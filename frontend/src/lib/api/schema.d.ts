@@ -2540,6 +2540,21 @@ export interface components {
             /** Sockperf */
             sockperf?: number | null;
         };
+        /**
+         * RefusedRow
+         * @description A row the kernel did not run on this host, and why (its start event's `refused`): e.g. a memory latency
+         *     working set that does not fit in the memory available at that thread count. The other rows ran.
+         */
+        RefusedRow: {
+            /** Block Bytes */
+            block_bytes?: number | null;
+            /** Op */
+            op?: string | null;
+            /** Reason */
+            reason: string;
+            /** Threads */
+            threads: number;
+        };
         /** RegistrationTokenCreate */
         RegistrationTokenCreate: {
             /**
@@ -2877,6 +2892,8 @@ export interface components {
             flags: components["schemas"]["Flag"][];
             /** Peak Note */
             peak_note?: string | null;
+            /** Refused */
+            refused?: components["schemas"]["RefusedRow"][] | null;
             /** Rows */
             rows: components["schemas"]["ResultRow"][];
             /** Scaling */
