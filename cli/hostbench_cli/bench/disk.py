@@ -99,7 +99,7 @@ def fio_argv(path: Path, rw: str, block: int, depth: int, engine: str) -> list[s
                                    "--percentile_list=50:99:99.9")))
 
 
-def theirs(argv: list[str], rw: str, path: Path) -> dict:
+def theirs(argv: list[str], rw: str, path: Path, size: int = FILE_SIZE) -> dict:
     # a fresh file, as our kernel has at every start, written whole right before the measurement by
     # prewrite() rather than by fio's own layout pass: on this project's Zen 4 VM fio's 4 KiB QD32
     # random writes ran at 50-55 k IOPS on a file fio had laid out and at 97 k on one written with
@@ -107,13 +107,18 @@ def theirs(argv: list[str], rw: str, path: Path) -> dict:
     # host reacts to how a file was first written, so both tools get a file written the same way.
     # fio then finds the file whole and writes nothing before its job (--overwrite=1 only lays out a
     # missing or short file)
-    prewrite(path, FILE_SIZE)
+    prewrite(path, size)
     from hostbench_common.reftools import fio
 
     metrics = parsed(fio.parse_percentiles, run_cmd(argv, timeout=300), "fio")
     side = "write" if "write" in rw else "read"
+    return fio_figures(metrics, side)
+
+
+def fio_figures(metrics: list[dict], side: str) -> dict:
+    """fio's figures of one direction under the keys CASES name: bw, iops, p50, p99, p99.9 (its lat percentiles)."""
     return {"bw": figure(metrics, "bw", "fio", direction=side), "iops": figure(metrics, "iops", "fio", direction=side),
-            **{q: figure(metrics, "lat_percentile", "fio", direction=side, percentile=float(q))
+            **{f"p{q}": figure(metrics, "lat_percentile", "fio", direction=side, percentile=float(q))
                for q in ("50", "99", "99.9")}}
 
 
