@@ -3,8 +3,9 @@ QD1, direct, --lat_percentiles=1 --percentile_list=50:99:99.9, as the bench runs
 KeyError 'p50' after three pairs: the cases named p50 and the reader gave "50"."""
 from pathlib import Path
 
-from hostbench_cli.bench import disk
 from hostbench_common.reftools import fio
+
+from hostbench_cli.bench import disk
 
 FIXTURE = Path(__file__).parent / "fixtures" / "fio-3.33-randread-4k-qd1-lat-percentiles.json"
 

@@ -288,7 +288,7 @@ def plans(ctx: Context) -> list[Plan]:
                 region = file_size // threads
                 region -= region % max(block, 4096)
                 mode = io_mode(ctx, op, block)
-                extra = ("--rwmixread=50",) if op == "rw" else ()
+                extra: tuple[str, ...] = ("--rwmixread=50",) if op == "rw" else ()
                 if mode == "cache_dropped" and op not in ("seq_read", "rand_read"):
                     extra += ("--end_fsync=1",)
                 job = argv(name=f"{op}-{block}-{threads}", filename=FILE, rw=RW[op], block=block, size=region,

@@ -185,7 +185,7 @@ class Checks:
 
     def t_memory_backed_is_buffered(self):
         # tmpfs: nothing under it to measure, whatever direct says
-        shm = "/dev/shm"
+        shm = "/dev/shm"  # noqa: S108 - a tmpfs on purpose: the kernel must call it memory, not a device
         if not os.path.isdir(shm) or not os.access(shm, os.W_OK):
             return
         d = tempfile.mkdtemp(prefix="check-disk-", dir=shm)
