@@ -273,7 +273,13 @@ def main(argv: list[str] | None = None) -> int:
         try:
             report = mod.run(args.pairs)
         except ToolMissing as exc:
-            print(f"bench {args.area}: {exc}", file=sys.stderr)
+            # what this host lacks for the whole area (no fio, no CUDA device): still the report and its JSON
+            # line, the reason in `skipped`, exit 3
+            from hostbench_cli.bench.common import BenchReport
+
+            print(f"bench {args.area}: {exc}", file=sys.stderr, flush=True)
+            report = BenchReport(args.area, skipped=[f"{args.area}: {exc}"])
+            report.print()
             return 3
         report.print()
         return 0

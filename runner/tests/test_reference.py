@@ -224,6 +224,26 @@ def test_fio_builder_defaults_and_fractions():
     assert fio.engine(Context(experiment="disk", params={"iodepth": 8, "engine": "libaio"})) == "libaio"
 
 
+def test_fio_runs_each_row_in_the_mode_ours_ran():
+    """Like with like (issue 26): --direct=1 where our row ran O_DIRECT (the kernel's default, even when the job's
+    params do not name `direct`), buffered with the writes flushed where ours dropped the cache (a block direct
+    I/O cannot move), and what our results say wins over the rule."""
+    params = {"op": ["seq_read", "seq_write"], "blocks": [8, 4096], "threads": [1], "iodepth": 1,
+              "file_size": 1 << 20, "duration_s": 1, "warmup_s": 0}
+    start = {"engine": "psync", "direct": True, "logical_block_bytes": 512}
+    by = {(p.matches["op"], p.matches["block_bytes"]): p.argv
+          for p in fio.plans(Context(experiment="disk", params=params, start=start))}
+    assert "--direct=1" in by["seq_read", 4096] and "--direct=1" in by["seq_write", 4096]
+    assert "--direct=0" in by["seq_read", 8] and "--end_fsync=1" not in by["seq_read", 8]
+    assert "--direct=0" in by["seq_write", 8] and "--end_fsync=1" in by["seq_write", 8]
+    results = [{"op": "seq_read", "block_bytes": 4096, "io_mode": "cache_dropped"}]
+    argv = fio.plans(Context(experiment="disk", params=params, start=start, results=results))[1].argv
+    assert "--direct=0" in argv and "--bs=4096" in argv and "--rw=read" in argv
+    assert fio.io_mode(Context(experiment="disk", params={**params, "direct": False}), "seq_write", 4096) == "buffered"
+    assert fio.io_mode(Context(experiment="disk", params=params, start={**start, "memory_backed": True}),
+                       "seq_read", 4096) == "buffered"
+
+
 # --- the reference flag is a parameter like the others ----------------------------------------------------
 
 

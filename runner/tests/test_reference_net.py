@@ -112,6 +112,14 @@ def test_iozone_one_process_per_op_and_block():
         "read_mb_s", "write_mb_s", "random_read_mb_s", "random_write_mb_s"]
     buffered = iozone.plans(Context(experiment="disk", params={**DISK, "direct": False}))
     assert "-I" not in buffered[0].argv
+    # our reads with direct false drop the page cache; IOzone would read its file back from the cache: not run
+    reads = [p for p in buffered if p.matches["op"] in ("seq_read", "rand_read")]
+    assert reads and all(p.unavailable and "cache_dropped" in p.unavailable for p in reads)
+    assert all(p.unavailable is None for p in buffered if p.matches["op"] in ("seq_write", "rand_write"))
+    # no `direct` in the job's params: the kernel's start event says what ran (direct, its default)
+    started = iozone.plans(Context(experiment="disk", params={k: v for k, v in DISK.items() if k != "direct"},
+                                   start={"direct": True, "logical_block_bytes": 4096}))
+    assert started and all(p.argv[-1] == "-I" and p.unavailable is None for p in started)
     assert iozone.plans(Context(experiment="disk", params={**DISK, "threads": [2]})) == []
     assert [tool for tool, _ in table.builders("disk")] == ["fio", "iozone"]
 

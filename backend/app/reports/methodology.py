@@ -31,9 +31,11 @@ METHODOLOGY: dict[Area, str] = {
         "bytes where the firmware reports them (or a peak a person entered); latency has a floor, not a peak."),
     "disk": (
         "hbk disk reads and writes a test file of its own in the runner's work directory: sequential and random "
-        "reads and writes and a 50/50 mix, buffered or direct (O_DIRECT), one I/O at a time per thread or many in "
-        "flight (io_uring or Linux AIO), giving MB/s, IOPS and latency percentiles per block size. The content is "
-        "checked, and fio is run with matched parameters as the reference. Disks report no throughput specification: "
+        "reads and writes and a 50/50 mix, direct (O_DIRECT, the default: the device's figures) or buffered, one I/O "
+        "at a time per thread or many in flight (io_uring or Linux AIO), giving MB/s, IOPS and latency percentiles "
+        "per block size; each row says how its I/O went (direct, through the page cache with the cache dropped, or "
+        "buffered). The content is checked, and fio is run in the same mode with matched parameters as the "
+        "reference. Disks report no throughput specification: "
         "a figure has a peak only where a person entered one for the host."),
     "network": (
         "hbk net measures TCP and UDP throughput, round-trip rate and UDP loss between two ends of one binary: over "

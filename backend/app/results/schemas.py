@@ -152,9 +152,21 @@ class RunHeadline(BaseModel):
     text: str  # "best 9,400 Mbit/s" / "mean 55.2 GFLOP/s" / "no valid row; 2 disturbed, 1 oversubscribed"
 
 
+class RefusedRow(BaseModel):
+    """A row the kernel did not run on this host, and why (its start event's `refused`): e.g. a memory latency
+    working set that does not fit in the memory available at that thread count. The other rows ran."""
+
+    op: str | None = None
+    threads: int
+    block_bytes: int | None = None
+    reason: str
+
+
 class RunResult(BaseModel):
     unit: str
     rows: list[ResultRow]
+    # Rows the kernel did not run on this host, with its reason (None: every row ran, or a run stored before)
+    refused: list[RefusedRow] | None = None
     peak_note: str | None = None
     trace: TraceSummary | None = None
     verdict: Verdict = "valid"  # the worst of the rows', the trace's and the run's own flags

@@ -18,6 +18,7 @@ from app.results.schemas import (
     BusySummary,
     PairCheck,
     ReferenceFigure,
+    RefusedRow,
     ResultRow,
     RunHeadline,
     RunResult,
@@ -259,13 +260,26 @@ def compute_result(
         ))
     checked = checked_words(experiment, params, raw_results, judge_share=not sleeps, share_judged=share_judged,
                             peak_known=peak_known, pair=pair, kernel_info=info)
-    result = RunResult(unit=unit, rows=rows, peak_note="; ".join(sorted(notes)) or None, flags=run_flags,
+    result = RunResult(unit=unit, rows=rows, refused=refused_rows(info) or None,
+                       peak_note="; ".join(sorted(notes)) or None, flags=run_flags,
                        checked=checked, pair=pair,
                        busy=BusySummary.model_validate(busy) if (busy := busy_summary(raw_results)) else None,
                        caches=detected_caches(inventory) if kind is not None and kind.kernel == "memory" else None,
                        scaling=(strong_scaling(rows, params) or None) if kind is not None and kind.kernel == "cpu"
                        else None)
     return with_verdict(result)
+
+
+def refused_rows(kernel_info: dict[str, Any]) -> list[RefusedRow]:
+    """The rows the kernel refused on this host (its start event's `refused`), each with its reason; an entry
+    that is not well formed is left out."""
+    out: list[RefusedRow] = []
+    for x in kernel_info.get("refused") or []:
+        if isinstance(x, dict) and isinstance(x.get("threads"), int) and isinstance(x.get("reason"), str):
+            op, block = x.get("op"), x.get("block_bytes")
+            out.append(RefusedRow(op=op if isinstance(op, str) else None, threads=x["threads"],
+                                  block_bytes=block if isinstance(block, int) else None, reason=x["reason"]))
+    return out
 
 
 def detected_caches(inventory: dict[str, Any]) -> dict[Literal["L1d", "L2", "L3"], int]:

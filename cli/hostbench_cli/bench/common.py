@@ -117,6 +117,8 @@ class BenchReport:
             print(f"skipped: {m}")
         for n in self.notes:
             print(f"note: {n}")
+        # the JSON line is the last line even where stdout and stderr share one stream: both are flushed first
+        sys.stderr.flush()
         sys.stdout.flush()
         print(json.dumps({
             "area": self.area,

@@ -99,7 +99,7 @@ def fio_argv(path: Path, rw: str, block: int, depth: int, engine: str) -> list[s
                                    "--percentile_list=50:99:99.9")))
 
 
-def theirs(argv: list[str], rw: str, path: Path) -> dict:
+def theirs(argv: list[str], rw: str, path: Path, size: int = FILE_SIZE) -> dict:
     # a fresh file, as our kernel has at every start, written whole right before the measurement by
     # prewrite() rather than by fio's own layout pass: on this project's Zen 4 VM fio's 4 KiB QD32
     # random writes ran at 50-55 k IOPS on a file fio had laid out and at 97 k on one written with
@@ -107,13 +107,18 @@ def theirs(argv: list[str], rw: str, path: Path) -> dict:
     # host reacts to how a file was first written, so both tools get a file written the same way.
     # fio then finds the file whole and writes nothing before its job (--overwrite=1 only lays out a
     # missing or short file)
-    prewrite(path, FILE_SIZE)
+    prewrite(path, size)
     from hostbench_common.reftools import fio
 
     metrics = parsed(fio.parse_percentiles, run_cmd(argv, timeout=300), "fio")
     side = "write" if "write" in rw else "read"
+    return fio_figures(metrics, side)
+
+
+def fio_figures(metrics: list[dict], side: str) -> dict:
+    """fio's figures of one direction under the keys CASES name: bw, iops, p50, p99, p99.9 (its lat percentiles)."""
     return {"bw": figure(metrics, "bw", "fio", direction=side), "iops": figure(metrics, "iops", "fio", direction=side),
-            **{q: figure(metrics, "lat_percentile", "fio", direction=side, percentile=float(q))
+            **{f"p{q}": figure(metrics, "lat_percentile", "fio", direction=side, percentile=float(q))
                for q in ("50", "99", "99.9")}}
 
 
@@ -191,7 +196,79 @@ def run(pairs: int) -> BenchReport:
     return report
 
 
-def _cli(argv: list[str]) -> int:  # pragma: no cover - manual use: python -m hostbench_cli.bench.disk [pairs]
+def quick_item() -> dict:
+    """The Quick health check's disk item (hostbench_common.suites), its op list under the kernel's name."""
+    from hostbench_common.suites import BUILTIN
+
+    item = next(i for i in BUILTIN["quick"].items if i.experiment == "disk")
+    params = dict(item.params)
+    params["op"] = params.pop("ops")
+    return params
+
+
+def run_quick(pairs: int) -> BenchReport:
+    """The Quick health check's disk figures against fio at the same sizes and depth: every (op, block) of the
+    suite's disk item, run by our kernel with the suite's parameters and by fio with the argv the runner's
+    reference builder makes for that row (hostbench_common.reftools.fio.plans: --direct=1 where our row ran
+    direct), on a file pre-written the same way. MB/s and the median latency, interleaved A B / B A."""
+    from hostbench_common.reftools import fio
+    from hostbench_common.reftools.plan import Context
+
+    tool("fio")
+    if not HBK.exists():
+        raise RuntimeError(f"{HBK} is missing: build the kernels first (make -C runner/kernels)")
+    item = quick_item()
+    size, duration, warmup = int(item["file_size"]), float(item["duration_s"]), float(item["warmup_s"])
+    report = BenchReport("disk_quick")
+    workdir = _workdir()
+    fio_file = workdir / "fio-bench.dat"
+    try:
+        for i in range(pairs):
+            for op in item["op"]:
+                for block in item["blocks"]:
+                    got: dict[str, tuple[dict, dict]] = {}
+
+                    def run_ours(got: dict = got, op: str = op, block: int = block) -> None:
+                        got["ours"] = ours(workdir, op, block, 1, "auto", file_size=size, duration_s=duration,
+                                           warmup_s=warmup)
+
+                    def run_theirs(got: dict = got, op: str = op, block: int = block) -> None:
+                        start, res = got.get("ours") or ({}, {})
+                        ctx = Context(experiment="disk", params={**item, "op": [op], "blocks": [block]},
+                                      start=start or None, results=[res] if res else [])
+                        [plan] = fio.plans(ctx)
+                        argv = [f"--filename={fio_file}" if a.startswith("--filename=") else a for a in plan.argv]
+                        argv += ["--norandommap", "--randrepeat=0", "--overwrite=1", "--lat_percentiles=1",
+                                 "--percentile_list=50:99:99.9"]
+                        rw = fio.RW[op]
+                        got["theirs"] = ({"argv": argv}, theirs(resolve(argv), rw, fio_file, size))
+
+                    # ours first in even pairs: fio's plan takes its mode from our row (its io_mode)
+                    for step in (run_ours, run_theirs) if i % 2 == 0 else (run_theirs, run_ours):
+                        step()
+                        if op == "seq_write":
+                            time.sleep(SETTLE_S / 2)
+                    (start, mine), (meta, ref) = got["ours"], got["theirs"]
+                    words = [a for a in meta["argv"] if a.split("=")[0] in ("--rw", "--bs", "--iodepth", "--direct",
+                                                                             "--ioengine", "--size")]
+                    ref_text = "fio " + " ".join(words) + f" (ours: io_mode {mine.get('io_mode')}, " \
+                        f"engine {start.get('engine')})"
+                    name = f"quick_{op}_{block // 1024}k"
+                    for metric, unit, our_v, their_v in ((name, "MB/s", mine["value"], ref["bw"]),
+                                                         (f"{name}_lat_p50", "us", mine["lat_p50_us"], ref["p50"])):
+                        report.pairs.append(Pair(metric, unit, float(our_v), float(their_v), ref_text))
+                        progress(report.pairs[-1])
+        report.notes.append(f"the Quick health check's disk item: {item}; fio pre-written file of {size >> 20} MiB "
+                            f"(1 MiB O_DIRECT writes + fsync), {SETTLE_S / 2:g} s pause after each sequential write")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return report
+
+
+def _cli(argv: list[str]) -> int:  # pragma: no cover - manual use: python -m hostbench_cli.bench.disk [quick] [pairs]
+    if argv and argv[0] == "quick":
+        run_quick(int(argv[1]) if len(argv) > 1 else 3).print()
+        return 0
     run(int(argv[0]) if argv else 3).print()
     return 0
 

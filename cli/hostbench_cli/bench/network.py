@@ -42,6 +42,7 @@ RTT_DURATION = 3
 TCP_SIZE = 131072  # iperf3's default TCP write size
 UDP_SIZE = 32768
 RTT_SIZE = 64
+REFUSED_S = 10  # how long an iperf3 client retries a refused connection (its server listening again)
 PLACEMENTS = (      # protocol, metric suffix, client CPU, server CPU, busy poll
     ("tcp", "same_vcpu", 0, 0, False),
     ("tcp", "across_vcpus", 0, 1, False),
@@ -134,8 +135,19 @@ def iperf3_metrics(port: int, duration: int, size: int, udp: bool = False, omit_
     the runner's argv and parser (received_mbps: the receiver's sum / 1e6)."""
     from hostbench_common.reftools import iperf3
 
-    argv = iperf3.client_argv("127.0.0.1", port, duration, size, udp=udp, omit_s=omit_s, pin=(0, 1), extra=extra)
-    return parsed(iperf3.parse_received_mbps, run_cmd(resolve(argv), timeout=120), "iperf3")
+    argv = resolve(iperf3.client_argv("127.0.0.1", port, duration, size, udp=udp, omit_s=omit_s, pin=(0, 1),
+                                      extra=extra))
+    # iperf3's server listens afresh after each test: a client started right after the previous one (two
+    # iperf3 runs in a row, as pairs B A follow A B) can find nothing listening for a moment. A refused
+    # connection measured nothing, so it is tried again, for up to REFUSED_S seconds.
+    deadline = time.monotonic() + REFUSED_S
+    while True:
+        try:
+            return parsed(iperf3.parse_received_mbps, run_cmd(argv, timeout=120), "iperf3")
+        except RuntimeError as exc:
+            if "Connection refused" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.25)
 
 
 def run(pairs: int) -> BenchReport:

@@ -253,13 +253,31 @@ def engine(ctx: Context) -> str:
     return "psync" if int(ctx.params.get("iodepth") or 1) == 1 else "io_uring"
 
 
+def io_mode(ctx: Context, op: str, block: int) -> str:
+    """How our disk kernel ran this (op, block): its results' `io_mode` ("direct", "cache_dropped", "buffered"),
+    else the kernel's own rule from its start event and params: direct where it was asked (the default) and the
+    block is a multiple of the logical block size, cache_dropped for the other blocks; with direct false, reads
+    cache_dropped and writes buffered (the page cache's)."""
+    for r in ctx.results:
+        if r.get("op") == op and r.get("block_bytes") == block and r.get("io_mode"):
+            return str(r["io_mode"])
+    start = ctx.start or {}
+    if start.get("memory_backed"):
+        return "buffered"
+    direct = start.get("direct", ctx.params.get("direct", True))
+    if direct:
+        lbs = int(start.get("logical_block_bytes") or 512)
+        return "direct" if block % lbs == 0 and not start.get("direct_refused") else "cache_dropped"
+    return "cache_dropped" if op in ("seq_read", "rand_read") else "buffered"
+
+
 def plans(ctx: Context) -> list[Plan]:
-    """One fio job per (op, block, threads) of our disk kernel: same block size, queue depth, direct
-    or buffered I/O, file size (split between the threads, each on its own region, as ours) and
-    phase length, on a file in the reference's own directory."""
+    """One fio job per (op, block, threads) of our disk kernel: same block size, queue depth, I/O mode (io_mode:
+    --direct=1 where ours ran direct; buffered with --end_fsync=1 for writes where ours ran cache_dropped, so
+    that the writes reach the device inside the run as ours do), file size (split between the threads, each on
+    its own region, as ours) and phase length, on a file in the reference's own directory."""
     ops = [op for op in as_list(ctx.params.get("op")) if op in RW]
     file_size = int(ctx.params.get("file_size") or 1 << 30)
-    direct = bool(ctx.params.get("direct"))
     iodepth = int(ctx.params.get("iodepth") or 1)
     duration = float(ctx.params.get("duration_s") or 5)
     warmup = float(ctx.params.get("warmup_s") or 0)
@@ -270,10 +288,13 @@ def plans(ctx: Context) -> list[Plan]:
             for threads in as_list(ctx.params.get("threads")):
                 region = file_size // threads
                 region -= region % max(block, 4096)
+                mode = io_mode(ctx, op, block)
+                extra: tuple[str, ...] = ("--rwmixread=50",) if op == "rw" else ()
+                if mode == "cache_dropped" and op not in ("seq_read", "rand_read"):
+                    extra += ("--end_fsync=1",)
                 job = argv(name=f"{op}-{block}-{threads}", filename=FILE, rw=RW[op], block=block, size=region,
                            offset_increment=region, numjobs=threads, iodepth=iodepth, engine=io_engine,
-                           direct=direct, runtime_s=duration, ramp_s=warmup,
-                           extra=("--rwmixread=50",) if op == "rw" else ())
+                           direct=mode == "direct", runtime_s=duration, ramp_s=warmup, extra=extra)
                 out.append(Plan(tool="fio", argv=tuple(job), parser="fio",
                                 matches={"op": op, "threads": threads, "block_bytes": block},
                                 timeout_s=duration + warmup + MARGIN_S, primary="bw",

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from ._common import Metric, ParseError, metric, not_this_tool, round_sig, to_float, to_int, zip_strict
+from .fio import io_mode
 from .plan import Context, Plan, as_list
 
 COLUMNS = ("write", "rewrite", "read", "reread", "random_read", "random_write", "bkwd_read", "record_rewrite",
@@ -277,13 +278,15 @@ IOZONE_RATE = {False: 500e6, True: 100e6}
 
 def plans(ctx: Context) -> list[Plan]:
     """IOzone per (op, block) of a disk run with one thread: one process (no -t), record = our block
-    (4 KiB..16 MiB, whole KiB), file = our file size, -I for direct I/O, -e to count the flush in the
-    write figures. IOzone is not time-based: it goes through the file once per test."""
+    (4 KiB..16 MiB, whole KiB), file = our file size, in the mode our row ran (fio.io_mode): -I where
+    ours ran direct; buffered where ours was buffered; where ours dropped the page cache (cache_dropped)
+    IOzone cannot (it reads the file it has just written, from the cache), so that row gets no IOzone
+    figure, and says why. -e counts the flush in the write figures. IOzone is not time-based: it goes
+    through the file once per test."""
     threads = [int(t) for t in as_list(ctx.params.get("threads") or 1)]
     if 1 not in threads:
         return []
     file_kib = int(ctx.params.get("file_size") or 1 << 30) // 1024
-    direct = bool(ctx.params.get("direct"))
     out = []
     for op in as_list(ctx.params.get("op")):
         if op not in OPS:
@@ -297,12 +300,18 @@ def plans(ctx: Context) -> list[Plan]:
             for t in tests:
                 argv += ["-i", t]
             argv += ["-r", f"{block // 1024}k", "-s", f"{file_kib}k", "-f", FILE, "-e"]
-            if direct:
+            mode = io_mode(ctx, op, block)
+            if mode == "direct":
                 argv.append("-I")
             out.append(Plan(tool="iozone", argv=tuple(argv), parser=parse_mb, primary=f"{figure}_mb_s",
                             matches={"op": op, "threads": 1, "block_bytes": block}, timeout_s=TIMEOUT_S,
-                            typical_s=min(TIMEOUT_S, 1.0 + len(tests) * file_kib * 1024 / IOZONE_RATE[direct]),
-                            what=f"IOzone {op}, {block // 1024} KiB records"))
+                            typical_s=min(TIMEOUT_S,
+                                          1.0 + len(tests) * file_kib * 1024 / IOZONE_RATE[mode == "direct"]),
+                            what=f"IOzone {op}, {block // 1024} KiB records",
+                            unavailable=None if mode != "cache_dropped" else
+                            "ours ran this row buffered with the page cache dropped (io_mode cache_dropped); "
+                            "IOzone reads the file it has just written, from the page cache, so its figure would "
+                            "not compare like with like"))
     return out
 
 

@@ -21,13 +21,60 @@ void hb_fail(hb_worker *w, const char *fmt, ...)
                           memory_order_relaxed);
 }
 
+/* Why the row (configuration c, nthreads) is refused on this host (the kernel's refuse), or NULL. */
+static const char *refused(run *r, int c, int nthreads, char *buf, size_t size)
+{
+    return r->k->refuse ? r->k->refuse(&r->setup, c, nthreads, buf, size) : NULL;
+}
+
+/* The rows that run; `first` gets the first refusal's reason (when there is one). */
+static int rows_that_run(run *r, const hb_value *threads, char *first, size_t size)
+{
+    char why[512];
+    int n = 0;
+    first[0] = 0;
+    for (int c = 0; c < r->setup.nconfigs; c++)
+        for (int t = 0; t < threads->n; t++) {
+            if (!refused(r, c, (int)threads->i[t], why, sizeof why))
+                n++;
+            else if (!first[0])
+                snprintf(first, size, "%s", why);
+        }
+    return n;
+}
+
+static void emit_refused(run *r, const hb_value *threads)
+{
+    hb_json *j = &r->j;
+    char why[512];
+    int any = 0;
+    for (int c = 0; c < r->setup.nconfigs; c++)
+        for (int t = 0; t < threads->n; t++) {
+            if (!refused(r, c, (int)threads->i[t], why, sizeof why))
+                continue;
+            if (!any++) {
+                hb_json_key(j, "refused");
+                hb_json_arr(j);
+            }
+            hb_json_obj(j);
+            hbi_config_fields(j, &r->setup.configs[c]);
+            hb_json_kint(j, "threads", threads->i[t]);
+            hb_json_kstr(j, "reason", why);
+            hb_json_obj_end(j);
+        }
+    if (any)
+        hb_json_arr_end(j);
+}
+
 static void emit_start(run *r, const hb_value *threads, int64_t res_ns, int64_t delta_ns)
 {
     hb_json *j = &r->j;
     int over = 0;
+    char first[512];
     for (int i = 0; i < threads->n; i++)
         over |= threads->i[i] > r->ncpus;
     double per_group = (double)(r->warmup_ns + r->repeats * r->duration_ns) / NS;
+    int rows = r->setup.serving ? 0 : rows_that_run(r, threads, first, sizeof first);
 
     hbi_event(j, "start");
     hb_json_kstr(j, "kernel", r->k->name);
@@ -46,6 +93,8 @@ static void emit_start(run *r, const hb_value *threads, int64_t res_ns, int64_t 
     hb_json_arr_end(j);
     if (r->k->facts)
         r->k->facts(&r->setup, j);
+    if (!r->setup.serving)
+        emit_refused(r, threads);
     hb_json_kint(j, "cpus_online", hb_cpus_online());
     hb_json_key(j, "affinity_cpus");
     hb_json_arr(j);
@@ -56,7 +105,7 @@ static void emit_start(run *r, const hb_value *threads, int64_t res_ns, int64_t 
     hb_json_kint(j, "timer_resolution_ns", res_ns);
     hb_json_kint(j, "timer_min_delta_ns", delta_ns);
     hb_json_knum(j, "expected_duration_s", r->setup.serving ? r->setup.expected_s
-                                           : per_group * threads->n * r->setup.nconfigs);
+                                           : per_group * rows);
     hbi_build_json(j);
     hb_json_kint(j, "pid", (long long)getpid());
     hb_json_key(j, "t");
@@ -70,6 +119,7 @@ static hb_status run_all(run *r, hb_err *err)
     const hb_params *p = r->p;
     int64_t res_ns, delta_ns;
     hb_status st;
+    static char why_row[512];
 
     r->repeats = (int)hb_param_int(p, "repeats");
     r->stable_cv = hb_param_double(p, "stable_cv");
@@ -114,11 +164,14 @@ static hb_status run_all(run *r, hb_err *err)
             snprintf(r->reason, sizeof r->reason, "%.290s", err->message);
             st = HB_OK;
         }
+    } else if (rows_that_run(r, threads, why_row, sizeof why_row) == 0) {
+        st = hb_errorf(err, HB_UNSUPPORTED, "%s", why_row); /* every row refused: nothing to run */
     } else {
         emit_start(r, threads, res_ns, delta_ns);
         for (int c = 0; st == HB_OK && c < r->setup.nconfigs && !r->interrupted; c++)
             for (int t = 0; st == HB_OK && t < threads->n && !r->interrupted; t++)
-                st = hbi_run_group(r, c, (int)threads->i[t], err);
+                if (!refused(r, c, (int)threads->i[t], why_row, sizeof why_row))
+                    st = hbi_run_group(r, c, (int)threads->i[t], err);
         if (st == HB_OK && r->interrupted)
             st = hb_errorf(err, HB_INTERNAL, "%s", r->interrupted);
     }

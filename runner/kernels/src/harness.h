@@ -138,6 +138,12 @@ typedef struct hb_kernel {
      * workers in the sample's `seconds` (e.g. memory's cache level and time per op). Optional. */
     void (*sample_facts)(const hb_setup *s, int config, int nthreads, uint64_t units,
                          double seconds, hb_json *j);
+    /* NULL when configuration `config` can run at `nthreads` threads on this host, else why not
+     * (written into buf, of size bytes, and returned): that row alone is refused. The start event
+     * lists it under "refused" ({op, block_bytes, threads, reason}), the run goes on without it;
+     * when every row is refused the run is refused (unsupported) with the first reason. Called
+     * after setup, more than once for a row: it must give the same answer each time. Optional. */
+    const char *(*refuse)(const hb_setup *s, int config, int nthreads, char *buf, size_t size);
     /* Non-zero: work() takes its units from hb_next_units, so a repeat can be a fixed amount of
      * work split over the threads (the harness's `work` > 0: strong scaling). Without it the
      * harness refuses `work` > 0 (hb_fixed_duration_rules). */

@@ -112,7 +112,7 @@ class Checks:
 
     def t_every_op_buffered_verifies(self):
         rc, lines, raw = self.disk("--op", "rw,seq_read,seq_write,rand_read,rand_write",
-                                   "--blocks", "1,8,1000,4096")
+                                   "--blocks", "1,8,1000,4096", "--direct", "false")
         res = self.c.of_type(lines, "result")
         self.c.check(rc == 0 and len(res) == 20 and all(r["verified"] for r in res),
                      f"disk buffered: 5 ops x 4 blocks verified: rc {rc} {raw[-300:]}")
@@ -128,6 +128,10 @@ class Checks:
                          for o in ("seq_write", "rand_write") for b in (1, 8, 1000, 4096)) and
                      all(by[("rw", b)]["reads"] > 0 and by[("rw", b)]["writes"] > 0
                          for b in (1, 8, 1000, 4096)), "reads and writes as the op says")
+        self.c.check(all(r["io_mode"] == ("cache_dropped" if r["op"] in ("seq_read", "rand_read") else "buffered")
+                         for r in res) and all(r["io_mode_why"] for r in res),
+                     f"disk --direct false: reads cache_dropped, unflushed writes buffered: "
+                     f"{sorted({(r['op'], r['io_mode']) for r in res})}")
         start = lines[0] if lines else {}
         self.c.check(start.get("engine") == "psync" and start.get("file", "").startswith("hbk-disk-") and
                      start.get("filesystem") and start.get("verify") and start.get("latency"),
@@ -159,8 +163,40 @@ class Checks:
                      f"disk direct, depth 4, 2 threads: {raw[-300:]}")
         self.c.check(lines[0].get("direct") is True and lines[0].get("logical_block_bytes", 0) >= 512,
                      "direct start facts")
-        rc, lines, _ = self.disk("--blocks", "100", "--direct", "true")
-        self.bad(rc, lines, "bad_param", "logical block size", "direct with a 100-B block")
+        self.c.check(all(r["io_mode"] == "direct" for r in res), "direct rows say io_mode direct")
+
+    def t_direct_is_the_default(self):
+        # Device figures by default: O_DIRECT wherever the block allows it; a block direct I/O cannot
+        # move runs buffered with the cache dropped and its writes flushed in the window, and says so.
+        if not self.direct_works():
+            return
+        rc, lines, raw = self.disk("--op", "seq_read,seq_write", "--blocks", "8,100,4096")
+        res = self.c.of_type(lines, "result")
+        by = {(r["op"], r["block_bytes"]): r for r in res}
+        self.c.check(rc == 0 and len(res) == 6 and all(r["verified"] for r in res) and
+                     lines[0].get("direct") is True, f"disk default run: 2 ops x 3 blocks: {raw[-300:]}")
+        self.c.check(len(by) == 6 and all(by[(o, 4096)]["io_mode"] == "direct" for o in ("seq_read", "seq_write")),
+                     "disk default: a 4 KiB block runs O_DIRECT")
+        odd = [by.get((o, b), {}) for o in ("seq_read", "seq_write") for b in (8, 100)]
+        self.c.check(all(r.get("io_mode") == "cache_dropped" and "logical block size" in r.get("io_mode_why", "")
+                         for r in odd), f"disk default: 8 B and 100 B blocks run cache_dropped, saying why: {odd}")
+        self.c.check("fdatasync" in by.get(("seq_write", 8), {}).get("io_mode_why", ""),
+                     "disk default: a cache_dropped write row is flushed inside the window")
+
+    def t_memory_backed_is_buffered(self):
+        # tmpfs: nothing under it to measure, whatever direct says
+        shm = "/dev/shm"  # noqa: S108 - a tmpfs on purpose: the kernel must call it memory, not a device
+        if not os.path.isdir(shm) or not os.access(shm, os.W_OK):
+            return
+        d = tempfile.mkdtemp(prefix="check-disk-", dir=shm)
+        try:
+            rc, lines, raw = self.disk("--workdir", d, "--op", "rand_read")
+            res = self.c.of_type(lines, "result")
+            self.c.check(rc == 0 and len(res) == 1 and res[0]["io_mode"] == "buffered" and
+                         "memory" in res[0]["io_mode_why"] and lines[0].get("memory_backed") is True,
+                         f"disk on tmpfs: io_mode buffered, memory-backed: {raw[-300:]}")
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
 
     def t_huge_page_buffers(self):
         # 16 x 256 KiB = 4 MiB of buffers: on transparent huge pages unless told not to. The kernel may
@@ -203,7 +239,7 @@ class Checks:
 
     def t_fsync_and_placement(self):
         rc, lines, raw = self.disk("--op", "seq_write,seq_read", "--blocks", "65536", "--fsync_writes",
-                                   "true", "--placement", "unpinned", "--cold_cache", "false")
+                                   "true", "--placement", "unpinned", "--cold_cache", "false", "--direct", "false")
         res = self.c.of_type(lines, "result")
         self.c.check(rc == 0 and len(res) == 2 and all(r["verified"] for r in res) and
                      lines[0].get("placement") == "unpinned" and lines[0].get("cold_cache") is False,

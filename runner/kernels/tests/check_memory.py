@@ -167,7 +167,37 @@ def run(build, check):
     refused(
         ["--op", "latency", "--sizes", "1073741824", "--threads", "256"],
         "unsupported",
+        ["MemAvailable", "per thread fits"],
+    )
+    refused(
+        ["--op", "read", "--blocks", "1073741824", "--threads", "256"],
+        "unsupported",
         ["MemAvailable", "fewer threads"],
+    )
+    # a row that does not fit is refused alone, with the reason; the rows that fit run (issue 26: a
+    # latency run at 8 threads of 1 GiB each was refused whole on a host with less than ~9.5 GiB free)
+    rc, lines, raw = call(
+        *tiny("--op", "latency", "--sizes", "4096,67108864", threads="1,2"),
+        exe=hbk_test,
+        env={"HBK_TEST_MEM_AVAILABLE": str(100 << 20)},
+    )
+    start = lines[0] if lines else {}
+    rows = sorted((r["threads"], r["block_bytes"]) for r in of(lines, "result"))
+    check(
+        rc == 0 and rows == [(1, 4096), (1, 67108864), (2, 4096)],
+        f"memory latency, 100 MiB available: 3 rows run, 64 MiB at 2 threads does not: {rows} {raw[-300:]!r}",
+    )
+    why = start.get("refused") or [{}]
+    check(
+        len(why) == 1
+        and (why[0].get("op"), why[0].get("block_bytes"), why[0].get("threads")) == ("latency", 67108864, 2)
+        and "MemAvailable" in why[0].get("reason", "")
+        and "up to 32 MiB per thread fits" in why[0].get("reason", ""),
+        f"memory: the refused row is in the start event with its reason: {start.get('refused')}",
+    )
+    check(
+        abs(start.get("expected_duration_s", 0) - 0.6) < 1e-9,
+        f"memory: the expected duration counts the rows that run (3 x 0.2 s): {start.get('expected_duration_s')}",
     )
     refused(
         ["--isa", HIDDEN_ISA],

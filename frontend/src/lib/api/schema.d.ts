@@ -1470,7 +1470,7 @@ export interface components {
         DiskParams: {
             /**
              * Blocks
-             * @description Block sizes in bytes, 1 B to 80 MiB (e.g. 1,1024,4096,1048576). With direct I/O every block must be a multiple of the device's logical block size (512 or 4096).
+             * @description Block sizes in bytes, 1 B to 80 MiB (e.g. 1,1024,4096,1048576). Direct I/O moves whole blocks of the device's logical block size (512 or 4096): any other block runs buffered with the page cache dropped (see direct).
              * @default [
              *       8,
              *       8192,
@@ -1481,8 +1481,8 @@ export interface components {
             blocks: number[];
             /**
              * Direct
-             * @description true: O_DIRECT, the page cache is bypassed and the device is measured (aligned buffers, blocks a multiple of the logical block size). false: buffered I/O through the page cache; every phase starts with the file flushed and dropped from the cache, but reads may still be served by readahead and writes by the cache (see fsync_writes).
-             * @default false
+             * @description true (default): O_DIRECT, the page cache is bypassed and the device is measured (aligned buffers) for every block that is a multiple of the device's logical block size; a block that is not (1 B, 8 B, 1000 B) cannot be moved by direct I/O and runs buffered with the cache dropped: the file is dropped from the page cache before the phase and after every pass, and writes end with fdatasync inside the timed window. false: buffered I/O through the page cache for every block (see cold_cache and fsync_writes). Each result says which ran (io_mode) and why (io_mode_why).
+             * @default true
              */
             direct: boolean;
             /**
@@ -2751,6 +2751,21 @@ export interface components {
             /** Sockperf */
             sockperf?: number | null;
         };
+        /**
+         * RefusedRow
+         * @description A row the kernel did not run on this host, and why (its start event's `refused`): e.g. a memory latency
+         *     working set that does not fit in the memory available at that thread count. The other rows ran.
+         */
+        RefusedRow: {
+            /** Block Bytes */
+            block_bytes?: number | null;
+            /** Op */
+            op?: string | null;
+            /** Reason */
+            reason: string;
+            /** Threads */
+            threads: number;
+        };
         /** RegistrationTokenCreate */
         RegistrationTokenCreate: {
             /**
@@ -3152,6 +3167,8 @@ export interface components {
             pair?: components["schemas"]["PairCheck"] | null;
             /** Peak Note */
             peak_note?: string | null;
+            /** Refused */
+            refused?: components["schemas"]["RefusedRow"][] | null;
             /** Rows */
             rows: components["schemas"]["ResultRow"][];
             /** Scaling */

@@ -19,6 +19,7 @@
 
 const char *const disk_op_names[] = {"rw", "seq_read", "seq_write", "rand_read", "rand_write",
                                      NULL};
+const char *const disk_mode_names[] = {"direct", "cache_dropped", "buffered", NULL};
 static const char *const engine_names[] = {"auto", "io_uring", "libaio", "psync", NULL};
 static const char *const placement_names[] = {"auto", "spread", "unpinned", NULL};
 
@@ -29,13 +30,17 @@ static const hb_param_def disk_params[] = {
      "its own slice of the file), rand_read, rand_write (uniform block-aligned offsets over the "
      "whole file)."},
     {"blocks", HB_P_INT_LIST, "8,8192,8388608,83886080", 1, (double)MAX_BLOCK, NULL,
-     "Block sizes in bytes, 1 B to 80 MiB (e.g. 1,1024,4096,1048576). With direct I/O every "
-     "block must be a multiple of the device's logical block size (512 or 4096)."},
-    {"direct", HB_P_BOOL, "false", 0, 1, NULL,
-     "true: O_DIRECT, the page cache is bypassed and the device is measured (aligned buffers, "
-     "blocks a multiple of the logical block size). false: buffered I/O through the page cache; "
-     "every phase starts with the file flushed and dropped from the cache, but reads may still "
-     "be served by readahead and writes by the cache (see fsync_writes)."},
+     "Block sizes in bytes, 1 B to 80 MiB (e.g. 1,1024,4096,1048576). Direct I/O moves whole "
+     "blocks of the device's logical block size (512 or 4096): any other block runs buffered "
+     "with the page cache dropped (see direct)."},
+    {"direct", HB_P_BOOL, "true", 0, 1, NULL,
+     "true (default): O_DIRECT, the page cache is bypassed and the device is measured (aligned "
+     "buffers) for every block that is a multiple of the device's logical block size; a block "
+     "that is not (1 B, 8 B, 1000 B) cannot be moved by direct I/O and runs buffered with the "
+     "cache dropped: the file is dropped from the page cache before the phase and after every "
+     "pass, and writes end with fdatasync inside the timed window. false: buffered I/O through "
+     "the page cache for every block (see cold_cache and fsync_writes). Each result says which "
+     "ran (io_mode) and why (io_mode_why)."},
     {"iodepth", HB_P_INT, "1", 1, 256, NULL,
      "I/Os in flight per thread. 1: one at a time. More needs an asynchronous engine (io_uring, "
      "or Linux AIO which is only asynchronous with direct I/O)."},
@@ -81,16 +86,12 @@ static const hb_param_def disk_params[] = {
 };
 
 static const char *const psync_only[] = {"psync", NULL};
-static const char *const direct_on[] = {"true", NULL};
 
 static const hb_rule disk_rules[] = {
     {"file_size", HB_RULE_MULTIPLE_OF, 4096, NULL, NULL, {{NULL, NULL, 0}},
      "the file is written and read in whole 4 KiB pages; give e.g. 1073741824 (1 GiB)"},
     {"blocks", HB_RULE_MAXIMUM_PARAM, 0, NULL, "file_size", {{NULL, NULL, 0}},
      "every block lies inside the test file: raise file_size"},
-    {"blocks", HB_RULE_MULTIPLE_OF, 512, NULL, NULL, {{"direct", direct_on, 0}},
-     "direct I/O moves whole blocks of the device's logical block size (512 B or 4 KiB): use buffered I/O "
-     "for other sizes"},
     {"iodepth", HB_RULE_MAXIMUM, 1, NULL, NULL, {{"engine", psync_only, 0}},
      "engine psync does one I/O at a time per thread (pread/pwrite); use --engine io_uring or "
      "libaio, or --iodepth 1 with more --threads"},
@@ -118,6 +119,13 @@ static const hb_result disk_results[] = {
      "The I/O buffers were advised onto transparent huge pages.", NULL},
     {"io_uring_fixed_buffers", HB_R_BOOL, NULL, 0,
      "io_uring only: the buffers were registered (fixed buffers).", NULL},
+    {"io_mode", HB_R_TEXT, NULL, 0,
+     "How this row's I/O went: direct (O_DIRECT: the device's figure); cache_dropped (buffered, "
+     "the file dropped from the page cache before the phase and after every pass, writes "
+     "flushed with fdatasync inside the timed window: every byte counted went to or came from "
+     "the device, through the cache); buffered (the page cache is part of the figure: warm "
+     "cache, unflushed writes, or a memory-backed filesystem).", NULL},
+    {"io_mode_why", HB_R_TEXT, NULL, 0, "Why this row ran in its io_mode.", NULL},
     {NULL, HB_R_NUMBER, NULL, 0, NULL, NULL},
 };
 
@@ -192,8 +200,12 @@ static void disk_facts(const hb_setup *s, hb_json *j)
     hb_json_knum(j, "prefill_s", st->prefill_s);
     hb_json_knum(j, "prefill_mb_s", st->prefill_s > 0 ? st->file_bytes / st->prefill_s / 1e6 : 0);
     hb_json_kstr(j, "cache", st->direct
-                     ? "O_DIRECT: the page cache is bypassed; every phase starts after "
-                       "fdatasync (the device's write cache flushed)"
+                     ? "O_DIRECT for every block that is a multiple of the logical block size: "
+                       "the page cache is bypassed, every phase starts after fdatasync; any "
+                       "other block (or every block, when the filesystem refuses O_DIRECT: "
+                       "direct_refused) runs buffered, the file dropped from the cache before "
+                       "the phase and after every pass, writes flushed inside the timed window; "
+                       "each result's io_mode says which"
                      : st->cold_cache
                      ? "buffered: every phase starts after fdatasync and posix_fadvise(DONTNEED) "
                        "of the whole file, and each thread drops its share again after every "
@@ -202,8 +214,9 @@ static void disk_facts(const hb_setup *s, hb_json *j)
                      : "buffered, warm: the file is dropped from the cache only before each "
                        "phase; a second pass over a file smaller than free RAM is served by the "
                        "page cache");
+    hb_json_kstr(j, "direct_refused", st->dio_refused[0] ? st->dio_refused : NULL);
     hb_json_kbool(j, "fsync_writes", st->fsync_writes);
-    hb_json_kbool(j, "cold_cache", !st->direct && st->cold_cache);
+    hb_json_kbool(j, "cold_cache", st->direct || st->cold_cache); /* rows not direct */
     hb_json_kbool(j, "hugepages", st->hugepages);
     hb_json_kstr(j, "verify", "the file holds a pure function of the offset (each 512-B unit "
                  "starts with its offset XOR a per-run seed, the rest is 64 KiB of seeded random "

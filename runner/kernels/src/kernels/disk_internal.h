@@ -20,6 +20,11 @@ enum { OP_RW, OP_SEQ_READ, OP_SEQ_WRITE, OP_RAND_READ, OP_RAND_WRITE };
 extern const char *const disk_op_names[]; /* disk.c: the op parameter's names */
 enum { ENG_AUTO, ENG_URING, ENG_AIO, ENG_PSYNC };
 enum { PLACE_AUTO, PLACE_SPREAD, PLACE_UNPINNED };
+/* How a configuration's I/O goes (its results' io_mode): O_DIRECT; buffered with the file dropped
+ * from the cache before the phase and after every pass and writes flushed inside the window; or
+ * buffered with the page cache in the figure. */
+enum { MODE_DIRECT, MODE_CACHE_DROPPED, MODE_BUFFERED };
+extern const char *const disk_mode_names[]; /* disk.c: "direct", "cache_dropped", "buffered" */
 
 /* ---- state ---- */
 
@@ -33,6 +38,9 @@ typedef struct disk_state {
     char irq_name[64];
     int ops[HB_MAX_CONFIGS];
     long long blocks[HB_MAX_CONFIGS];
+    int modes[HB_MAX_CONFIGS];         /* MODE_*, per configuration */
+    char mode_why[HB_MAX_CONFIGS][400]; /* why that mode */
+    char dio_refused[256];              /* direct asked, but the filesystem refused O_DIRECT: why */
     hb_disk_pattern *pat;
     /* facts */
     char workdir[PATH_MAX], file[64], fstype[32], mount[256], device[64];

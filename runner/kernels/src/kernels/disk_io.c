@@ -30,7 +30,7 @@ typedef struct disk_thread {
     uint64_t rng;
     uint64_t region_start, region_len, pos, nblocks;
     uint64_t moved, pass_bytes; /* cold_cache: bytes since the last drop, and the share */
-    int cold;
+    int cold, direct, fsync;
     slot *slots;
     int *free_idx, nfree;
     unsigned char *mem;
@@ -80,7 +80,11 @@ static hb_status thread_setup(hb_worker *w, hb_err *err)
     t->nblocks = fb / t->block;
     t->region_len = fb / (uint64_t)w->nthreads / t->block * t->block;
     t->region_start = (uint64_t)w->tid * t->region_len;
-    t->cold = !st->direct && st->cold_cache;
+    int mode = st->modes[w->config_index];
+    t->direct = mode == MODE_DIRECT;
+    /* a row that direct I/O could not move runs cold, its writes flushed (row_mode, disk_setup.c) */
+    t->cold = !t->direct && (st->cold_cache || st->direct);
+    t->fsync = st->fsync_writes || mode == MODE_CACHE_DROPPED;
     t->pass_bytes = t->op == OP_RAND_READ || t->op == OP_RAND_WRITE ? fb / (uint64_t)w->nthreads
                                                                       : t->region_len;
 
@@ -106,9 +110,9 @@ static hb_status thread_setup(hb_worker *w, hb_err *err)
     /* our own open file description (own offset/readahead state), flags as the run asks */
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", st->fd);
-    t->fd = open(path, O_RDWR | O_CLOEXEC | (st->direct ? O_DIRECT : 0));
+    t->fd = open(path, O_RDWR | O_CLOEXEC | (t->direct ? O_DIRECT : 0));
     if (t->fd < 0)
-        t->fd = dup(st->direct ? st->dfd : st->fd);
+        t->fd = dup(t->direct ? st->dfd : st->fd);
     if (t->fd < 0)
         return hb_errorf(err, HB_INTERNAL, "cannot open the test file again: %s",
                          strerror(errno));
@@ -465,7 +469,7 @@ void disk_work(hb_worker *w)
     case ENG_AIO: work_aio(w, t); break;
     default: work_psync(w, t); break;
     }
-    if (t->st->fsync_writes && t->op != OP_SEQ_READ && t->op != OP_RAND_READ &&
+    if (t->fsync && t->op != OP_SEQ_READ && t->op != OP_RAND_READ &&
         fdatasync(t->fd) != 0)
         hb_fail(w, "fdatasync: %s", strerror(errno));
 }
@@ -473,7 +477,7 @@ void disk_work(hb_worker *w)
 void disk_result_facts(const hb_setup *s, hb_worker *w, int nthreads, double seconds,
                        hb_json *j)
 {
-    (void)s;
+    const disk_state *st = s->state;
     static hb_hist all; /* only the controlling thread writes results */
     uint64_t units = 0, reads = 0, writes = 0, full = 0;
     hb_hist_reset(&all);
@@ -502,4 +506,8 @@ void disk_result_facts(const hb_setup *s, hb_worker *w, int nthreads, double sec
         hb_json_kbool(j, "huge_page_buffers", ((const disk_thread *)w[0].tstate)->thp);
     if (nthreads > 0 && w[0].tstate && ((const disk_thread *)w[0].tstate)->uring_ready)
         hb_json_kbool(j, "io_uring_fixed_buffers", ((const disk_thread *)w[0].tstate)->fixed_bufs);
+    if (nthreads > 0) {
+        hb_json_kstr(j, "io_mode", disk_mode_names[st->modes[w[0].config_index]]);
+        hb_json_kstr(j, "io_mode_why", st->mode_why[w[0].config_index]);
+    }
 }

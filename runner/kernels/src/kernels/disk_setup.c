@@ -148,6 +148,50 @@ static int probe_aio(int fd, unsigned char *buf, size_t len, const hb_disk_patte
 
 /* ---- setup ---- */
 
+/* How one configuration's I/O goes, and why (disk_internal.h MODE_*). With direct asked, a block
+ * that direct I/O cannot move (not a multiple of the logical block size), or a filesystem that
+ * refuses O_DIRECT, runs buffered with the cache dropped and its writes flushed in the window. */
+static int row_mode(const disk_state *st, int op, long long block, char *why, size_t size)
+{
+    int writes = op != OP_SEQ_READ && op != OP_RAND_READ;
+    if (st->memory_backed) {
+        snprintf(why, size, "the work directory is on %s: the file lives in memory, there is no "
+                 "device under it", st->fstype);
+        return MODE_BUFFERED;
+    }
+    if (st->direct && st->dfd >= 0 && block % st->lbs == 0) {
+        snprintf(why, size, "O_DIRECT: the page cache is bypassed (%lld B is a multiple of the "
+                 "%d-B logical block size)", block, st->lbs);
+        return MODE_DIRECT;
+    }
+    if (st->direct) {
+        if (st->dfd < 0)
+            snprintf(why, size, "%s: ran buffered, the file dropped from the page cache before "
+                     "the phase and after every pass%s", st->dio_refused,
+                     writes ? ", writes flushed (fdatasync) inside the timed window" : "");
+        else
+            snprintf(why, size, "%lld B is not a multiple of the %d-B logical block size, which "
+                     "direct I/O cannot move: ran buffered, the file dropped from the page cache "
+                     "before the phase and after every pass%s", block, st->lbs,
+                     writes ? ", writes flushed (fdatasync) inside the timed window" : "");
+        return MODE_CACHE_DROPPED;
+    }
+    if (!st->cold_cache) {
+        snprintf(why, size, "direct false, cold_cache false: after the first pass the page cache "
+                 "serves the file");
+        return MODE_BUFFERED;
+    }
+    if (writes && !st->fsync_writes) {
+        snprintf(why, size, "direct false: writes land in the page cache and are counted before "
+                 "they reach the device (fsync_writes false)");
+        return MODE_BUFFERED;
+    }
+    snprintf(why, size, "direct false: buffered, the file dropped from the page cache before the "
+             "phase and after every pass%s", writes ? ", writes flushed (fdatasync) inside the "
+             "timed window" : "");
+    return MODE_CACHE_DROPPED;
+}
+
 void disk_state_free(disk_state *st)
 {
     if (!st)
@@ -426,17 +470,10 @@ hb_status disk_setup(const hb_params *p, hb_setup *s, hb_err *err)
     }
     if (st->direct) {
         st->dfd = dio_ok ? openat(dirfd, st->file, O_RDWR | O_DIRECT | O_CLOEXEC) : -1;
-        if (st->dfd < 0) {
-            hb_errorf(err, HB_UNSUPPORTED, "the %s filesystem of %s does not support O_DIRECT "
-                      "(%s)%s; use --direct false, or give the runner a work directory on a "
-                      "block device", st->fstype, st->workdir, dio_ok ? strerror(errno) :
-                      "statx reports no direct I/O alignment",
-                      st->memory_backed ? ": it lives in memory, there is no device to measure"
-                                        : "");
-            unlinkat(dirfd, st->file, 0);
-            close(dirfd);
-            return fail_setup(st, err);
-        }
+        if (st->dfd < 0) /* every row then runs buffered, and says why (row_mode) */
+            snprintf(st->dio_refused, sizeof st->dio_refused, "the %.20s filesystem of %.120s "
+                     "refused O_DIRECT (%.50s)", st->fstype, st->workdir,
+                     dio_ok ? strerror(errno) : "statx reports no direct I/O alignment");
     }
     unlinkat(dirfd, st->file, 0);
     close(dirfd);
@@ -446,19 +483,6 @@ hb_status disk_setup(const hb_params *p, hb_setup *s, hb_err *err)
     }
     if (st->mem_align <= 0)
         st->mem_align = st->lbs;
-    if (st->direct) {
-        for (int i = 0; i < blocks->n; i++) {
-            if (blocks->i[i] % st->lbs) {
-                hb_errorf(err, HB_BAD_PARAM, "block %lld B is not a multiple of %d B, the "
-                          "logical block size of %s (%s): direct I/O moves whole blocks of the "
-                          "device. Use blocks like %d,4096,1048576, or --direct false for "
-                          "smaller or odd sizes (through the page cache)", blocks->i[i],
-                          st->lbs, st->device[0] ? st->device : st->fstype, st->lbs_source,
-                          st->lbs);
-                return fail_setup(st, err);
-            }
-        }
-    }
     if (fallocate(st->fd, 0, 0, st->file_bytes) != 0 && errno == ENOSPC) {
         hb_errorf(err, HB_UNSUPPORTED, "no space for a %s test file in %s",
                   bytes_text((double)st->file_bytes, t1, sizeof t1), st->workdir);
@@ -490,6 +514,9 @@ hb_status disk_setup(const hb_params *p, hb_setup *s, hb_err *err)
             c->block_bytes = blocks->i[b];
             c->unit = NULL;
             c->work_per_unit = (double)blocks->i[b]; /* a unit is one I/O of one block */
+            st->modes[s->nconfigs] = row_mode(st, (int)ops->i[o], blocks->i[b],
+                                              st->mode_why[s->nconfigs],
+                                              sizeof st->mode_why[0]);
             s->nconfigs++;
         }
     }

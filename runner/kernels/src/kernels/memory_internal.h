@@ -121,6 +121,7 @@ typedef struct mem_state {
     uint64_t seed0; /* from the clock: the fill pattern differs from run to run */
     char thp[64];   /* /sys/kernel/mm/transparent_hugepage/enabled */
     int corrupt;    /* test builds only: each thread corrupts its second chunk */
+    long long avail; /* MemAvailable at setup (bytes), or -1: what a row may use (mem_refuse) */
 } mem_state;
 
 uint64_t mem_region_bytes(const mem_state *st, long long block, int threads);

@@ -1,12 +1,13 @@
 // The results of any experiment, generic over its matrix: per operation a table (threads × block
 // size) and grouped bar charts — throughput with stddev whiskers, and latency where the rows carry
-// latency extras. The peak note says why an efficiency is missing.
+// latency extras. The peak note says why an efficiency is missing; rows the kernel refused on this host
+// (a working set that does not fit its memory) are listed with the reason.
 import { useMemo } from 'react';
 import { GroupedBarChart } from '../../../components/chart/GroupedBarChart';
 import type { RunResult } from '../../../lib/api/types';
 import { groupMatrix, hasBlocks, opLabel, type OpMatrix } from '../../../lib/matrix';
 import type { Theme } from '../../../lib/theme';
-import { lowerIsBetter } from '../../../lib/units';
+import { formatBlockSize, lowerIsBetter } from '../../../lib/units';
 import { cacheMarkers, latencyBars, throughputBars } from '../lib/chart-data';
 import { MatrixTable } from './MatrixTable';
 import { ScalingTable, type StrongScaling } from './ScalingTable';
@@ -29,6 +30,20 @@ export function ResultsView({ result, theme, fileBase, charts = true }: ResultsV
         <p className="muted small" role="note">
           Efficiency unavailable: {result.peak_note}
         </p>
+      ) : null}
+      {result.refused?.length ? (
+        <div className="muted small" role="note" aria-label="Rows not run">
+          <p>Not run on this host ({result.refused.length} row{result.refused.length === 1 ? '' : 's'}):</p>
+          <ul>
+            {result.refused.map((r) => (
+              <li key={`${r.op ?? ''}-${r.block_bytes ?? ''}-${r.threads}`}>
+                {opLabel(r.op)}
+                {r.block_bytes != null ? `, ${formatBlockSize(r.block_bytes)}` : ''}, {r.threads} thread
+                {r.threads === 1 ? '' : 's'}: {r.reason}
+              </li>
+            ))}
+          </ul>
+        </div>
       ) : null}
       {matrices.map((m) => (
         <OpResults
