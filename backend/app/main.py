@@ -23,6 +23,7 @@ from app.core.openapi import document_errors
 from app.core.routes import api_routes, route_access
 from app.health import Health, health
 from app.hosts.router import router as hosts_router
+from app.jobs import refusals
 from app.jobs.dispatch import mark, reconcile_exclusive
 from app.jobs.retire_router import router as retire_router
 from app.jobs.router import router as jobs_router
@@ -30,6 +31,7 @@ from app.live.router import router as live_router
 from app.reference.router import router as reference_router
 from app.reports.router import router as reports_router
 from app.runner_api import fast
+from app.runner_api.gate import RunnerCredentials
 from app.runner_api.router import router as runner_router
 from app.schedules.router import router as schedules_router
 from app.suites.router import router as suites_router
@@ -41,6 +43,7 @@ from app.users.router import router as users_router
 def _mark_api() -> None:
     with get_sessionmaker()() as session:
         mark(session, "api")
+        refusals.flush(session)  # the runners' calls this process could not take (kept when Redis is away)
 
 
 async def _reconcile_loop() -> None:
@@ -91,8 +94,11 @@ def create_app() -> FastAPI:
     app = FastAPI(title="hostbench", version=get_settings().hostbench_version, docs_url=None, redoc_url=None,
                   lifespan=_lifespan, telemetry=NO_TELEMETRY)
     install_error_handlers(app)
-    app.add_middleware(BodyLimits)  # size limits and finite numbers, before any route reads a body
+    # Outermost last. A body is read (deadline, minimum rate, per-address bound) before its request takes an
+    # admission slot, and a runner's credential is checked before its body is read (issue 27)
     app.add_middleware(Admission)  # requests wait in the event loop for a slot of their class (app.core.admission)
+    app.add_middleware(BodyLimits)  # size limits, finite numbers, slow bodies cut off (app.core.body)
+    app.add_middleware(RunnerCredentials)  # /api/runner/: 401 before the body (app.runner_api.gate)
     app.add_middleware(AllowedHosts)
     app.add_middleware(SecurityHeaders)  # outermost: every answer, a 400, 429 or 503 included (app.core.headers)
     app.add_api_route("/api/health", health, methods=["GET"], response_model=Health, tags=["health"],

@@ -86,7 +86,7 @@ def clean_db() -> Iterator[None]:
                           "sign_in_links, audit_events restart identity cascade"))
         # an API process a test started marks "api" every period; left behind, it would read as "every API is
         # down" to the next test's reconciler pass (dispatch.renew_after_gap)
-        conn.execute(text("delete from server_marks where name = 'api'"))
+        conn.execute(text("delete from server_marks where name in ('api', 'refused')"))
     get_redis().flushdb()
 
 

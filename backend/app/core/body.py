@@ -14,13 +14,22 @@ Pure ASGI, in front of everything:
   a fuzzed heartbeat whose inventory had a NUL in a key reached the database as a 500. Replacing rather than
   refusing keeps a real runner registering when a firmware string it read carries a NUL, and keeps every body
   the OpenAPI document calls valid accepted; numbers are not touched.
+- the body is read here, before the request takes an admission slot (app.core.admission is inside this
+  middleware): a client that sends its headers and then its body slowly, or never, holds a connection and nothing
+  else. The body must keep to a deadline and a minimum rate (app.core.bounds.BODY_GRACE_S, BODY_MIN_RATE), else
+  408 and the connection is closed; at most BODIES_PER_ADDRESS bodies are read at once from one client address,
+  one more gets 429 (a runner call whose credential was checked before its body, scope[VOUCHED], is not
+  counted: app.runner_api.gate). Issue 27: a dozen connections that sent a lease renewal's headers and then
+  nothing held every slot, and a running benchmark was failed.
 Otherwise the body, once read here, is handed on to the application unchanged, and the document parsed here
 with it: routes of class ParsedJSONRoute (the runners', whose sample batches are the largest bodies the API
 parses all day) take it instead of parsing the bytes a second time.
 """
+import asyncio
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -29,7 +38,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.core.bounds import body_limit
+from app.core.bounds import BODIES_PER_ADDRESS, BODY_GRACE_S, BODY_MIN_RATE, body_limit
 
 BODYLESS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -152,11 +161,15 @@ def _is_json(scope: Scope) -> bool:
     return media == "" or media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
 
 
-async def _answer(send: Send, status: int, detail: Any) -> None:
+async def answer(send: Send, status: int, detail: Any, retry_after_s: int | None = None) -> None:
     body = json.dumps({"detail": detail}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                            (b"connection", b"close")]})
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+               (b"connection", b"close")]
+    if retry_after_s is not None:
+        headers.append((b"retry-after", str(retry_after_s).encode()))
+    if status == 401:
+        headers.append((b"www-authenticate", b"Bearer"))  # as app.core.errors answers every 401
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
@@ -170,6 +183,38 @@ def _nul_in_url(scope: Scope) -> str | None:
     return None
 
 
+VOUCHED = "hostbench.vouched"  # scope key: the caller's credential was checked before its body (app.runner_api.gate)
+READING: Counter[str] = Counter()  # bodies being read now, by client address
+
+
+class SlowBody(Exception):
+    pass
+
+
+async def read_body(receive: Receive, limit: int) -> bytes | int | None:
+    """The whole body; or the limit (int) when it is larger; None when the client left. Raises SlowBody when a
+    piece comes later than BODY_GRACE_S + received / BODY_MIN_RATE after the start."""
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        try:
+            async with asyncio.timeout_at(t0 + BODY_GRACE_S + size / BODY_MIN_RATE):
+                message = await receive()
+        except TimeoutError:
+            raise SlowBody(f"{size} bytes in {loop.time() - t0:.0f} s") from None
+        if message["type"] == "http.disconnect":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return limit
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
 class BodyLimits:
     def __init__(self, app: ASGIApp):
         self.app = app
@@ -180,45 +225,56 @@ class BodyLimits:
             return
         nul = _nul_in_url(scope)
         if nul is not None:
-            await _answer(send, 422, [{"type": "string_nul", "loc": [nul], "msg": "a NUL character (%00) is not "
+            await answer(send, 422, [{"type": "string_nul", "loc": [nul], "msg": "a NUL character (%00) is not "
                                        "allowed in a URL's path or query: nothing can store or match it"}])
             return
         limit = body_limit(scope["path"])
         length = next((v for k, v in scope["headers"] if k == b"content-length"), None)
         if length is not None:
             if not length.strip().isdigit():
-                await _answer(send, 400, "Content-Length must be a number of bytes")
+                await answer(send, 400, "Content-Length must be a number of bytes")
                 return
             if int(length) > limit:
-                await _answer(send, 413, f"request body of {int(length)} bytes; the limit here is {limit} bytes")
+                await answer(send, 413, f"request body of {int(length)} bytes; the limit here is {limit} bytes")
                 return
         if scope["method"] in BODYLESS:
             await self.app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:
-                await _answer(send, 413, f"request body over the limit of {limit} bytes here")
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
+        client = scope.get("client")
+        address = client[0] if client else ""
+        counted = VOUCHED not in scope
+        if counted and READING[address] >= BODIES_PER_ADDRESS:
+            await answer(send, 429, f"{BODIES_PER_ADDRESS} request bodies from this address are being received "
+                                     "already; send this one when one of them is done", retry_after_s=1)
+            return
+        if counted:
+            READING[address] += 1
+        try:
+            got = await read_body(receive, limit)
+        except SlowBody as exc:
+            await answer(send, 408, f"request body too slow ({exc}): it must start within {BODY_GRACE_S:.0f} s "
+                                     f"and then arrive at {BODY_MIN_RATE // 1024} KiB/s or faster")
+            return
+        finally:
+            if counted:
+                READING[address] -= 1
+                if READING[address] <= 0:
+                    del READING[address]
+        if got is None:
+            return
+        if isinstance(got, int):
+            await answer(send, 413, f"request body over the limit of {limit} bytes here")
+            return
+        body = got
         if body and _is_json(scope):
             try:
                 checked = parse_checked(body)
             except TooDeep:
-                await _answer(send, 422, [{"type": "json_invalid", "loc": ["body"], "msg": "JSON nested too deeply"}])
+                await answer(send, 422, [{"type": "json_invalid", "loc": ["body"], "msg": "JSON nested too deeply"}])
                 return
             bad = checked[0] if checked is not None else None
             if bad:
-                await _answer(send, 422, [
+                await answer(send, 422, [
                     {"type": "finite_number", "loc": ["body", *path],
                      "msg": f"{token[:40]} is not a finite number: NaN, Infinity and numbers beyond ±1.8e308 are "
                             "refused"}

@@ -53,6 +53,19 @@ BODY_LIMITS: tuple[tuple[re.Pattern[str], int], ...] = (
 )
 
 
+# Reading a body (app.core.body, before the request takes an admission slot): it must start arriving and keep
+# arriving. A body may take BODY_GRACE_S plus one second per BODY_MIN_RATE bytes received: each next piece must come
+# before t0 + BODY_GRACE_S + received / BODY_MIN_RATE, else 408 and the connection is closed. A client that sends
+# headers and then nothing (issue 27: a dozen such took every slot) is cut off after BODY_GRACE_S; a runner's
+# largest finish (64 MiB) may take 17 minutes at the minimum rate (a 512-kbit/s link).
+BODY_GRACE_S = 10.0
+BODY_MIN_RATE = 64 * 1024  # bytes per second
+# Bodies being read at once from one client address (the address uvicorn reports: behind a trusted proxy, the one
+# it forwards). One more is refused with 429 before a byte of it is read. A runner's calls whose credential was
+# checked before their body (app.runner_api.gate) do not count and are never refused by it.
+BODIES_PER_ADDRESS = 32
+
+
 def body_limit(path: str) -> int:
     for pattern, limit in BODY_LIMITS:
         if pattern.match(path):

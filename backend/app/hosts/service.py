@@ -14,6 +14,8 @@ from app.hosts.models import Host, RegistrationToken
 from app.hosts.peaks import cpu_peak, readable_inventory
 from app.hosts.schemas import PEAK_UNITS, HostPublic, Peak
 
+RUNNER_TOKEN = "hbrun"  # noqa: S105 - a runner credential's prefix: hbrun_… (docs/security.md, "Identities")
+
 
 def is_online(host: Host) -> bool:
     if host.revoked_at is not None or host.last_seen_at is None:
@@ -135,7 +137,7 @@ def register_runner(
     if taken is not None:
         session.rollback()
         raise _name_taken(name, taken)
-    token = new_token("hbrun")
+    token = new_token(RUNNER_TOKEN)
     host = Host(
         name=name, hostname=hostname, runner_version=version, token_hash=hash_token(token),
         inventory=inventory, labels=labels, last_seen_at=utcnow(), address=ip_literal(address),
@@ -190,7 +192,7 @@ def note_address(session: Session, host: Host, address: str | None) -> None:
 
 def rotate_credential(session: Session, host: Host) -> str:
     """A new credential for the runner; the old one stays valid until the new one is first used."""
-    token = new_token("hbrun")
+    token = new_token(RUNNER_TOKEN)
     host.next_token_hash = hash_token(token)
     session.commit()
     return token

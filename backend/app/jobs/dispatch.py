@@ -12,7 +12,7 @@ from app.core import broker
 from app.core.config import get_settings
 from app.core.db import get_engine, utcnow
 from app.hosts.models import Host
-from app.jobs import pairing
+from app.jobs import pairing, refusals
 from app.jobs.models import Run, ServerMark
 from app.jobs.service import finish_run, publish_run
 
@@ -133,6 +133,8 @@ def reconcile_exclusive() -> dict[str, int] | None:
 def reconcile(session: Session) -> dict[str, int]:
     """Fail runs whose runner went silent; re-dispatch what a lost message left queued."""
     renewed = renew_after_gap(session)
+    # a lease never runs out for renewals the server itself refused (app.jobs.refusals)
+    renewed += refusals.extend(session)
     now = utcnow()
     s = get_settings()
     failed = 0
@@ -150,6 +152,9 @@ def reconcile(session: Session) -> dict[str, int]:
         )
     ).all()
     session.rollback()
+    refused = refusals.last(session) if lost_ids else None
+    if refused is not None and (utcnow() - refused).total_seconds() < s.lease_s:
+        lost_ids = []  # a runner's call was refused since this pass extended the leases: none is judged now
     for run_id in lost_ids:
         run = session.scalar(select(Run).where(Run.id == run_id).with_for_update())
         if run is None or run.status not in ("dispatched", "running") or run.lease_expires_at is None \
