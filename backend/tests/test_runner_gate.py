@@ -3,6 +3,7 @@ per-address bound (item 1, the parts in one process; the real processes: test_sl
 out for renewals the server itself refused (item 5; end to end: `./hostbench chaos --scenario postgres-stop`)."""
 import asyncio
 import json
+import re
 from datetime import timedelta
 
 import pytest
@@ -185,3 +186,30 @@ def test_the_refusal_is_kept_in_the_database_when_redis_has_lost_it(client, sess
     assert dispatch.reconcile(session)["failed"] == 0
     session.expire_all()
     assert session.get(Run, run_id).status == "running"
+
+
+PERSON_BODIES = sorted((m.upper(), p) for p, ops in app.openapi()["paths"].items() for m in ("post", "put", "patch")
+                       if m in ops and "requestBody" in ops[m] and not p.startswith(("/api/runner/", "/api/auth/",
+                                                                                       "/api/runners/")))
+
+
+def test_a_malformed_body_is_judged_only_after_the_callers_access(client, session):
+    """FastAPI parses JSON before the route's dependencies: no credential got 422 on every route with a body."""
+    from fastapi.testclient import TestClient
+
+    from app.users.service import create_api_token, create_user
+
+    assert len(PERSON_BODIES) >= 10
+    viewer = create_user(session, "gate-viewer", "viewer", password="viewer password 1")
+    viewer_token = create_api_token(session, viewer, "t", None)[0]
+    bad = {"Content-Type": "application/json"}
+    anonymous = TestClient(app)
+    for method, path in PERSON_BODIES:
+        url = re.sub(r"\{[^}]+\}", "1", path)
+        r = anonymous.request(method, url, content="{not json", headers=bad)
+        assert r.status_code == 401, (method, path, r.status_code, r.text)
+        r = client.request(method, url, content="{not json", headers=bad)  # an admin: the body is judged
+        assert r.status_code == 422 and r.json()["detail"][0]["type"] == "json_invalid", (method, path, r.text)
+    # a viewer on an operator's route: 403, not 422
+    r = anonymous.post("/api/jobs", content="{not json", headers={**bad, "Authorization": f"Bearer {viewer_token}"})
+    assert r.status_code == 403, r.text

@@ -88,7 +88,8 @@ def test_slow_bodies_on_both_ports_neither_fail_a_run_nor_refuse_reads(stack):
     reader = httpx.Client(base_url=url, timeout=10)
     assert reader.post("/api/auth/login", json={"name": "slow-reader", "password": "reader password 1"}
                        ).status_code == 200
-    # sign-in from another address while the slow connections come from this one
+    # the operator and a sign-in come from another address than the slow connections: from theirs, at most
+    # BODIES_PER_ADDRESS bodies are read at once (a GET has none)
     elsewhere = httpx.Client(base_url=url, timeout=10, transport=httpx.HTTPTransport(local_address="127.0.0.2"))
 
     slow_paths = ["/api/runner/runs/1/lease", "/api/auth/login", "/api/runners/register"]
@@ -96,7 +97,7 @@ def test_slow_bodies_on_both_ports_neither_fail_a_run_nor_refuse_reads(stack):
     with SlowClients(url, slow_paths) as dash, SlowClients(control, slow_paths) as ctl:
         time.sleep(2)  # every slow connection open before the run starts
         assert dash.held() == HELD and ctl.held() == HELD
-        r = httpx.post(f"{url}/api/jobs", headers=admin, timeout=10, json={
+        r = elsewhere.post("/api/jobs", headers=admin, json={
             "host_ids": [host_id], "experiment": "cpu_trace", "params": {"op": "fp32", "threads": 1,
                                                                           "duration_s": 3 * LEASE_S}})
         assert r.status_code == 201, r.text

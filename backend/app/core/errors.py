@@ -129,6 +129,24 @@ def _database_unavailable() -> JSONResponse:
                         headers={"Retry-After": str(DB_RETRY_AFTER_S), "X-Hostbench-Unavailable": "database"})
 
 
+async def _access_without_body(request: Request) -> None:
+    """Run the matched route's dependencies (who may call it) without its body; raises what they raise."""
+    from contextlib import AsyncExitStack
+    from copy import copy
+
+    from fastapi.dependencies.utils import solve_dependencies
+    from fastapi.routing import APIRoute
+
+    route = request.scope.get("route")
+    if not isinstance(route, APIRoute):
+        return
+    dependant = copy(route.dependant)
+    dependant.body_params = []
+    async with AsyncExitStack() as stack:
+        await solve_dependencies(request=request, dependant=dependant, async_exit_stack=stack,
+                                 embed_body_fields=False)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -140,7 +158,17 @@ def install_error_handlers(app: FastAPI) -> None:
         return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=headers or None)
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        if any(e.get("type") == "json_invalid" for e in exc.errors()):
+            # FastAPI parses a JSON body before it runs the route's dependencies: a caller who may not call the
+            # route got 422 for a malformed body where the route table says 401 (issue 27, item 12). Its access
+            # is checked first: the route's dependencies, without the body.
+            try:
+                await _access_without_body(request)
+            except HostbenchError as denied:
+                return await _handle(request, denied)
+            except StarletteHTTPException as denied:
+                return await _http(request, denied)
         return JSONResponse({"detail": validation_detail(exc.errors())}, status_code=422)
 
     @app.exception_handler(DBAPIError)

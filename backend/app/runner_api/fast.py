@@ -48,6 +48,13 @@ assert FIELDS == tuple(SampleIn.model_fields), "a sample's fields differ between
 # Connections per process: one for every admitted runner call (app.core.admission's run, runner and poll slots:
 # 4 + 8 + 4), so an admitted call never waits for one.
 POOL_MAX = 16
+# How long the pool keeps retrying one lost connection before it gives that attempt up. psycopg_pool's default
+# (5 minutes, each retry twice as late as the one before) left every slot of the pool waiting on a retry 8-16 s
+# away when PostgreSQL came back from a 20-s outage: renewals then found no connection for seconds (503 "all in
+# use", or no answer before the runner's fence: chaos postgres-stop, issue 27). Given up, the attempt frees its
+# slot, and the first call after PostgreSQL's return connects at once (calls during the outage never reach the
+# pool: _connection answers them from the watcher).
+RECONNECT_S = 3.0
 
 _HOST = "select id from hosts where token_hash = %(digest)s and revoked_at is null and deleted_at is null"
 
@@ -125,7 +132,7 @@ async def _pool() -> AsyncConnectionPool:
     if pool is None:
         pool = AsyncConnectionPool(
             _libpq_url(get_settings().database_url), min_size=1, max_size=POOL_MAX, timeout=POOL_TIMEOUT_S,
-            open=False, name="runner-fast",
+            open=False, name="runner-fast", reconnect_timeout=RECONNECT_S,
             kwargs={"autocommit": True, "application_name": "hostbench-runner-fast", "connect_timeout": 3})
         _pools[loop] = pool
         await pool.open(wait=False)
