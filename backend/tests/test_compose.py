@@ -83,6 +83,19 @@ def test_the_runners_calls_go_to_their_own_api_service():
     assert routed.get("/api/") == "$hostbench_api"
 
 
+def test_nginx_keeps_slow_clients_away_from_the_api():
+    """docs/security.md, "Request limits": headers within 10 s, bodies received whole by nginx with at most 10 s
+    between reads, and a per-address connection limit on every location that reaches the API (issue 27)."""
+    conf = NGINX_LOCATIONS.read_text()
+    assert re.search(r"^client_header_timeout 10s;", conf, re.M)
+    assert re.search(r"^client_body_timeout 10s;", conf, re.M)
+    assert re.search(r"^proxy_request_buffering on;", conf, re.M)
+    assert "limit_conn_zone $binary_remote_addr zone=hb_addr" in (DEPLOY / "nginx" / "nginx.conf").read_text()
+    blocks = re.findall(r"location [^{]+\{([^}]*)\}", conf)
+    proxied = [b for b in blocks if "proxy_pass" in b]
+    assert len(proxied) == 4 and all(re.search(r"limit_conn hb_addr \d+;", b) for b in proxied), proxied
+
+
 def test_api_trusts_forwarded_headers_from_nginx_only():
     services = _spec()["services"]
     for name in ("api", "control"):
