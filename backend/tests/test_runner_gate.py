@@ -213,3 +213,24 @@ def test_a_malformed_body_is_judged_only_after_the_callers_access(client, sessio
     # a viewer on an operator's route: 403, not 422
     r = anonymous.post("/api/jobs", content="{not json", headers={**bad, "Authorization": f"Bearer {viewer_token}"})
     assert r.status_code == 403, r.text
+
+
+def test_a_credential_looked_up_without_a_free_slot_is_passed_on_unmarked(client, runner, monkeypatch):
+    """Made-up credentials wait for the runners' few look-up slots; when none is free the call goes on unmarked,
+    and the route itself answers: a real runner is served, a made-up credential still gets 401."""
+    from contextlib import asynccontextmanager
+
+    from app.core.admission import Busy
+    from app.runner_api import gate
+
+    @asynccontextmanager
+    async def busy(name):
+        raise Busy(name)
+        yield
+
+    gate.forget()
+    monkeypatch.setattr(gate, "slot", busy)
+    _, headers = runner
+    assert client.post("/api/runner/heartbeat", json={"version": "0.1.0"}, headers=headers).status_code == 200
+    fake = {"Authorization": "Bearer hbrun_" + "y" * 43}
+    assert client.post("/api/runner/heartbeat", json={"version": "0.1.0"}, headers=fake).status_code == 401

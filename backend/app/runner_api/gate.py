@@ -9,7 +9,10 @@ without counting towards the per-address bound (app.core.bounds.BODIES_PER_ADDRE
 from a runner's address (the same NAT) cannot stop its lease renewals.
 
 The check is one indexed statement (app.runner_api.fast.host_of), remembered for KNOWN_S per process: a fleet's
-renewals cost a dictionary look-up. A credential remembered here but revoked meanwhile is still refused by the
+renewals cost a dictionary look-up. A credential not remembered is looked up inside a slot of the runners' class
+(app.core.admission, "runner"): a flood of made-up credentials waits for those few slots, and never reaches the
+connections or the slots a lease renewal (class "run") needs; a look-up that finds no slot passes the call on
+unmarked (below). A credential remembered here but revoked meanwhile is still refused by the
 route itself, which checks it in its own statement; what is remembered decides only whether the body is read.
 When PostgreSQL cannot answer, the call is passed on unmarked: the route then answers as it does in an outage
 (503 with Retry-After), and the body is read as anyone's is. Every answer to a call about a run that is the
@@ -24,6 +27,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.core.admission import slot
 from app.core.body import VOUCHED, answer
 from app.core.errors import HostbenchError, Unauthorized
 from app.core.security import hash_token
@@ -33,7 +37,7 @@ from app.runner_api import fast
 
 log = logging.getLogger("hostbench.runner_gate")
 PREFIX = "/api/runner/"
-KNOWN_S = 30.0  # how long a checked credential is remembered (per process)
+KNOWN_S = 300.0  # how long a checked credential is remembered (per process)
 KNOWN_MAX = 20_000  # remembered credentials at most; forgotten all at once beyond (a fleet has one each)
 _known: dict[str, tuple[int, float]] = {}  # credential's digest -> (host id, remembered until, monotonic)
 
@@ -60,9 +64,10 @@ async def host_of(token: str) -> int:
     hit = _known.get(digest)
     if hit is not None and hit[1] > now:
         return hit[0]
-    host_id = await fast.host_of(token)
-    if host_id is None:
-        host_id = await run_in_threadpool(_full_check, token)
+    async with slot("runner"):  # raises Busy or DatabaseHung (503): the call is then passed on unmarked
+        host_id = await fast.host_of(token)
+        if host_id is None:
+            host_id = await run_in_threadpool(_full_check, token)
     if len(_known) >= KNOWN_MAX:
         _known.clear()
     _known[digest] = (host_id, now + KNOWN_S)
