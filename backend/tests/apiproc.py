@@ -24,7 +24,7 @@ def api_process(log: Path, env: dict[str, str]) -> Iterator[str]:
     port = free_port()
     with open(log, "wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port",
-                                 str(port), "--no-access-log",
+                                 str(port), "--no-access-log", "--http", "app.core.server:HeaderDeadline",
                                  # a stream a test left open (its reader thread blocked) ends within 2 s at the stop,
                                  # not after the 10 s this waits before killing
                                  "--timeout-graceful-shutdown", "2"], cwd=BACKEND, env=env, stdout=out, stderr=out)

@@ -234,3 +234,39 @@ def test_a_credential_looked_up_without_a_free_slot_is_passed_on_unmarked(client
     assert client.post("/api/runner/heartbeat", json={"version": "0.1.0"}, headers=headers).status_code == 200
     fake = {"Authorization": "Bearer hbrun_" + "y" * 43}
     assert client.post("/api/runner/heartbeat", json={"version": "0.1.0"}, headers=fake).status_code == 401
+
+
+def test_a_connection_that_does_not_finish_its_headers_is_closed(tmp_path):
+    """A real API process (uvicorn with app.core.server's protocol): a connection that sends nothing, one that
+    sends part of a request's headers, and a kept-alive one that sends part of its second request's headers are
+    all closed within the header deadline; before, uvicorn kept each for ever."""
+    import os
+    import socket
+    import time
+    from urllib.parse import urlsplit
+
+    from app.core.bounds import HEADER_DEADLINE_S
+    from tests.apiproc import api_process
+
+    with api_process(tmp_path / "api.log", dict(os.environ, PYTHONUNBUFFERED="1")) as base:
+        u = urlsplit(base)
+        addr = (u.hostname, u.port)
+        silent = socket.create_connection(addr)
+        partial = socket.create_connection(addr)
+        partial.sendall(b"POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: applic")
+        kept = socket.create_connection(addr)
+        kept.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        kept.settimeout(5)
+        assert kept.recv(4096).startswith(b"HTTP/1.1 200")
+        kept.sendall(b"GET /api/health HTTP/1.1\r\nHost: 1")
+        t0 = time.monotonic()
+        for s in (silent, partial, kept):
+            s.settimeout(HEADER_DEADLINE_S + 5)
+            while s.recv(4096):  # whatever comes, then the close (b"")
+                pass
+            s.close()
+        waited = time.monotonic() - t0
+        assert waited < HEADER_DEADLINE_S + 3, waited
+        import httpx
+
+        assert httpx.get(f"{base}/api/health", timeout=5).status_code == 200  # the server serves on

@@ -57,6 +57,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--forwarded-allow-ips", default=None, help="believe X-Forwarded-* from these (uvicorn's)")
     p.add_argument("--no-access-log", dest="access_log", action="store_false", default=True)
     p.add_argument("--timeout-graceful-shutdown", type=int, default=5)
+    p.add_argument("--http", default="auto", help="uvicorn's HTTP protocol: auto, h11, httptools or module:Class")
     args = p.parse_args(argv)
     if args.workers < 1:
         p.error("--workers must be at least 1")
@@ -70,7 +71,7 @@ class Supervisor:
         self.args = args
         self.config = uvicorn.Config(args.app, host=args.host, port=args.port, proxy_headers=args.proxy_headers,
                                      forwarded_allow_ips=args.forwarded_allow_ips, access_log=args.access_log,
-                                     timeout_graceful_shutdown=args.timeout_graceful_shutdown)
+                                     timeout_graceful_shutdown=args.timeout_graceful_shutdown, http=args.http)
         self.sock = self.config.bind_socket()
         self.sock.listen(self.config.backlog)
         self.workers: dict[int, int] = {}  # pid -> slot

@@ -223,9 +223,11 @@ class Stack:
 
         def uvicorn(port: int, *extra: str) -> list[str]:
             # uvicorn servers under our own supervisor (hostbench_cli.serve): the application imported once per
-            # kind, and no worker killed for being slow to start
+            # kind, and no worker killed for being slow to start; --http: a deadline for a request's headers
+            # (backend/app/core/server.py)
             return [PY, "-m", "hostbench_cli.serve", "app.main:app", "--host", self.bind, "--port", str(port), *proxy,
-                    *extra, "--no-access-log", "--timeout-graceful-shutdown", "5"]
+                    *extra, "--http", "app.core.server:HeaderDeadline", "--no-access-log",
+                    "--timeout-graceful-shutdown", "5"]
 
         self._child("api", uvicorn(self.port, *more), ROOT / "backend", env, nice=DASHBOARD_NICE)
         self._child("control", uvicorn(self.control_port, *(["--workers", str(control)] if control > 1 else [])),

@@ -53,6 +53,11 @@ BODY_LIMITS: tuple[tuple[re.Pattern[str], int], ...] = (
 )
 
 
+# A request's headers must be complete within this long of the connection's opening (or of the next request's first
+# byte on a kept-alive connection), else the connection is closed (app.core.server): a connection that sends part
+# of its headers and then nothing holds no socket of the API for longer.
+HEADER_DEADLINE_S = 10.0
+
 # Reading a body (app.core.body, before the request takes an admission slot): it must start arriving and keep
 # arriving. A body may take BODY_GRACE_S plus one second per BODY_MIN_RATE bytes received: each next piece must come
 # before t0 + BODY_GRACE_S + received / BODY_MIN_RATE, else 408 and the connection is closed. A client that sends
