@@ -270,3 +270,50 @@ def test_a_connection_that_does_not_finish_its_headers_is_closed(tmp_path):
         import httpx
 
         assert httpx.get(f"{base}/api/health", timeout=5).status_code == 200  # the server serves on
+
+
+def test_a_call_waiting_for_a_connection_is_answered_as_soon_as_postgresql_is_seen_gone(monkeypatch):
+    """A renewal that arrives as PostgreSQL goes down waits for a pool connection; once the watcher sees the
+    database gone it is answered 503 "database" at once, not after the pool's whole timeout (2 s), which was past
+    the runner's fence (chaos postgres-stop: "lease lost: server unreachable for 2 s")."""
+    import os
+    import time
+
+    from psycopg_pool import AsyncConnectionPool
+
+    from app.core.dbwatch import DB_WATCH, DbWatch, _libpq_url
+    from app.core.errors import Unavailable
+    from app.runner_api import fast
+
+    monkeypatch.setattr(DbWatch, "running", property(lambda self: True))
+
+    async def scenario() -> float:
+        pool = AsyncConnectionPool(_libpq_url(os.environ["DATABASE_URL"]), min_size=1, max_size=1, open=False,
+                                   kwargs={"autocommit": True})
+        await pool.open(wait=True)
+
+        async def the_pool() -> AsyncConnectionPool:
+            return pool
+
+        monkeypatch.setattr(fast, "_pool", the_pool)
+        held = await pool.getconn()  # every connection in use: the call waits for one
+
+        async def gone() -> None:
+            await asyncio.sleep(0.1)
+            monkeypatch.setattr(DB_WATCH, "_error", "OperationalError (test: PostgreSQL stopped)")
+
+        task = asyncio.ensure_future(gone())
+        t0 = time.monotonic()
+        try:
+            with pytest.raises(Unavailable) as refused:
+                async with fast._connection():
+                    pass
+            assert refused.value.what == "database"
+            return time.monotonic() - t0
+        finally:
+            await task
+            await pool.putconn(held)
+            await pool.close()
+
+    took = asyncio.run(scenario())
+    assert took < 0.8, took

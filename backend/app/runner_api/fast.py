@@ -154,12 +154,12 @@ def _unreachable() -> Unavailable:
 async def _connection() -> AsyncIterator[psycopg.AsyncConnection]:
     """A pooled connection in autocommit. PostgreSQL unreachable, as this process's watcher (app.core.dbwatch) sees
     it: 503 at once, as the synchronous pools fail fast, instead of waiting out the pool's timeout."""
-    state = DB_WATCH.state()
-    if DB_WATCH.running and not state.ok and not state.hung:
+    if _unreachable_now():
         raise _unreachable()
     pool = await _pool()
+    conn = await _getconn(pool)
     try:
-        async with pool.connection() as conn:
+        async with conn:
             try:
                 yield conn
             except psycopg.OperationalError:
@@ -168,10 +168,35 @@ async def _connection() -> AsyncIterator[psycopg.AsyncConnection]:
                     _checks.add(task)
                     task.add_done_callback(_checks.discard)
                 raise  # app.core.errors: 503 with Retry-After
-    except PoolTimeout as exc:
-        if not pool.get_stats().get("pool_size"):  # not one connection made: PostgreSQL is away, not busy
-            raise _unreachable() from exc
-        raise PoolBusy("runner") from exc
+    finally:
+        await pool.putconn(conn)
+
+
+def _unreachable_now() -> bool:
+    state = DB_WATCH.state()
+    return DB_WATCH.running and not state.ok and not state.hung
+
+
+GETCONN_SLICE_S = 0.2  # as often as the watcher probes (app.core.dbwatch)
+
+
+async def _getconn(pool: AsyncConnectionPool) -> psycopg.AsyncConnection:
+    """A connection within POOL_TIMEOUT_S, waited for in slices: PostgreSQL found gone meanwhile (the watcher), the
+    call is answered 503 at once. A renewal that came as PostgreSQL went down waited out the whole pool timeout
+    for a connection that could not come, and its runner, its answer that late, stopped its kernel ("lease lost:
+    server unreachable for 2 s", chaos postgres-stop, 1 of 20 trials)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + POOL_TIMEOUT_S
+    while True:
+        try:
+            return await pool.getconn(timeout=max(0.01, min(GETCONN_SLICE_S, deadline - loop.time())))
+        except PoolTimeout as exc:
+            if _unreachable_now():
+                raise _unreachable() from exc
+            if loop.time() >= deadline:
+                if not pool.get_stats().get("pool_size"):  # not one connection made: PostgreSQL is away, not busy
+                    raise _unreachable() from exc
+                raise PoolBusy("runner") from exc
 
 
 async def _one(sql: str, params: dict[str, Any]) -> tuple | None:
