@@ -242,7 +242,7 @@ class BodyLimits:
             return
         client = scope.get("client")
         address = client[0] if client else ""
-        counted = VOUCHED not in scope
+        counted = VOUCHED not in scope and (length is None or int(length) > 0)  # an empty body takes no time
         if counted and READING[address] >= BODIES_PER_ADDRESS:
             await answer(send, 429, f"{BODIES_PER_ADDRESS} request bodies from this address are being received "
                                      "already; send this one when one of them is done", retry_after_s=1)
