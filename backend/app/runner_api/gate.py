@@ -29,6 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.core.admission import slot
 from app.core.body import VOUCHED, answer
+from app.core.db import runner_session
 from app.core.errors import HostbenchError, Unauthorized
 from app.core.security import hash_token
 from app.hosts.service import RUNNER_TOKEN, authenticate_runner
@@ -51,8 +52,6 @@ def _bearer(scope: Scope) -> str | None:
 
 
 def _full_check(token: str) -> int:
-    from app.core.db import runner_session
-
     with runner_session() as session:
         return authenticate_runner(session, token).id  # a rotated credential's first use completes the rotation
 
