@@ -75,7 +75,7 @@ def stack():
     state = Path(tempfile.mkdtemp(prefix="hb-slow-", dir=os.environ.get("HOSTBENCH_TEST_STATE")))
     s = Stack(state, database_url=fresh_db("hostbench_slow"), redis_url=os.environ["REDIS_URL"],
               runner_name="slow-host", extra_env={"LEASE_S": str(LEASE_S)})
-    s.start(timeout=120)
+    s.start()
     yield s
     s.stop()
 
