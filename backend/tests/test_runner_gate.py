@@ -281,7 +281,7 @@ def test_a_call_waiting_for_a_connection_is_answered_as_soon_as_postgresql_is_se
 
     from psycopg_pool import AsyncConnectionPool
 
-    from app.core.dbwatch import DB_WATCH, DbWatch, _libpq_url
+    from app.core.dbwatch import DB_WATCH, DbState, DbWatch, _libpq_url
     from app.core.errors import Unavailable
     from app.runner_api import fast
 
@@ -300,7 +300,8 @@ def test_a_call_waiting_for_a_connection_is_answered_as_soon_as_postgresql_is_se
 
         async def gone() -> None:
             await asyncio.sleep(0.1)
-            monkeypatch.setattr(DB_WATCH, "_error", "OperationalError (test: PostgreSQL stopped)")
+            # what the watcher says once its probe fails (its own thread, if running here, is not asked)
+            monkeypatch.setattr(DB_WATCH, "state", lambda: DbState(False, "unreachable: OperationalError", 0.1))
 
         task = asyncio.ensure_future(gone())
         t0 = time.monotonic()
