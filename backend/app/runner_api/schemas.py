@@ -1,6 +1,6 @@
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
+from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from app.core.bounds import JSON_NUMBER, MAX_ATTEMPT, MAX_SEQ, BodyId, Inventory, JsonInt, JsonNumber
 from app.hosts import names
@@ -69,17 +69,21 @@ class AttemptBody(_Strict):
     attempt: JsonInt = Field(ge=1, le=MAX_ATTEMPT)
 
 
+PhaseIndex = Annotated[int, Field(ge=1, le=1000), JSON_NUMBER]
+PhaseSeconds = Annotated[float, AllowInfNan(False), Field(ge=0, le=10**7), JSON_NUMBER]
+
+
 class PhaseIn(_Strict):
     """What the runner is doing now (app.jobs.schemas.RunPhase): its kernel, or reference tool `index` of `of`."""
 
     kind: Literal["kernel", "reference"]
     tool: str | None = Field(None, max_length=32)
     what: str = Field("", max_length=200)
-    index: JsonInt | None = Field(None, ge=1, le=1000)
-    of: JsonInt | None = Field(None, ge=1, le=1000)
+    index: PhaseIndex | None = None
+    of: PhaseIndex | None = None
     started_at: Number
-    typical_s: Number | None = Field(None, ge=0, le=10**7)
-    cap_s: Number | None = Field(None, ge=0, le=10**7)
+    typical_s: PhaseSeconds | None = None
+    cap_s: PhaseSeconds | None = None
 
 
 class LeaseIn(AttemptBody):
