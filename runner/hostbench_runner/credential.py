@@ -86,6 +86,9 @@ def obtain(
         "inventory": inventory,
         "labels": labels,
     }
+    mid = machine_id()
+    if mid:
+        body["machine_id"] = mid  # joining again from this machine: the server gives its host back
     try:
         answer = call_with_retry(lambda: api.register(body), backoff, stop, "register", give_up_after_s)
     except Unauthorized as exc:
@@ -98,3 +101,22 @@ def obtain(
     save(path, cred)
     log.info("registered as host_id=%s; credential stored in %s", cred.host_id, path)
     return cred
+
+
+MACHINE_ID_FILES = ("/etc/machine-id", "/var/lib/dbus/machine-id")
+
+
+def machine_id() -> str | None:
+    """This machine's id (systemd's /etc/machine-id; HOSTBENCH_MACHINE_ID wins, for a host without one)."""
+    given = os.environ.get("HOSTBENCH_MACHINE_ID", "").strip()
+    if given:
+        return given[:64]
+    for f in MACHINE_ID_FILES:
+        try:
+            text = Path(f).read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if text and len(text) <= 64 and text.isalnum():
+            return text
+    return None
+

@@ -35,6 +35,9 @@ class Host(Base):
     rotate_requested_at: Mapped[datetime | None]
     # Removed from the fleet but its runs kept (DELETE /api/hosts/{id}?history=keep).
     deleted_at: Mapped[datetime | None]
+    # The machine's own id (/etc/machine-id) as its runner reported it at registration: a runner that joins
+    # again from the same machine gets this row back (its history kept) with a new credential.
+    machine_id: Mapped[str | None] = mapped_column(String(64), index=True)
 
 
 
@@ -42,7 +45,8 @@ class Host(Base):
 Index("uq_hosts_live_name_ci", func.lower(Host.name), unique=True, postgresql_where=Host.deleted_at.is_(None))
 
 class RegistrationToken(Base):
-    """Short-lived token a new runner trades once for its own credential."""
+    """A token runners trade for their own credentials: once ("Add host", the default), N times or without
+    limit (an enrolment token for a fleet); each join takes one use in one UPDATE (app.hosts.enrol)."""
 
     __tablename__ = "registration_tokens"
 
@@ -51,6 +55,14 @@ class RegistrationToken(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime]
     created_by: Mapped[str | None] = mapped_column(String(64))
-    # Single use: set when a runner registers with it, with the host it became.
+    # The latest join: when, and the host it made or took back.
     used_at: Mapped[datetime | None]
     host_id: Mapped[int | None]
+    name: Mapped[str | None] = mapped_column(String(128))
+    # None: unlimited. uses_left is what the next join takes one of; uses counts the joins so far.
+    max_uses: Mapped[int | None]
+    uses_left: Mapped[int | None]
+    uses: Mapped[int] = mapped_column(default=0, server_default="0")
+    # Given to every host that joins with it (over the runner's own labels of the same key).
+    labels: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict, server_default="{}")
+    revoked_at: Mapped[datetime | None]

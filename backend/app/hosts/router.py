@@ -7,7 +7,9 @@ from app.audit.service import record
 from app.core.bounds import Id
 from app.core.config import get_settings
 from app.core.deps import SessionDep
-from app.hosts import admin, service
+from app.core.db import utcnow
+from app.hosts import admin, enrol, service
+from app.hosts.models import RegistrationToken
 from app.hosts.schemas import (
     HostLabelsUpdate,
     HostPublic,
@@ -16,6 +18,8 @@ from app.hosts.schemas import (
     PeakOverride,
     RegistrationTokenCreate,
     RegistrationTokenCreated,
+    RegistrationTokenPublic,
+    RegistrationTokensPublic,
 )
 from app.users.auth import AdminDep, OperatorDep, ViewerDep
 
@@ -95,16 +99,46 @@ def clear_peak_override(host_id: Id, key: PeakKey, p: OperatorDep, session: Sess
 @router.post("/registration-tokens", response_model=RegistrationTokenCreated, status_code=201)
 def create_registration_token(body: RegistrationTokenCreate, request: Request, p: AdminDep,
                               session: SessionDep) -> RegistrationTokenCreated:
-    """Add host: a single-use token and the one command that installs, registers and starts a runner."""
-    token, row = service.create_registration_token(session, body.ttl_s, created_by=p.name)
-    record(session, p.name, "host.registration_token", f"token {row.id}", expires_at=row.expires_at.isoformat())
+    """Add host(s): a token (single use unless `uses` says otherwise) and every way to install a runner with it."""
+    token, row = enrol.create(session, body.ttl_s, p.name, body.uses, body.name, body.labels)
+    record(session, p.name, "host.registration_token", f"token {row.id}", expires_at=row.expires_at.isoformat(),
+           uses=body.uses, name=body.name, labels=body.labels)
     session.commit()
+    from app.install import fleet
     from app.install.service import container_command, install_command
 
     base = runner_base_url(request)
-    return RegistrationTokenCreated(token=token, expires_at=row.expires_at,
-                                    install_command=install_command(base, token),
-                                    container_command=container_command(base, token))
+    return RegistrationTokenCreated(
+        token=token, expires_at=row.expires_at, info=token_public(row),
+        install_command=install_command(base, token), container_command=container_command(base, token),
+        shell_command=fleet.shell_command(base, token), cloud_init=fleet.cloud_init(base, token),
+        kubernetes_manifest=fleet.kubernetes_manifest(base, token, body.namespace, body.image))
+
+
+def token_public(row: RegistrationToken) -> RegistrationTokenPublic:
+    usable = row.revoked_at is None and row.expires_at > utcnow() and (row.uses_left is None or row.uses_left > 0)
+    return RegistrationTokenPublic(
+        id=row.id, name=row.name, created_at=row.created_at, created_by=row.created_by, expires_at=row.expires_at,
+        max_uses=row.max_uses, uses_left=row.uses_left, uses=row.uses, labels=row.labels or {},
+        revoked_at=row.revoked_at, usable=usable)
+
+
+@router.get("/registration-tokens", response_model=RegistrationTokensPublic)
+def list_registration_tokens(_: AdminDep, session: SessionDep,
+                             limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+                             offset: Annotated[int, Query(ge=0, le=10**9)] = 0) -> RegistrationTokensPublic:
+    """Every token, newest first, with its uses left (the joins themselves are in the audit log: host.enrol)."""
+    rows, count = enrol.list_tokens(session, limit, offset)
+    return RegistrationTokensPublic(data=[token_public(r) for r in rows], count=count)
+
+
+@router.delete("/registration-tokens/{token_id:int}", response_model=RegistrationTokenPublic)
+def revoke_registration_token(token_id: Id, p: AdminDep, session: SessionDep) -> RegistrationTokenPublic:
+    """No runner may join with it any more; the hosts that joined with it stay."""
+    row = enrol.revoke(session, token_id)
+    record(session, p.name, "host.registration_token.revoke", f"token {row.id}", name=row.name)
+    session.commit()
+    return token_public(row)
 
 
 @router.post("/{host_id:int}/rotate-credential", response_model=HostPublic, status_code=202)

@@ -1,5 +1,5 @@
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -61,14 +61,56 @@ class PeakOverride(BaseModel):
     note: str | None = Field(None, max_length=500, description="where the figure comes from (a datasheet, ...)")
 
 
+# Labels a token gives every host that joins with it: bounded like the rest of a body.
+TOKEN_LABELS_MAX = 32
+LabelKey = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")]
+LabelValue = Annotated[str, Field(max_length=128)]
+
+
 class RegistrationTokenCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    ttl_s: JsonNumber = Field(900, ge=60, le=86400, description="how long the token may be used (seconds)")
+    ttl_s: JsonNumber = Field(900, ge=60, le=366 * 86400, description="how long the token may be used (seconds)")
+    uses: int | None = Field(1, ge=1, le=1_000_000,
+                             description="how many runners may join with it; null: unlimited (until it expires "
+                                         "or is revoked). 1 is \"Add host\"")
+    name: str | None = Field(None, min_length=1, max_length=128, description="what the token is for (\"rack 12\")")
+    labels: dict[LabelKey, LabelValue] = Field(default_factory=dict, max_length=TOKEN_LABELS_MAX,
+                                               description="labels given to every host that joins with it")
+    namespace: str = Field("hostbench", pattern=r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$",
+                           description="the Kubernetes manifest's namespace")
+    image: str = Field("hostbench-runner:latest", min_length=1, max_length=255, pattern=r"^[A-Za-z0-9][^\s]*$",
+                       description="the Kubernetes manifest's runner image (built from the server's tarball)")
 
 
-class RegistrationTokenCreated(BaseModel):
-    token: str = Field(description="single use; shown once")
-    expires_at: datetime
+class InstallForms(BaseModel):
     install_command: str = Field(description="paste on the target host: installs, registers and starts the runner")
     container_command: str = Field(description="the same as a container, for hosts that prefer one")
+    shell_command: str = Field(description="for configuration management: idempotent, a second run does nothing")
+    cloud_init: str = Field(description="#cloud-config user data running the installer at first boot")
+    kubernetes_manifest: str = Field(description="Namespace, Secret, ServiceAccount and DaemonSet (YAML)")
+
+
+class RegistrationTokenPublic(BaseModel):
+    id: int
+    name: str | None
+    created_at: datetime
+    created_by: str | None
+    expires_at: datetime
+    max_uses: int | None = Field(description="null: unlimited")
+    uses_left: int | None = Field(description="null: unlimited")
+    uses: int
+    labels: dict[str, Any]
+    revoked_at: datetime | None
+    usable: bool = Field(description="not revoked, not expired, a use left")
+
+
+class RegistrationTokensPublic(BaseModel):
+    data: list[RegistrationTokenPublic]
+    count: int
+
+
+class RegistrationTokenCreated(InstallForms):
+    token: str = Field(description="shown once; only its hash is kept")
+    expires_at: datetime
+    info: RegistrationTokenPublic

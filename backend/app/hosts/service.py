@@ -10,6 +10,7 @@ from app.core.config import get_settings
 from app.core.db import utcnow
 from app.core.errors import Conflict, NotFound, Unauthorized
 from app.core.security import hash_token, new_token
+from app.hosts import enrol
 from app.hosts.models import Host, RegistrationToken
 from app.hosts.peaks import cpu_peak, readable_inventory
 from app.hosts.schemas import PEAK_UNITS, HostPublic, Peak
@@ -106,13 +107,7 @@ def list_hosts(session: Session, limit: int, offset: int = 0) -> tuple[list[Host
 
 def create_registration_token(session: Session, ttl_s: float | None = None,
                               created_by: str | None = None) -> tuple[str, RegistrationToken]:
-    token = new_token("hbreg")
-    ttl = ttl_s if ttl_s is not None else get_settings().registration_token_ttl_s
-    row = RegistrationToken(token_hash=hash_token(token), expires_at=utcnow() + timedelta(seconds=ttl),
-                            created_by=created_by)
-    session.add(row)
-    session.commit()
-    return token, row
+    return enrol.create(session, ttl_s, created_by)
 
 
 def _name_taken(name: str, host_id: int | None) -> Conflict:
@@ -123,16 +118,19 @@ def _name_taken(name: str, host_id: int | None) -> Conflict:
 
 def register_runner(
     session: Session, registration_token: str, name: str, hostname: str, version: str,
-    inventory: dict[str, Any], labels: dict[str, Any], address: str | None = None,
+    inventory: dict[str, Any], labels: dict[str, Any], address: str | None = None, machine_id: str | None = None,
 ) -> tuple[Host, str]:
-    """A new host for a runner with a valid registration token; its address is the one it registered from (the
-    heartbeats keep it current), so a two-host job can use it before the first heartbeat."""
-    reg = session.scalar(select(RegistrationToken).where(
-        RegistrationToken.token_hash == hash_token(registration_token)).with_for_update())
-    if reg is None or reg.expires_at < utcnow() or reg.used_at is not None:
-        session.rollback()
-        raise Unauthorized("registration token is unknown, expired or already used; "
-                           "get a new one from Hosts → Add host (or `./hostbench token`)")
+    """A new host for a runner with a valid registration token (or its machine's host again: app.hosts.enrol);
+    its address is the one it registered from (the heartbeats keep it current), so a two-host job can use it
+    before the first heartbeat. The token's labels go over the runner's own."""
+    use = enrol.take_use(session, registration_token)
+    labels = {**labels, **use.labels}
+    again = enrol.host_of_machine(session, machine_id, name)
+    if again is not None:
+        token = enrol.rejoin(again, hostname, version, inventory, labels, ip_literal(address))
+        enrol.audit_join(session, use, again, address, again=True)
+        session.commit()
+        return again, token
     taken = session.scalar(select(Host.id).where(func.lower(Host.name) == name.lower(), Host.deleted_at.is_(None)))
     if taken is not None:
         session.rollback()
@@ -141,6 +139,7 @@ def register_runner(
     host = Host(
         name=name, hostname=hostname, runner_version=version, token_hash=hash_token(token),
         inventory=inventory, labels=labels, last_seen_at=utcnow(), address=ip_literal(address),
+        machine_id=machine_id,
     )
     session.add(host)
     try:
@@ -148,8 +147,7 @@ def register_runner(
     except IntegrityError:  # another registration took the name (any case) a moment ago: the unique index
         session.rollback()
         raise _name_taken(name, None) from None
-    reg.used_at = utcnow()
-    reg.host_id = host.id
+    enrol.audit_join(session, use, host, address, again=False)
     session.commit()
     return host, token
 

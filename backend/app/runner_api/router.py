@@ -81,7 +81,7 @@ RunnerTokenDep = Annotated[str, Depends(runner_token)]
 def register(body: RunnerRegister, request: Request, session: RunnerSessionDep) -> RunnerRegistered:
     host, token = hosts.register_runner(
         session, body.registration_token, body.name, body.hostname, body.version, body.inventory, body.labels,
-        request.client.host if request.client else None,
+        request.client.host if request.client else None, body.machine_id,
     )
     return RunnerRegistered(host_id=host.id, runner_token=token)
 

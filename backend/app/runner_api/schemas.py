@@ -20,6 +20,8 @@ class RunnerRegister(_Strict):
     version: str = Field("", max_length=64)
     inventory: Inventory = Field(default_factory=dict)
     labels: dict[str, str] = Field(default_factory=dict)
+    # /etc/machine-id: a runner joining again from the same machine gets its host back (app.hosts.enrol).
+    machine_id: str | None = Field(None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:-]+$")
 
     @field_validator("name")
     @classmethod
