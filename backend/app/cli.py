@@ -3,6 +3,7 @@ They talk to the database named by DATABASE_URL; `./hostbench` finds the embedde
 import argparse
 import json
 import sys
+from typing import Any
 
 
 def _fail(msg: str) -> int:
@@ -10,11 +11,65 @@ def _fail(msg: str) -> int:
     return 1
 
 
+# ./hostbench token --form: the token, or one of InstallForms' fields by a shorter name, or all of them.
+FORMS = ("token", "install", "container", "shell", "cloud-init", "kubernetes", "all")
+FORM_FIELDS = {"install": "install_command", "container": "container_command", "shell": "shell_command",
+               "cloud-init": "cloud_init", "kubernetes": "kubernetes_manifest"}
+
+
+def _token(session: Any, args: argparse.Namespace) -> str:
+    """A registration token made as POST /api/hosts/registration-tokens makes it (its body's bounds), printed as
+    --form says; the forms use the server's public URL (HOSTBENCH_PUBLIC_URL)."""
+    from pydantic import ValidationError
+
+    from app.audit.service import record
+    from app.core.config import get_settings
+    from app.core.errors import BadRequest
+    from app.hosts import enrol
+    from app.hosts.router import install_forms, runner_url_for
+    from app.hosts.schemas import RegistrationTokenCreate
+
+    labels = dict(kv.split("=", 1) for kv in args.label if "=" in kv)
+    if len(labels) != len(args.label):
+        raise BadRequest(f"--label wants key=value, got {[kv for kv in args.label if '=' not in kv]}")
+    fields: dict[str, Any] = {"uses": None if args.uses == "unlimited" else args.uses, "name": args.name,
+                              "labels": labels}
+    if args.ttl_s is not None:
+        fields["ttl_s"] = args.ttl_s
+    fields.update({k: v for k, v in (("namespace", args.namespace), ("image", args.image)) if v})
+    try:
+        body = RegistrationTokenCreate.model_validate(fields)
+    except ValidationError as exc:
+        raise BadRequest("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from exc
+    token, row = enrol.create(session, body.ttl_s if args.ttl_s is not None else None, "cli", body.uses, body.name,
+                              body.labels)
+    record(session, "cli", "host.registration_token", f"token {row.id}", expires_at=row.expires_at.isoformat(),
+           uses=body.uses, name=body.name, labels=body.labels)
+    session.commit()
+    if args.form == "token":
+        return token
+    base = runner_url_for((get_settings().hostbench_public_url or "http://localhost:8000").rstrip("/"))
+    forms = install_forms(base, token, body.namespace, body.image)
+    if args.form != "all":
+        return forms[FORM_FIELDS[args.form]]
+    uses = "unlimited" if row.uses_left is None else row.uses_left
+    named = f" ({row.name})" if row.name else ""
+    head = f"# token {row.id}{named}: {token}\n# uses left: {uses}; expires {row.expires_at.isoformat()}"
+    return "\n\n".join([head] + [f"# {name}\n{forms[field]}" for name, field in FORM_FIELDS.items()])
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m app.cli")
     sub = p.add_subparsers(dest="cmd", required=True)
-    t = sub.add_parser("token", help="create a single-use runner registration token")
+    t = sub.add_parser("token", help="create a runner registration token (single use unless --uses)")
     t.add_argument("--ttl-s", type=float, default=None)
+    t.add_argument("--uses", default="1", help="how many runners may join with it: a number or 'unlimited'")
+    t.add_argument("--name", default=None)
+    t.add_argument("--label", action="append", default=[], metavar="K=V")
+    t.add_argument("--namespace", default=None)
+    t.add_argument("--image", default=None)
+    t.add_argument("--form", choices=FORMS, default="token",
+                   help="what to print: the token (default), one install form, or all of them")
     u = sub.add_parser("user-add", help="create a user; the password is read from stdin (empty: a sign-in link)")
     u.add_argument("name")
     u.add_argument("--role", choices=["viewer", "operator", "admin"], required=True)
@@ -42,14 +97,12 @@ def main(argv: list[str] | None = None) -> int:
     from app.audit.service import record
     from app.core.db import get_sessionmaker
     from app.core.errors import HostbenchError
-    from app.hosts.service import create_registration_token
     from app.users import service as users
 
     with get_sessionmaker()() as session:
         try:
             if args.cmd == "token":
-                token, _ = create_registration_token(session, args.ttl_s, created_by="cli")
-                print(token)
+                print(_token(session, args))
             elif args.cmd == "user-add":
                 password = sys.stdin.read().rstrip("\r\n") if not sys.stdin.isatty() else ""
                 if password and len(password) < 10:

@@ -191,3 +191,21 @@ def test_shell_command_a_second_run_changes_nothing(tmp_path):
     r = subprocess.run(["sh", "-c", cmd], capture_output=True, text=True, timeout=60)
     assert r.returncode != 0
     assert shlex.split(fleet.shell_command("http://a:1", "t"))[:3] == ["test", "-s", fleet.CREDENTIAL]
+
+
+def test_cli_token_makes_a_fleet_token_and_prints_its_forms(capsys, session):
+    from app import cli
+    from app.hosts.models import RegistrationToken
+
+    assert cli.main(["token", "--uses", "50", "--name", "rack 7", "--label", "rack=7", "--ttl-s", "86400",
+                     "--form", "kubernetes", "--namespace", "hb"]) == 0
+    docs = list(yaml.safe_load_all(capsys.readouterr().out))
+    assert docs[3]["kind"] == "DaemonSet" and docs[3]["metadata"]["namespace"] == "hb"
+    row = session.query(RegistrationToken).one()
+    assert (row.max_uses, row.uses_left, row.name, row.labels) == (50, 50, "rack 7", {"rack": "7"})
+    assert cli.main(["token", "--uses", "unlimited", "--form", "all"]) == 0
+    out = capsys.readouterr().out
+    assert "uses left: unlimited" in out and "#cloud-config" in out and 'kind: "DaemonSet"' in out
+    assert cli.main(["token"]) == 0 and capsys.readouterr().out.startswith("hbreg_")
+    assert cli.main(["token", "--uses", "0"]) == 1 and "uses" in capsys.readouterr().err
+    assert cli.main(["token", "--label", "novalue"]) == 1

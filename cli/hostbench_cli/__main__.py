@@ -146,6 +146,16 @@ def _one_line_error(text: str) -> str:
     return f"error: {lines[-1]}" if lines else ""
 
 
+def _duration_s(text: str) -> float:
+    """900, 30m, 12h, 7d: seconds."""
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    t = text.strip().lower()
+    try:
+        return float(t[:-1]) * units[t[-1]] if t and t[-1] in units else float(t)
+    except ValueError:
+        raise SystemExit(f"error: --expires wants seconds or a number with s, m, h or d (7d), got {text!r}") from None
+
+
 def cmd_admin(argv: list[str], *, stdin: str = "", link: bool = False) -> int:
     """One backend admin command (python -m app.cli) on the database found by hostbench_cli.admin; a path
     it prints (a sign-in link) is printed as a full URL."""
@@ -233,8 +243,20 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("--format", choices=["csv", "json", "ndjson"], default="csv")
     ex.add_argument("-o", "--output", default=None, metavar="FILE", help="write here (default: stdout)")
     add_server_arguments(ex)
-    tk = sub.add_parser("token", help="print a new single-use runner registration token")
+    tk = sub.add_parser("token", help="print a new runner registration token (single use unless --uses), or the "
+                        "ways to install runners with it (--form)")
     tk.add_argument("--ttl-s", type=float, default=None, help="seconds it stays valid (default: the server's)")
+    tk.add_argument("--expires", default=None, metavar="DURATION",
+                    help="how long it stays valid: 900, 30m, 12h, 7d (the same as --ttl-s)")
+    tk.add_argument("--uses", default="1", metavar="N|unlimited", help="how many runners may join with it (1)")
+    tk.add_argument("--name", default=None, help="what it is for, shown in the dashboard's token list")
+    tk.add_argument("--label", action="append", default=[], metavar="K=V",
+                    help="a label for every host that joins with it (repeatable)")
+    tk.add_argument("--form", default="token",
+                    choices=["token", "install", "container", "shell", "cloud-init", "kubernetes", "all"],
+                    help="print the token (default), one install form with it, or all (docs/fleet.md)")
+    tk.add_argument("--namespace", default=None, help="the Kubernetes manifest's namespace (hostbench)")
+    tk.add_argument("--image", default=None, help="the Kubernetes manifest's runner image (hostbench-runner:latest)")
     us = sub.add_parser("user", help="manage users").add_subparsers(dest="user_cmd", required=True)
     ua = us.add_parser("add", help="create a user; password on stdin (typed, unechoed, at a terminal); "
                        "an empty one prints a one-time sign-in link instead")
@@ -309,7 +331,13 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"--limit must be 1..{remote.RUNS_MAX}")
         return remote.main(args)
     if args.cmd == "token":
-        return cmd_admin(["token", *(["--ttl-s", str(args.ttl_s)] if args.ttl_s is not None else [])])
+        ttl = args.ttl_s if args.expires is None else _duration_s(args.expires)
+        argv = ["token", "--uses", args.uses, "--form", args.form, *(["--ttl-s", str(ttl)] if ttl is not None else [])]
+        for flag, value in (("--name", args.name), ("--namespace", args.namespace), ("--image", args.image)):
+            argv += [flag, value] if value else []
+        for kv in args.label:
+            argv += ["--label", kv]
+        return cmd_admin(argv)
     if args.cmd == "user":
         try:
             password = _read_password(args.name)

@@ -7,9 +7,10 @@ token of 60). The use is part of the join's transaction: a join refused later (a
 
 A runner that joins again from the same machine (the same machine id) under the same name takes back its host
 row, runs and history kept, with a new credential (several runners on one machine under their own names, as in
-a test fleet or containers, stay separate hosts); the old credential stops working at once (one runner per machine). Joining again
-needs a valid token with a use left, like a first join, and takes a use; a revoked host cannot join again
-until it is deleted (revoking is a person's decision, which a token must not undo)."""
+a test fleet or containers, stay separate hosts); the old credential stops working at once (one runner per
+machine and name). Joining again needs a valid token with a use left, like a first join, and takes a use; a
+revoked host cannot join again until it is deleted (revoking is a person's decision, which a token must not
+undo)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

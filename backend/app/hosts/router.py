@@ -6,8 +6,8 @@ from fastapi import APIRouter, Query, Request
 from app.audit.service import record
 from app.core.bounds import Id
 from app.core.config import get_settings
-from app.core.deps import SessionDep
 from app.core.db import utcnow
+from app.core.deps import SessionDep
 from app.hosts import admin, enrol, service
 from app.hosts.models import RegistrationToken
 from app.hosts.schemas import (
@@ -39,10 +39,14 @@ def public_base_url(request: Request) -> str:
 def runner_base_url(request: Request) -> str:
     """The URL runners send their control traffic to (app.core.config: HOSTBENCH_RUNNER_URL, else the public
     URL's host on HOSTBENCH_RUNNER_PORT, else the public URL)."""
+    return runner_url_for(public_base_url(request))
+
+
+def runner_url_for(base: str) -> str:
+    """runner_base_url from a public base URL (the CLI's, which has no request)."""
     s = get_settings()
     if s.hostbench_runner_url:
         return s.hostbench_runner_url.rstrip("/")
-    base = public_base_url(request)
     if s.hostbench_runner_port is None:
         return base
     parts = urlsplit(base)
@@ -104,15 +108,18 @@ def create_registration_token(body: RegistrationTokenCreate, request: Request, p
     record(session, p.name, "host.registration_token", f"token {row.id}", expires_at=row.expires_at.isoformat(),
            uses=body.uses, name=body.name, labels=body.labels)
     session.commit()
+    return RegistrationTokenCreated(token=token, expires_at=row.expires_at, info=token_public(row),
+                                    **install_forms(runner_base_url(request), token, body.namespace, body.image))
+
+
+def install_forms(base: str, token: str, namespace: str, image: str) -> dict[str, str]:
+    """Every way in for a token (InstallForms' fields), each built on the one installer (app.install)."""
     from app.install import fleet
     from app.install.service import container_command, install_command
 
-    base = runner_base_url(request)
-    return RegistrationTokenCreated(
-        token=token, expires_at=row.expires_at, info=token_public(row),
-        install_command=install_command(base, token), container_command=container_command(base, token),
-        shell_command=fleet.shell_command(base, token), cloud_init=fleet.cloud_init(base, token),
-        kubernetes_manifest=fleet.kubernetes_manifest(base, token, body.namespace, body.image))
+    return {"install_command": install_command(base, token), "container_command": container_command(base, token),
+            "shell_command": fleet.shell_command(base, token), "cloud_init": fleet.cloud_init(base, token),
+            "kubernetes_manifest": fleet.kubernetes_manifest(base, token, namespace, image)}
 
 
 def token_public(row: RegistrationToken) -> RegistrationTokenPublic:
