@@ -72,7 +72,7 @@ def take_use(session: Session, registration_token: str) -> Use:
         raise Unauthorized(f"{label} was revoked; {hint}")
     if row.expires_at <= now:
         raise Unauthorized(f"{label} expired at {row.expires_at.isoformat()}; {hint}")
-    raise Unauthorized(f"{label} has no uses left (all {row.max_uses} taken); {hint}")
+    raise Unauthorized(f"{label} has no uses left (all {row.max_uses} already used); {hint}")
 
 
 def host_of_machine(session: Session, machine_id: str | None, name: str) -> Host | None:

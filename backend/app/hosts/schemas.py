@@ -1,7 +1,8 @@
+import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.core.bounds import JsonNumber
 
@@ -63,7 +64,7 @@ class PeakOverride(BaseModel):
 
 # Labels a token gives every host that joins with it: bounded like the rest of a body.
 TOKEN_LABELS_MAX = 32
-LabelKey = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")]
+LABEL_KEY = r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$"
 LabelValue = Annotated[str, Field(max_length=128)]
 
 
@@ -75,12 +76,22 @@ class RegistrationTokenCreate(BaseModel):
                              description="how many runners may join with it; null: unlimited (until it expires "
                                          "or is revoked). 1 is \"Add host\"")
     name: str | None = Field(None, min_length=1, max_length=128, description="what the token is for (\"rack 12\")")
-    labels: dict[LabelKey, LabelValue] = Field(default_factory=dict, max_length=TOKEN_LABELS_MAX,
-                                               description="labels given to every host that joins with it")
+    labels: dict[str, LabelValue] = Field(
+        default_factory=dict, max_length=TOKEN_LABELS_MAX, description="labels given to every host that joins with it",
+        json_schema_extra={"propertyNames": {"pattern": LABEL_KEY}})
     namespace: str = Field("hostbench", pattern=r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$",
                            description="the Kubernetes manifest's namespace")
     image: str = Field("hostbench-runner:latest", min_length=1, max_length=255, pattern=r"^[A-Za-z0-9][^\s]*$",
                        description="the Kubernetes manifest's runner image (built from the server's tarball)")
+
+
+    @field_validator("labels")
+    @classmethod
+    def _label_keys(cls, labels: dict[str, str]) -> dict[str, str]:
+        bad = [k for k in labels if not re.match(LABEL_KEY, k)]
+        if bad:
+            raise ValueError(f"label keys are letters, digits and . _ / - (up to 64, a letter or digit first): {bad}")
+        return labels
 
 
 class InstallForms(BaseModel):
