@@ -231,6 +231,10 @@ def test_register_only_registers_once_then_checks_the_stored_credential(server, 
     assert proc.wait(20) == 0, (tmp_path / "runner.log").read_text()
     assert len(server.registrations) == 1 and server.heartbeats == []
     assert server.registrations[0]["version"] == __version__
+    # the machine's id goes with it (a machine joining again gets its host back), when the machine has one
+    from hostbench_runner.credential import machine_id
+
+    assert server.registrations[0].get("machine_id") == machine_id()
     cred = tmp_path / "state" / "credential.json"
     assert stat.S_IMODE(cred.stat().st_mode) == 0o600
     # again (the installer re-run to upgrade): no second registration, the stored credential is checked
@@ -321,3 +325,17 @@ def test_register_only_gives_up_on_a_server_it_cannot_reach(tmp_path, fake_kerne
     assert daemon_mod.Daemon(settings).main() == daemon_mod.EXIT_ERROR
     assert time.monotonic() - started < 10
     assert not settings.credential_path.exists()
+
+
+def test_machine_id_from_the_machine_or_the_environment(monkeypatch, tmp_path):
+    from hostbench_runner import credential
+
+    monkeypatch.delenv("HOSTBENCH_MACHINE_ID", raising=False)
+    f = tmp_path / "machine-id"
+    f.write_text("0123456789abcdef0123456789abcdef\n")
+    monkeypatch.setattr(credential, "MACHINE_ID_FILES", (str(tmp_path / "missing"), str(f)))
+    assert credential.machine_id() == "0123456789abcdef0123456789abcdef"
+    f.write_text("not an id!\n")
+    assert credential.machine_id() is None
+    monkeypatch.setenv("HOSTBENCH_MACHINE_ID", "node-7")
+    assert credential.machine_id() == "node-7"
