@@ -112,14 +112,15 @@ def create_registration_token(body: RegistrationTokenCreate, request: Request, p
                                     **install_forms(runner_base_url(request), token, body.namespace, body.image))
 
 
-def install_forms(base: str, token: str, namespace: str, image: str) -> dict[str, str]:
+def install_forms(base: str, token: str, namespace: str | None, image: str | None) -> dict[str, str]:
     """Every way in for a token (InstallForms' fields), each built on the one installer (app.install)."""
     from app.install import fleet
     from app.install.service import container_command, install_command
 
     return {"install_command": install_command(base, token), "container_command": container_command(base, token),
             "shell_command": fleet.shell_command(base, token), "cloud_init": fleet.cloud_init(base, token),
-            "kubernetes_manifest": fleet.kubernetes_manifest(base, token, namespace, image)}
+            "kubernetes_manifest": fleet.kubernetes_manifest(
+                base, token, **{k: v for k, v in (("namespace", namespace), ("image", image)) if v})}
 
 
 def token_public(row: RegistrationToken) -> RegistrationTokenPublic:

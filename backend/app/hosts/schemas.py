@@ -79,10 +79,11 @@ class RegistrationTokenCreate(BaseModel):
     labels: dict[str, LabelValue] = Field(
         default_factory=dict, max_length=TOKEN_LABELS_MAX, description="labels given to every host that joins with it",
         json_schema_extra={"propertyNames": {"pattern": LABEL_KEY}})
-    namespace: str = Field("hostbench", pattern=r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$",
-                           description="the Kubernetes manifest's namespace")
-    image: str = Field("hostbench-runner:latest", min_length=1, max_length=255, pattern=r"^[A-Za-z0-9][^\s]*$",
-                       description="the Kubernetes manifest's runner image (built from the server's tarball)")
+    namespace: str | None = Field(None, pattern=r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$",
+                           description="the Kubernetes manifest's namespace (default: hostbench)")
+    image: str | None = Field(None, min_length=1, max_length=255, pattern=r"^[A-Za-z0-9][^\s]*$",
+                       description="the Kubernetes manifest's runner image, built from the server's tarball "
+                                   "(default: hostbench-runner:latest)")
 
 
     @field_validator("labels")

@@ -167,14 +167,38 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List Registration Tokens
+         * @description Every token, newest first, with its uses left (the joins themselves are in the audit log: host.enrol).
+         */
+        get: operations["list_registration_tokens_api_hosts_registration_tokens_get"];
         put?: never;
         /**
          * Create Registration Token
-         * @description Add host: a single-use token and the one command that installs, registers and starts a runner.
+         * @description Add host(s): a token (single use unless `uses` says otherwise) and every way to install a runner with it.
          */
         post: operations["create_registration_token_api_hosts_registration_tokens_post"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/hosts/registration-tokens/{token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke Registration Token
+         * @description No runner may join with it any more; the hosts that joined with it stay.
+         */
+        delete: operations["revoke_registration_token_api_hosts_registration_tokens__token_id__delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2769,14 +2793,47 @@ export interface components {
         /** RegistrationTokenCreate */
         RegistrationTokenCreate: {
             /**
+             * Image
+             * @description the Kubernetes manifest's runner image, built from the server's tarball (default: hostbench-runner:latest)
+             */
+            image?: string | null;
+            /**
+             * Labels
+             * @description labels given to every host that joins with it
+             */
+            labels?: {
+                [key: string]: string;
+            };
+            /**
+             * Name
+             * @description what the token is for ("rack 12")
+             */
+            name?: string | null;
+            /**
+             * Namespace
+             * @description the Kubernetes manifest's namespace (default: hostbench)
+             */
+            namespace?: string | null;
+            /**
              * Ttl S
              * @description how long the token may be used (seconds)
              * @default 900
              */
             ttl_s: number;
+            /**
+             * Uses
+             * @description how many runners may join with it; null: unlimited (until it expires or is revoked). 1 is "Add host"
+             * @default 1
+             */
+            uses: number | null;
         };
         /** RegistrationTokenCreated */
         RegistrationTokenCreated: {
+            /**
+             * Cloud Init
+             * @description #cloud-config user data running the installer at first boot
+             */
+            cloud_init: string;
             /**
              * Container Command
              * @description the same as a container, for hosts that prefer one
@@ -2787,16 +2844,76 @@ export interface components {
              * Format: date-time
              */
             expires_at: string;
+            info: components["schemas"]["RegistrationTokenPublic"];
             /**
              * Install Command
              * @description paste on the target host: installs, registers and starts the runner
              */
             install_command: string;
             /**
+             * Kubernetes Manifest
+             * @description Namespace, Secret, ServiceAccount and DaemonSet (YAML)
+             */
+            kubernetes_manifest: string;
+            /**
+             * Shell Command
+             * @description for configuration management: idempotent, a second run does nothing
+             */
+            shell_command: string;
+            /**
              * Token
-             * @description single use; shown once
+             * @description shown once; only its hash is kept
              */
             token: string;
+        };
+        /** RegistrationTokenPublic */
+        RegistrationTokenPublic: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Created By */
+            created_by: string | null;
+            /**
+             * Expires At
+             * Format: date-time
+             */
+            expires_at: string;
+            /** Id */
+            id: number;
+            /** Labels */
+            labels: {
+                [key: string]: unknown;
+            };
+            /**
+             * Max Uses
+             * @description null: unlimited
+             */
+            max_uses: number | null;
+            /** Name */
+            name: string | null;
+            /** Revoked At */
+            revoked_at: string | null;
+            /**
+             * Usable
+             * @description not revoked, not expired, a use left
+             */
+            usable: boolean;
+            /** Uses */
+            uses: number;
+            /**
+             * Uses Left
+             * @description null: unlimited
+             */
+            uses_left: number | null;
+        };
+        /** RegistrationTokensPublic */
+        RegistrationTokensPublic: {
+            /** Count */
+            count: number;
+            /** Data */
+            data: components["schemas"]["RegistrationTokenPublic"][];
         };
         /** Report */
         Report: {
@@ -3209,6 +3326,8 @@ export interface components {
             labels?: {
                 [key: string]: string;
             };
+            /** Machine Id */
+            machine_id?: string | null;
             /** Name */
             name: string;
             /** Registration Token */
@@ -4343,6 +4462,65 @@ export interface operations {
             };
         };
     };
+    list_registration_tokens_api_hosts_registration_tokens_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationTokensPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     create_registration_token_api_hosts_registration_tokens_post: {
         parameters: {
             query?: never;
@@ -4385,6 +4563,82 @@ export interface operations {
             };
             /** @description below the route's role, a cross-site origin, or a missing CSRF token */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    revoke_registration_token_api_hosts_registration_tokens__token_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationTokenPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -5,7 +5,7 @@ import type { RegistrationToken, RegistrationTokenCreate } from '../../../lib/ap
 
 /** POST /api/hosts/registration-tokens (admin): a single-use token that expires, with the command to
  * paste on the target host and its container alternative. */
-export function createRegistrationToken(body: RegistrationTokenCreate = { ttl_s: 900 }): Promise<RegistrationToken> {
+export function createRegistrationToken(body: RegistrationTokenCreate = { ttl_s: 900, uses: 1 }): Promise<RegistrationToken> {
   return unwrap(api.POST('/api/hosts/registration-tokens', { body }));
 }
 

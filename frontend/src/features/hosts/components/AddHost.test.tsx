@@ -22,7 +22,7 @@ describe('AddHost', () => {
     const req = fetchMock.mock.calls[0]?.[0] as Request;
     expect(req.method).toBe('POST');
     expect(new URL(req.url).pathname).toBe('/api/hosts/registration-tokens');
-    expect(await req.json()).toEqual({ ttl_s: 900 });
+    expect(await req.json()).toEqual({ ttl_s: 900, uses: 1 });
 
     const install = await within(dialog).findByTestId('install-command');
     expect(install).toHaveTextContent(registrationToken.install_command);
@@ -36,7 +36,7 @@ describe('AddHost', () => {
     // A longer validity makes a new token.
     await user.selectOptions(within(dialog).getByLabelText('Token valid for'), '1 hour');
     await waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(2));
-    expect(await (fetchMock.mock.calls[1]?.[0] as Request).json()).toEqual({ ttl_s: 3600 });
+    expect(await (fetchMock.mock.calls[1]?.[0] as Request).json()).toEqual({ ttl_s: 3600, uses: 1 });
 
     await user.click(within(dialog).getByRole('button', { name: 'Done' }));
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();

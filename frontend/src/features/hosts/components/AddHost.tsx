@@ -51,7 +51,7 @@ export function AddHost() {
 
   const make = (ttl_s: number) => {
     setNow(Date.now());
-    create.mutate({ ttl_s }, { onSuccess: () => setNow(Date.now()) });
+    create.mutate({ ttl_s, uses: 1 }, { onSuccess: () => setNow(Date.now()) });
   };
   const close = () => {
     setOpen(false);
