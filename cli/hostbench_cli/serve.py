@@ -1,11 +1,14 @@
-"""The API processes of one kind (the dashboard's, or the runners' control process) under a supervisor of our
-own: `python -m hostbench_cli.serve app.main:app --port N --workers K ...` (the options are uvicorn's, the few we
-use), run by hostbench_cli.stack.
+"""The API processes under a supervisor of our own, run by hostbench_cli.stack: `python -m hostbench_cli.serve
+app.main:app --kind dashboard:8000:2:5 --kind control:8001:2:0 ...` (each kind NAME:PORT:WORKERS:NICE; a single
+kind may also be given as `--port N --workers K`; the other options are uvicorn's, the few we use).
 
-It binds and listens on the port first (a connection that comes while the application is still loading waits in
-the backlog instead of being refused), imports `app.main` once, and forks K uvicorn servers sharing the socket:
-the application is built once per kind, not once per worker, and a worker restarted later costs a fork, not an
-import. uvicorn's own `--workers` supervisor is not used: it kills a worker that does not answer a ping within
+It binds and listens on every kind's port first (a connection that comes while the application is still loading
+waits in the backlog instead of being refused), imports `app.main` once, and forks each kind's uvicorn servers
+sharing that kind's socket: the application is built once for all kinds (the dashboard's and the runners' control
+processes differ only by port, worker count and CPU priority), not once per kind or per worker, and a worker
+restarted later costs a fork, not an import. A kind with a NICE above 0 yields the CPU: each of its workers starts
+a session of its own (its own autogroup, whose nice it raises: see hostbench_cli.stack.yield_cpu) and raises its
+own nice. uvicorn's own `--workers` supervisor is not used: it kills a worker that does not answer a ping within
 5 s, and on a busy small machine a worker still importing the application was killed over and over (issue 28).
 This one never kills a worker for being slow: it restarts one that died, and says so in the log, with its exit
 status in words. SIGTERM or SIGINT stops every worker gracefully (uvicorn's --timeout-graceful-shutdown), then
@@ -17,6 +20,8 @@ import resource
 import signal
 import sys
 import time
+from pathlib import Path
+from typing import NamedTuple
 
 # exit statuses uvicorn gives (uvicorn.config.STARTUP_FAILURE): the application cannot start; restarting it in a
 # loop would fail the same way
@@ -46,12 +51,47 @@ def cpu_s() -> float:
     return r.ru_utime + r.ru_stime
 
 
+class Kind(NamedTuple):
+    name: str
+    port: int
+    workers: int
+    nice: int
+
+
+def kind(text: str) -> Kind:
+    """NAME:PORT:WORKERS:NICE (argparse type)."""
+    parts = text.split(":")
+    try:
+        if len(parts) != 4 or not parts[0]:
+            raise ValueError
+        k = Kind(parts[0], int(parts[1]), int(parts[2]), int(parts[3]))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected NAME:PORT:WORKERS:NICE") from None
+    if not 0 <= k.port <= 65535 or k.workers < 1 or not 0 <= k.nice <= 19:
+        raise argparse.ArgumentTypeError(f"{text!r}: port 0-65535, at least 1 worker, nice 0-19")
+    return k
+
+
+def yield_cpu(nice: int) -> None:
+    """This process (a worker, just forked) yields the CPU: a session of its own, so an autogroup of its own whose
+    nice it raises (with autogroup scheduling, a process's own nice counts only within its group), and its nice
+    (without autogroup, that is what counts)."""
+    try:
+        os.setsid()
+        Path("/proc/self/autogroup").write_text(f"{nice}\n")
+    except OSError:
+        pass  # no autogroup: the nice below does the work
+    os.nice(nice)
+
+
 def parse(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m hostbench_cli.serve")
     p.add_argument("app", help="the ASGI application, module:attribute")
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, required=True)
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--kind", dest="kinds", type=kind, action="append", default=[],
+                   help="NAME:PORT:WORKERS:NICE, once per kind of API process")
+    p.add_argument("--port", type=int, default=None, help="one kind (named api): its port")
+    p.add_argument("--workers", type=int, default=1, help="with --port: its workers")
     p.add_argument("--proxy-headers", dest="proxy_headers", action="store_true", default=False)
     p.add_argument("--no-proxy-headers", dest="proxy_headers", action="store_false")
     p.add_argument("--forwarded-allow-ips", default=None, help="believe X-Forwarded-* from these (uvicorn's)")
@@ -61,6 +101,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.workers < 1:
         p.error("--workers must be at least 1")
+    if args.port is not None:
+        args.kinds.insert(0, Kind("api", args.port, args.workers, 0))
+    if not args.kinds:
+        p.error("give --kind NAME:PORT:WORKERS:NICE (or --port)")
+    if len({k.name for k in args.kinds}) != len(args.kinds) or len({k.port for k in args.kinds}) != len(args.kinds):
+        p.error("each --kind needs its own name and port")
     return args
 
 
@@ -69,23 +115,31 @@ class Supervisor:
         import uvicorn
 
         self.args = args
-        self.config = uvicorn.Config(args.app, host=args.host, port=args.port, proxy_headers=args.proxy_headers,
-                                     forwarded_allow_ips=args.forwarded_allow_ips, access_log=args.access_log,
-                                     timeout_graceful_shutdown=args.timeout_graceful_shutdown, http=args.http)
-        self.sock = self.config.bind_socket()
-        self.sock.listen(self.config.backlog)
-        self.workers: dict[int, int] = {}  # pid -> slot
+        self.configs: dict[str, uvicorn.Config] = {}
+        self.socks = {}
+        for k in args.kinds:
+            config = uvicorn.Config(args.app, host=args.host, port=k.port, proxy_headers=args.proxy_headers,
+                                    forwarded_allow_ips=args.forwarded_allow_ips, access_log=args.access_log,
+                                    timeout_graceful_shutdown=args.timeout_graceful_shutdown, http=args.http)
+            self.configs[k.name] = config
+            self.socks[k.name] = config.bind_socket()
+            self.socks[k.name].listen(config.backlog)
+        self.kinds = {k.name: k for k in args.kinds}
+        self.workers: dict[int, tuple[str, int]] = {}  # pid -> (kind, slot)
         self.starts: list[float] = []
         self.stopping = False
 
     def load(self) -> None:
-        """Import and build the application once, here, before any fork."""
+        """Import and build the application once, here, before any fork (a second kind's load finds the module
+        imported: it only wraps the application in that kind's middleware)."""
         t0, c0 = time.monotonic(), cpu_s()
         log(f"loading {self.args.app}")
-        self.config.load()
+        for config in self.configs.values():
+            config.load()
         log(f"loaded {self.args.app} in {cpu_s() - c0:.2f} s CPU ({time.monotonic() - t0:.1f} s wall)")
 
-    def fork(self, slot: int) -> None:
+    def fork(self, name: str, slot: int) -> None:
+        k = self.kinds[name]
         pid = os.fork()
         if pid == 0:  # the worker
             code = 1
@@ -94,9 +148,14 @@ class Supervisor:
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
                 libc = ctypes.CDLL(None, use_errno=True)
                 libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+                if k.nice:
+                    yield_cpu(k.nice)
+                for other, sock in self.socks.items():
+                    if other != name:
+                        sock.close()  # a worker serves its own kind's port only
                 import uvicorn
 
-                uvicorn.Server(self.config).run(sockets=[self.sock])
+                uvicorn.Server(self.configs[name]).run(sockets=[self.socks[name]])
                 code = 0
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else 1
@@ -107,9 +166,9 @@ class Supervisor:
             finally:
                 sys.stderr.flush()
                 os._exit(code)
-        self.workers[pid] = slot
+        self.workers[pid] = (name, slot)
         self.starts.append(time.monotonic())
-        log(f"worker {slot} started (pid {pid})")
+        log(f"{name} worker {slot} started (pid {pid}, port {k.port}" + (f", nice {k.nice})" if k.nice else ")"))
 
     def on_signal(self, signum: int, _frame: object) -> None:
         if not self.stopping:
@@ -125,10 +184,10 @@ class Supervisor:
         signal.signal(signal.SIGTERM, self.on_signal)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group; SIGTERM is our stop
         self.load()
-        for slot in range(1, self.args.workers + 1):
-            if self.stopping:
-                break
-            self.fork(slot)
+        for k in self.args.kinds:
+            for slot in range(1, k.workers + 1):
+                if not self.stopping:
+                    self.fork(k.name, slot)
         deadline = None
         while self.workers:
             if self.stopping and deadline is None:
@@ -146,10 +205,10 @@ class Supervisor:
             if pid == 0:
                 time.sleep(0.2)
                 continue
-            slot = self.workers.pop(pid, 0)
+            name, slot = self.workers.pop(pid, ("", 0))
             if not slot or self.stopping:
                 continue
-            log(f"worker {slot} (pid {pid}) {exit_words(status)}")
+            log(f"{name} worker {slot} (pid {pid}) {exit_words(status)}")
             if os.WIFEXITED(status) and os.WEXITSTATUS(status) == STARTUP_FAILURE:
                 log("the application failed to start (see above); stopping")
                 self.on_signal(signal.SIGTERM, None)
@@ -157,11 +216,11 @@ class Supervisor:
                 return STARTUP_FAILURE
             now = time.monotonic()
             self.starts = [t for t in self.starts if now - t < 60]
-            if len(self.starts) >= RESTARTS_PER_MINUTE * self.args.workers:
+            if len(self.starts) >= RESTARTS_PER_MINUTE * sum(k.workers for k in self.args.kinds):
                 log(f"workers died {len(self.starts)} times within a minute; stopping")
                 self.on_signal(signal.SIGTERM, None)
                 return 1
-            self.fork(slot)
+            self.fork(name, slot)
         log("stopped")
         return 0
 

@@ -112,6 +112,7 @@ class Stack:
         self.redis_url = redis_url or ""
         self.extra_env = extra_env or {}
         self.api_workers = api_workers
+        self.serving_control = False  # start_api: the runners' control port is served too (wait_healthy asks it)
         self.control_workers = control_workers
         self.stopping = False
         self.given_up: set[str] = set()  # children the supervisor will not restart (supervise_once)
@@ -203,7 +204,8 @@ class Stack:
         """Two kinds of API process, the same application: the dashboard's (HOSTBENCH_API_WORKERS uvicorn workers
         on the public port, at a lower CPU priority) and the runners' control process on its own port. A stampede
         of dashboard requests then takes the dashboard's processes' CPU, never the one lease renewals need: a
-        slow page is a nuisance, a lost lease fails a benchmark (issue 11; docs/architecture.md, "Concurrency")."""
+        slow page is a nuisance, a lost lease fails a benchmark (issue 11; docs/architecture.md, "Concurrency").
+        Both kinds are one child, "api": one supervisor imports the application once for both (issue 28)."""
         env = self.env()
         if not env.get("HOSTBENCH_PUBLIC_URL") and self.bind not in ("0.0.0.0", "::"):  # noqa: S104
             # bound to one address: that is the public URL. Bound to all, the API takes the request's Host
@@ -219,19 +221,15 @@ class Stack:
         proxy = ["--proxy-headers", "--forwarded-allow-ips", trusted] if trusted else ["--no-proxy-headers"]
         # API processes: HOSTBENCH_API_WORKERS, else this stack's own choice (`up` sizes it to the machine; tests 1)
         workers, control = self._workers()
-        more = ["--workers", str(workers)] if workers > 1 else []
-
-        def uvicorn(port: int, *extra: str) -> list[str]:
-            # uvicorn servers under our own supervisor (hostbench_cli.serve): the application imported once per
-            # kind, and no worker killed for being slow to start; --http: a deadline for a request's headers
-            # (backend/app/core/server.py)
-            return [PY, "-m", "hostbench_cli.serve", "app.main:app", "--host", self.bind, "--port", str(port), *proxy,
-                    *extra, "--http", "app.core.server:HeaderDeadline", "--no-access-log",
-                    "--timeout-graceful-shutdown", "5"]
-
-        self._child("api", uvicorn(self.port, *more), ROOT / "backend", env, nice=DASHBOARD_NICE)
-        self._child("control", uvicorn(self.control_port, *(["--workers", str(control)] if control > 1 else [])),
-                    ROOT / "backend", env)
+        # both kinds under one supervisor of our own (hostbench_cli.serve): the application imported once for
+        # both, each kind's workers forked onto its own port, the dashboard's at a lower CPU priority; no worker
+        # killed for being slow to start; --http: a deadline for a request's headers (backend/app/core/server.py)
+        self.serving_control = True
+        self._child("api", [PY, "-m", "hostbench_cli.serve", "app.main:app", "--host", self.bind,
+                            "--kind", f"dashboard:{self.port}:{workers}:{DASHBOARD_NICE}",
+                            "--kind", f"control:{self.control_port}:{control}:0", *proxy,
+                            "--http", "app.core.server:HeaderDeadline", "--no-access-log",
+                            "--timeout-graceful-shutdown", "5"], ROOT / "backend", env)
 
     def _workers(self) -> tuple[int, int]:
         """(dashboard, control) API processes: the settings, else this stack's own choice (`up` sizes them to the
@@ -343,7 +341,7 @@ class Stack:
                 r = httpx.get(f"{self.url}/api/health", timeout=30)
                 last = health = r.json()
                 if r.status_code == 200 and self._ready(health) and health["runners_online"] >= runners:
-                    if "control" not in self.children:
+                    if not self.serving_control:
                         return health
                     ctl = httpx.get(f"{self.control_url}/api/health", timeout=30)  # the runners' process too
                     last = {"control process": ctl.status_code}

@@ -25,15 +25,23 @@ def _api(monkeypatch, tmp_path, bind="127.0.0.1", **env):
     return _children(monkeypatch, tmp_path, bind, **env)["api"][:2]
 
 
-def test_the_runners_have_their_own_api_process_and_the_dashboard_yields_the_cpu(monkeypatch, tmp_path):
+def _kinds(argv: list[str]) -> dict[str, tuple[int, int, int]]:
+    """--kind NAME:PORT:WORKERS:NICE -> {NAME: (PORT, WORKERS, NICE)}"""
+    kinds = [argv[i + 1].split(":") for i, a in enumerate(argv) if a == "--kind"]
+    return {k[0]: (int(k[1]), int(k[2]), int(k[3])) for k in kinds}
+
+
+def test_the_runners_have_their_own_api_processes_and_the_dashboard_yields_the_cpu(monkeypatch, tmp_path):
+    """One supervisor (one import of the application) serves both kinds, each on its own port with its own worker
+    count; the dashboard's workers at a lower CPU priority."""
     seen = _children(monkeypatch, tmp_path)
-    (dash, dash_env, dash_nice), (ctl, ctl_env, ctl_nice) = seen["api"], seen["control"]
-    assert dash_nice == 5 and ctl_nice == 0
-    assert dash[dash.index("--port") + 1] == "8123" and ctl[ctl.index("--port") + 1] == "8124"
-    assert "--workers" not in ctl and "--workers" not in dash  # one each unless a setting says otherwise
+    assert set(seen) == {"api"}
+    dash, dash_env, nice = seen["api"]
+    assert nice == 0  # the supervisor itself (and so the one import) is not niced; the dashboard's workers are
+    assert _kinds(dash) == {"dashboard": (8123, 1, 5), "control": (8124, 1, 0)}  # one each unless a setting says
     seen = _children(monkeypatch, tmp_path, HOSTBENCH_API_WORKERS="2", HOSTBENCH_CONTROL_WORKERS="3")
-    assert seen["api"][0][seen["api"][0].index("--workers") + 1] == "2"
-    assert seen["control"][0][seen["control"][0].index("--workers") + 1] == "3"
+    assert _kinds(seen["api"][0]) == {"dashboard": (8123, 2, 5), "control": (8124, 3, 0)}
+    ctl_env = dash_env
     # "Add host" hands new runners the control port, on the same host as the public URL
     assert dash_env["HOSTBENCH_RUNNER_PORT"] == ctl_env["HOSTBENCH_RUNNER_PORT"] == "8124"
     # a public URL of a person's own, no proxy: the control port on that host

@@ -72,6 +72,71 @@ def test_a_worker_that_died_is_replaced_by_a_fork_without_loading_again(tmp_path
     assert "stopped" in stack.children["api"].log.read_text()  # SIGTERM: the workers ended, then the supervisor
 
 
+def _nice(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
+def test_both_kinds_are_served_by_one_supervisor_that_loads_the_application_once(tmp_path):
+    """The dashboard's and the runners' API processes: one import for both kinds (it was one per kind, and before
+    that one per worker), each kind's workers on its own port; the dashboard's in a session of their own at a
+    raised nice (so their autogroup yields the CPU too), the runners' at the supervisor's; a dead worker is
+    replaced in its own kind."""
+    stack = _stack(tmp_path)
+    control = free_port()
+    env = dict(os.environ, SLOW_APP_IMPORT_S="1", PYTHONPATH=str(HERE))
+    stack._child("api", [sys.executable, "-m", "hostbench_cli.serve", "slow_app:app",
+                         "--kind", f"dashboard:{stack.port}:2:5", "--kind", f"control:{control}:1:0",
+                         "--no-proxy-headers"], HERE, env)
+    try:
+        stack.wait_healthy(stall=60)
+        sup = stack.children["api"].proc.pid
+        seen: dict[str, set[int]] = {"dashboard": set(), "control": set()}
+        deadline = time.monotonic() + 30
+        while len(seen["dashboard"]) < 2 or not seen["control"]:
+            assert time.monotonic() < deadline, seen
+            for kind, port in (("dashboard", stack.port), ("control", control)):
+                with httpx.Client() as c:  # a new connection each time: the kernel spreads them over the workers
+                    seen[kind].add(c.get(f"http://127.0.0.1:{port}/api/health", timeout=10).json()["pid"])
+        assert len(seen["control"]) == 1 and not seen["dashboard"] & seen["control"]
+        base = _nice(sup)
+        for pid in seen["dashboard"]:
+            assert _nice(pid) == min(19, base + 5) and os.getsid(pid) == pid  # a session (autogroup) of its own
+            group = Path(f"/proc/{pid}/autogroup")
+            if group.exists():
+                assert group.read_text().split()[-1] == "5", group.read_text()
+        (ctl,) = seen["control"]
+        assert _nice(ctl) == base and os.getsid(ctl) == os.getsid(sup)
+        os.kill(ctl, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{control}/api/health", timeout=10).json()["pid"] != ctl:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "no new control worker"
+            time.sleep(0.2)
+        log = stack.children["api"].log.read_text()
+        assert log.count("loading slow_app:app") == 1, log
+        assert f"control worker 1 (pid {ctl}) killed by signal 9 (SIGKILL)" in log, log
+        assert log.count("control worker 1 started") == 2 and log.count("dashboard worker 1 started") == 1, log
+    finally:
+        stack.stop()
+    log = stack.children["api"].log.read_text()
+    assert "stopped" in log  # SIGTERM reached the dashboard's workers in their own sessions too
+    for pid in seen["dashboard"]:
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
+
+
+def test_serve_refuses_a_bad_kind():
+    from hostbench_cli.serve import parse
+
+    for bad in (["--kind", "dashboard:80"], ["--kind", "a:1:0:0"], ["--kind", "a:1:1:0", "--kind", "a:2:1:0"], []):
+        with pytest.raises(SystemExit):
+            parse(["x:app", *bad])
+    assert [k.name for k in parse(["x:app", "--port", "5", "--kind", "control:6:2:0"]).kinds] == ["api", "control"]
+
+
 def test_a_process_without_progress_fails_the_start_naming_it_and_its_log(tmp_path):
     stack = _stack(tmp_path)
     stack._child("worker", [sys.executable, "-c", "print('connecting to the broker', flush=True); "

@@ -76,9 +76,12 @@ def _nothing_killed(stack: Stack) -> None:
         assert c.restarts == [], f"{c.name} was restarted"
         text = c.log.read_text(errors="replace")
         assert not KILLED.search(text), f"{c.name}: {KILLED.search(text)}"
-    for name in ("api", "control"):  # each API supervisor forked its workers once: none died, none was replaced
-        text = stack.children[name].log.read_text(errors="replace")
-        assert len(re.findall(r"worker \d+ started", text)) == 2, text[-2000:]
+    # the API supervisor imported the application once and forked each kind's two workers once: none died, none
+    # was replaced
+    text = stack.children["api"].log.read_text(errors="replace")
+    assert text.count("loading app.main:app") == 1, text[-2000:]
+    for kind in ("dashboard", "control"):
+        assert len(re.findall(kind + r" worker \d+ started", text)) == 2, text[-2000:]
 
 
 def test_the_whole_stack_on_a_quarter_of_one_cpu(starved):

@@ -198,7 +198,7 @@ class KillTrials(TrialsBase):
         follower = threading.Thread(target=self._follow, args=(run_id, got, log, stop), daemon=True)
         follower.start()
         time.sleep(self.rng.uniform(1.0, 4.0))
-        apis = [self.stack.children[n] for n in ("api", "control")]  # the dashboard's and the runners' processes
+        apis = [self.stack.children["api"]]  # the supervisor of the dashboard's and the runners' API processes
         for api in apis:
             assert api.proc is not None
             os.killpg(api.proc.pid, signal.SIGKILL)

@@ -34,7 +34,7 @@ from typing import Any
 from hostbench_cli import STATE
 from hostbench_cli.load.base import HEARTBEAT_S, Client, Figures, ms, pct, retry_after, watch_loop_lag
 from hostbench_cli.load.browsers import BURST_PATH, burst, reads_loop, stream_loop
-from hostbench_cli.load.procs import Meter, _procs, rss_mib
+from hostbench_cli.load.procs import Meter, _procs, api_procs, rss_mib
 from hostbench_cli.load.sim import RunState, SimRunner
 
 # --- the whole run ------------------------------------------------------------------------------------------
@@ -98,8 +98,8 @@ async def drive(args: argparse.Namespace, stack: Any) -> dict:
     admin = stack.admin_headers()["Authorization"][7:]
     # the people: enough for the streams (--streams-per-user each) and for the reads (20 a second each at most)
     viewers = make_viewers(stack, max(1, -(-args.streams // args.streams_per_user), -(-int(args.reads) // 20)))
-    api = Meter(lambda: _procs(stack.children["api"].proc.pid))  # the dashboard's API processes
-    control = Meter(lambda: _procs(stack.children["control"].proc.pid))  # the runners' API process
+    api = Meter(lambda: api_procs(stack.children["api"].proc.pid, dashboard=True))  # the dashboard's API processes
+    control = Meter(lambda: api_procs(stack.children["api"].proc.pid, dashboard=False))  # the runners' (+ supervisor)
     pg = Meter(lambda: _procs(stack.pg.proc.pid) if stack.pg and stack.pg.proc else [])
     me = Meter(lambda: _procs(os.getpid())[:1])
     report: dict[str, Any] = {"runners": args.runners, "running": args.running, "streams": args.streams,
@@ -193,7 +193,7 @@ async def drive(args: argparse.Namespace, stack: Any) -> dict:
     elapsed = time.monotonic() - t0
     load.fig.measuring = False
     lag_task.cancel()
-    rss = rss_mib(_procs(stack.children["api"].proc.pid) + _procs(stack.children["control"].proc.pid))
+    rss = rss_mib(_procs(stack.children["api"].proc.pid))  # both kinds: one supervisor
     report["control_cores"] = control.cores()
     report["dashboard_api_cores"] = api.cores()
     report["api_cores"] = round(report["dashboard_api_cores"] + report["control_cores"], 2)

@@ -13,6 +13,18 @@ def _procs(pid: int) -> list:
         return []
 
 
+def api_procs(pid: int, dashboard: bool) -> list:
+    """One kind of the API's processes under its supervisor (hostbench_cli.serve, `pid`): the dashboard's workers
+    run at a raised nice, the supervisor and the runners' control workers at the stack's own."""
+    def niced(p) -> bool:  # noqa: ANN001 - a psutil.Process
+        try:
+            return bool(p.nice() > 0)
+        except Exception:  # noqa: BLE001 - a worker that exited
+            return False
+
+    return [p for p in _procs(pid) if niced(p) == dashboard]
+
+
 def cpu_s(procs: list) -> float:
     """CPU seconds of a process tree (the root first): the live processes' own, plus what the root's children
     that already exited used (PostgreSQL's backends come and go with connections; the postmaster reaps them)."""
