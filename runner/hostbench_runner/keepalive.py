@@ -46,6 +46,10 @@ class Heartbeat:
     def start(self) -> None:
         self._thread.start()
 
+    def send_inventory(self, inventory: dict[str, Any]) -> None:
+        """The next heartbeat carries this inventory (it changed: a background FMA probe)."""
+        self._inventory = inventory
+
     def stop(self) -> None:
         self._stop.set()
 

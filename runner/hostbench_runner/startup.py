@@ -41,7 +41,7 @@ def register_only(s: Settings, api: ApiClient, catalog: KernelCatalog,
     catalog.load(kernels_needed())
     inv = inventory.collect("/", kernel_info=catalog.build_info, work_dir=s.work_dir,
                             kernel_bin=s.kernel_bin if s.fma_probe else None, probe_cache=s.probe_cache,
-                            disk_targets=s.disk_targets)
+                            disk_targets=s.disk_targets, probe_now=False)  # the daemon probes, after it starts
     cred = credential.obtain(
         s.credential_path, api, s.registration_token, s.name, s.labels,
         inv, shutdown, backoff, give_up_after_s=REGISTER_ONLY_GIVE_UP_S,

@@ -77,12 +77,14 @@ def probe_isas(cpu_section: dict[str, Any]) -> list[str]:
 
 def collect(root: Path | str = "/", kernel_info: Callable[[], Any] | None = None,
             work_dir: Path | str | None = None, kernel_bin: Path | str | None = None,
-            probe_cache: Path | None = None, disk_targets: Mapping[str, Path] | None = None) -> dict[str, Any]:
+            probe_cache: Path | None = None, disk_targets: Mapping[str, Path] | None = None,
+            probe_now: bool = True) -> dict[str, Any]:
     """Every collector's section, plus the runner's and the kernels' versions. `work_dir` is the
     runner's kernel work directory (its filesystem is reported under disks.work_dir); `disk_targets` the
     directories disk jobs may name (disks.targets: name, filesystem, device, free bytes). With `kernel_bin`,
     the CPU section gets the FMA issue-rate probe (fma_probe.py; about 0.4 s per vector ISA on a quiet core),
-    taken from `probe_cache` when that holds a probe of this CPU by this kernel build."""
+    taken from `probe_cache` when that holds a probe of this CPU by this kernel build. Without `probe_now`, only
+    a kept probe is used (the runner probes later, in the background: hostbench_runner.probing)."""
     root = Path(root)
     inventory: dict[str, Any] = {c.name: run_collector(c, root, work_dir, disk_targets) for c in COLLECTORS}
     cpu_section = inventory.get("cpu")
@@ -94,8 +96,11 @@ def collect(root: Path | str = "/", kernel_info: Callable[[], Any] | None = None
             build = {"error": f"{type(exc).__name__}: {exc}"[:300]}
     if kernel_bin is not None and isinstance(cpu_section, dict) and "error" not in cpu_section:
         try:
-            cpu_section["fma_probe"] = fma_probe.cached_run(kernel_bin, probe_isas(cpu_section), probe_cache,
-                                                            fma_probe.cache_key(cpu_section, build))
+            key = fma_probe.cache_key(cpu_section, build)
+            probe = (fma_probe.cached_run(kernel_bin, probe_isas(cpu_section), probe_cache, key) if probe_now
+                     else fma_probe.read_cache(probe_cache, key))
+            if probe is not None or probe_now:
+                cpu_section["fma_probe"] = probe
         except Exception as exc:  # a probe never blocks registration
             cpu_section["fma_probe"] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
     inventory["runner"] = {"version": __version__, "python": platform.python_version()}

@@ -16,9 +16,11 @@ unit" on a core that has 2. So each try also measures how busy the machine's oth
 
 The peak uses it for a CPU its table does not know (hostbench_common/peaks.py inferred_arch), and to
 overrule a table row the probe contradicts. About 0.4 s of one core per ISA (up to 3 tries when disturbed),
-when the inventory is collected with a kernel: `bench cpu`, and the runner before it takes any run (once per
-CPU and kernel build: `cached_run` keeps the figures in the runner's state directory, so a restart costs nothing;
-HOSTBENCH_FMA_PROBE=0 turns it off).
+when the inventory is collected with a kernel: `bench cpu`, and the runner (once per CPU and kernel build: the
+figures are kept in the runner's state directory, so a restart costs nothing). The runner never probes before it
+registers: it registers with the probe it kept, if any, and probes after, before it takes its first run
+(hostbench_runner.probing); a disturbed probe is kept too, marked (no FMA units where it was disturbed), and taken
+again at a later start that finds the machine quiet. HOSTBENCH_FMA_PROBE=0 turns it off.
 """
 
 from __future__ import annotations
@@ -163,26 +165,64 @@ def cache_key(cpu: dict[str, Any], kernel_build: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def quiet(probe: dict[str, Any] | None) -> bool:
+    """Every ISA measured undisturbed: its FMA units told (or the ISA has no FMA)."""
+    return bool(probe and probe.get("isa")) and all(
+        v.get("fma_units") is not None or not v.get("fma") for v in (probe or {}).get("isa", {}).values())
+
+
+def read_cache(cache: Path | None, key: str) -> dict[str, Any] | None:
+    """The probe `cache` holds for this key (quiet, or disturbed and so marked: its ISAs without FMA units), or
+    None."""
+    if cache is None:
+        return None
+    try:
+        kept = json.loads(cache.read_text())
+    except (OSError, ValueError):
+        return None
+    if isinstance(kept, dict) and kept.get("key") == key and isinstance(kept.get("probe"), dict):
+        probe: dict[str, Any] = kept["probe"]
+        return probe
+    return None
+
+
+def keep(cache: Path | None, key: str, probe: dict[str, Any] | None) -> bool:
+    """Write `probe` to `cache` unless it says less than what is there: a quiet probe always replaces, a disturbed
+    one only an absent, other-key or disturbed one (its figures stay marked disturbed: no FMA units where it was,
+    so a peak inferred from it says it assumed them). True when written."""
+    if cache is None or not probe or not probe.get("isa"):
+        return False
+    if not quiet(probe) and quiet(read_cache(cache, key)):
+        return False
+    tmp = cache.with_name(cache.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps({"key": key, "probe": probe, "disturbed": not quiet(probe)}))
+        os.replace(tmp, cache)
+    except OSError:
+        return False  # a full or read-only state directory: probe again next time
+    return True
+
+
 def cached_run(kernel_bin: Path | str, available: list[str] | None, cache: Path | None,
                key: str) -> dict[str, Any] | None:
-    """run(), unless `cache` holds a probe with this key (then that one); a fresh probe is written to `cache`
-    only when every ISA measured undisturbed (a disturbed or empty probe is tried again at the next start)."""
-    if cache is not None:
-        try:
-            kept = json.loads(cache.read_text())
-            if isinstance(kept, dict) and kept.get("key") == key and isinstance(kept.get("probe"), dict):
-                probe: dict[str, Any] = kept["probe"]
-                return probe
-        except (OSError, ValueError):
-            pass
+    """run(), unless `cache` holds a quiet probe with this key (then that one). A fresh probe is kept (keep()); a
+    disturbed one too, marked, and tried again the next time."""
+    kept = read_cache(cache, key)
+    if quiet(kept):
+        return kept
     fresh = run(kernel_bin, available)
-    quiet = bool(fresh and fresh.get("isa")) and all(
-        v.get("fma_units") is not None or not v.get("fma") for v in (fresh or {}).get("isa", {}).values())
-    if cache is not None and quiet:
-        tmp = cache.with_name(cache.name + ".tmp")
-        try:
-            tmp.write_text(json.dumps({"key": key, "probe": fresh}))
-            os.replace(tmp, cache)
-        except OSError:
-            pass  # a full or read-only state directory: probe again next time
-    return fresh
+    keep(cache, key, fresh)
+    return fresh if fresh or kept is None else kept
+
+
+def others_busy(sample_s: float = 1.0) -> float | None:
+    """How busy this machine's other CPUs are now (their mean busy fraction over `sample_s`; this process idle
+    meanwhile): a probe taken now would be disturbed above NEIGHBOURS_BUSY_MAX."""
+    busy0, t0 = machine_busy_s(), time.monotonic()
+    time.sleep(sample_s)
+    cpus = os.cpu_count() or 1
+    if busy0 is None:
+        return None
+    busy1 = machine_busy_s()
+    # no probe ran: the whole machine's busy time counts, over all CPUs but the one a probe would take
+    return neighbours_busy(busy0, busy1, 0.0, time.monotonic() - t0, cpus)
