@@ -39,6 +39,7 @@ def test_the_runners_have_their_own_api_processes_and_the_dashboard_yields_the_c
     dash, dash_env, nice = seen["api"]
     assert nice == 0  # the supervisor itself (and so the one import) is not niced; the dashboard's workers are
     assert _kinds(dash) == {"dashboard": (8123, 1, 5), "control": (8124, 1, 0)}  # one each unless a setting says
+    assert dash[dash.index("--http") + 1] == "app.core.server:HeaderDeadline"  # both kinds: a headers deadline
     seen = _children(monkeypatch, tmp_path, HOSTBENCH_API_WORKERS="2", HOSTBENCH_CONTROL_WORKERS="3")
     assert _kinds(seen["api"][0]) == {"dashboard": (8123, 2, 5), "control": (8124, 3, 0)}
     ctl_env = dash_env
