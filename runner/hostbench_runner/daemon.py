@@ -140,8 +140,8 @@ class Daemon:
         log.info("runner ready: host_id=%s name=%s server=%s", cred.host_id, self.s.name, self.s.server)
 
     def _probed(self, probe: dict[str, Any]) -> None:
-        """A background FMA probe that says more than the one registered with: into the inventory, which the next
-        heartbeat sends (the server then infers the peak from it)."""
+        """A background FMA probe that says more than the one registered with: into the inventory, which a heartbeat
+        sends at once (the server then infers the peak from it)."""
         cpu = (self.inventory or {}).get("cpu")
         if isinstance(cpu, dict) and self.inventory is not None:
             cpu["fma_probe"] = probe

@@ -40,6 +40,7 @@ class Heartbeat:
         self._revoked = revoked
         self._rotate = rotate
         self._stop = threading.Event()
+        self._wake = threading.Event()  # a beat now: stop, or an inventory to send
         self._thread = threading.Thread(target=self._loop, name="heartbeat", daemon=True)
         self.reachable: bool | None = None
 
@@ -47,21 +48,25 @@ class Heartbeat:
         self._thread.start()
 
     def send_inventory(self, inventory: dict[str, Any]) -> None:
-        """The next heartbeat carries this inventory (it changed: a background FMA probe)."""
+        """A heartbeat now carries this inventory (it changed: a background FMA probe)."""
         self._inventory = inventory
+        self._wake.set()
 
     def stop(self) -> None:
         self._stop.set()
+        self._wake.set()
 
     def _loop(self) -> None:
         while not self._stop.is_set():
             body: dict[str, Any] = {"run": self._current_run(), "version": __version__}
-            if self._inventory is not None:
-                body["inventory"] = self._inventory
+            sent = self._inventory
+            if sent is not None:
+                body["inventory"] = sent
             wait = self._interval
             try:
                 ack = self._api.heartbeat(body)
-                self._inventory = None
+                if self._inventory is sent:  # not replaced meanwhile (send_inventory): that one goes next
+                    self._inventory = None
                 wait = advised_interval(ack, self._interval)
                 if self.reachable is not True:
                     log.info("heartbeat ok: server reachable")
@@ -77,7 +82,8 @@ class Heartbeat:
                 return
             except Rejected as exc:
                 log.error("heartbeat rejected (%s); inventory will not be re-sent", exc)
-                self._inventory = None
+                if self._inventory is sent:
+                    self._inventory = None
             except Retryable as exc:
                 if self.reachable is not False:
                     log.warning("heartbeat failed, server unreachable: %s", exc)
@@ -86,7 +92,8 @@ class Heartbeat:
                 if self._stop.is_set():
                     return
                 log.warning("heartbeat error: %s: %s", type(exc).__name__, exc)
-            self._stop.wait(wait)
+            self._wake.wait(wait)
+            self._wake.clear()
 
 
 def lease_timing(lease_s: Any, renew_s: float, lost_after_s: float) -> tuple[float, float]:

@@ -8,7 +8,7 @@ the units were assumed: docs/methodology/peaks.md). Then, if it kept none, or a 
 other CPUs are quiet now, this thread probes: the daemon takes no run meanwhile (`wanted`: its idle step waits
 instead of claiming, so no benchmark of its own shares the CPU with the probe, nor the probe with a benchmark). A
 probe that says more than the kept one (any probe where none was kept, a quiet one over a disturbed one) is kept
-and sent with the next heartbeat."""
+and sent with a heartbeat at once."""
 
 from __future__ import annotations
 

@@ -168,3 +168,35 @@ def test_the_runner_registers_and_beats_before_its_probe_ends_and_takes_no_run_m
     assert first_work > last_end, "a run was asked for while the probe ran"
     kept = json.loads((tmp_path / "state" / "fma-probe.json").read_text())
     assert kept["probe"] == sent
+
+
+def test_a_new_inventory_goes_with_a_heartbeat_at_once_not_at_the_next_interval():
+    """The probe taken after the start reaches the server with a heartbeat sent then, not up to an interval later
+    (a run claimed meanwhile would be judged by the inventory without it)."""
+    import threading
+
+    from hostbench_runner.keepalive import Heartbeat
+
+    beats: list[dict] = []
+
+    class Api:
+        def heartbeat(self, body: dict) -> dict:
+            beats.append(body)
+            return {}
+
+    hb = Heartbeat(Api(), 60.0, {"cpu": {}}, lambda: None, threading.Event())  # type: ignore[arg-type]
+    hb.start()
+    try:
+        deadline = time.monotonic() + 5
+        while not beats and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(beats) == 1 and beats[0]["inventory"] == {"cpu": {}}
+        hb.send_inventory({"cpu": {"fma_probe": {"isa": {}}}})
+        deadline = time.monotonic() + 5
+        while len(beats) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(beats) == 2 and beats[1]["inventory"] == {"cpu": {"fma_probe": {"isa": {}}}}
+        time.sleep(0.3)
+        assert len(beats) == 2  # then the interval again
+    finally:
+        hb.stop()
