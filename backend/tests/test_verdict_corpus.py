@@ -175,7 +175,7 @@ def test_corpus_across_cpu_memory_disk_network_has_no_valid(client, session, run
         params=DISK_PARAMS, kernel_info=start, results=res)
     import tempfile
     with tempfile.TemporaryDirectory(dir="/var/tmp") as d:
-        start, res = ck.kernel("disk", *disk_args, "--cold_cache", "false", "--workdir", d)
+        start, res = ck.kernel("disk", *disk_args, "--direct", "false", "--cold_cache", "false", "--workdir", d)
     api("disk_warm_page_cache", "disk", "real: buffered reads with a warm cache", "page_cache", experiment="disk",
         params=DISK_PARAMS, kernel_info=start, results=res)
     buffered = {**DISK_DIRECT, "direct": False, "cold_cache": True}
@@ -257,6 +257,13 @@ def test_corpus_across_cpu_memory_disk_network_has_no_valid(client, session, run
             busy_peer = _pair_run(client, session, pair, start, res, here, here)
             case("net_busy_peer_tcp", "network", "real: TCP to a receiver starved by 2 busy processes on its CPU "
                  "(netns pair)", "disturbed", busy_peer)
+            # the same for UDP round trips: nothing lost, the driver quiet, the echoing side waited
+            with ck.hogs(2, cpu=0), ns.server("udp_rr", nice=19, cpu=0) as port:
+                start, res = ns.drive(port, "--op", "udp_rr", "--sizes", "64", "--repeats", "2",
+                                      "--duration_s", "0.5", "--warmup_s", "0", cpu=1)
+            busy_rr = _pair_run(client, session, {**pair, "op": "udp_rr", "sizes": [64]}, start, res, here, here)
+            case("net_busy_peer_udp_rr", "network", "real: UDP round trips to an echo starved by 2 busy processes "
+                 "(netns pair)", "disturbed", busy_rr)
             ns.shape("20mbit")
             with ns.server("tcp_stream") as port:
                 start, res = ns.drive(port, "--op", "tcp_stream", "--sizes", "65536", "--repeats", "2",
@@ -294,9 +301,11 @@ def test_corpus_across_cpu_memory_disk_network_has_no_valid(client, session, run
     loop = client.get(f"/api/runs/{cases['net_loopback'][0]}").json()["result"]["checked"]
     assert "loopback: no NIC measured" in loop and not any("peer" in c for c in loop), loop
     if netns:
-        res = client.get(f"/api/runs/{busy_peer}").json()["result"]
-        peer = [f for row in res["rows"] for f in row["flags"] if f["kind"] == "disturbed" and "the peer" in f["text"]]
-        assert peer and peer[0]["value"] > 0.10, res  # named: the serving side waited, the driver may not have
-        assert any(c.startswith("the peer's CPU: run-queue wait") for c in res["checked"]), res["checked"]
+        for run_id in (busy_peer, busy_rr):
+            res = client.get(f"/api/runs/{run_id}").json()["result"]
+            peer = [f for row in res["rows"] for f in row["flags"]
+                    if f["kind"] == "disturbed" and "the peer" in f["text"]]
+            assert peer and peer[0]["value"] > 0.10, res  # named: the serving side waited, the driver may not have
+            assert any(c.startswith("the peer's CPU: run-queue wait") for c in res["checked"]), res["checked"]
     if not netns:
         pytest.skip("corpus held (0 valid); the network-namespace cases need root, ip and tc")

@@ -125,9 +125,9 @@ def peer_words(experiment: str, pair: PairCheck | None) -> str:
 
 
 def peer_wait_flags(experiment: str, reps: list[dict[str, Any]], pair: PairCheck | None) -> list[Flag]:
-    """disturbed: the receiving threads (a stream's serving side) spent more than DISTURBED_WAIT of the phase
-    waiting for a CPU (the kernel's peer_wait_share, from the receiver's own report): the figure is what a busy
-    receiver took, not what the path carries. The same bound as the driver's own wait_share."""
+    """disturbed: the receiving threads (the serving side of a stream or of udp_rr) spent more than DISTURBED_WAIT
+    of the phase waiting for a CPU (the kernel's peer_wait_share, from the receiver's own report): the figure is
+    what a busy receiver took, not what the path carries. The same bound as the driver's own wait_share."""
     waits = [(int(r.get("repeat") or 0), float(r["peer_wait_share"])) for r in reps
              if _number(r.get("peer_wait_share"))]
     if not waits:
@@ -176,14 +176,14 @@ def spread_flags(values: list[float], cv: float | None, params: dict[str, Any]) 
 
 
 def peer_cpu_words(raw: list[dict[str, Any]]) -> str:
-    """What a pair's verdict says of its peer's CPU: streams carry the receiver's run-queue wait in its report;
-    round trips have no report (the peer echoes until the driver closes)."""
+    """What a pair's verdict says of its peer's CPU: streams and udp_rr carry the receiver's run-queue wait in its
+    report; tcp_rr has no report (the peer echoes until the driver closes)."""
     if raw and all(_number(r.get("peer_wait_share")) for r in raw):
         return f"the peer's CPU: run-queue wait of its receiving threads ≤ {DISTURBED_WAIT:.0%} in every repeat"
     if any(_number(r.get("peer_wait_share")) for r in raw):
-        return (f"the peer's CPU: run-queue wait ≤ {DISTURBED_WAIT:.0%} where the receiver reported it (streams), "
-                "not checked for round trips")
-    return "the peer's CPU: not checked (the serving side reported no run-queue wait; round trips send no report)"
+        return (f"the peer's CPU: run-queue wait ≤ {DISTURBED_WAIT:.0%} where the receiver reported it, not checked "
+                "for the rest (tcp_rr sends no report)")
+    return "the peer's CPU: not checked (the serving side reported no run-queue wait; tcp_rr sends no report)"
 
 
 def checked_words(experiment: str, params: dict[str, Any], raw: list[dict[str, Any]], *, judge_share: bool,
@@ -216,7 +216,7 @@ def checked_words(experiment: str, params: dict[str, Any], raw: list[dict[str, A
         if run is not None and run.peak == "loopback":
             out.append("loopback: no NIC measured")
             if any(_number(r.get("peer_wait_share")) for r in raw):
-                out.append(f"the server threads' run-queue wait ≤ {DISTURBED_WAIT:.0%} (streams)")
+                out.append(f"the server threads' run-queue wait ≤ {DISTURBED_WAIT:.0%} (streams, udp_rr)")
         else:
             if pair is not None:
                 out.append(f"the peer is another machine ({pair.why})" if not pair.same_machine

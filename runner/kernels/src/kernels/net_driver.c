@@ -411,6 +411,16 @@ static void rr_phase(hb_worker *w, nstream *ns)
     ns->sent_msgs = rts + timeouts;
     ns->recv_msgs = rts;
     ns->timeouts = timeouts;
+    if (udp) { /* the echoing side's run-queue wait, outside the timed window; none: unknown */
+        uint8_t in[HB_NET_REPORT_LEN];
+        hb_net_report r;
+        shutdown(ns->next.fd, SHUT_WR);
+        net_set_timeout(ns->next.fd, SO_RCVTIMEO, (int64_t)CTRL_TIMEOUT_MS * 1000000);
+        if (net_read_all(ns->next.fd, in, sizeof in) == 0 && hb_net_report_unpack(in, &r) == 0) {
+            ns->peer_wait_ns = r.wait_ns;
+            ns->peer_alive_ns = r.alive_ns;
+        }
+    }
 }
 
 void net_work(hb_worker *w)
@@ -494,6 +504,8 @@ void net_result_facts(const hb_setup *s, hb_worker *w, int nthreads, double seco
         hb_json_kint(j, "round_trips", (long long)recv_m);
         if (st->op == HB_NET_UDP_RR)
             hb_json_kint(j, "lost", (long long)tmo);
+        if (st->op == HB_NET_UDP_RR && peer_known && peer_alive > 0)
+            hb_json_knum(j, "peer_wait_share", peer_wait / peer_alive);
         hb_json_key(j, "latency_us");
         hb_json_obj(j);
         hb_json_knum(j, "avg", all.count ? (double)all.sum / (double)all.count / 1e3 : 0);

@@ -275,9 +275,11 @@ out:
     free(pat);
 }
 
-/* Echoes datagrams until the control connection closes. */
+/* Echoes datagrams until the driver shuts its side of the control connection, then reports
+ * (its run-queue wait: the counts are the driver's). */
 static void serve_udp_rr(server *srv, int ctrl, int udp, const hb_net_hello *h)
 {
+    rx_clock clk = rx_clock_start();
     uint8_t *buf = malloc(h->size + 1);
     hb_net_report r = {0};
     if (!buf)
@@ -298,6 +300,7 @@ static void serve_udp_rr(server *srv, int ctrl, int udp, const hb_net_hello *h)
         if (ctrl_state(ctrl) == 1 || srv_stopping(srv))
             break;
     }
+    send_report(ctrl, &r, &clk); /* fails quietly where the driver has gone */
     srv_account(srv, &r);
     free(buf);
 }
