@@ -175,7 +175,7 @@ def test_corpus_across_cpu_memory_disk_network_has_no_valid(client, session, run
         params=DISK_PARAMS, kernel_info=start, results=res)
     import tempfile
     with tempfile.TemporaryDirectory(dir="/var/tmp") as d:
-        start, res = ck.kernel("disk", *disk_args, "--cold_cache", "false", "--workdir", d)
+        start, res = ck.kernel("disk", *disk_args, "--direct", "false", "--cold_cache", "false", "--workdir", d)
     api("disk_warm_page_cache", "disk", "real: buffered reads with a warm cache", "page_cache", experiment="disk",
         params=DISK_PARAMS, kernel_info=start, results=res)
     buffered = {**DISK_DIRECT, "direct": False, "cold_cache": True}
@@ -230,6 +230,10 @@ def test_corpus_across_cpu_memory_disk_network_has_no_valid(client, session, run
                             ("10.0.0.7", "10.0.0.7"))
     case("net_pair_same_address", "network", "two hosts at one address", "same_machine", one_address)
     control_pair = _pair_run(client, session, pair, NET_KINFO, quiet, _inventory("b1", "m1"), _inventory("b2", "m2"))
+    # the same pair whose receiver reported its run-queue wait (a kernel that carries it in its report)
+    quiet_peer = [_net(9400.0, peer_wait_share=0.02), _net(9410.0, repeat=2, peer_wait_share=0.03)]
+    peer_checked = _pair_run(client, session, pair, NET_KINFO, quiet_peer, _inventory("b3", "m3"),
+                             _inventory("b4", "m4"))
 
     netns = ck.netns_possible()
     if netns:
@@ -245,6 +249,21 @@ def test_corpus_across_cpu_memory_disk_network_has_no_valid(client, session, run
             # sender too, it sends less and the run is disturbed instead: either way never valid
             case("net_busy_peer_udp", "network", "real: UDP to a receiver starved by a busy process (netns pair)",
                  "lossy|disturbed", run_id)
+            # a busy peer the driver cannot see: the receiving side (niced, on CPU 0 with 2 busy processes)
+            # waits in its run queue while the driver (CPU 1) does not; the receiver's own report says so
+            with ck.hogs(2, cpu=0), ns.server("tcp_stream", nice=19, cpu=0) as port:
+                start, res = ns.drive(port, "--op", "tcp_stream", "--sizes", "65536", "--repeats", "2",
+                                      "--duration_s", "0.5", "--warmup_s", "0", cpu=1)
+            busy_peer = _pair_run(client, session, pair, start, res, here, here)
+            case("net_busy_peer_tcp", "network", "real: TCP to a receiver starved by 2 busy processes on its CPU "
+                 "(netns pair)", "disturbed", busy_peer)
+            # the same for UDP round trips: nothing lost, the driver quiet, the echoing side waited
+            with ck.hogs(2, cpu=0), ns.server("udp_rr", nice=19, cpu=0) as port:
+                start, res = ns.drive(port, "--op", "udp_rr", "--sizes", "64", "--repeats", "2",
+                                      "--duration_s", "0.5", "--warmup_s", "0", cpu=1)
+            busy_rr = _pair_run(client, session, {**pair, "op": "udp_rr", "sizes": [64]}, start, res, here, here)
+            case("net_busy_peer_udp_rr", "network", "real: UDP round trips to an echo starved by 2 busy processes "
+                 "(netns pair)", "disturbed", busy_rr)
             ns.shape("20mbit")
             with ns.server("tcp_stream") as port:
                 start, res = ns.drive(port, "--op", "tcp_stream", "--sizes", "65536", "--repeats", "2",
@@ -275,8 +294,18 @@ def test_corpus_across_cpu_memory_disk_network_has_no_valid(client, session, run
     other = client.get(f"/api/runs/{control_pair}").json()["result"]
     assert other["verdict"] == "valid" and other["pair"]["same_machine"] is False, other
     assert any(c.startswith("the peer is another machine") for c in other["checked"]), other["checked"]
-    assert "the peer's CPU: not checked (the serving side reports no CPU share)" in other["checked"]  # said, not implied
+    assert any(c.startswith("the peer's CPU: not checked") for c in other["checked"]), other  # said, not implied
+    checked = client.get(f"/api/runs/{peer_checked}").json()["result"]
+    assert checked["verdict"] == "valid", checked
+    assert "the peer's CPU: run-queue wait of its receiving threads ≤ 10% in every repeat" in checked["checked"]
     loop = client.get(f"/api/runs/{cases['net_loopback'][0]}").json()["result"]["checked"]
     assert "loopback: no NIC measured" in loop and not any("peer" in c for c in loop), loop
+    if netns:
+        for run_id in (busy_peer, busy_rr):
+            res = client.get(f"/api/runs/{run_id}").json()["result"]
+            peer = [f for row in res["rows"] for f in row["flags"]
+                    if f["kind"] == "disturbed" and "the peer" in f["text"]]
+            assert peer and peer[0]["value"] > 0.10, res  # named: the serving side waited, the driver may not have
+            assert any(c.startswith("the peer's CPU: run-queue wait") for c in res["checked"]), res["checked"]
     if not netns:
         pytest.skip("corpus held (0 valid); the network-namespace cases need root, ip and tc")

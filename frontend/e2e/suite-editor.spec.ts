@@ -102,7 +102,7 @@ test.describe('as an operator', () => {
     const card = page.getByRole('article', { name: title });
     await expect(card).toContainText(`saved by ${USERS.operator}`);
     await expect(card.getByRole('listitem')).toHaveCount(2);
-    await expect(card).toContainText('Expected duration on one host: ≈ 2 s');
+    await expect(card).toContainText('Cap on one host: ≈ 2 s');
 
     // Run it on the e2e host alone, and watch the suite run to its end.
     await firstHostId(page.request);

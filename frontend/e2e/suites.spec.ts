@@ -40,12 +40,19 @@ test('the Quick health check: run it on the e2e host, watch it as one unit, canc
   await expect(items).toHaveCount(quick!.items.length);
   await expect(items.first()).toContainText('ops fp64, int32 · 1, 2 threads · 5 s each, 1 repeat');
   await expect(card).toContainText('ops copy, stream_triad, latency');
-  await expect(card).toContainText(`Expected duration on one host: ≈ ${duration(quick!.expected_duration_one_host_s)}`);
+  await expect(card).toContainText(`Cap on one host: ≈ ${duration(quick!.expected_duration_one_host_s)}`);
 
   // Only the e2e host: the network-between-hosts items of other suites would need the peer.
   if (await hostBox(page, PEER).isChecked()) await hostBox(page, PEER).uncheck();
   await hostBox(page, HOST).check();
-  await expect(card).toContainText(`For the host picked: ≈ ${duration(quick!.expected_duration_one_host_s)}`);
+  // the server's estimate for the host picked (the one model), its cap apart
+  const hostId = await firstHostId(request);
+  const est = (await (await request.post('/api/suite-runs/estimate', { data: { suite: 'quick', host_ids: [hostId], peer_host_id: null } })).json()) as {
+    typical_s: number;
+    cap_s: number;
+  };
+  await expect(card).toContainText(`For the host picked: about ${duration(est.typical_s)}`);
+  await expect(card).toContainText(`cap ${duration(est.cap_s)}`);
   const full = page.getByRole('article', { name: 'Full system report' });
   await expect(full).toContainText('only when two hosts are picked');
   // A peer serves the two-host items: the full suite then runs them once per host picked, against the peer.

@@ -3,6 +3,7 @@
 verdict.py holds the flags and their order; service.compute_result calls these per row. What each requires,
 and why each bound: docs/methodology/verdicts.md.
 """
+import math
 from typing import Any, Literal
 
 from hostbench_common.verdicts import DISTURBED_SHARE, DISTURBED_WAIT, LOSSY_PCT, spread_bound
@@ -111,9 +112,39 @@ def disk_flags(op: str | None, kernel_info: dict[str, Any], params: dict[str, An
     return []
 
 
-def net_flags(experiment: str, op: str | None, reps: list[dict[str, Any]]) -> list[Flag]:
-    """loopback (a loopback run), lossy (UDP loss above LOSSY_PCT in any repeat)."""
-    out: list[Flag] = []
+def _number(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def peer_words(experiment: str, pair: PairCheck | None) -> str:
+    run = RUNS.get(experiment)
+    if run is not None and run.peak == "loopback":
+        return "the server threads (this host's, in loopback)"
+    host = f" (host {pair.peer_host_id})" if pair is not None and pair.peer_host_id is not None else ""
+    return f"the peer{host}, the serving side's receiving threads,"
+
+
+def peer_wait_flags(experiment: str, reps: list[dict[str, Any]], pair: PairCheck | None) -> list[Flag]:
+    """disturbed: the receiving threads (the serving side of a stream or of udp_rr) spent more than DISTURBED_WAIT
+    of the phase waiting for a CPU (the kernel's peer_wait_share, from the receiver's own report): the figure is
+    what a busy receiver took, not what the path carries. The same bound as the driver's own wait_share."""
+    waits = [(int(r.get("repeat") or 0), float(r["peer_wait_share"])) for r in reps
+             if _number(r.get("peer_wait_share"))]
+    if not waits:
+        return []
+    rep, wait = max(waits, key=lambda x: x[1])
+    if wait <= DISTURBED_WAIT:
+        return []
+    return [flag("disturbed", f"disturbed: in repeat {rep} {peer_words(experiment, pair)} spent {wait:.0%} of the "
+                              f"phase waiting for a CPU (run-queue wait, above {DISTURBED_WAIT:.0%}): other "
+                              "processes ran there", wait)]
+
+
+def net_flags(experiment: str, op: str | None, reps: list[dict[str, Any]],
+              pair: PairCheck | None = None) -> list[Flag]:
+    """loopback (a loopback run), lossy (UDP loss above LOSSY_PCT in any repeat), disturbed (the receiver's
+    run-queue wait above DISTURBED_WAIT)."""
+    out: list[Flag] = peer_wait_flags(experiment, reps, pair)
     run = RUNS.get(experiment)
     if run is not None and run.peak == "loopback":
         out.append(flag("loopback", "loopback: the kernel's network stack on one host, at memory speed; no NIC or "
@@ -142,6 +173,17 @@ def spread_flags(values: list[float], cv: float | None, params: dict[str, Any]) 
         return []
     return [flag("unstable", f"unstable: the repeats spread {cv:.1%} (CV; {min(values):.4g}–{max(values):.4g}), above "
                              f"{bound:.1%}: no one figure stands for them", cv)]
+
+
+def peer_cpu_words(raw: list[dict[str, Any]]) -> str:
+    """What a pair's verdict says of its peer's CPU: streams and udp_rr carry the receiver's run-queue wait in its
+    report; tcp_rr has no report (the peer echoes until the driver closes)."""
+    if raw and all(_number(r.get("peer_wait_share")) for r in raw):
+        return f"the peer's CPU: run-queue wait of its receiving threads ≤ {DISTURBED_WAIT:.0%} in every repeat"
+    if any(_number(r.get("peer_wait_share")) for r in raw):
+        return (f"the peer's CPU: run-queue wait ≤ {DISTURBED_WAIT:.0%} where the receiver reported it, not checked "
+                "for the rest (tcp_rr sends no report)")
+    return "the peer's CPU: not checked (the serving side reported no run-queue wait; tcp_rr sends no report)"
 
 
 def checked_words(experiment: str, params: dict[str, Any], raw: list[dict[str, Any]], *, judge_share: bool,
@@ -173,13 +215,15 @@ def checked_words(experiment: str, params: dict[str, Any], raw: list[dict[str, A
             out.append(f"UDP loss ≤ {LOSSY_PCT:g} %")
         if run is not None and run.peak == "loopback":
             out.append("loopback: no NIC measured")
+            if any(_number(r.get("peer_wait_share")) for r in raw):
+                out.append(f"the server threads' run-queue wait ≤ {DISTURBED_WAIT:.0%} (streams, udp_rr)")
         else:
             if pair is not None:
                 out.append(f"the peer is another machine ({pair.why})" if not pair.same_machine
                            else f"the peer is this machine ({pair.why})")
             else:
                 out.append("whether the peer is another machine: not known")
-            out.append("the peer's CPU: not checked (the serving side reports no CPU share)")
+            out.append(peer_cpu_words(raw))
     if kernel == "disk":
         modes = sorted({io_mode(kernel_info, params, [r]) for r in raw}, key=IO_MODES.index) or \
             [io_mode(kernel_info, params)]

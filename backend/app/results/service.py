@@ -239,7 +239,7 @@ def compute_result(
             flags += share_flags(threads, all_reps, cpus, judge_share=not sleeps)
         flags += spread_flags(values, s.cv, params)
         if kind is not None and kind.kernel == "net":
-            flags += net_flags(experiment, op, reps)
+            flags += net_flags(experiment, op, reps, pair)
         if kind is not None and kind.kernel == "disk":
             flags += disk_flags(op, info, params, reps, extra, values, row_unit,
                                 peak is not None and peak.source == "user")

@@ -123,11 +123,12 @@ static void test_wire_messages_round_trip(void)
     h.op = HB_NET_OPS;
     hb_net_hello_pack(&h, buf);
     CHECK(hb_net_hello_unpack(buf, &g) == -1, "unknown op refused");
-    hb_net_report r = {0, 1ull << 40, 12345, 0, 999, 3}, s;
+    hb_net_report r = {0, 1ull << 40, 12345, 0, 999, 3, 7000000, 500000000}, s;
     hb_net_report_pack(&r, rb);
     CHECK(hb_net_report_unpack(rb, &s) == 0 && s.status == r.status && s.bytes == r.bytes &&
-          s.msgs == r.msgs && s.bad == r.bad && s.checked == r.checked && s.foreign == r.foreign,
-          "report round trip");
+          s.msgs == r.msgs && s.bad == r.bad && s.checked == r.checked && s.foreign == r.foreign &&
+          s.wait_ns == r.wait_ns && s.alive_ns == r.alive_ns,
+          "report round trip (with the receiver's run-queue wait)");
     CHECK(hb_net_get64(rb + 8) == 1ull << 40 && rb[8] == 0 && rb[10] == 1, "big-endian on the wire");
 }
 

@@ -108,6 +108,10 @@ static const hb_result net_results[] = {
     {"loss_pct", HB_R_NUMBER, "%", 0, "udp_stream: datagrams lost, of those sent.", NULL},
     {"send_errors", HB_R_INT, "", 0,
      "udp_stream: datagrams the sender's kernel refused (never counted as sent).", NULL},
+    {"peer_wait_share", HB_R_NUMBER, "", 1,
+     "Streams and udp_rr: the share of the phase the receiving threads (the serving side's, or loopback's "
+     "own) spent runnable but waiting for a CPU, from their hello to their report: the "
+     "receiver's disturbance, judged with the same bound as wait_share.", NULL},
     {"round_trips", HB_R_INT, "", 0, "tcp_rr, udp_rr: round trips completed.", NULL},
     {"lost", HB_R_INT, "", 0, "udp_rr: requests without a reply within 200 ms.", NULL},
     {"latency_us", HB_R_OBJECT, "µs", 1,

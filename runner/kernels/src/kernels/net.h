@@ -55,7 +55,7 @@ enum hb_net_op { HB_NET_TCP_STREAM, HB_NET_UDP_STREAM, HB_NET_TCP_RR, HB_NET_UDP
                  HB_NET_OPS };
 
 #define HB_NET_MAGIC 0x48424e31u /* "HBN1" */
-#define HB_NET_VERSION 1
+#define HB_NET_VERSION 2 /* 2: the report carries the receiver's run-queue wait */
 #define HB_NET_UDP_MAX 65507   /* largest UDP payload over IPv4 */
 #define HB_NET_TCP_MAX (4 << 20)
 
@@ -75,7 +75,7 @@ typedef struct hb_net_hello {
 /* UDP stream, driver to server after its last datagram: how many it sent. */
 #define HB_NET_END_LEN 24
 /* Server to driver after a stream: what it received and checked. */
-#define HB_NET_REPORT_LEN 48
+#define HB_NET_REPORT_LEN 64
 typedef struct hb_net_report {
     uint32_t status;
     uint64_t bytes;   /* payload bytes received */
@@ -83,6 +83,9 @@ typedef struct hb_net_report {
     uint64_t bad;     /* sampled messages whose payload differed from the pattern */
     uint64_t checked; /* payload bytes compared with the pattern */
     uint64_t foreign; /* datagrams of the wrong length or session: not counted */
+    uint64_t wait_ns;  /* the receiving thread's time runnable but waiting for a CPU, from its
+                        * hello to its report (/proc/thread-self/schedstat); UINT64_MAX: unknown */
+    uint64_t alive_ns; /* the same window's length */
 } hb_net_report;
 
 void hb_net_put32(uint8_t *p, uint32_t v);

@@ -26,6 +26,7 @@ typedef struct nstream {
     /* the last phase */
     int64_t t_start, t_stop;
     uint64_t sent_bytes, recv_bytes, sent_msgs, recv_msgs, send_errors, timeouts, checked;
+    uint64_t peer_wait_ns, peer_alive_ns; /* the receiver's run-queue wait (UINT64_MAX: unknown) */
     hb_net_hist hist;
 } nstream;
 
@@ -214,6 +215,8 @@ static void read_report(hb_worker *w, nstream *ns, hb_net_report *r)
         r->status = 99;
         return;
     }
+    ns->peer_wait_ns = r->wait_ns;
+    ns->peer_alive_ns = r->alive_ns;
     if (r->status)
         hb_fail(w, "the receiver stopped early (status %u)", r->status);
     if (r->bad)
@@ -408,6 +411,16 @@ static void rr_phase(hb_worker *w, nstream *ns)
     ns->sent_msgs = rts + timeouts;
     ns->recv_msgs = rts;
     ns->timeouts = timeouts;
+    if (udp) { /* the echoing side's run-queue wait, outside the timed window; none: unknown */
+        uint8_t in[HB_NET_REPORT_LEN];
+        hb_net_report r;
+        shutdown(ns->next.fd, SHUT_WR);
+        net_set_timeout(ns->next.fd, SO_RCVTIMEO, (int64_t)CTRL_TIMEOUT_MS * 1000000);
+        if (net_read_all(ns->next.fd, in, sizeof in) == 0 && hb_net_report_unpack(in, &r) == 0) {
+            ns->peer_wait_ns = r.wait_ns;
+            ns->peer_alive_ns = r.alive_ns;
+        }
+    }
 }
 
 void net_work(hb_worker *w)
@@ -417,6 +430,8 @@ void net_work(hb_worker *w)
     ns->t_start = hb_now_ns();
     ns->sent_bytes = ns->recv_bytes = ns->sent_msgs = ns->recv_msgs = 0;
     ns->send_errors = ns->timeouts = ns->checked = 0;
+    ns->peer_wait_ns = UINT64_MAX;
+    ns->peer_alive_ns = 0;
     hb_net_hist_reset(&ns->hist);
     if (ns->next.fd < 0) {
         hb_fail(w, "no session with the server: %s", ns->open_err);
@@ -440,7 +455,8 @@ void net_result_facts(const hb_setup *s, hb_worker *w, int nthreads, double seco
     (void)seconds; /* each stream's own sending window is used for sender_mbit_s */
     const net_state *st = s->state;
     uint64_t sent_b = 0, recv_b = 0, sent_m = 0, recv_m = 0, errs = 0, tmo = 0, checked = 0;
-    double sender_mbit = 0;
+    double sender_mbit = 0, peer_wait = 0, peer_alive = 0;
+    int peer_known = 1;
     static hb_net_hist all; /* controlling thread only */
     hb_net_hist_reset(&all);
     for (int i = 0; i < nthreads; i++) {
@@ -454,6 +470,10 @@ void net_result_facts(const hb_setup *s, hb_worker *w, int nthreads, double seco
         errs += ns->send_errors;
         tmo += ns->timeouts;
         checked += ns->checked;
+        if (ns->peer_wait_ns == UINT64_MAX || ns->peer_alive_ns == 0)
+            peer_known = 0;
+        peer_wait += (double)ns->peer_wait_ns;
+        peer_alive += (double)ns->peer_alive_ns;
         if (ns->t_stop > ns->t_start)
             sender_mbit += (double)ns->sent_bytes * 8 / ((double)(ns->t_stop - ns->t_start) / 1e3);
         hb_net_hist_merge(&all, &ns->hist);
@@ -464,6 +484,8 @@ void net_result_facts(const hb_setup *s, hb_worker *w, int nthreads, double seco
         hb_json_kint(j, "receiver_bytes", (long long)recv_b);
         hb_json_kint(j, "checked_bytes", (long long)checked);
         hb_json_knum(j, "sender_mbit_s", sender_mbit);
+        if (peer_known && peer_alive > 0)
+            hb_json_knum(j, "peer_wait_share", peer_wait / peer_alive);
         break;
     case HB_NET_UDP_STREAM:
         hb_json_kint(j, "datagrams_sent", (long long)sent_m);
@@ -475,11 +497,15 @@ void net_result_facts(const hb_setup *s, hb_worker *w, int nthreads, double seco
         hb_json_kint(j, "checked_bytes", (long long)checked);
         hb_json_knum(j, "sender_mbit_s", sender_mbit);
         hb_json_kint(j, "send_errors", (long long)errs);
+        if (peer_known && peer_alive > 0)
+            hb_json_knum(j, "peer_wait_share", peer_wait / peer_alive);
         break;
     default:
         hb_json_kint(j, "round_trips", (long long)recv_m);
         if (st->op == HB_NET_UDP_RR)
             hb_json_kint(j, "lost", (long long)tmo);
+        if (st->op == HB_NET_UDP_RR && peer_known && peer_alive > 0)
+            hb_json_knum(j, "peer_wait_share", peer_wait / peer_alive);
         hb_json_key(j, "latency_us");
         hb_json_obj(j);
         hb_json_knum(j, "avg", all.count ? (double)all.sum / (double)all.count / 1e3 : 0);

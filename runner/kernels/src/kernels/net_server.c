@@ -42,9 +42,29 @@ static int srv_stopping(server *srv)
     return atomic_load_explicit(&srv->stop, memory_order_relaxed);
 }
 
-static void send_report(int fd, const hb_net_report *r)
+/* The receiving thread's run-queue wait so far, for its report: how much of the phase it could
+ * not run because other work held its CPU (the serving side's disturbance, judged by the driver's
+ * verdict as peer_wait_share). */
+typedef struct rx_clock {
+    int64_t t0, wait0;
+} rx_clock;
+
+static rx_clock rx_clock_start(void)
+{
+    return (rx_clock){hb_now_ns(), hb_thread_wait_ns()};
+}
+
+static void rx_clock_stop(const rx_clock *c, hb_net_report *r)
+{
+    int64_t wait = hb_thread_wait_ns(), t = hb_now_ns();
+    r->wait_ns = c->wait0 >= 0 && wait >= c->wait0 ? (uint64_t)(wait - c->wait0) : UINT64_MAX;
+    r->alive_ns = t > c->t0 ? (uint64_t)(t - c->t0) : 0;
+}
+
+static void send_report(int fd, hb_net_report *r, const rx_clock *c)
 {
     uint8_t out[HB_NET_REPORT_LEN];
+    rx_clock_stop(c, r);
     hb_net_report_pack(r, out);
     net_write_all(fd, out, sizeof out);
 }
@@ -60,6 +80,7 @@ static void srv_account(server *srv, const hb_net_report *r)
 /* Receives until EOF; checks every 8th read against the pattern; reports the count. */
 static void serve_tcp_stream(server *srv, int fd, const hb_net_hello *h)
 {
+    rx_clock clk = rx_clock_start();
     uint8_t *buf = malloc(RECV_CHUNK), *pat = malloc(RECV_CHUNK + HB_NET_PERIOD);
     hb_net_report r = {0};
     if (!buf || !pat)
@@ -91,7 +112,7 @@ static void serve_tcp_stream(server *srv, int fd, const hb_net_hello *h)
             break;
         }
     }
-    send_report(fd, &r);
+    send_report(fd, &r, &clk);
     srv_account(srv, &r);
 out:
     free(buf);
@@ -212,6 +233,7 @@ static void udp_take(const udp_rx *rx, int n, const hb_net_hello *h, const uint8
  * reports what arrived. */
 static void serve_udp_stream(server *srv, int ctrl, int udp, const hb_net_hello *h)
 {
+    rx_clock clk = rx_clock_start();
     udp_rx rx = {0};
     uint8_t *pat = malloc(65536 + HB_NET_PERIOD);
     hb_net_report r = {0};
@@ -246,16 +268,18 @@ static void serve_udp_stream(server *srv, int ctrl, int udp, const hb_net_hello 
         if (poll(&pf, 1, GRACE_MS) <= 0)
             break;
     }
-    send_report(ctrl, &r);
+    send_report(ctrl, &r, &clk);
     srv_account(srv, &r);
 out:
     udp_rx_free(&rx);
     free(pat);
 }
 
-/* Echoes datagrams until the control connection closes. */
+/* Echoes datagrams until the driver shuts its side of the control connection, then reports
+ * (its run-queue wait: the counts are the driver's). */
 static void serve_udp_rr(server *srv, int ctrl, int udp, const hb_net_hello *h)
 {
+    rx_clock clk = rx_clock_start();
     uint8_t *buf = malloc(h->size + 1);
     hb_net_report r = {0};
     if (!buf)
@@ -276,6 +300,7 @@ static void serve_udp_rr(server *srv, int ctrl, int udp, const hb_net_hello *h)
         if (ctrl_state(ctrl) == 1 || srv_stopping(srv))
             break;
     }
+    send_report(ctrl, &r, &clk); /* fails quietly where the driver has gone */
     srv_account(srv, &r);
     free(buf);
 }

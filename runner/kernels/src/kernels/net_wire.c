@@ -186,6 +186,8 @@ void hb_net_report_pack(const hb_net_report *r, uint8_t out[HB_NET_REPORT_LEN])
     hb_net_put64(out + 24, r->bad);
     hb_net_put64(out + 32, r->checked);
     hb_net_put64(out + 40, r->foreign);
+    hb_net_put64(out + 48, r->wait_ns);
+    hb_net_put64(out + 56, r->alive_ns);
 }
 
 int hb_net_report_unpack(const uint8_t in[HB_NET_REPORT_LEN], hb_net_report *r)
@@ -198,5 +200,7 @@ int hb_net_report_unpack(const uint8_t in[HB_NET_REPORT_LEN], hb_net_report *r)
     r->bad = hb_net_get64(in + 24);
     r->checked = hb_net_get64(in + 32);
     r->foreign = hb_net_get64(in + 40);
+    r->wait_ns = hb_net_get64(in + 48);
+    r->alive_ns = hb_net_get64(in + 56);
     return 0;
 }

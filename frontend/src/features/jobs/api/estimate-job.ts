@@ -1,6 +1,6 @@
-// POST /api/jobs/estimate: how long a job usually takes with its reference tools (the server plans them as the
-// runner would, each with its cost model) and its cap. Asked only when reference tools are on: the measuring
-// time alone follows from the published terms, here in the browser.
+// POST /api/jobs/estimate: how long a job usually takes, with its reference tools when they are on (the server plans
+// them as the runner would, each with its cost model), and its cap. Asked for every job the form would send, so
+// that the form shows the one model's figure (the published terms give only the measuring time, until it answers).
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '../../../lib/api/client';
 import { unwrap } from '../../../lib/api/errors';

@@ -1,18 +1,19 @@
-// The new-job form's duration line: the measuring time (a range when repeating until stable), per host when
-// several hosts each run the job. With reference tools, the server's estimate: their typical time on the hosts
-// picked (each tool's cost model, hostbench_common/estimate.py) and, apart, the cap History shows as the expected
-// duration (measuring at most plus the tools' allowance).
+// The new-job form's duration line: the server's estimate (POST /api/jobs/estimate: the typical time on the hosts
+// picked, from hostbench_common/estimate.py, with or without reference tools) and, apart, the cap History shows
+// as the expected duration (measuring at most plus the tools' allowance), per host when several hosts each run
+// the job. Until the server answers (or where it cannot), the measuring time from the published terms (a range
+// when repeating until stable), which has no reference allowance in it.
 import { formatDuration } from '../../../lib/format';
 import type { JobEstimate } from '../../../lib/api/types';
 import type { DurationEstimate as Estimate } from '../lib/job-form';
 
-export function DurationEstimate({ estimate, upTo, perHost, server }: Estimate & { perHost: boolean; server?: JobEstimate }) {
-  if (server && estimate !== undefined) {
+export function DurationEstimate({ estimate, upTo, perHost, server, withTools }: Estimate & { perHost: boolean; server?: JobEstimate; withTools: boolean }) {
+  if (server && typeof server.typical_s === 'number' && typeof server.cap_s === 'number' && estimate !== undefined) {
     return (
       <p className="estimate" aria-live="polite">
         Estimated duration: <strong>about {formatDuration(server.typical_s)}</strong>
         {perHost ? ' per host' : ''}
-        {server.references.length ? (
+        {!withTools ? null : server.references.length ? (
           <span className="small">
             {' '}
             (measuring {formatDuration(estimate)}, then {server.references.length} reference{' '}

@@ -19,9 +19,10 @@ export function NewJobForm(props: NewJobFormProps) {
   const form = useJobForm(props);
   const { hosts, experiments } = props;
   const estimate = durationEstimate(form.experiment, form.params, form.valid);
-  // With reference tools the server estimates them (their typical time on the hosts picked) and the cap.
+  // The server's estimate, whether or not reference tools are on: one model (their typical time on the hosts
+  // picked) and the cap, so this line never disagrees with the run's own estimate or History's cap.
   const withTools = form.params.reference === true;
-  const server = useJobEstimate(withTools ? form.estimateBody : null);
+  const server = useJobEstimate(form.estimateBody);
   const oversubscribed = oversubscription(hosts, form.hostIds, form.params);
 
   return (
@@ -55,7 +56,7 @@ export function NewJobForm(props: NewJobFormProps) {
         />
       </fieldset>
 
-      <DurationEstimate {...estimate} perHost={form.hostIds.length > 1 && !form.pair} server={withTools ? server.data : undefined} />
+      <DurationEstimate {...estimate} perHost={form.hostIds.length > 1 && !form.pair} server={server.data} withTools={withTools} />
       {oversubscribed ? (
         <p className="small" role="note" aria-label="Oversubscribed">
           <span className="badge badge-warn">oversubscribed</span> {oversubscribed}

@@ -25,9 +25,22 @@ describe('SuitesView: the server estimate on the hosts picked', () => {
         canOperate={false} canEdit={() => false} onStarted={vi.fn()} onCopy={vi.fn()} onEdit={vi.fn()}
       />,
     );
-    await waitFor(() => expect(screen.getByText(/Usually about/)).toHaveTextContent('Usually about 1 h 9 min on this host'));
-    expect(screen.getByText(/Usually about/)).toHaveTextContent('cap 4 h 50 min');
+    // the one model's figure for the host picked (no flat allowance per reference item), the cap apart
+    await waitFor(() => expect(screen.getByText(/For the host picked/)).toHaveTextContent('For the host picked: about 1 h 9 min'));
+    expect(screen.getByText(/For the host picked/)).toHaveTextContent('cap 4 h 50 min');
+    expect(screen.getByText(/Cap on one host/)).toHaveTextContent('Cap on one host: ≈ 21 min 4 s');
     const sent = fetchMock.mock.calls.map((c) => c[0] as Request).find((r) => r.url.endsWith('/api/suite-runs/estimate'));
     expect(await sent?.clone().json()).toEqual({ suite: 'full', host_ids: [1], peer_host_id: null });
+  });
+
+  it('says the server could not estimate rather than showing an allowance figure', async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => jsonResponse({ detail: 'no such suite' }, 404)));
+    renderWithProviders(
+      <SuitesView
+        suites={[suite]} experiments={[cpuExperiment]} hosts={[{ id: 1, name: 'vm', online: true, hasGpu: false }]}
+        canOperate={false} canEdit={() => false} onStarted={vi.fn()} onCopy={vi.fn()} onEdit={vi.fn()}
+      />,
+    );
+    await waitFor(() => expect(screen.getByText(/For the host picked/)).toHaveTextContent('the server could not estimate it'));
   });
 });

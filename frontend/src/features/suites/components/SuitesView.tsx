@@ -6,7 +6,7 @@ import { errorMessage } from '../../../lib/api/errors';
 import { formatDuration } from '../../../lib/format';
 import type { Experiment } from '../../../lib/api/types';
 import { useStartSuiteRun, useSuiteEstimate, type Suite, type SuiteRun } from '../api/suites';
-import { describeItem, formatEstimate, suiteEstimate, type PickedHost } from '../lib/describe';
+import { describeItem, formatEstimate, suiteItems, type PickedHost } from '../lib/describe';
 import { SuiteActions } from './SuiteActions';
 
 export interface SuiteHostOption extends PickedHost {
@@ -112,7 +112,7 @@ function SuiteCard({
 }) {
   const titleId = useId();
   const start = useStartSuiteRun();
-  const est = suiteEstimate(suite, experiments, picked, peer !== undefined);
+  const est = suiteItems(suite, experiments);
   const n = picked.length;
   const usual = useSuiteEstimate(suite.id, picked.map((h) => h.id), peer?.id ?? null);
   return (
@@ -130,11 +130,25 @@ function SuiteCard({
         ))}
       </ul>
       <p className="estimate">
-        Expected duration on one host: <strong>{formatEstimate(suite.expected_duration_one_host_s)}</strong>
+        Cap on one host: <strong>{formatEstimate(suite.expected_duration_one_host_s)}</strong>
+        <span className="small muted"> (measuring at most, plus the reference tools&apos; allowance: the runs&apos; limit)</span>
       </p>
       {n > 0 ? (
         <p className="estimate" aria-live="polite">
-          For the {n === 1 ? 'host' : `${n} hosts`} picked: <strong>{formatEstimate(est.seconds)}</strong>
+          For the {n === 1 ? 'host' : `${n} hosts`} picked:{' '}
+          {typeof usual.data?.typical_s === 'number' ? (
+            <>
+              <strong>about {formatDuration(usual.data.typical_s)}</strong>
+              <span className="small muted">
+                {' '}
+                (the reference tools&apos; typical time included, from each host&apos;s CPUs and memory); cap {formatDuration(usual.data.cap_s)}
+              </span>
+            </>
+          ) : usual.isError ? (
+            <strong>— (the server could not estimate it: {errorMessage(usual.error)})</strong>
+          ) : (
+            <strong>…</strong>
+          )}
           {est.twoHostItems && peer ? (
             <span className="small muted">
               {' '}
@@ -154,15 +168,6 @@ function SuiteCard({
       ) : (
         <p className="help">Pick one or more hosts above.</p>
       )}
-      {n > 0 && typeof usual.data?.typical_s === 'number' ? (
-        <p className="estimate" aria-live="polite">
-          Usually about <strong>{formatDuration(usual.data.typical_s)}</strong> on {n === 1 ? 'this host' : 'these hosts'}
-          <span className="small muted">
-            {' '}
-            (the reference tools&apos; typical time included, from each host&apos;s CPUs and memory); cap {formatDuration(usual.data.cap_s)}
-          </span>
-        </p>
-      ) : null}
       {canOperate ? (
         <div className="form-actions">
           <button

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Experiment } from '../../../lib/api/types';
-import { describeItem, describeParams, elapsedSince, formatEstimate, runsDoneText, suiteEstimate } from './describe';
+import { describeItem, describeParams, elapsedSince, formatEstimate, runsDoneText, suiteItems } from './describe';
 
 const exp = (kind: string, title: string, extra: Partial<Experiment> = {}) =>
   ({
@@ -45,29 +45,16 @@ describe('describeParams / describeItem', () => {
   });
 });
 
-describe('suiteEstimate', () => {
-  const suite = {
-    expected_duration_one_host_s: 100,
-    items: [
-      { experiment: 'cpu', params: { op: ['fp64'] } },
-      { experiment: 'network_pair', params: { op: 'tcp_rr', sizes: [1, 2], repeats: 2 } },
-      { experiment: 'gpu', params: {}, needs: 'gpu' },
-    ],
-  };
-  it('is the one-host figure on one host, two-host and GPU items left out', () => {
-    expect(suiteEstimate(suite, EXPS, [{ id: 1, hasGpu: false }])).toEqual({ seconds: 100, twoHostItems: 1, gpuItems: 1 });
-  });
-  it('adds the two-host items once two hosts are picked, and GPU items where a host has one', () => {
-    const two = [{ id: 1, hasGpu: false }, { id: 2, hasGpu: true }];
-    // network_pair: 2 sizes × (0 + 2 × 5 s) = 20 s; gpu: 1 × 5 s
-    expect(suiteEstimate(suite, EXPS, two).seconds).toBe(125);
-  });
-  it('with a peer, adds the two-host items once per host picked, even for one host', () => {
-    expect(suiteEstimate(suite, EXPS, [{ id: 1, hasGpu: false }], true).seconds).toBe(120);
-    expect(suiteEstimate(suite, EXPS, [{ id: 1, hasGpu: false }, { id: 2, hasGpu: false }], true).seconds).toBe(140);
-  });
-  it('is unknown when an item it adds has no published terms', () => {
-    expect(suiteEstimate(suite, [], [{ id: 1, hasGpu: true }]).seconds).toBeUndefined();
+describe('suiteItems', () => {
+  it('counts the items that need two hosts or a GPU', () => {
+    const suite = {
+      items: [
+        { experiment: 'cpu', params: { op: ['fp64'] } },
+        { experiment: 'network_pair', params: { op: 'tcp_rr', sizes: [1, 2], repeats: 2 } },
+        { experiment: 'gpu', params: {}, needs: 'gpu' },
+      ],
+    };
+    expect(suiteItems(suite, EXPS)).toEqual({ twoHostItems: 1, gpuItems: 1 });
   });
 });
 

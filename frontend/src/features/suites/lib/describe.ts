@@ -1,7 +1,7 @@
 // Suites in words: an item's experiment and what it varies (ops, threads, sizes), a suite's expected duration for
 // the hosts picked, a suite run's progress. Every figure comes from the API; nothing here knows an experiment.
 import type { Experiment } from '../../../lib/api/types';
-import { expectedDuration, isTwoHost } from '../../../lib/experiments';
+import { isTwoHost } from '../../../lib/experiments';
 import { formatBytes, formatDuration, formatPercent } from '../../../lib/format';
 
 type Params = Record<string, unknown>;
@@ -55,41 +55,26 @@ export interface PickedHost {
   hasGpu: boolean;
 }
 
-export interface SuiteEstimate {
-  /** Expected seconds for the hosts picked (the server's sum of its jobs' expected durations), or undefined when a
-   * term is unknown. */
-  seconds: number | undefined;
+/** What a suite's items need of the hosts picked, for the words beside the server's estimate (its figure is the
+ * server's, POST /api/suite-runs/estimate: one model, no allowance where no tool applies). */
+export interface SuiteItems {
   /** Items that run only with two hosts picked. */
   twoHostItems: number;
   /** Items that run only on a host with a GPU. */
   gpuItems: number;
 }
 
-/** A suite's expected duration for the hosts picked: its one-host figure (one-host items run on every host at
- * once), plus its two-host items once two hosts are picked (with a peer: once per host picked), plus its GPU items
- * where a picked host has a GPU. */
-export function suiteEstimate(
-  suite: { items: readonly ItemLike[]; expected_duration_one_host_s: number },
-  experiments: readonly (Pick<Experiment, 'kind' | 'roles'> & Parameters<typeof expectedDuration>[0])[],
-  hosts: readonly PickedHost[],
-  /** A peer named: it serves every two-host item, each host picked driving to it in turn. */
-  peer = false,
-): SuiteEstimate {
-  let seconds: number | undefined = suite.expected_duration_one_host_s;
+export function suiteItems(
+  suite: { items: readonly ItemLike[] },
+  experiments: readonly Pick<Experiment, 'kind' | 'roles'>[],
+): SuiteItems {
   let twoHostItems = 0;
   let gpuItems = 0;
   for (const item of suite.items) {
-    const e = experiments.find((x) => x.kind === item.experiment);
-    const pair = isTwoHost(e);
-    if (pair) twoHostItems += 1;
+    if (isTwoHost(experiments.find((x) => x.kind === item.experiment))) twoHostItems += 1;
     if (item.needs === 'gpu') gpuItems += 1;
-    const runs = pair ? hosts.length >= 2 || (peer && hosts.length > 0) : item.needs === 'gpu' ? hosts.some((h) => h.hasGpu) : false;
-    if (!runs) continue; // counted in the one-host figure, or left out on these hosts
-    const d = e ? expectedDuration(e, item.params) : undefined;
-    const times = pair && peer ? hosts.length : 1; // one job per host picked, one after another on the peer
-    seconds = d && seconds !== undefined ? seconds + times * d.upTo : undefined;
   }
-  return { seconds, twoHostItems, gpuItems };
+  return { twoHostItems, gpuItems };
 }
 
 /** "12 of 19 runs done (63.2 %)". */
