@@ -84,9 +84,16 @@ def test_wait_runs_and_export_against_a_live_server(stack):
     header, line = t.stdout.splitlines()[:2]
     assert header.split()[:3] == ["ID", "HOST", "EXPERIMENT"]
     assert line.split()[:5] == [str(run_id), "cli-host", "cpu", "fp64", "t=1"]
-    assert "succeeded" in line and "GFLOP/s" in line
-    best = max(row["mean"] for row in run["result"]["rows"])
-    assert f"best {best:.2f}"[:8] in line or f"best {best:.0f}" in line or f"best {best:.1f}" in line
+    # the headline is the server's (valid rows only): a figure with its unit, or why there is none (this run may
+    # be disturbed on a busy machine)
+    headline = run["result"]["headline"]
+    assert "succeeded" in line and headline["text"] in line
+    if headline["value"] is not None:
+        assert "GFLOP/s" in line
+        best = max(row["mean"] for row in run["result"]["rows"] if row["verdict"] == "valid")
+        assert f"best {best:.2f}"[:8] in line or f"best {best:.0f}" in line or f"best {best:.1f}" in line
+    else:
+        assert headline["text"].startswith("no valid row yet; ") and "GFLOP/s" not in line
     j = cli("runs", "--json", "--status", "succeeded", "--host", str(host_id), server=url, token=_token())
     assert j.returncode == 0, j.stderr
     listed = json.loads(j.stdout)
