@@ -175,7 +175,9 @@ def _config(stack: Stack, headers: dict[str, str]) -> str:
     (422: an item's params are checked against its experiment's own model, which the document cannot tie to it); a
     schedule, or its preview, whose cron expression the parser refuses (a value outside a field's range: a pattern
     cannot say which numbers each of five fields allows) or that gives both or neither of interval_s and cron
-    (422: no "exactly one of these" for query parameters)."""
+    (422: no "exactly one of these" for query parameters); a job or suite estimated (the same rules as one created); a
+    host name that is blank, holds an invisible or control character, or is longer than 128 characters once
+    normalised (NFKC, blanks collapsed: app/hosts/names.py, 422: a pattern cannot express NFKC)."""
     runner = _runner_token(stack, headers, "fuzz-runner")
     q = json.dumps
     return "\n".join([
@@ -188,7 +190,8 @@ def _config(stack: Stack, headers: dict[str, str]) -> str:
         'include-path = "/api/runs/{run_id}/events"',
         "max-stream-events = 3",
         "[[operations]]",
-        'include-path-regex = "^/api/(jobs|suite-runs|suites|suites/[^/]+|reference/parse|reference/imports'
+        'include-path-regex = "^/api/(jobs|jobs/estimate|suite-runs|suite-runs/estimate|suites|suites/[^/]+'
+        '|reference/parse|reference/imports|runners/register'
         '|trends/notifications|report|report/html|schedules|schedules/[^/]+)$"',
         '[operations.checks.positive_data_acceptance]',
         'expected-statuses = ["2xx", "401", "403", "404", "409", "422", "429"]',

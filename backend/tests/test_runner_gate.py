@@ -318,3 +318,12 @@ def test_a_call_waiting_for_a_connection_is_answered_as_soon_as_postgresql_is_se
 
     took = asyncio.run(scenario())
     assert took < 0.8, took
+
+
+@pytest.mark.parametrize(("method", "path"), [("TRACE", "/api/runner/work"), ("GET", "/api/runner/runs/1/lease"),
+                                              ("DELETE", "/api/runner/heartbeat")])
+def test_a_method_no_runner_route_takes_is_405_not_401(client, method, path):
+    """The gate checks a credential only for a call some runner route takes: any other method is the router's
+    405 (schemathesis: TRACE /api/runner/work answered 401 where the document lists no TRACE)."""
+    r = client.request(method, path, headers={"Authorization": "Bearer hbrun_" + "x" * 43})
+    assert r.status_code == 405, (method, path, r.status_code, r.text)

@@ -31,6 +31,7 @@ PARTICULAR: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("GET", r"^/api/install/", ("503",)),
     ("GET", r"^/api/report(/html)?$", ("404",)),  # a run, job or suite run named that does not exist
     ("POST", r"^/api/suite-runs$", ("404", "429")),  # an unknown suite; the active-run caps
+    ("POST", r"^/api/(suite-runs|jobs)/estimate$", ("404",)),  # an unknown suite or host
     ("PUT|DELETE", r"^/api/suites/\{suite_id\}$", ("409",)),  # a built-in suite is not changed
     ("POST", r"^/api/reference/imports$", ("404",)),  # an unknown host
 )

@@ -25,6 +25,7 @@ import time
 import psycopg
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
+from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.core.admission import slot
@@ -78,12 +79,19 @@ def forget() -> None:
     _known.clear()
 
 
+def _routed(scope: Scope, routes: list[BaseRoute]) -> bool:
+    """Whether a runner route takes this method at this path: a method no route takes (TRACE, or GET where only
+    POST is) is passed on to the router, which answers 405 (or 404) without reading a body."""
+    return any(route.matches(scope)[0] is Match.FULL for route in routes)
+
+
 class RunnerCredentials:
     def __init__(self, app: ASGIApp):
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not scope["path"].startswith(PREFIX):
+        if (scope["type"] != "http" or not scope["path"].startswith(PREFIX)
+                or not _routed(scope, scope["app"].router.routes)):
             await self.app(scope, receive, send)
             return
         token = _bearer(scope)

@@ -91,12 +91,12 @@ def read_suite_runs(_: ViewerDep, session: SessionDep,
     return SuiteRunsPublic(data=[service.public(session, sr) for sr in service.recent(session, limit)])
 
 
-@router.get("/suite-runs/{suite_run_id}", response_model=SuiteRunPublic)
+@router.get("/suite-runs/{suite_run_id:int}", response_model=SuiteRunPublic)
 def read_suite_run(suite_run_id: Id, _: ViewerDep, session: SessionDep) -> SuiteRunPublic:
     return service.public(session, service.get(session, suite_run_id))
 
 
-@router.post("/suite-runs/{suite_run_id}/cancel", response_model=SuiteRunPublic, status_code=202)
+@router.post("/suite-runs/{suite_run_id:int}/cancel", response_model=SuiteRunPublic, status_code=202)
 def cancel_suite_run(suite_run_id: Id, p: OperatorDep, session: SessionDep) -> SuiteRunPublic:
     """Cancel every run of the suite still queued or running."""
     sr = service.get(session, suite_run_id)

@@ -5421,6 +5421,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description request body over the limit (checked before it is read) */
             413: {
                 headers: {
@@ -7876,6 +7885,15 @@ export interface operations {
             };
             /** @description below the route's role, a cross-site origin, or a missing CSRF token */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
