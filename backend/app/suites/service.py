@@ -124,15 +124,21 @@ def public_of(row: SavedSuite) -> SuitePublic:
     return suite_public(_as_suite(row), row.created_by)
 
 
-def start(session: Session, suite_id: str, host_ids: list[int], created_by: str | None,
-          peer_host_id: int | None = None) -> SuiteRun:
-    suite = get_suite(suite_id, session)
+def _picked(host_ids: list[int], peer_host_id: int | None) -> list[int]:
+    """The hosts a suite run (or its estimate) names, the peer last; 422 for a host listed twice, or picked as a
+    host and as the peer."""
     if len(set(host_ids)) != len(host_ids):
         raise Unprocessable("host_ids: a host is listed twice")
     if peer_host_id is not None and peer_host_id in host_ids:
         raise Unprocessable(f"peer_host_id: host {peer_host_id} is picked too; the peer only serves the two-host "
                             "items, pick it as a host or as the peer")
-    wanted = [*host_ids, *([peer_host_id] if peer_host_id is not None else [])]
+    return [*host_ids, *([peer_host_id] if peer_host_id is not None else [])]
+
+
+def start(session: Session, suite_id: str, host_ids: list[int], created_by: str | None,
+          peer_host_id: int | None = None) -> SuiteRun:
+    suite = get_suite(suite_id, session)
+    wanted = _picked(host_ids, peer_host_id)
     hosts = {h.id: h for h in session.scalars(select(Host).where(Host.id.in_(wanted)))}
     for i, host_id in enumerate(wanted):
         h = hosts.get(host_id)
@@ -165,12 +171,7 @@ def estimate(session: Session, suite_id: str, host_ids: list[int], peer_host_id:
     """The suite's typical time on these hosts and its cap: each job on each host it measures on (a two-host job on
     its driving host; the serving one waits as long), from the hosts' inventories (CPUs, RAM)."""
     suite = get_suite(suite_id, session)
-    if len(set(host_ids)) != len(host_ids):
-        raise Unprocessable("host_ids: a host is listed twice")
-    if peer_host_id is not None and peer_host_id in host_ids:
-        raise Unprocessable(f"peer_host_id: host {peer_host_id} is picked too; the peer only serves the two-host "
-                            "items, pick it as a host or as the peer")
-    ids = [*host_ids, *([peer_host_id] if peer_host_id is not None else [])]
+    ids = _picked(host_ids, peer_host_id)
     hosts = {h.id: h for h in session.scalars(select(Host).where(Host.id.in_(ids), Host.deleted_at.is_(None)))}
     if len(hosts) != len(ids):
         raise NotFound(f"host {next(i for i in ids if i not in hosts)} not found")
