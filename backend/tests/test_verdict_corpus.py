@@ -264,6 +264,14 @@ def test_corpus_across_cpu_memory_disk_network_has_no_valid(client, session, run
             busy_rr = _pair_run(client, session, {**pair, "op": "udp_rr", "sizes": [64]}, start, res, here, here)
             case("net_busy_peer_udp_rr", "network", "real: UDP round trips to an echo starved by 2 busy processes "
                  "(netns pair)", "disturbed", busy_rr)
+            # and TCP round trips: the echoing side reports its wait when the driver shuts its side
+            with ck.hogs(2, cpu=0), ns.server("tcp_rr", nice=19, cpu=0) as port:
+                start, res = ns.drive(port, "--op", "tcp_rr", "--sizes", "64", "--repeats", "2",
+                                      "--duration_s", "0.5", "--warmup_s", "0", cpu=1)
+            busy_tcp_rr = _pair_run(client, session, {**pair, "op": "tcp_rr", "sizes": [64]}, start, res, here,
+                                    here)
+            case("net_busy_peer_tcp_rr", "network", "real: TCP round trips to an echo starved by 2 busy processes "
+                 "(netns pair)", "disturbed", busy_tcp_rr)
             ns.shape("20mbit")
             with ns.server("tcp_stream") as port:
                 start, res = ns.drive(port, "--op", "tcp_stream", "--sizes", "65536", "--repeats", "2",
@@ -301,7 +309,7 @@ def test_corpus_across_cpu_memory_disk_network_has_no_valid(client, session, run
     loop = client.get(f"/api/runs/{cases['net_loopback'][0]}").json()["result"]["checked"]
     assert "loopback: no NIC measured" in loop and not any("peer" in c for c in loop), loop
     if netns:
-        for run_id in (busy_peer, busy_rr):
+        for run_id in (busy_peer, busy_rr, busy_tcp_rr):
             res = client.get(f"/api/runs/{run_id}").json()["result"]
             peer = [f for row in res["rows"] for f in row["flags"]
                     if f["kind"] == "disturbed" and "the peer" in f["text"]]

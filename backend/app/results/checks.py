@@ -176,14 +176,14 @@ def spread_flags(values: list[float], cv: float | None, params: dict[str, Any]) 
 
 
 def peer_cpu_words(raw: list[dict[str, Any]]) -> str:
-    """What a pair's verdict says of its peer's CPU: streams and udp_rr carry the receiver's run-queue wait in its
-    report; tcp_rr has no report (the peer echoes until the driver closes)."""
+    """What a pair's verdict says of its peer's CPU: every op's serving side reports its receiving threads' run-queue
+    wait (tcp_rr's echo side at the driver's clean close); a runner from before 2026-11-29 sent none for tcp_rr."""
     if raw and all(_number(r.get("peer_wait_share")) for r in raw):
         return f"the peer's CPU: run-queue wait of its receiving threads ≤ {DISTURBED_WAIT:.0%} in every repeat"
     if any(_number(r.get("peer_wait_share")) for r in raw):
         return (f"the peer's CPU: run-queue wait ≤ {DISTURBED_WAIT:.0%} where the receiver reported it, not checked "
-                "for the rest (tcp_rr sends no report)")
-    return "the peer's CPU: not checked (the serving side reported no run-queue wait; tcp_rr sends no report)"
+                "for the rest (the serving side sent no report: an older runner)")
+    return "the peer's CPU: not checked (the serving side reported no run-queue wait: an older runner)"
 
 
 def checked_words(experiment: str, params: dict[str, Any], raw: list[dict[str, Any]], *, judge_share: bool,

@@ -91,6 +91,8 @@ def run(build, check):
               0 < start.get("port", 0) < 65536, f"{what}: start facts")
         for r in res:
             check(r["verified"] is True and r["value"] > 0 and r["op"] == op, f"{what}: {r}")
+            # every op's serving side reports its run-queue wait (tcp_rr's echo side at the clean close)
+            check(0 <= r.get("peer_wait_share", -1) <= 1, f"{what}: the peer's run-queue wait is reported {r}")
             if op == "tcp_stream":
                 check(r["unit"] == "Mbit/s" and r["receiver_bytes"] == r["sender_bytes"] > 0
                       and r["work"] == r["receiver_bytes"] and r["checked_bytes"] > 0,

@@ -109,7 +109,7 @@ static const hb_result net_results[] = {
     {"send_errors", HB_R_INT, "", 0,
      "udp_stream: datagrams the sender's kernel refused (never counted as sent).", NULL},
     {"peer_wait_share", HB_R_NUMBER, "", 1,
-     "Streams and udp_rr: the share of the phase the receiving threads (the serving side's, or loopback's "
+     "Every op: the share of the phase the receiving threads (the serving side's, or loopback's "
      "own) spent runnable but waiting for a CPU, from their hello to their report: the "
      "receiver's disturbance, judged with the same bound as wait_share.", NULL},
     {"round_trips", HB_R_INT, "", 0, "tcp_rr, udp_rr: round trips completed.", NULL},

@@ -411,7 +411,7 @@ static void rr_phase(hb_worker *w, nstream *ns)
     ns->sent_msgs = rts + timeouts;
     ns->recv_msgs = rts;
     ns->timeouts = timeouts;
-    if (udp) { /* the echoing side's run-queue wait, outside the timed window; none: unknown */
+    { /* the echoing side's run-queue wait, outside the timed window; none: unknown */
         uint8_t in[HB_NET_REPORT_LEN];
         hb_net_report r;
         shutdown(ns->next.fd, SHUT_WR);
@@ -504,7 +504,7 @@ void net_result_facts(const hb_setup *s, hb_worker *w, int nthreads, double seco
         hb_json_kint(j, "round_trips", (long long)recv_m);
         if (st->op == HB_NET_UDP_RR)
             hb_json_kint(j, "lost", (long long)tmo);
-        if (st->op == HB_NET_UDP_RR && peer_known && peer_alive > 0)
+        if (peer_known && peer_alive > 0)
             hb_json_knum(j, "peer_wait_share", peer_wait / peer_alive);
         hb_json_key(j, "latency_us");
         hb_json_obj(j);

@@ -119,11 +119,15 @@ out:
     free(pat);
 }
 
-/* Echoes size-byte messages until EOF; busy: non-blocking receive, spinning. */
+/* Echoes size-byte messages until EOF; busy: non-blocking receive, spinning. At a clean EOF
+ * (the driver shut its side between messages) it reports its run-queue wait, as udp_rr does:
+ * the counts are the driver's. */
 static void serve_tcp_rr(server *srv, int fd, const hb_net_hello *h)
 {
+    rx_clock clk = rx_clock_start();
     uint8_t *buf = malloc(h->size);
     hb_net_report r = {0};
+    int clean_eof = 0;
     if (!buf)
         return;
     net_set_timeout(fd, SO_RCVTIMEO, 1000000000LL);
@@ -136,6 +140,7 @@ static void serve_tcp_rr(server *srv, int fd, const hb_net_hello *h)
             if (n > 0) {
                 got += (size_t)n;
             } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+                clean_eof = n == 0 && got == 0;
                 goto done;
             } else if ((++spins & 0xffff) == 0 || !h->busy) {
                 if (srv_stopping(srv))
@@ -148,6 +153,8 @@ static void serve_tcp_rr(server *srv, int fd, const hb_net_hello *h)
         r.bytes += h->size;
     }
 done:
+    if (clean_eof)
+        send_report(fd, &r, &clk); /* fails quietly where the driver has gone */
     srv_account(srv, &r);
     free(buf);
 }
