@@ -283,8 +283,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "bench":
         import importlib
 
-        from hostbench_cli.bench.common import ToolMissing
+        from hostbench_cli.bench.common import ToolMissing, exit_on_sigterm
 
+        exit_on_sigterm()
         if args.pairs < 3:
             p.error("--pairs must be at least 3")
         try:

@@ -62,3 +62,69 @@ def test_report_prints_one_json_object_last(capsys):
     doc = json.loads(last)
     assert doc["area"] == "disk" and doc["ratios"] == {"seq": 1.5} and len(doc["pairs"]) == 3
     assert doc["missing"] == ["iozone: not installed"]
+
+
+# --- a tool's whole process group ends with the bench (mpirun leaves its ranks running otherwise) ---
+
+SPAWN = ("import subprocess, sys, time; "
+         "p = subprocess.Popen(['sleep', '60']); open(sys.argv[1], 'w').write(str(p.pid)); time.sleep(60)")
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = open(f"/proc/{pid}/status").read()
+    except FileNotFoundError:
+        return True
+    return "\nState:\tZ" in state  # a zombie waiting for its reaper has ended
+
+
+def _wait_for(path, seconds: float = 10.0) -> int:
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if path.exists() and path.read_text().strip():
+            return int(path.read_text())
+        time.sleep(0.05)
+    raise AssertionError(f"{path} was not written")
+
+
+def _wait_gone(pid: int, seconds: float = 10.0) -> bool:
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and not _gone(pid):
+        time.sleep(0.05)
+    return _gone(pid)
+
+
+def test_a_timeout_ends_the_tools_children_too(tmp_path):
+    import subprocess
+    import sys
+
+    import pytest
+
+    from hostbench_cli.bench.common import run
+
+    pidfile = tmp_path / "child.pid"
+    with pytest.raises(subprocess.TimeoutExpired):
+        run([sys.executable, "-c", SPAWN, str(pidfile)], timeout=2)
+    assert _wait_gone(_wait_for(pidfile))
+
+
+def test_sigterm_to_the_bench_ends_the_tools_children(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    pidfile = tmp_path / "child.pid"
+    script = ("import sys; from hostbench_cli.bench.common import exit_on_sigterm, run; exit_on_sigterm(); "
+              f"run([sys.executable, '-c', {SPAWN!r}, {str(pidfile)!r}])")
+    bench = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.DEVNULL)
+    try:
+        child = _wait_for(pidfile)
+        bench.send_signal(signal.SIGTERM)
+        assert bench.wait(timeout=20) == 128 + signal.SIGTERM
+        assert _wait_gone(child)
+    finally:
+        bench.kill()

@@ -1,7 +1,9 @@
 """Shared pieces of every bench area: running a command (argv, never a shell), interleaving, the report."""
 import json
+import os
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -51,12 +53,47 @@ def figure(metrics: list[dict], name: str, what: str, **keys: object) -> float:
     raise RuntimeError(f"{what} reported no {name}{f' {keys}' if keys else ''}")
 
 
+def exit_on_sigterm() -> None:
+    """SIGTERM ends the bench as Ctrl-C does: by an exception, so `run` takes its tools' process groups down
+    (mpirun and its hpcc ranks, fio's workers) instead of leaving them running."""
+    def on_term(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_term)
+
+
+def _end_group(proc: subprocess.Popen) -> None:
+    """Stop a tool and everything it started (its own session: one process group)."""
+    for sig, wait_s in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            proc.wait(timeout=wait_s)
+            # the leader is gone; its children (mpirun's ranks) may not be: the group gets the signal still
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            break
+        except subprocess.TimeoutExpired:
+            continue
+        break
+
+
 def run(argv: list[str], timeout: float = 600, env: dict | None = None, cwd: Path | None = None) -> str:
-    r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, env=env,
-                       cwd=cwd)
-    if r.returncode != 0:
-        raise RuntimeError(f"{Path(argv[0]).name} exited {r.returncode}: {(r.stderr or r.stdout)[-800:]}")
-    return r.stdout
+    """Run a tool (argv, never a shell) in its own session; on a timeout, Ctrl-C or SIGTERM (see
+    `exit_on_sigterm`) the whole process group is stopped, not only its first process."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            text=True, env=env, cwd=cwd, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except BaseException:
+        _end_group(proc)
+        proc.communicate()
+        raise
+    if proc.returncode != 0:
+        raise RuntimeError(f"{Path(argv[0]).name} exited {proc.returncode}: {(err or out)[-800:]}")
+    return out
 
 
 def hbk_events(kernel: str, args: list[str], timeout: float = 600) -> list[dict]:
