@@ -98,7 +98,7 @@ class LoopLag:
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> asyncio.Task[None]:
-        """The watcher for this process's event loop; app.main's lifespan starts it and cancels it."""
+        """The watcher for this process's event loop; app.reconciler's lifespan starts it and cancels it."""
         self._task = asyncio.get_running_loop().create_task(self._watch())
         return self._task
 

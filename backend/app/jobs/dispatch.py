@@ -74,7 +74,7 @@ def renew_after_gap(session: Session) -> int:
     api = session.scalar(select(ServerMark.at).where(ServerMark.name == "api"))
     now = utcnow()
     renewed = 0
-    # No API process has been up (they mark "api" every period, app.main): no runner could renew through one, so
+    # No API process has been up (they mark "api" every period, app.reconciler): no runner could renew through one, so
     # none is to blame; its lease is kept until an API is back (the runner's own fence still stops its kernel).
     api_away = api is not None and (now - api).total_seconds() > 1.5 * s.reconcile_s
     if prev is None or (now - prev).total_seconds() > 2 * s.reconcile_s or api_away:
@@ -109,7 +109,7 @@ RECONCILE_LOCK = 0x6862_7263  # "hbrc": one reconciler pass at a time, whoever r
 
 def reconcile_exclusive() -> dict[str, int] | None:
     """One reconciler pass, unless another is running (a PostgreSQL advisory lock) or one finished less than half a
-    period ago; None then. Celery beat's task and every API process call this (app.main's reconcile loop), so
+    period ago; None then. Celery beat's task and every API process call this (app.reconciler's reconcile loop), so
     leases are expired and lost doorbells re-rung with beat down too (docs/reliability.md, rule 1)."""
     s = get_settings()
     with get_engine().connect() as conn:

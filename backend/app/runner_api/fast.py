@@ -140,7 +140,7 @@ async def _pool() -> AsyncConnectionPool:
 
 
 async def close() -> None:
-    """Close this event loop's pool (app.main's lifespan, at shutdown)."""
+    """Close this event loop's pool (app.reconciler's lifespan, at shutdown)."""
     pool = _pools.pop(asyncio.get_running_loop(), None)
     if pool is not None:
         await pool.close()
