@@ -267,9 +267,6 @@ class Stack:
         """A new personal API token (hbpat_...) for the user `name`."""
         return self.admin("api-token", name, "--label", label)
 
-    def sign_in_link(self, name: str) -> str:
-        return f"{self.public_url}{self.admin('sign-in-link', name)}"
-
     def bootstrap_admin(self) -> str | None:
         """When nobody exists yet: creates `admin` and returns its full one-time sign-in link."""
         out = self.admin("bootstrap-admin")

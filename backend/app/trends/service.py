@@ -72,12 +72,6 @@ class Scope:
             conds.append(label == value)
         return and_(true(), *conds)
 
-    def holds(self, run: Run, host: Host) -> bool:
-        if self.host_id is not None and run.host_id != self.host_id:
-            return False
-        labels = run.labels_snapshot if isinstance(run.labels_snapshot, dict) else host.labels or {}
-        return all(labels.get(k) == v for k, v in self.labels)
-
 
 def direction(experiment: str) -> tuple[str, bool]:
     """(unit, lower_is_better) of a kind's main figure, as its kernel declares its `value` (the one place)."""
