@@ -98,28 +98,30 @@ def problems(graph, what):
             if a < b and a in graph.get(b, ()):
                 out.append(f"{what}: {a} and {b} depend on each other both ways")
     for c in sorted({circle(p) for p in graph}):
-        nodes = {p for p in graph if circle(p) == c}
-        state, stack = {}, []
-
-        def visit(n):
-            state[n] = 1
-            stack.append(n)
-            for m in sorted(graph[n]):
-                if m not in nodes:
-                    continue
-                if state.get(m) == 1:
-                    loop = stack[stack.index(m):] + [m]
-                    if len(loop) > 3:  # pairs are reported above
-                        out.append(f"{what}: a loop inside {c}: {' -> '.join(loop)}")
-                elif m not in state:
-                    visit(m)
-            stack.pop()
-            state[n] = 2
-
-        for n in sorted(nodes):
-            if n not in state:
-                visit(n)
+        out += [f"{what}: a loop inside {c}: {' -> '.join(loop)}"
+                for loop in loops(graph, {p for p in graph if circle(p) == c}) if len(loop) > 3]  # pairs: above
     return out
+
+
+def loops(graph, nodes):
+    """The loops a depth-first walk of graph, inside nodes, closes (each as [a, b, ..., a])."""
+    state, stack, found = {}, [], []
+
+    def visit(n):
+        state[n] = 1
+        stack.append(n)
+        for m in sorted(graph[n]):
+            if m in nodes and state.get(m) == 1:
+                found.append(stack[stack.index(m):] + [m])
+            elif m in nodes and m not in state:
+                visit(m)
+        stack.pop()
+        state[n] = 2
+
+    for n in sorted(nodes):
+        if n not in state:
+            visit(n)
+    return found
 
 
 def run(build, check):
