@@ -11,7 +11,7 @@ from app.core.db import utcnow
 from app.core.errors import Conflict, NotFound, Unauthorized
 from app.core.security import hash_token, new_token
 from app.hosts import enrol
-from app.hosts.models import Host
+from app.hosts.models import Host, RegistrationToken
 from app.hosts.peaks import cpu_peak, readable_inventory
 from app.hosts.schemas import PEAK_UNITS, HostPublic, Peak
 
@@ -103,6 +103,11 @@ def list_hosts(session: Session, limit: int, offset: int = 0) -> tuple[list[Host
     live = Host.deleted_at.is_(None)
     count = session.scalar(select(func.count()).select_from(Host).where(live)) or 0
     return list(session.scalars(select(Host).where(live).order_by(Host.id).limit(limit).offset(offset))), count
+
+
+def create_registration_token(session: Session, ttl_s: float | None = None,
+                              created_by: str | None = None) -> tuple[str, RegistrationToken]:
+    return enrol.create(session, ttl_s, created_by)
 
 
 def _name_taken(name: str, host_id: int | None) -> Conflict:
