@@ -212,13 +212,15 @@ def main(argv: list[str] | None = None) -> int:
     pa.add_argument("--import", dest="do_import", action="store_true",
                     help="store the metrics (parsed by the server) as a history row of --host, marked imported")
     pa.add_argument("--host", default=None, help="with --import: the host (name or id) whose history gets the row")
+    from hostbench_common.runstatus import RunStatus
+
     from hostbench_cli.remote import add_server_arguments
 
     add_server_arguments(pa)
     rn = sub.add_parser("runs", help="list a server's runs (or --wait ID: follow one to its end)")
     rn.add_argument("--host", default=None, help="only this host's runs (name or id)")
     rn.add_argument("--status", default=None,
-                    choices=["queued", "dispatched", "running", "succeeded", "failed", "untrusted", "cancelled"])
+                    choices=[s.value for s in RunStatus])
     rn.add_argument("--limit", type=int, default=20, help="at most this many, newest first (default 20, at most "
                     "10000)")
     rn.add_argument("--json", action="store_true", help="the runs as the API gives them, as JSON")

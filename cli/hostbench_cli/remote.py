@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import IO, Any
 
 import httpx
+from hostbench_common.runstatus import ON_HOST, RunStatus
 
 from hostbench_cli.safeout import escape, raw
 
-TERMINAL = ("succeeded", "failed", "untrusted", "cancelled")
 RUNS_PAGE = 200  # the API's largest page
 RUNS_MAX = 10_000
 SAMPLES_PAGE = 20_000  # the API's largest page of samples
@@ -372,7 +372,7 @@ def follow_run(server: Server, run_id: int, *, out: IO[str] = sys.stderr, timeou
 
 def cmd_wait(server: Server, args: argparse.Namespace) -> int:
     run = follow_run(server, args.run_id, timeout_s=args.timeout)
-    return 0 if run["status"] == "succeeded" else 1
+    return 0 if run["status"] == RunStatus.succeeded else 1
 
 
 # ---- export --------------------------------------------------------------------------------------------------------
@@ -522,7 +522,7 @@ def follow_suite(server: Server, suite_run_id: int, *, out: IO[str] = sys.stderr
             time.sleep(poll_s)
             continue
         silent_since = None
-        now = next((r for r in sr["runs"] if r["status"] in ("dispatched", "running")), None)
+        now = next((r for r in sr["runs"] if r["status"] in ON_HOST), None)
         going = f"; now run {now['id']} ({now['experiment']}{' ' + now['op'] if now['op'] else ''})" if now else ""
         line = (f"suite run {sr['id']} ({sr['title']}): {sr['runs_done']} of {sr['runs_total']} runs done "
                 f"({sr['progress']:.0%}), {_duration(time.monotonic() - t0)} of about "
@@ -562,7 +562,7 @@ def cmd_run(server: Server, args: argparse.Namespace, out: IO[str]) -> int:
     if args.json:
         json.dump(end, out, indent=1)
         out.write("\n")
-    bad = [r for r in end["runs"] if r["status"] != "succeeded"]
+    bad = [r for r in end["runs"] if r["status"] != RunStatus.succeeded]
     which = ", ".join(f"{r['id']} {r['status']}" for r in bad[:10])
     print(f"suite run {end['id']} {end['status']}: {end['runs_total'] - len(bad)} of {end['runs_total']} runs "
           "succeeded" + (f"; not: {which}" if bad else ""), file=sys.stderr)
