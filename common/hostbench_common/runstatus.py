@@ -39,8 +39,6 @@ ON_HOST: Tuple[RunStatus, ...] = (RunStatus.dispatched, RunStatus.running)
 TERMINAL: Tuple[RunStatus, ...] = (RunStatus.succeeded, RunStatus.failed, RunStatus.untrusted, RunStatus.cancelled)
 # Finished with a result whose figures count (untrusted: measured, one check failed; shown, flagged).
 WITH_RESULT: Tuple[RunStatus, ...] = (RunStatus.succeeded, RunStatus.untrusted)
-# What a runner may report at its finish.
-REPORTED: Tuple[RunStatus, ...] = (RunStatus.succeeded, RunStatus.failed, RunStatus.untrusted)
 
 TRANSITIONS: Dict[RunStatus, FrozenSet[RunStatus]] = {
     RunStatus.queued: frozenset({RunStatus.dispatched, RunStatus.failed, RunStatus.cancelled}),

@@ -170,7 +170,7 @@ class ReferenceIn(BaseModel):
 
 
 class RunFinish(AttemptBody):
-    status: Literal[RunStatus.succeeded, RunStatus.failed, RunStatus.untrusted]  # REPORTED (hostbench_common.runstatus)
+    status: Literal[RunStatus.succeeded, RunStatus.failed, RunStatus.untrusted]  # what a runner may report
     reason: str | None = Field(None, max_length=2000)
     results: list[ResultIn] = Field(default_factory=list, max_length=100000)
     references: list[ReferenceIn] = Field(default_factory=list, max_length=100)
