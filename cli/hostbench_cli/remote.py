@@ -8,7 +8,6 @@ server (unreachable, 401, 403, 404, 422, ...) is one `error: ...` line on stderr
 traceback."""
 import argparse
 import json
-import os
 import sys
 import time
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from typing import IO, Any
 import httpx
 from hostbench_common.runstatus import ON_HOST, RunStatus
 
+from hostbench_cli import settings
 from hostbench_cli.safeout import escape, raw
 
 RUNS_PAGE = 200  # the API's largest page
@@ -67,7 +67,7 @@ class Server:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, *, say: IO[str] = sys.stderr) -> "Server":
-        url = getattr(args, "server", None) or os.environ.get("HOSTBENCH_SERVER_URL") or ""
+        url = getattr(args, "server", None) or settings.load().server_url or ""
         if not url:
             from hostbench_cli import admin
 
@@ -81,7 +81,7 @@ class Server:
         url = url.rstrip("/")
         if not url.startswith(("http://", "https://")):
             raise RemoteError(f"--server {url!r}: give a URL that starts with http:// or https://")
-        token = getattr(args, "token", None) or os.environ.get("HOSTBENCH_TOKEN") or ""
+        token = getattr(args, "token", None) or settings.load().token or ""
         if not token:
             raise RemoteError("no API token: pass --token or set HOSTBENCH_TOKEN (`./hostbench api-token NAME` prints "
                               "one)")
