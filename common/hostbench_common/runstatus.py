@@ -10,7 +10,6 @@ waits for them.
     dispatched -> succeeded | untrusted               (a runner's finish, its start report lost)
 """
 from enum import Enum
-from typing import Dict, FrozenSet, Tuple
 
 
 class RunStatus(str, Enum):
@@ -32,15 +31,15 @@ class RunStatus(str, Enum):
 
 
 # Not finished: waiting for its host, handed to its runner, or executing.
-ACTIVE: Tuple[RunStatus, ...] = (RunStatus.queued, RunStatus.dispatched, RunStatus.running)
+ACTIVE: tuple[RunStatus, ...] = (RunStatus.queued, RunStatus.dispatched, RunStatus.running)
 # On its host: handed to its runner or executing (the host is busy; a lease runs).
-ON_HOST: Tuple[RunStatus, ...] = (RunStatus.dispatched, RunStatus.running)
+ON_HOST: tuple[RunStatus, ...] = (RunStatus.dispatched, RunStatus.running)
 # Finished; nothing moves it again.
-TERMINAL: Tuple[RunStatus, ...] = (RunStatus.succeeded, RunStatus.failed, RunStatus.untrusted, RunStatus.cancelled)
+TERMINAL: tuple[RunStatus, ...] = (RunStatus.succeeded, RunStatus.failed, RunStatus.untrusted, RunStatus.cancelled)
 # Finished with a result whose figures count (untrusted: measured, one check failed; shown, flagged).
-WITH_RESULT: Tuple[RunStatus, ...] = (RunStatus.succeeded, RunStatus.untrusted)
+WITH_RESULT: tuple[RunStatus, ...] = (RunStatus.succeeded, RunStatus.untrusted)
 
-TRANSITIONS: Dict[RunStatus, FrozenSet[RunStatus]] = {
+TRANSITIONS: dict[RunStatus, frozenset[RunStatus]] = {
     RunStatus.queued: frozenset({RunStatus.dispatched, RunStatus.failed, RunStatus.cancelled}),
     RunStatus.dispatched: frozenset({RunStatus.running, *TERMINAL}),
     RunStatus.running: frozenset(TERMINAL),
