@@ -5,7 +5,7 @@ import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 
 // The API pages (/docs: Swagger UI, /redoc: ReDoc) load their scripts from the server, never a CDN: the
-// build copies them from npm into dist/api-docs/, which the backend serves (app/main.py _api_docs).
+// build copies them from npm into dist/api-docs/, which the backend serves (app/web.py api_docs).
 const API_DOCS_FILES: [string, string][] = [
   ['swagger-ui-dist/swagger-ui-bundle.js', 'swagger-ui-bundle.js'],
   ['swagger-ui-dist/swagger-ui.css', 'swagger-ui.css'],

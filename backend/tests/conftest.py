@@ -57,7 +57,7 @@ def _bootstrap() -> None:
 
 _bootstrap()
 # Tests drive the reconciler by hand (dispatch.reconcile) and assert what one pass did: no API process of this test
-# session runs it in the background (app.main._reconcile_loop).
+# session runs it in the background (app.reconciler.reconcile_loop).
 os.environ.setdefault("API_RECONCILE", "false")
 # The dashboard is shed when this process's event loop runs 0.25 s late (out of CPU). A test machine running
 # suites side by side gets there without any stampede; tests shed only when they mean to (test_admission).

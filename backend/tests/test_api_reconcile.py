@@ -1,5 +1,5 @@
 """The reconciler does not depend on Celery beat: a real API process, with no worker and no beat anywhere, fails a
-run whose runner went silent within a few reconcile periods (app.main._reconcile_loop,
+run whose runner went silent within a few reconcile periods (app.reconciler.reconcile_loop,
 docs/reliability.md rule 1)."""
 import os
 import time

@@ -12,7 +12,7 @@ APP = Path(__file__).resolve().parents[1] / "app"
 LAYERS = ("core", "experiments", "audit", "users", "install", "hosts", "results", "jobs", "live", "reference",
           "runner_api", "trends", "suites", "reports", "schedules", "worker")
 # The composition: they put the app together and may import anything; nothing imports them.
-TOP = ("main", "health", "cli")
+TOP = ("main", "reconciler", "web", "health", "cli")
 
 
 def _module_name(path: Path, root: Path) -> str:
@@ -165,3 +165,12 @@ def test_the_checks_see_what_they_guard(tmp_path):
     graph = imports(app)
     assert find_cycle(graph) is None
     assert upward(graph) == []
+
+
+def test_main_only_builds_the_app():
+    """app/main.py puts the app together and nothing else: the lifespan and reconcile loop are app.reconciler's, the
+    pages besides the API app.web's, the OpenAPI document's access notes app.core.openapi's."""
+    tree = ast.parse((APP / "main.py").read_text())
+    defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    assert defined == ["create_app"]
+    assert not [n for n in ast.walk(tree) if isinstance(n, ast.Try)], "no import guard: every router is there"

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from hostbench_cli import ROOT, STATE
+from hostbench_cli import ROOT, STATE, settings
 from hostbench_cli.build import frontend, kernels, say
 
 PY = sys.executable
@@ -20,21 +20,17 @@ def cmd_up(args: argparse.Namespace) -> int:
     from hostbench_cli.stack import Stack
 
     try:
-        port = int(os.environ.get("HOSTBENCH_PORT", "8000"))
-    except ValueError:
-        say(f"error: HOSTBENCH_PORT={os.environ['HOSTBENCH_PORT']!r} is not a port number")
+        env = settings.load()
+    except settings.SettingError as exc:
+        say(f"error: {exc}")
         return 2
+    port, bind = env.port, env.bind
     # the runners' control process: a fixed port (installed runners keep the URL), the next one by default
-    try:
-        control_port = int(os.environ.get("HOSTBENCH_RUNNER_PORT", str(port + 1)))
-    except ValueError:
-        say(f"error: HOSTBENCH_RUNNER_PORT={os.environ['HOSTBENCH_RUNNER_PORT']!r} is not a port number")
-        return 2
-    if not (1 <= port <= 65535 and 1 <= control_port <= 65535) or control_port == port:
+    control_port = env.runner_port or port + 1
+    if control_port == port or control_port > 65535:
         say(f"error: ports {port} (HOSTBENCH_PORT) and {control_port} (HOSTBENCH_RUNNER_PORT) must be two "
             "different numbers in 1..65535")
         return 2
-    bind = os.environ.get("HOSTBENCH_BIND", "127.0.0.1")
     running = admin.live_up()
     if running is not None:
         say(f"error: ./hostbench up is already running (pid {running['pid']}, {running.get('public_url')})")
@@ -212,13 +208,15 @@ def main(argv: list[str] | None = None) -> int:
     pa.add_argument("--import", dest="do_import", action="store_true",
                     help="store the metrics (parsed by the server) as a history row of --host, marked imported")
     pa.add_argument("--host", default=None, help="with --import: the host (name or id) whose history gets the row")
+    from hostbench_common.runstatus import RunStatus
+
     from hostbench_cli.remote import add_server_arguments
 
     add_server_arguments(pa)
     rn = sub.add_parser("runs", help="list a server's runs (or --wait ID: follow one to its end)")
     rn.add_argument("--host", default=None, help="only this host's runs (name or id)")
     rn.add_argument("--status", default=None,
-                    choices=["queued", "dispatched", "running", "succeeded", "failed", "untrusted", "cancelled"])
+                    choices=[s.value for s in RunStatus])
     rn.add_argument("--limit", type=int, default=20, help="at most this many, newest first (default 20, at most "
                     "10000)")
     rn.add_argument("--json", action="store_true", help="the runs as the API gives them, as JSON")
@@ -357,8 +355,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "lock":
         return cmd_lock(args.upgrade)
     # openapi and routes read the application only: placeholder URLs, nothing is connected to
-    env = dict(os.environ, DATABASE_URL=os.environ.get("DATABASE_URL", "postgresql+psycopg://unused@127.0.0.1:1/x"),
-               REDIS_URL=os.environ.get("REDIS_URL", "redis://127.0.0.1:1/0"))
+    given = settings.load()
+    env = dict(os.environ, DATABASE_URL=given.database_url or "postgresql+psycopg://unused@127.0.0.1:1/x",
+               REDIS_URL=given.redis_url or "redis://127.0.0.1:1/0")
     if args.cmd == "openapi":
         with open(ROOT / "frontend" / "openapi.json", "w") as f:
             return subprocess.call([PY, "-m", "app.cli", "openapi"], cwd=ROOT / "backend", stdout=f, env=env)

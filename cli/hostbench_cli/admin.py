@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from hostbench_cli import STATE
+from hostbench_cli import STATE, settings
 from hostbench_cli.services import private_dir, write_private
 
 if TYPE_CHECKING:
@@ -86,11 +86,11 @@ def live_up(state: Path = STATE) -> dict | None:
 
 
 def default_public_url() -> str:
-    if os.environ.get("HOSTBENCH_PUBLIC_URL"):
-        return os.environ["HOSTBENCH_PUBLIC_URL"].rstrip("/")
-    bind = os.environ.get("HOSTBENCH_BIND", "127.0.0.1")
-    host = "127.0.0.1" if bind in ("0.0.0.0", "::") else bind  # noqa: S104
-    return f"http://{host}:{os.environ.get('HOSTBENCH_PORT', '8000')}"
+    env = settings.load()
+    if env.public_url:
+        return env.public_url
+    host = "127.0.0.1" if env.bind in ("0.0.0.0", "::") else env.bind  # noqa: S104
+    return f"http://{host}:{env.port}"
 
 
 @contextlib.contextmanager
@@ -99,7 +99,8 @@ def database(state: Path = STATE, *, wait_s: float = 180) -> Iterator["Stack"]:
     embedded servers is started, and those are stopped on exit."""
     from hostbench_cli.stack import Stack
 
-    env_db, env_redis = os.environ.get("DATABASE_URL", ""), os.environ.get("REDIS_URL", "")
+    env = settings.load()
+    env_db, env_redis = env.database_url or "", env.redis_url or ""
     public = {"HOSTBENCH_PUBLIC_URL": default_public_url()}
     if env_db and env_redis:
         yield Stack(state, database_url=env_db, redis_url=env_redis, extra_env=public)

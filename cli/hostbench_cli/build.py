@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from hostbench_cli import ROOT
+from hostbench_cli import ROOT, settings
 
 KERNELS = ROOT / "runner" / "kernels"
 FRONTEND = ROOT / "frontend"
@@ -20,8 +20,8 @@ def _command_start() -> float:
     """When this command started, as time.time(): HOSTBENCH_T0, set by the ./hostbench script before it installs
     anything (so the clock does not restart at 0 after pip), else when this process started."""
     try:
-        return float(os.environ["HOSTBENCH_T0"])
-    except (KeyError, ValueError):
+        return float(settings.load().t0)
+    except ValueError:
         return time.time()
 
 
@@ -134,7 +134,7 @@ def node_required() -> tuple[int, ...]:
 
 def _system_node_ok(need: tuple[int, ...]) -> str | None:
     """None when the system's node and npm will do, else why not."""
-    if os.environ.get("HOSTBENCH_NODE") == "wheel":
+    if settings.load().node == "wheel":
         return "HOSTBENCH_NODE=wheel"
     node, npm = shutil.which("node"), shutil.which("npm")
     if not node or not npm:

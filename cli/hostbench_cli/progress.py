@@ -12,8 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-STALL_SETTING = "HOSTBENCH_START_STALL_S"
-STALL_DEFAULT_S = 300.0
+from hostbench_cli import settings
+
+STALL_SETTING = settings.env_name("start_stall_s")  # HOSTBENCH_START_STALL_S, its default in hostbench_cli.settings
 # The line each kind of process writes once it serves (first word of the child's name -> bytes in its log).
 READY_MARKS = {
     "api": b"Application startup complete",  # uvicorn, in each worker of hostbench_cli.serve
@@ -27,16 +28,10 @@ TAIL_LINES = 15
 
 def stall_s() -> float:
     """HOSTBENCH_START_STALL_S: how long a starting process may go without any progress before start-up fails."""
-    raw = os.environ.get(STALL_SETTING, "").strip()
-    if not raw:
-        return STALL_DEFAULT_S
     try:
-        value = float(raw)
-    except ValueError:
-        raise RuntimeError(f"{STALL_SETTING}={raw!r} is not a number of seconds") from None
-    if value <= 0:
-        raise RuntimeError(f"{STALL_SETTING}={raw!r} must be above 0")
-    return value
+        return settings.load().start_stall_s
+    except settings.SettingError as exc:
+        raise RuntimeError(str(exc)) from None
 
 
 def tree_cpu_s(pid: int) -> float:

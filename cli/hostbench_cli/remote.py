@@ -8,7 +8,6 @@ server (unreachable, 401, 403, 404, 422, ...) is one `error: ...` line on stderr
 traceback."""
 import argparse
 import json
-import os
 import sys
 import time
 from collections.abc import Iterator
@@ -17,10 +16,11 @@ from pathlib import Path
 from typing import IO, Any
 
 import httpx
+from hostbench_common.runstatus import ON_HOST, RunStatus
 
+from hostbench_cli import settings
 from hostbench_cli.safeout import escape, raw
 
-TERMINAL = ("succeeded", "failed", "untrusted", "cancelled")
 RUNS_PAGE = 200  # the API's largest page
 RUNS_MAX = 10_000
 SAMPLES_PAGE = 20_000  # the API's largest page of samples
@@ -67,7 +67,7 @@ class Server:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, *, say: IO[str] = sys.stderr) -> "Server":
-        url = getattr(args, "server", None) or os.environ.get("HOSTBENCH_SERVER_URL") or ""
+        url = getattr(args, "server", None) or settings.load().server_url or ""
         if not url:
             from hostbench_cli import admin
 
@@ -81,7 +81,7 @@ class Server:
         url = url.rstrip("/")
         if not url.startswith(("http://", "https://")):
             raise RemoteError(f"--server {url!r}: give a URL that starts with http:// or https://")
-        token = getattr(args, "token", None) or os.environ.get("HOSTBENCH_TOKEN") or ""
+        token = getattr(args, "token", None) or settings.load().token or ""
         if not token:
             raise RemoteError("no API token: pass --token or set HOSTBENCH_TOKEN (`./hostbench api-token NAME` prints "
                               "one)")
@@ -372,7 +372,7 @@ def follow_run(server: Server, run_id: int, *, out: IO[str] = sys.stderr, timeou
 
 def cmd_wait(server: Server, args: argparse.Namespace) -> int:
     run = follow_run(server, args.run_id, timeout_s=args.timeout)
-    return 0 if run["status"] == "succeeded" else 1
+    return 0 if run["status"] == RunStatus.succeeded else 1
 
 
 # ---- export --------------------------------------------------------------------------------------------------------
@@ -522,7 +522,7 @@ def follow_suite(server: Server, suite_run_id: int, *, out: IO[str] = sys.stderr
             time.sleep(poll_s)
             continue
         silent_since = None
-        now = next((r for r in sr["runs"] if r["status"] in ("dispatched", "running")), None)
+        now = next((r for r in sr["runs"] if r["status"] in ON_HOST), None)
         going = f"; now run {now['id']} ({now['experiment']}{' ' + now['op'] if now['op'] else ''})" if now else ""
         line = (f"suite run {sr['id']} ({sr['title']}): {sr['runs_done']} of {sr['runs_total']} runs done "
                 f"({sr['progress']:.0%}), {_duration(time.monotonic() - t0)} of about "
@@ -562,7 +562,7 @@ def cmd_run(server: Server, args: argparse.Namespace, out: IO[str]) -> int:
     if args.json:
         json.dump(end, out, indent=1)
         out.write("\n")
-    bad = [r for r in end["runs"] if r["status"] != "succeeded"]
+    bad = [r for r in end["runs"] if r["status"] != RunStatus.succeeded]
     which = ", ".join(f"{r['id']} {r['status']}" for r in bad[:10])
     print(f"suite run {end['id']} {end['status']}: {end['runs_total'] - len(bad)} of {end['runs_total']} runs "
           "succeeded" + (f"; not: {which}" if bad else ""), file=sys.stderr)

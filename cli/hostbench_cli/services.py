@@ -21,6 +21,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from hostbench_cli import settings
+
 PG_SYSTEM_USER = "hostbench-pg"
 SECRETS_FILE = "secrets.json"
 # The first line of every pg_hba.conf we write: a data directory without it was made by an older
@@ -80,14 +82,11 @@ def api_workers(default: int | None = None, setting: str = "HOSTBENCH_API_WORKER
     """API processes for `./hostbench up`: `setting` (HOSTBENCH_API_WORKERS for the dashboard's,
     HOSTBENCH_CONTROL_WORKERS for the runners'), else half the CPUs (at least 2, at most 8). Each is a uvicorn
     worker on its kind's port; they share nothing but PostgreSQL and Redis (docs/scaling.md)."""
-    raw = os.environ.get(setting, "").strip()
-    if raw:
-        try:
-            n = int(raw)
-        except ValueError:
-            raise RuntimeError(f"{setting}={raw!r} is not a whole number") from None
-        if not 1 <= n <= 64:
-            raise RuntimeError(f"{setting}={n} is outside 1..64")
+    try:
+        n = getattr(settings.load(), "control_workers" if setting == "HOSTBENCH_CONTROL_WORKERS" else "api_workers")
+    except settings.SettingError as exc:
+        raise RuntimeError(str(exc)) from None
+    if n is not None:
         return n
     if default is not None:
         return default

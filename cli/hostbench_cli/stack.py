@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from hostbench_cli import ROOT
+from hostbench_cli import ROOT, settings
 from hostbench_cli.progress import STALL_SETTING, Watched, died_message, stall_s, status_line
 from hostbench_cli.services import (
     EmbeddedPostgres,
@@ -134,8 +134,8 @@ class Stack:
     def start_services(self) -> None:
         if self.database_url:
             pass
-        elif os.environ.get("DATABASE_URL"):
-            self.database_url = os.environ["DATABASE_URL"]
+        elif given := settings.load().database_url:
+            self.database_url = given
         else:
             # every API process (the dashboard's and the runners') may hold two pools of 12 + 6 connections
             # (app.core.db) and 16 for the runners' calls on its event loop (app.runner_api.fast); the Celery
@@ -147,8 +147,8 @@ class Stack:
             self.database_url = self.pg.create_database(self.database, fresh=self.fresh_database)
         if self.redis_url:
             pass
-        elif os.environ.get("REDIS_URL"):
-            self.redis_url = os.environ["REDIS_URL"]
+        elif given := settings.load().redis_url:
+            self.redis_url = given
         else:
             self.redis = EmbeddedRedis(self.state / "redis", self.logs / "redis.log", durable=self.durable)
             self.redis_url = self.redis.start()
@@ -197,7 +197,7 @@ class Stack:
     @property
     def public_url(self) -> str:
         """The address people use: HOSTBENCH_PUBLIC_URL when set (a proxy in front), else the one we serve."""
-        return (self.extra_env.get("HOSTBENCH_PUBLIC_URL") or os.environ.get("HOSTBENCH_PUBLIC_URL")
+        return (self.extra_env.get("HOSTBENCH_PUBLIC_URL") or settings.load().public_url
                 or self.url).rstrip("/")
 
     def start_api(self) -> None:
@@ -266,9 +266,6 @@ class Stack:
     def api_token(self, name: str, label: str = "stack") -> str:
         """A new personal API token (hbpat_...) for the user `name`."""
         return self.admin("api-token", name, "--label", label)
-
-    def sign_in_link(self, name: str) -> str:
-        return f"{self.public_url}{self.admin('sign-in-link', name)}"
 
     def bootstrap_admin(self) -> str | None:
         """When nobody exists yet: creates `admin` and returns its full one-time sign-in link."""

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from hostbench_cli import ROOT, STATE
+from hostbench_cli import ROOT, STATE, settings
 from hostbench_cli.build import (
     FRONTEND,
     KERNELS,
@@ -90,7 +90,7 @@ BESIDE_BACKEND = (("kernels-arm64", "ruff-common", "mypy-common", "ruff-backend"
                   ("load", "common", "cli"))
 
 
-BACKEND_WORKERS = int(os.environ.get("HOSTBENCH_BACKEND_WORKERS", "0")) or min(2, os.cpu_count() or 1)
+BACKEND_WORKERS = settings.load().backend_workers or min(2, os.cpu_count() or 1)
 
 
 def _count(text: str, pattern: str) -> int:
@@ -148,11 +148,11 @@ def run_all(args: argparse.Namespace) -> int:
     env = dict(os.environ, PYTHONUNBUFFERED="1", HOSTBENCH_TEST_STATE=str(state), HOSTBENCH_FMA_PROBE="0")
     results: list[tuple[str, bool, int, int]] = []
     try:
-        if "DATABASE_URL" not in os.environ:
+        if not settings.load().database_url:
             pg = EmbeddedPostgres(state / "pgdata", state / "logs" / "postgres.log", durable=False)
             pg.start()
             env["HOSTBENCH_TEST_PG_SERVER"] = pg.url("postgres")
-        if "REDIS_URL" not in os.environ:
+        if not settings.load().redis_url:
             redis = EmbeddedRedis(state / "redis", state / "logs" / "redis.log", durable=False)
             env["REDIS_URL"] = redis.start()
         pytest_k = ["-k", args.keyword] if args.keyword else []
@@ -344,7 +344,7 @@ class E2E:
                 return "e2e", False, 0, 1
             # HOSTBENCH_E2E_ONLY="verdicts hosts": only the spec files whose names match (the sign-in setup always
             # runs)
-            only_specs = os.environ.get("HOSTBENCH_E2E_ONLY", "").split()
+            only_specs = list(settings.load().e2e_only)
             ok, p, f, _ = _run("e2e", ["npm", "run", "--silent", "e2e", *(["--", *only_specs] if only_specs else [])],
                                FRONTEND, self.e2e_env)
             return "e2e", ok, p, f

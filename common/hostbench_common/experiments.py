@@ -516,10 +516,6 @@ assert all(e.run.fan_out is None for e in EXPERIMENTS.values() if e.hosts > 1)
 ROLE_OF: dict[str, str] = {kind: role for e in EXPERIMENTS.values() for role, kind in e.roles}
 
 
-def experiment_of(run_kind: str) -> Experiment:
-    return next(e for e in EXPERIMENTS.values() if any(k == run_kind for _, k in e.roles))
-
-
 # A value that reaches argv: no option look-alikes, no list separators, nothing a human would not type.
 _SAFE_TEXT = re.compile(r"[A-Za-z0-9_.:+/][A-Za-z0-9_.:+/-]*")
 

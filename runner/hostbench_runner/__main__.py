@@ -49,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logsetup.setup()
     args = config.parse_args(argv)
     if args.check:
-        return check(args.kernel_bin or os.environ.get("HOSTBENCH_KERNEL_BIN"), os.environ)
+        return check(config.kernel_bin_given(args, os.environ), os.environ)
     try:
         settings = config.from_args(args, os.environ)
     except ConfigError as exc:

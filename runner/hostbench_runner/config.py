@@ -226,6 +226,16 @@ def load(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
     return from_args(args, env)
 
 
+def kernel_bin_given(args: argparse.Namespace, env: Mapping[str, str]) -> str | None:
+    """The kernel binary named by --kernel-bin or HOSTBENCH_KERNEL_BIN, or None (then it is searched for)."""
+    return args.kernel_bin or env.get("HOSTBENCH_KERNEL_BIN") or None
+
+
+def machine_id_given(env: Mapping[str, str] | None = None) -> str:
+    """HOSTBENCH_MACHINE_ID: this machine's id for a host without /etc/machine-id (credential.machine_id)."""
+    return (os.environ if env is None else env).get("HOSTBENCH_MACHINE_ID", "").strip()
+
+
 def from_args(args: argparse.Namespace, env: Mapping[str, str]) -> Settings:
     server = args.server or env.get("HOSTBENCH_SERVER")
     if not server:
@@ -243,7 +253,7 @@ def from_args(args: argparse.Namespace, env: Mapping[str, str]) -> Settings:
     state = args.state_dir or env.get("HOSTBENCH_RUNNER_STATE")
     if state:
         settings.state_dir = Path(state)
-    kbin = args.kernel_bin or env.get("HOSTBENCH_KERNEL_BIN")
+    kbin = kernel_bin_given(args, env)
     search = locate_kernel(kbin, env.get("PATH", os.defpath))
     settings.kernel_bin = search.path or (Path(kbin) if kbin else PACKAGED_KERNEL_BIN)
     settings.kernel_looked = search.looked

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from . import __version__, config
 from .api import ApiClient, Backoff, call_with_retry
 from .errors import ConfigError, Rejected, Unauthorized
 from .spool import atomic_write
@@ -108,7 +108,7 @@ MACHINE_ID_FILES = ("/etc/machine-id", "/var/lib/dbus/machine-id")
 
 def machine_id() -> str | None:
     """This machine's id (systemd's /etc/machine-id; HOSTBENCH_MACHINE_ID wins, for a host without one)."""
-    given = os.environ.get("HOSTBENCH_MACHINE_ID", "").strip()
+    given = config.machine_id_given()
     if given:
         return given[:64]
     for f in MACHINE_ID_FILES:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from hostbench_common.experiments import DISK_TARGET_WORK, RUNS, kernels_needed
+from hostbench_common.runstatus import RunStatus
 
 from . import credential, inventory, startup
 from .api import ApiClient, Backoff
@@ -223,7 +224,7 @@ class Daemon:
         run.refs.close()
         try:
             run.spool.set_finish({
-                "attempt": run.attempt, "status": "failed",
+                "attempt": run.attempt, "status": RunStatus.failed,
                 "reason": cap(f"runner error: {type(exc).__name__}: {exc}"),
                 "results": run.stream.results, "end": run.stream.end,
             })
@@ -328,10 +329,10 @@ class Daemon:
                  run_id, attempt, experiment, deadline_s)
         self.state = State.FINISHING
         if self.shutdown.is_set():
-            run.outcome = ("failed", STOPPED_REASON)
+            run.outcome = (RunStatus.failed, STOPPED_REASON)
             return
         if spool.volatile:  # the disk refused the spool: nothing may be measured that cannot be kept
-            run.outcome = ("failed", cap(spool.write_error or "cannot write the spool"))
+            run.outcome = (RunStatus.failed, cap(spool.write_error or "cannot write the spool"))
             return
         try:
             exp = RUNS.get(experiment) if isinstance(experiment, str) else None
@@ -350,11 +351,11 @@ class Daemon:
             run.refs.options = {k: assignment["params"][k] for k in exp.runner_params if k in assignment["params"]}
         except ParamError as exc:
             log.error("run=%s refused: invalid params: %s", run_id, exc)
-            run.outcome = ("failed", cap(f"invalid params: {exc}"))
+            run.outcome = (RunStatus.failed, cap(f"invalid params: {exc}"))
             return
         except KernelUnavailable as exc:
             log.error("run=%s refused: %s", run_id, exc)
-            run.outcome = ("failed", cap(f"kernel unavailable: {exc}"))
+            run.outcome = (RunStatus.failed, cap(f"kernel unavailable: {exc}"))
             return
         run.work_dir = self.s.work_dir / spool.key
         run.target_dir = target_dir
@@ -367,7 +368,7 @@ class Daemon:
             run.kernel = KernelProcess(argv, run.work_dir)
         except (OSError, subprocess.SubprocessError) as exc:
             log.error("run=%s: cannot start the kernel: %s", run_id, exc)
-            run.outcome = ("failed", cap(f"cannot start the kernel: {exc}"))
+            run.outcome = (RunStatus.failed, cap(f"cannot start the kernel: {exc}"))
             return
         run.stream = Stream(max_samples=int(run.deadline_s * 10) + 100)
         renew_s, fence_s = lease_timing(assignment.get("lease_s"), self.s.lease_renew_s, self.s.lease_lost_after_s)
@@ -384,7 +385,7 @@ class Daemon:
     def _stop_reason(self, run: Run) -> tuple[str | None, str] | None:
         """(status, reason) to stop the kernel with; status None = the server decided, no finish."""
         if self.shutdown.is_set():
-            return ("failed", STOPPED_REASON)
+            return (RunStatus.failed, STOPPED_REASON)
         return run.stop_reason(time.monotonic())
 
     def _stop_kernel(self, run: Run, status: str | None, reason: str) -> None:
@@ -461,7 +462,7 @@ class Daemon:
         except OSError as exc:  # disk full: a sample we cannot keep must not be measured on
             log.error("run=%s: cannot write the spool: %s", run.run_id, exc)
             if run.kernel is not None and not run.kernel.stopping:
-                self._stop_kernel(run, "failed", f"cannot write the spool: {exc}")
+                self._stop_kernel(run, RunStatus.failed, f"cannot write the spool: {exc}")
             return
         if kind == "end":
             log.info("run=%s kernel end: status=%s samples=%s", run.run_id, event["status"], event.get("samples"))
@@ -526,7 +527,7 @@ class Daemon:
 
     def _begin_references(self, run: Run) -> bool:
         """Plan the reference runs; True when there is one to run (state REFERENCING)."""
-        if run.skip_finish or run.verdict != ("succeeded", None):
+        if run.skip_finish or run.verdict != (RunStatus.succeeded, None):
             return False
         # fio and IOzone write their files in their own directory: on the job's disk target, where ours was
         if not run.refs.begin(run.run_id, run.experiment, run.kernel_params, run.stream.start, run.stream.results,
@@ -566,7 +567,7 @@ class Daemon:
                 run.kernel.kill()
                 run.kernel.wait(self.s.kill_grace_s)
             if run.outcome is None:
-                run.outcome = ("failed", "runner credential revoked")
+                run.outcome = (RunStatus.failed, "runner credential revoked")
             self._step_finishing()
 
     def _exit_revoked(self) -> int:

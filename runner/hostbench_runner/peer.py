@@ -13,6 +13,7 @@ from typing import Any
 
 from hostbench_common.experiments import ROLE_OF
 from hostbench_common.reftools.serve import PeerServers
+from hostbench_common.runstatus import RunStatus
 
 from .api import ApiClient, Backoff, call_with_retry
 from .errors import Rejected, Retryable, Stale, Unauthorized
@@ -118,5 +119,5 @@ class PeerServing:
             if self.listening.stale:
                 return (None, self.listening.stale)
             if self.listening.failed:
-                return ("failed", self.listening.failed)
+                return (RunStatus.failed, self.listening.failed)
         return None

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from hostbench_common.process import describe_exit
+from hostbench_common.runstatus import RunStatus
 
 from .keepalive import LeaseKeeper
 from .kernel import KernelProcess
@@ -48,19 +49,19 @@ class Run:
         if self.spool.stale:
             return (None, "the server refused this attempt (409)")
         if self.spool.rejected:
-            return ("failed", self.spool.rejected)
+            return (RunStatus.failed, self.spool.rejected)
         if self.lease is not None:
             if self.lease.stale.is_set():
                 return (None, "lease refused (409): the server stopped this run")
             if self.lease.rejected:
-                return ("failed", self.lease.rejected)
+                return (RunStatus.failed, self.lease.rejected)
             if self.lease.lost.is_set():
-                return ("failed", self.lease.lost_reason or "lease lost")
+                return (RunStatus.failed, self.lease.lost_reason or "lease lost")
         peer = self.peer.stop_reason()
         if peer is not None:
             return peer
         if now >= self.deadline_at:
-            return ("failed", f"deadline exceeded ({self.deadline_s:g} s)")
+            return (RunStatus.failed, f"deadline exceeded ({self.deadline_s:g} s)")
         return None
 
 
@@ -79,17 +80,17 @@ def kernel_verdict(run: Run) -> tuple[str, str | None]:
         return cap(f"{text}; stderr: {tail}" if tail else text)
 
     if run.protocol_error is not None:
-        return "failed", with_stderr(f"kernel protocol error: {run.protocol_error} ({describe_exit(rc)})")
+        return RunStatus.failed, with_stderr(f"kernel protocol error: {run.protocol_error} ({describe_exit(rc)})")
     if run.outcome is not None:
         return run.outcome
     err, end = run.stream.error, run.stream.end
     if err is not None:
-        status = "untrusted" if err["code"] == "verify_failed" else "failed"
+        status = RunStatus.untrusted if err["code"] == "verify_failed" else RunStatus.failed
         return status, cap(f"kernel error {err['code']}: {err['message']} ({describe_exit(rc)})")
     if end is not None and end["status"] == "untrusted":
-        return "untrusted", cap(str(end.get("reason") or "kernel verification failed"))
+        return RunStatus.untrusted, cap(str(end.get("reason") or "kernel verification failed"))
     if rc != 0:
-        return "failed", with_stderr(f"kernel failed ({describe_exit(rc)})")
+        return RunStatus.failed, with_stderr(f"kernel failed ({describe_exit(rc)})")
     if end is None:
-        return "failed", with_stderr(f"kernel output ended without an end event ({describe_exit(rc)})")
-    return "succeeded", None
+        return RunStatus.failed, with_stderr(f"kernel output ended without an end event ({describe_exit(rc)})")
+    return RunStatus.succeeded, None

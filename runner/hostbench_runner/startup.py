@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from hostbench_common.experiments import kernels_needed
+from hostbench_common.runstatus import RunStatus
 
 from . import __version__, credential, inventory
 from .api import ApiClient, Backoff, call_with_retry
@@ -108,7 +109,7 @@ def recover_spools(spool_dir: Path) -> list[Spool]:
             continue
         if not spool.has_finish():
             spool.set_finish({
-                "attempt": spool.attempt, "status": "failed", "reason": RESTARTED_REASON,
+                "attempt": spool.attempt, "status": RunStatus.failed, "reason": RESTARTED_REASON,
                 "results": spool.results, "end": None,
             })
         log.info("backlog: run=%s attempt=%s samples pending=%d finish=%s",

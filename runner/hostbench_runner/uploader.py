@@ -12,6 +12,8 @@ import threading
 import time
 from typing import Any
 
+from hostbench_common.runstatus import RunStatus
+
 from .api import ApiClient, Backoff
 from .config import Settings
 from .errors import Rejected, Retryable, Stale, Unauthorized
@@ -119,8 +121,8 @@ class Uploader:
             elif spool.finish_pending() and not spool.finish_skipped():
                 phase = "finish"
                 body = dict(spool.finish_body or {})
-                if spool.rejected and body.get("status") == "succeeded":
-                    body.update(status="failed", reason=spool.rejected)
+                if spool.rejected and body.get("status") == RunStatus.succeeded:
+                    body.update(status=RunStatus.failed, reason=spool.rejected)
                 self._api.finish(spool.run_id, body)
                 spool.ack_finish()
                 log.info("finish sent run=%s attempt=%s status=%s", spool.run_id, spool.attempt, body.get("status"))

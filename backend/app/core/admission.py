@@ -24,13 +24,13 @@ waits on a hung database for longer than the watcher needs to see the hang (docs
 """
 import asyncio
 import json
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.core.config import get_settings
 from app.core.db import POOL_SIZE, RUNNER_POOL_SIZE
 from app.core.dbwatch import DB_WATCH
 from app.core.errors import DB_RETRY_AFTER_S, TooMany, Unavailable
@@ -82,10 +82,6 @@ class Gate:
         return self.inside + self.waiting >= DASHBOARD_SHED_MIN
 
 
-def _env(name: str, default: float) -> float:
-    return float(os.environ.get(name, default))
-
-
 class LoopLag:
     """How late this process's event loop runs a timer: the time a request that just arrived waits for the CPU
     before anything of it runs. Above DASHBOARD_SHED_LAG_S the process is out of CPU, and the dashboard's
@@ -98,7 +94,7 @@ class LoopLag:
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> asyncio.Task[None]:
-        """The watcher for this process's event loop; app.main's lifespan starts it and cancels it."""
+        """The watcher for this process's event loop; app.reconciler's lifespan starts it and cancels it."""
         self._task = asyncio.get_running_loop().create_task(self._watch())
         return self._task
 
@@ -113,12 +109,12 @@ class LoopLag:
 
 
 LAG = LoopLag()
-DASHBOARD_SHED_LAG_S = _env("HOSTBENCH_DASHBOARD_SHED_LAG_S", 0.25)
+DASHBOARD_SHED_LAG_S = get_settings().hostbench_dashboard_shed_lag_s
 # A late event loop alone is not overload: on a small server the benchmarks themselves take the CPU (a 2-thread
 # run on 2 cores), and then a person's few requests were refused although refusing them saved nothing (the
 # browser suite's History read, a suite import: 503 "server is busy" with one request in flight). The dashboard
 # is shed only while it is also crowded: this many of its requests inside or waiting (a stampede has hundreds).
-DASHBOARD_SHED_MIN = int(_env("HOSTBENCH_DASHBOARD_SHED_MIN", 8))
+DASHBOARD_SHED_MIN = get_settings().hostbench_dashboard_shed_min
 
 
 # The dashboard's slots are a matter of the interpreter's lock, not of connections: its handlers are mostly Python
@@ -131,15 +127,15 @@ DASHBOARD_SHED_MIN = int(_env("HOSTBENCH_DASHBOARD_SHED_MIN", 8))
 # requests, it only delays the refusals (the same burst: max 3.2 s, none over 5 s); the dashboard retries a 503
 # after its Retry-After.
 GATES = {
-    "run": Gate("run", 4, _env("HOSTBENCH_RUNNER_WAIT_S", 3.0), 2000),
-    "runner": Gate("runner", max(2, RUNNER_POOL_SIZE - 4), _env("HOSTBENCH_RUNNER_WAIT_S", 3.0), 2000),
-    "poll": Gate("poll", 4, _env("HOSTBENCH_POLL_WAIT_S", 8.0), 5000),
-    "dashboard": Gate("dashboard", min(int(_env("HOSTBENCH_DASHBOARD_SLOTS", 6)), POOL_SIZE + POOL_SIZE // 2 - 2),
-                      _env("HOSTBENCH_DASHBOARD_WAIT_S", 1.0), 1000),
+    "run": Gate("run", 4, get_settings().hostbench_runner_wait_s, 2000),
+    "runner": Gate("runner", max(2, RUNNER_POOL_SIZE - 4), get_settings().hostbench_runner_wait_s, 2000),
+    "poll": Gate("poll", 4, get_settings().hostbench_poll_wait_s, 5000),
+    "dashboard": Gate("dashboard", min(get_settings().hostbench_dashboard_slots, POOL_SIZE + POOL_SIZE // 2 - 2),
+                      get_settings().hostbench_dashboard_wait_s, 1000),
     # Opening a live stream (its snapshot read; the open stream holds no slot): its own few slots, so a person's
     # live view is not refused behind a stampede of other reads (the full load: 2,091 opens refused with 503 and
     # 302 of 500 streams open at the end while they shared the dashboard's slots)
-    "stream": Gate("stream", 3, _env("HOSTBENCH_STREAM_WAIT_S", 3.0), 1000),
+    "stream": Gate("stream", 3, get_settings().hostbench_stream_wait_s, 1000),
 }
 THREADS = sum(g.slots for g in GATES.values()) + 8  # a thread for every admitted request, and some to spare
 
@@ -186,7 +182,7 @@ STALLED_ANSWER_S = 0.3  # a request inside while PostgreSQL hangs is answered 50
 # admitted request otherwise queued for the GIL behind the rest for 15-25 s (./hostbench load, full target,
 # 2026-11-26): a person's browser retries a 503 sooner than it gives up on a silent request. With CPU to spare, or
 # with few requests, nothing is cut short (a long export).
-DASHBOARD_DEADLINE_S = _env("HOSTBENCH_DASHBOARD_DEADLINE_S", 4.0)
+DASHBOARD_DEADLINE_S = get_settings().hostbench_dashboard_deadline_s
 
 
 @asynccontextmanager

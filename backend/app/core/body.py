@@ -93,7 +93,7 @@ def _maybe_unstorable(body: bytes) -> bool:
 
 def storable_body(body: bytes) -> bytes | None:
     """The body re-encoded with its unstorable characters replaced; None when it needs nothing or is not JSON.
-    Called only once non_finite_paths found every number finite, so re-encoding changes no number."""
+    Called only once parse_checked found every number finite, so re-encoding changes no number."""
     try:
         fixed, changed = _storable(json.loads(body))
     except (ValueError, RecursionError):
@@ -108,16 +108,10 @@ _MAYBE_HUGE = re.compile(rb"[eE]\+?[0-9]{3}|[0-9]{200}")
 PARSED = "hostbench.json"  # scope key: the document this middleware parsed, for ParsedJSONRoute
 
 
-def non_finite_paths(body: bytes) -> list[tuple[list[str | int], str]] | None:
-    """Where a JSON body holds NaN, ±Infinity or a number beyond a double's range; None when it is not JSON
-    (the application then answers with its own parse error). Raises TooDeep for nesting Python's parser cannot
-    follow (it would fail again, with a 500, in the application)."""
-    found = parse_checked(body)
-    return None if found is None else found[0]
-
-
 def parse_checked(body: bytes) -> tuple[list[tuple[list[str | int], str]], Any] | None:
-    """non_finite_paths' findings and the document itself (None when the body is not JSON)."""
+    """Where a JSON body holds NaN, ±Infinity or a number beyond a double's range, and the document itself; None
+    when it is not JSON (the application then answers with its own parse error). Raises TooDeep for nesting
+    Python's parser cannot follow (it would fail again, with a 500, in the application)."""
     seen: list[str] = []
 
     def constant(token: str) -> _NonFinite:

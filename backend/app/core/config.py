@@ -1,8 +1,14 @@
 """One typed settings object for every backend process (API, worker, beat)."""
 from functools import lru_cache
+from typing import Any
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def readme(shown: str) -> dict[str, Any]:
+    """A setting listed in the README's settings table, with its default as shown there (hostbench_cli.settings)."""
+    return {"readme": True, "shown": shown}
 
 
 class Settings(BaseSettings):
@@ -51,9 +57,25 @@ class Settings(BaseSettings):
     # run and its computed result stay. 0 keeps samples forever.
     sample_retention_days: float = 365.0
     sample_retention_batch: int = 5000
-    # Live streams open on the whole service, counted in Redis across API processes (per person:
-    # HOSTBENCH_SSE_PER_USER).
+    # Live streams open on the whole service, counted in Redis across API processes, and per person.
     max_sse_connections: int = 1000
+    hostbench_sse_per_user: int = Field(default=20, ge=1)
+    # The database pools of each API process (app.core.db): the dashboard's, the runners', and how long a request
+    # waits for a connection before 503 + Retry-After (docs/scaling.md).
+    hostbench_db_pool_size: int = Field(default=12, ge=1)
+    hostbench_db_runner_pool_size: int = Field(default=12, ge=1)
+    hostbench_db_pool_timeout_s: float = Field(default=2.0, gt=0)
+    # Admission (app.core.admission, docs/architecture.md "Concurrency"): how long each class of request may wait
+    # for a slot, the dashboard's slots, when the dashboard is shed (event-loop lag, requests inside or waiting)
+    # and the dashboard's deadline.
+    hostbench_runner_wait_s: float = Field(default=3.0, gt=0)
+    hostbench_poll_wait_s: float = Field(default=8.0, gt=0)
+    hostbench_dashboard_slots: int = Field(default=6, ge=1)
+    hostbench_dashboard_wait_s: float = Field(default=1.0, gt=0)
+    hostbench_stream_wait_s: float = Field(default=3.0, gt=0)
+    hostbench_dashboard_shed_lag_s: float = Field(default=0.25, gt=0)
+    hostbench_dashboard_shed_min: int = Field(default=8, ge=1)
+    hostbench_dashboard_deadline_s: float = Field(default=4.0, gt=0)
     frontend_dist: str | None = None
     # The URL people and runners use to reach this server (install commands and sign-in links are built from
     # it; its host is allowed). Without it, they are built from the request's own Host, which the allowed-hosts
@@ -84,19 +106,29 @@ class Settings(BaseSettings):
     # Trends (app.trends): how often Celery beat looks at newly finished runs for thresholds crossed and changes.
     trends_evaluate_s: float = Field(default=10.0, ge=1, le=3600)
     # Schedules (app.schedules): how often Celery beat looks for due schedules; a schedule fires at most this late.
-    schedules_fire_s: float = Field(default=5.0, ge=1, le=300)
+    schedules_fire_s: float = Field(default=5.0, ge=1, le=300, json_schema_extra=readme("5"), description=(
+        "how often Celery beat fires the due schedules (a schedule fires at most this late; "
+        "[docs/architecture.md](docs/architecture.md#schedules))"))
     # Webhook targets (comma-separated host names or IP literals): when set, only these; unset, any host whose every
     # address is public. Link-local and cloud metadata addresses are refused either way (app.trends.notify).
-    hostbench_webhook_allowed_hosts: str = ""
+    hostbench_webhook_allowed_hosts: str = Field(
+        default="", json_schema_extra=readme("any host whose every address is public"), description=(
+        "where trend notifications may be POSTed (comma-separated names or IPs; set, only these); link-local and "
+        "cloud metadata addresses are refused either way ([docs/methodology/trends.md](docs/methodology/trends.md))"))
     webhook_timeout_s: float = Field(default=5.0, gt=0, le=30)
     webhook_retries: int = Field(default=4, ge=0, le=10)
     # E-mail for trend events, only when an SMTP server is given; else e-mail is skipped and the event says why.
-    hostbench_smtp_host: str | None = None
-    hostbench_smtp_port: int = 587
-    hostbench_smtp_user: str | None = None
-    hostbench_smtp_password: str | None = None
-    hostbench_smtp_from: str = "hostbench@localhost"
-    hostbench_smtp_starttls: bool = True
+    hostbench_smtp_host: str | None = Field(default=None, json_schema_extra=readme("unset"), description=(
+        "the SMTP server for trend events' e-mail; unset, e-mail is skipped and each event says so"))
+    hostbench_smtp_port: int = Field(default=587, json_schema_extra=readme("587"), description="its port")
+    hostbench_smtp_user: str | None = Field(default=None, json_schema_extra=readme("unset"),
+                                            description="its user name")
+    hostbench_smtp_password: str | None = Field(default=None, json_schema_extra=readme("unset"),
+                                                description="its password")
+    hostbench_smtp_from: str = Field(default="hostbench@localhost", json_schema_extra=readme("hostbench@localhost"),
+                                     description="the sender of those e-mails")
+    hostbench_smtp_starttls: bool = Field(default=True, json_schema_extra=readme("true"),
+                                          description="STARTTLS before signing in")
 
     @property
     def allowed_hosts(self) -> set[str]:

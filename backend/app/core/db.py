@@ -1,4 +1,3 @@
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -39,9 +38,9 @@ def utcnow() -> datetime:
 # calls (claim, lease, heartbeat, samples, finish) need: a lost lease fails a benchmark, a slow page does not.
 # A request waits at most POOL_TIMEOUT_S for a connection, then gets 503 with Retry-After (PoolBusy), far below
 # the runner's 30-s lease and 10-s request timeout (docs/architecture.md, "Concurrency").
-POOL_TIMEOUT_S = float(os.environ.get("HOSTBENCH_DB_POOL_TIMEOUT_S", "2"))
-POOL_SIZE = int(os.environ.get("HOSTBENCH_DB_POOL_SIZE", "12"))
-RUNNER_POOL_SIZE = int(os.environ.get("HOSTBENCH_DB_RUNNER_POOL_SIZE", "12"))
+POOL_TIMEOUT_S = get_settings().hostbench_db_pool_timeout_s
+POOL_SIZE = get_settings().hostbench_db_pool_size
+RUNNER_POOL_SIZE = get_settings().hostbench_db_runner_pool_size
 
 
 class PoolBusy(TooMany):

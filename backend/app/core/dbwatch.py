@@ -50,7 +50,7 @@ class DbWatch:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        """Start the watcher (once per process; app.main's lifespan calls it)."""
+        """Start the watcher (once per process; app.reconciler's lifespan calls it)."""
         with self._lock:
             if self._thread is not None and self._thread.is_alive():
                 return

@@ -4,6 +4,11 @@ schemathesis suite (backend/tests/test_api_fuzz.py) fails on any answer the docu
 import re
 from typing import Any
 
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from app.core.routes import api_routes, route_access
+
 ERROR = {"$ref": "#/components/schemas/Error"}
 
 # Which statuses come from where (app.core.errors, app.core.auth, app.users.auth, app.core.body, app.core.hostcheck):
@@ -72,3 +77,22 @@ def document_errors(schema: dict[str, Any]) -> None:
                 resp.setdefault("content", {"application/json": {"schema": ERROR}})
                 if code == "429" and path in ("/api/jobs", "/api/suite-runs"):
                     resp["headers"] = {**RETRY_AFTER}
+
+
+def document_access(app: FastAPI) -> None:
+    """Each operation in the OpenAPI document says who may call it (x-hostbench-access)."""
+    def openapi() -> dict:
+        if app.openapi_schema:
+            return app.openapi_schema
+        schema = get_openapi(title=app.title, version=app.version, routes=app.routes)
+        for route in api_routes(app.routes):
+            if route.include_in_schema:
+                for method in route.methods or ():
+                    op = schema["paths"].get(route.path_format, {}).get(method.lower())
+                    if op is not None:
+                        op["x-hostbench-access"] = route_access(route)
+        document_errors(schema)  # every operation's 4xx/5xx answers
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -13,7 +13,7 @@ from app.core.config import get_settings
 from app.core.db import get_engine, utcnow
 from app.hosts.models import Host
 from app.jobs import pairing, refusals
-from app.jobs.models import Run, ServerMark
+from app.jobs.models import ON_HOST, Run, RunStatus, ServerMark
 from app.jobs.service import finish_run, publish_run
 
 log = logging.getLogger("hostbench.dispatch")
@@ -35,7 +35,7 @@ def dispatch_host(session: Session, host_id: int) -> int | None:
     if run is None:
         session.rollback()
         return None
-    run.status = "dispatched"
+    run.status = RunStatus.dispatched
     run.dispatched_at = utcnow()
     session.commit()
     publish_run(session, run)
@@ -53,7 +53,7 @@ def _next_ready(session: Session, host_id: int) -> Run | None:
     # "dispatched" over its cancel, and its runner claimed it, was refused at start and claimed it again, forever
     # (seen: a suite cancelled while its next run was being dispatched).
     for run in session.scalars(
-        select(Run).where(Run.host_id == host_id, Run.status == "queued").order_by(Run.id).limit(100)
+        select(Run).where(Run.host_id == host_id, Run.status == RunStatus.queued).order_by(Run.id).limit(100)
         .with_for_update(of=Run).execution_options(populate_existing=True)
     ):
         wait = pairing.wait(session, run)
@@ -74,12 +74,12 @@ def renew_after_gap(session: Session) -> int:
     api = session.scalar(select(ServerMark.at).where(ServerMark.name == "api"))
     now = utcnow()
     renewed = 0
-    # No API process has been up (they mark "api" every period, app.main): no runner could renew through one, so
+    # No API process has been up (they mark "api" every period, app.reconciler): no runner could renew through one, so
     # none is to blame; its lease is kept until an API is back (the runner's own fence still stops its kernel).
     api_away = api is not None and (now - api).total_seconds() > 1.5 * s.reconcile_s
     if prev is None or (now - prev).total_seconds() > 2 * s.reconcile_s or api_away:
         renewed = len(session.scalars(
-            update(Run).where(Run.status.in_(("dispatched", "running")), Run.claimed_at.is_not(None))
+            update(Run).where(Run.status.in_(ON_HOST), Run.claimed_at.is_not(None))
             .values(lease_expires_at=func.greatest(Run.lease_expires_at, now + timedelta(seconds=s.lease_s)))
             .returning(Run.id)
         ).all())
@@ -109,7 +109,7 @@ RECONCILE_LOCK = 0x6862_7263  # "hbrc": one reconciler pass at a time, whoever r
 
 def reconcile_exclusive() -> dict[str, int] | None:
     """One reconciler pass, unless another is running (a PostgreSQL advisory lock) or one finished less than half a
-    period ago; None then. Celery beat's task and every API process call this (app.main's reconcile loop), so
+    period ago; None then. Celery beat's task and every API process call this (app.reconciler's reconcile loop), so
     leases are expired and lost doorbells re-rung with beat down too (docs/reliability.md, rule 1)."""
     s = get_settings()
     with get_engine().connect() as conn:
@@ -143,11 +143,11 @@ def reconcile(session: Session) -> dict[str, int]:
     api = session.scalar(select(ServerMark.at).where(ServerMark.name == "api"))
     expired_by = now if api is None else min(now, api)
     lost_ids = session.scalars(
-        select(Run.id).where(Run.status.in_(("dispatched", "running")), Run.lease_expires_at < expired_by)
+        select(Run.id).where(Run.status.in_(ON_HOST), Run.lease_expires_at < expired_by)
     ).all()
     unclaimed_ids = session.scalars(
         select(Run.id).where(
-            Run.status == "dispatched", Run.claimed_at.is_(None),
+            Run.status == RunStatus.dispatched, Run.claimed_at.is_(None),
             Run.dispatched_at < now - timedelta(seconds=s.claim_timeout_s),
         )
     ).all()
@@ -157,25 +157,25 @@ def reconcile(session: Session) -> dict[str, int]:
         lost_ids = []  # a runner's call was refused since this pass extended the leases: none is judged now
     for run_id in lost_ids:
         run = session.scalar(select(Run).where(Run.id == run_id).with_for_update())
-        if run is None or run.status not in ("dispatched", "running") or run.lease_expires_at is None \
+        if run is None or run.status not in ON_HOST or run.lease_expires_at is None \
                 or run.lease_expires_at >= min(utcnow(), expired_by):
             session.rollback()
             continue
         silent = (utcnow() - (run.lease_expires_at - timedelta(seconds=s.lease_s))).total_seconds()
-        finish_run(session, run, "failed",
+        finish_run(session, run, RunStatus.failed,
                    f"runner went silent: no lease renewal for {silent:.0f} s (attempt {run.attempt})")
         failed += 1
     for run_id in unclaimed_ids:
         run = session.scalar(select(Run).where(Run.id == run_id).with_for_update())
-        if run is None or run.status != "dispatched" or run.claimed_at is not None:
+        if run is None or run.status != RunStatus.dispatched or run.claimed_at is not None:
             session.rollback()
             continue
-        finish_run(session, run, "failed",
+        finish_run(session, run, RunStatus.failed,
                    f"no runner claimed the run within {s.claim_timeout_s:.0f} s; is the host's runner running?")
         failed += 1
     waiting = session.scalars(
         select(Run.host_id)
-        .where(Run.status == "queued", Run.created_at < now - timedelta(seconds=s.redispatch_after))
+        .where(Run.status == RunStatus.queued, Run.created_at < now - timedelta(seconds=s.redispatch_after))
         .distinct()
     ).all()
     session.rollback()

@@ -1,14 +1,22 @@
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Index, Integer, String, UniqueConstraint
+# The run status, its groups and its moves are hostbench_common.runstatus's; re-exported here for the backend.
+from hostbench_common.runstatus import ACTIVE as ACTIVE
+from hostbench_common.runstatus import ON_HOST as ON_HOST
+from hostbench_common.runstatus import TERMINAL as TERMINAL
+from hostbench_common.runstatus import WITH_RESULT as WITH_RESULT
+from hostbench_common.runstatus import RunStatus as RunStatus
+from hostbench_common.runstatus import may_move as may_move
+from sqlalchemy import BigInteger, Boolean, CheckConstraint, Float, ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core.db import Base, JSONType, utcnow
 from app.hosts.models import Host
 
-ACTIVE = ("queued", "dispatched", "running")
-TERMINAL = ("succeeded", "failed", "untrusted", "cancelled")
+# runs.status holds one of RunStatus's values (hostbench_common.runstatus, the one definition; migration 0022 added
+# this constraint to existing databases, and backend/tests/test_run_status.py fails while the two differ)
+STATUS_CHECK = "status IN (" + ", ".join(f"'{s.value}'" for s in RunStatus) + ")"
 
 
 class SuiteRun(Base):
@@ -48,14 +56,14 @@ class Run(Base):
     """One experiment on one host. PostgreSQL holds the truth about its state; Celery only rings."""
 
     __tablename__ = "runs"
-    __table_args__ = (Index("ix_runs_host_status", "host_id", "status"),)
+    __table_args__ = (Index("ix_runs_host_status", "host_id", "status"), CheckConstraint(STATUS_CHECK, name="status"))
 
     id: Mapped[int] = mapped_column(primary_key=True)
     job_id: Mapped[int] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)
     host_id: Mapped[int] = mapped_column(ForeignKey("hosts.id"), index=True)
     experiment: Mapped[str] = mapped_column(String(32), index=True)
     params: Mapped[dict[str, Any]] = mapped_column(JSONType)
-    status: Mapped[str] = mapped_column(String(16), default="queued", index=True)
+    status: Mapped[str] = mapped_column(String(16), default=RunStatus.queued.value, index=True)
     status_reason: Mapped[str | None] = mapped_column(String(2000))
     attempt: Mapped[int] = mapped_column(Integer, default=0)
     expected_duration_s: Mapped[float] = mapped_column(Float)

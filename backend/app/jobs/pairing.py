@@ -14,7 +14,7 @@ from app.core.errors import Conflict, Unprocessable
 from app.experiments.registry import ROLE_OF, RUNS, Experiment
 from app.hosts.models import Host
 from app.hosts.service import is_online
-from app.jobs.models import TERMINAL, Job, Run
+from app.jobs.models import ON_HOST, TERMINAL, WITH_RESULT, Job, Run, RunStatus
 
 DRIVES = tuple(kind for kind, role in ROLE_OF.items() if role == "drive")
 SERVES = tuple(kind for kind, role in ROLE_OF.items() if role == "serve")
@@ -57,7 +57,7 @@ def drive_run_of(session: Session, serve: Run, *, for_update: bool = False) -> R
 
 def serve_ready(serve: Run | None) -> bool:
     """A drive run may be handed out once its server is up and said which port it listens on."""
-    return serve is not None and serve.status in ("dispatched", "running") and serve.listen_port is not None
+    return serve is not None and serve.status in ON_HOST and serve.listen_port is not None
 
 
 def wait(session: Session, run: Run) -> Literal["skip", "hold"] | None:
@@ -83,16 +83,16 @@ def wait(session: Session, run: Run) -> Literal["skip", "hold"] | None:
     serve = serve_run_of(session, run)
     if serve_ready(serve):
         return None
-    if serve is not None and serve.status in ("dispatched", "running"):
+    if serve is not None and serve.status in ON_HOST:
         return "hold"
-    if serve is not None and serve.status == "queued" and _idle_and_online(session, serve.host_id):
+    if serve is not None and serve.status == RunStatus.queued and _idle_and_online(session, serve.host_id):
         return "hold"
     return "skip"
 
 
 def host_busy(session: Session, host_id: int) -> bool:
     """Whether the host runs a benchmark now (a run dispatched or running: one benchmark per host)."""
-    busy = select(Run.id).where(Run.host_id == host_id, Run.status.in_(("dispatched", "running"))).limit(1)
+    busy = select(Run.id).where(Run.host_id == host_id, Run.status.in_(ON_HOST)).limit(1)
     return session.scalar(busy) is not None
 
 
@@ -105,11 +105,11 @@ def driver_can_start(session: Session, serve: Run) -> bool:
     """Whether the drive run of this serve run would be the next to start on its host: that host runs nothing now
     and has no run of one host queued ahead of it (two-host runs ahead wait for their own partners)."""
     drive = drive_run_of(session, serve)
-    if drive is None or drive.status != "queued":
+    if drive is None or drive.status != RunStatus.queued:
         return True  # nothing to wait for: its end ends this run too (partner_end)
     if host_busy(session, drive.host_id):
         return False
-    ahead = select(Run.id).where(Run.host_id == drive.host_id, Run.status == "queued", Run.id < drive.id,
+    ahead = select(Run.id).where(Run.host_id == drive.host_id, Run.status == RunStatus.queued, Run.id < drive.id,
                                  Run.experiment.not_in(PAIRED)).limit(1)
     return session.scalar(ahead) is None
 
@@ -119,8 +119,8 @@ def serve_hosts_waiting_on(session: Session, host_id: int) -> list[int]:
     a run (it may now be idle, and their serve runs may go)."""
     drive = aliased(Run)
     q = (select(Run.host_id).join(drive, drive.job_id == Run.job_id)
-         .where(Run.status == "queued", Run.experiment.in_(SERVES), drive.experiment.in_(DRIVES),
-                drive.host_id == host_id, drive.status == "queued").distinct())
+         .where(Run.status == RunStatus.queued, Run.experiment.in_(SERVES), drive.experiment.in_(DRIVES),
+                drive.host_id == host_id, drive.status == RunStatus.queued).distinct())
     return list(session.scalars(q))
 
 
@@ -151,7 +151,7 @@ def take_port(run: Run, port: int, reference_ports: dict[str, int] | None) -> No
     drive run's claim. The caller commits, then rings the host of `driving_host`."""
     if role(run) != "serve":
         raise Unprocessable(f"run {run.id} is a {run.experiment} run; only a serving run reports a port")
-    if run.status not in ("dispatched", "running") or run.cancel_requested:
+    if run.status not in ON_HOST or run.cancel_requested:
         raise Conflict(f"run {run.id} is {run.status}: {run.status_reason or 'stop'}")
     run.listen_port = port
     run.reference_ports = reference_ports
@@ -176,18 +176,19 @@ def partner_end(session: Session, run: Run) -> tuple[Run, str, str] | None:
         if partner is None or partner.status in TERMINAL:
             session.rollback()
             return None
-        if run.status in ("succeeded", "untrusted"):
-            status, reason = "succeeded", f"served run {run.id}"
-        elif run.status == "cancelled":
-            status, reason = "cancelled", f"the driving run {run.id} was cancelled"
+        if run.status in WITH_RESULT:
+            status, reason = RunStatus.succeeded, f"served run {run.id}"
+        elif run.status == RunStatus.cancelled:
+            status, reason = RunStatus.cancelled, f"the driving run {run.id} was cancelled"
         else:
-            status, reason = "failed", f"the driving run {run.id} failed: {run.status_reason or 'no reason given'}"
+            status = RunStatus.failed
+            reason = f"the driving run {run.id} failed: {run.status_reason or 'no reason given'}"
     else:
         partner = drive_run_of(session, run, for_update=True)
         if partner is None or partner.status in TERMINAL:
             session.rollback()
             return None
-        status = "failed"
+        status = RunStatus.failed
         reason = (f"the serving run {run.id} ended ({run.status}) before this run: "
                   f"{run.status_reason or 'no reason given'}")
     return partner, status, reason[:2000]

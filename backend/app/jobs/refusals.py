@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from app.core import broker
 from app.core.config import get_settings
-from app.jobs.models import Run, ServerMark
+from app.jobs.models import ON_HOST, Run, ServerMark
 
 log = logging.getLogger("hostbench.refusals")
 MARK = "refused"  # server_marks' name for the last refusal
@@ -81,7 +81,7 @@ def extend(session: Session) -> int:
         return 0
     until = refused + timedelta(seconds=get_settings().lease_s)
     ids = session.scalars(
-        update(Run).where(Run.status.in_(("dispatched", "running")), Run.claimed_at.is_not(None),
+        update(Run).where(Run.status.in_(ON_HOST), Run.claimed_at.is_not(None),
                           Run.lease_expires_at < until)
         .values(lease_expires_at=until).returning(Run.id)).all()
     session.commit()

@@ -7,7 +7,7 @@ from sqlalchemy.orm import Session
 from app.core.db import utcnow
 from app.hosts import admin
 from app.hosts.models import Host
-from app.jobs.models import ACTIVE, Job, Run
+from app.jobs.models import ACTIVE, Job, Run, RunStatus
 from app.jobs.service import finish_run
 
 
@@ -17,7 +17,7 @@ def _end_active_runs(session: Session, host: Host, reason: str) -> list[int]:
                                .order_by(Run.id).with_for_update()).all():
         if run.status not in ACTIVE:  # a partner's end may have ended it meanwhile
             continue
-        finish_run(session, run, "failed", reason)
+        finish_run(session, run, RunStatus.failed, reason)
         ended.append(run.id)
     return ended
 

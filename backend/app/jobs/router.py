@@ -8,6 +8,7 @@ from app.core.deps import SessionDep
 from app.experiments.registry import EXPERIMENTS, PARAMS, RunExperimentKind
 from app.jobs import export, service
 from app.jobs.doorbell import ring
+from app.jobs.models import RunStatus
 from app.jobs.schemas import (
     DurationTerms,
     ExperimentPublic,
@@ -24,11 +25,6 @@ from app.jobs.schemas import (
 from app.users.auth import OperatorDep, ViewerDep
 
 router = APIRouter(prefix="/api", tags=["jobs"])
-
-RunStatus = Annotated[
-    str | None, Query(pattern="^(queued|dispatched|running|succeeded|failed|untrusted|cancelled)$")
-]
-
 
 @router.get("/experiments", response_model=ExperimentsPublic)
 def read_experiments(_: ViewerDep) -> ExperimentsPublic:
@@ -74,7 +70,7 @@ def read_runs(
     job_id: Annotated[Id | None, Query(description="the runs of one job")] = None,
     host_id: Id | None = None,
     experiment: RunExperimentKind | None = None,
-    status: RunStatus = None,
+    status: RunStatus | None = None,
     provider: Label = None,
     instance_type: Label = None,
     region: Label = None,

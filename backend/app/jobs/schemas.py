@@ -1,6 +1,7 @@
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
+from hostbench_common.runstatus import RunStatus
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model, field_validator
 
 from app.core.bounds import BodyId
@@ -79,7 +80,7 @@ class RunPublic(BaseModel):
     host_name: str
     experiment: str
     params: dict[str, Any]
-    status: Literal["queued", "dispatched", "running", "succeeded", "failed", "untrusted", "cancelled"]
+    status: RunStatus
     status_reason: str | None
     attempt: int
     created_at: datetime

@@ -9,12 +9,12 @@ from app.core import broker
 from app.core.bounds import human_duration
 from app.core.config import get_settings
 from app.core.db import utcnow
-from app.core.errors import FieldInvalid, NotFound, TooMany, Unprocessable
+from app.core.errors import Conflict, FieldInvalid, NotFound, TooMany, Unprocessable
 from app.experiments.registry import EXPERIMENTS, ROLE_OF, SERVE_SLACK_S, expected_duration
 from app.hosts.models import Host
 from app.jobs import pairing
 from app.jobs.doorbell import ring
-from app.jobs.models import ACTIVE, TERMINAL, Job, Run, Sample
+from app.jobs.models import ACTIVE, ON_HOST, TERMINAL, Job, Run, RunStatus, Sample, may_move
 from app.jobs.schemas import (
     JobCreateBase,
     JobEstimate,
@@ -45,7 +45,7 @@ def run_to_public(run: Run, host_name: str, created_by: str | None = None, host:
         params=run.params, status=run.status, status_reason=run.status_reason,  # type: ignore[arg-type]
         attempt=run.attempt, created_at=run.created_at, started_at=run.started_at, finished_at=run.finished_at,
         expected_duration_s=run.expected_duration_s, typical_duration_s=typical,
-        phase=run.phase if run.status in ("dispatched", "running") else None,  # type: ignore[arg-type]
+        phase=run.phase if run.status in ON_HOST else None,  # type: ignore[arg-type]
         progress=progress(run, typical), last_seq=run.last_seq,
         unit=unit_for(run.experiment, run.params), kernel_info=run.kernel_info,
         result=current_result(run, host.peak_overrides if host else None, host.inventory if host else None),
@@ -118,7 +118,7 @@ def check_hosts_fit(body: JobCreateBase, hosts: list[Host]) -> None:
 
 def _retry_after(session: Session, created_by: str | None) -> int:
     """Seconds until the soonest of the (person's, else everyone's) running runs is expected to end."""
-    q = select(Run.started_at, Run.expected_duration_s).where(Run.status == "running")
+    q = select(Run.started_at, Run.expected_duration_s).where(Run.status == RunStatus.running)
     mine = q.join(Job, Job.id == Run.job_id).where(Job.created_by == created_by)
     rows = session.execute(mine).all() or session.execute(q).all()
     now = utcnow()
@@ -250,7 +250,11 @@ def sample_public(s: Sample) -> SamplePublic:
 
 
 def finish_run(session: Session, run: Run, status: str, reason: str | None) -> None:
-    """Move a run to a terminal state (caller holds the row lock) and tell every watcher."""
+    """Move a run to a terminal state (caller holds the row lock) and tell every watcher. A move the run status does
+    not allow (hostbench_common.runstatus.TRANSITIONS: a finished run ends again) is refused: 409."""
+    if not may_move(run.status, status):
+        session.rollback()
+        raise Conflict(f"run {run.id} is {run.status}: it cannot become {status}")
     run.status = status
     run.status_reason = reason
     run.finished_at = utcnow()
@@ -276,7 +280,7 @@ def cancel_run(session: Session, run_id: int, by: str | None = None) -> Run:
         return run
     run.cancel_requested = True
     run.cancelled_by = by
-    finish_run(session, run, "cancelled", f"cancelled by {by}" if by else "cancelled by the user")
+    finish_run(session, run, RunStatus.cancelled, f"cancelled by {by}" if by else "cancelled by the user")
     return run
 
 

@@ -6,7 +6,6 @@ shows, when the hub lost messages, and every RESYNC_LIVE_S regardless, the strea
 lost publish delays a point by at most that long; without Redis it re-reads every RESYNC_S."""
 import asyncio
 import json
-import os
 import re
 import time
 import uuid
@@ -40,7 +39,7 @@ CREDENTIAL_POLL_S = 1.0  # how often a stream looks whether a credential was rev
 CREDENTIAL_FALLBACK_S = 15.0  # without Redis: how often it re-checks its credential in PostgreSQL
 MAX_SEQ = 10**12  # the largest seq a client may resume from (as after_seq)
 SLOT_TTL_S = 45.0  # a slot not refreshed for this long (a process that died) is free again
-PER_USER = int(os.environ.get("HOSTBENCH_SSE_PER_USER", "20"))
+PER_USER = get_settings().hostbench_sse_per_user
 RETRY_AFTER_S = 5
 
 # Live-stream slots, counted across every API process in Redis (sorted sets scored by expiry), per person and

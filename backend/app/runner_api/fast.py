@@ -36,7 +36,7 @@ from app.core.dbwatch import DB_WATCH, _libpq_url
 from app.core.errors import Conflict, Unauthorized, Unavailable
 from app.core.security import hash_token
 from app.hosts.service import authenticate_runner, ip_literal, note_address
-from app.jobs.models import Run
+from app.jobs.models import ON_HOST, Run, RunStatus
 from app.jobs.schemas import SAMPLE_FIELDS
 from app.runner_api.schemas import SampleIn
 from app.runner_api.service import SEEN_EVERY_S, _owned_run, check_renewable
@@ -66,12 +66,15 @@ seen as (update hosts set last_seen_at = %(now)s, address = coalesce(cast(%(addr
            and (last_seen_at is null or last_seen_at < %(seen_before)s
                 or address is distinct from coalesce(cast(%(address)s as varchar), address)))"""
 
+# The statuses of a run on its host, as SQL (hostbench_common.runstatus.ON_HOST; constants, never input).
+_ON_HOST = "(" + ", ".join(f"'{s.value}'" for s in ON_HOST) + ")"
+
 _LEASE = f"""
 with h as ({_HOST}),
 r as (update runs set lease_expires_at = %(until)s, phase = coalesce(cast(%(phase)s as jsonb), runs.phase)
       from (select id, phase as old from runs where id = %(run_id)s) o
       where runs.id = o.id and attempt = %(attempt)s and host_id = (select id from h)
-        and status in ('dispatched', 'running')
+        and status in {_ON_HOST}
       returning lease_expires_at, o.old is distinct from runs.phase as changed),
 {_SEEN}
 select lease_expires_at, changed from r"""  # noqa: S608 - this module's constants; every value a bound parameter
@@ -83,7 +86,7 @@ select lease_expires_at, changed from r"""  # noqa: S608 - this module's constan
 _INGEST = f"""
 with h as ({_HOST}),
 r as (update runs set last_seq = greatest(last_seq, %(max_seq)s),
-        lease_expires_at = case when status in ('dispatched', 'running') then %(until)s else lease_expires_at end
+        lease_expires_at = case when status in {_ON_HOST} then %(until)s else lease_expires_at end
       where id = %(run_id)s and attempt = %(attempt)s and host_id = (select id from h)
       returning id),
 ins as (insert into samples (run_id, attempt, seq, t, interval_s, threads, "repeat", warmup, value, unit, op,
@@ -115,10 +118,10 @@ returning rotate_requested_at is not null"""
 # One pass of the long poll while nothing is dispatched to the host (an idle fleet's every poll): the runner is
 # seen and learns whether a run waits; only then the full claim. By id, not by token: a rotation completed since
 # the poll began must not fail it, a revocation must.
-_POLL = """
+_POLL = f"""
 update hosts set last_seen_at = now(), address = coalesce(cast(%(address)s as varchar), address)
 where id = %(host_id)s and revoked_at is null and deleted_at is null
-returning exists (select 1 from runs where runs.host_id = hosts.id and runs.status = 'dispatched')"""
+returning exists (select 1 from runs where runs.host_id = hosts.id and runs.status = '{RunStatus.dispatched.value}')"""  # noqa: S608
 
 
 _pools: dict[asyncio.AbstractEventLoop, AsyncConnectionPool] = {}
@@ -140,7 +143,7 @@ async def _pool() -> AsyncConnectionPool:
 
 
 async def close() -> None:
-    """Close this event loop's pool (app.main's lifespan, at shutdown)."""
+    """Close this event loop's pool (app.reconciler's lifespan, at shutdown)."""
     pool = _pools.pop(asyncio.get_running_loop(), None)
     if pool is not None:
         await pool.close()

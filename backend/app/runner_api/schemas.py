@@ -1,5 +1,6 @@
 from typing import Annotated, Any, Literal
 
+from hostbench_common.runstatus import RunStatus
 from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from app.core.bounds import JSON_NUMBER, MAX_ATTEMPT, MAX_SEQ, BodyId, Inventory, JsonInt, JsonNumber
@@ -169,7 +170,7 @@ class ReferenceIn(BaseModel):
 
 
 class RunFinish(AttemptBody):
-    status: Literal["succeeded", "failed", "untrusted"]
+    status: Literal[RunStatus.succeeded, RunStatus.failed, RunStatus.untrusted]  # what a runner may report
     reason: str | None = Field(None, max_length=2000)
     results: list[ResultIn] = Field(default_factory=list, max_length=100000)
     references: list[ReferenceIn] = Field(default_factory=list, max_length=100)

@@ -10,7 +10,7 @@ from app.core.errors import Conflict, NotFound
 from app.experiments.registry import RUNS
 from app.hosts.models import Host
 from app.jobs import pairing
-from app.jobs.models import TERMINAL, Run, Sample
+from app.jobs.models import ON_HOST, TERMINAL, Run, RunStatus, Sample
 from app.jobs.service import deadline_s, finish_run, publish_run
 from app.results.checks import pair_check
 from app.results.schemas import PairCheck, RunResult
@@ -42,7 +42,7 @@ def touch(session: Session, host: Host, inventory: dict | None = None, version: 
 def claim(session: Session, host: Host) -> Assignment | None:
     run = session.scalar(
         select(Run)
-        .where(Run.host_id == host.id, Run.status == "dispatched")
+        .where(Run.host_id == host.id, Run.status == RunStatus.dispatched)
         .order_by(Run.id)
         .limit(1)
         .with_for_update()
@@ -51,14 +51,14 @@ def claim(session: Session, host: Host) -> Assignment | None:
         session.rollback()
         return None
     if run.cancel_requested:  # never hand out a run someone cancelled: end it as its cancel meant to
-        finish_run(session, run, "cancelled", f"cancelled by {run.cancelled_by}" if run.cancelled_by
+        finish_run(session, run, RunStatus.cancelled, f"cancelled by {run.cancelled_by}" if run.cancelled_by
                    else "cancelled by the user")
         return None
     # A runner asks for work only when idle, so a run it claimed before and is asking for again was lost in
     # transit: hand it out under a new attempt; anything still arriving for the old attempt gets 409.
     why = pairing.hand_out(session, run)  # a two-host job's peer address and ports
     if why is not None:
-        finish_run(session, run, "failed", f"cannot drive: {why}")
+        finish_run(session, run, RunStatus.failed, f"cannot drive: {why}")
         return None
     run.attempt += 1
     run.claimed_at = utcnow()
@@ -86,12 +86,12 @@ def _renew(run: Run) -> None:
 
 def start(session: Session, host: Host, run_id: int, attempt: int, kernel_info: dict) -> None:
     run = _owned_run(session, host, run_id, attempt)
-    if run.status == "running":
+    if run.status == RunStatus.running:
         session.rollback()
         return
-    if run.status != "dispatched" or run.cancel_requested:
+    if run.status != RunStatus.dispatched or run.cancel_requested:
         raise Conflict(f"run {run_id} is {run.status}; do not start it")
-    run.status = "running"
+    run.status = RunStatus.running
     run.started_at = utcnow()
     run.kernel_info = kernel_info
     clock = kernel_info.get("clock_ghz")
@@ -105,7 +105,7 @@ def start(session: Session, host: Host, run_id: int, attempt: int, kernel_info: 
 
 def check_renewable(run: Run) -> None:
     """A lease is renewed only while its run is on (the renewal itself: app.runner_api.fast.renew_lease)."""
-    if run.status not in ("dispatched", "running"):
+    if run.status not in ON_HOST:
         raise Conflict(f"run {run.id} is {run.status}: {run.status_reason or 'stop'}")
 
 
@@ -156,8 +156,8 @@ def finish(session: Session, host: Host, run_id: int, body: RunFinish) -> None:
         # the trace's flags enter the stored verdict and headline (trends and the fleet read the stored result)
         run.result = with_verdict(RunResult.model_validate(run.result)).model_dump(mode="json")
     status, reason = body.status, body.reason
-    if status == "succeeded" and run.result and not all(row["valid"] for row in run.result["rows"]):
+    if status == RunStatus.succeeded and run.result and not all(row["valid"] for row in run.result["rows"]):
         reason = "; ".join(row["invalid_reason"] for row in run.result["rows"] if not row["valid"])
-        status = "untrusted"
+        status = RunStatus.untrusted
     note_seen(host)
     finish_run(session, run, status, reason)

@@ -1,11 +1,11 @@
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
+from hostbench_common.runstatus import RunStatus
 from pydantic import BaseModel, Field
 
 from app.core.bounds import Id
 
-RunStatus = Literal["queued", "dispatched", "running", "succeeded", "failed", "untrusted", "cancelled"]
 SuiteStatus = Literal["running", "succeeded", "failed", "cancelled"]
 SuiteId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[a-z0-9_-]+$")]
 

@@ -1,7 +1,7 @@
 """Start a suite on hosts: plan its jobs (hostbench_common.suites.plan), validate each as the API validates a job
 body, create them all in one transaction (all or none: the admission caps count every run), and read or cancel
 the suite run as one unit."""
-from typing import Any, cast
+from typing import Any
 
 from hostbench_common.estimate import host_facts, run_typical
 from hostbench_common.experiments import EXPERIMENTS
@@ -15,11 +15,10 @@ from app.core.db import utcnow
 from app.core.errors import Conflict, Forbidden, NotFound, Unprocessable
 from app.hosts.models import Host
 from app.jobs import service as jobs
-from app.jobs.models import ACTIVE, Job, Run, SuiteRun
+from app.jobs.models import ACTIVE, Job, Run, RunStatus, SuiteRun
 from app.jobs.schemas import JobCreate
 from app.suites.models import SavedSuite
 from app.suites.schemas import (
-    RunStatus,
     SavedSuiteIn,
     SuiteEstimate,
     SuiteItemPublic,
@@ -212,8 +211,8 @@ def public(session: Session, sr: SuiteRun) -> SuiteRunPublic:
     for r in runs:
         per_host[r.host_id] = per_host.get(r.host_id, 0.0) + (typical[r.id] or 0.0)
     statuses = {r.status for r in runs}
-    status: SuiteStatus = "running" if len(done) < len(runs) else "cancelled" if "cancelled" in statuses else \
-        "failed" if statuses & {"failed", "untrusted"} else "succeeded"
+    status: SuiteStatus = "running" if len(done) < len(runs) else "cancelled" if RunStatus.cancelled in statuses else \
+        "failed" if statuses & {RunStatus.failed, RunStatus.untrusted} else "succeeded"
     return SuiteRunPublic(
         id=sr.id, suite=sr.suite, title=sr.title, created_at=sr.created_at, created_by=sr.created_by,
         cancelled_by=sr.cancelled_by, host_ids=sr.host_ids, peer_host_id=sr.peer_host_id, skipped=sr.skipped,
@@ -223,7 +222,7 @@ def public(session: Session, sr: SuiteRun) -> SuiteRunPublic:
         progress=round(len(done) / len(runs), 4) if runs else 1.0,
         runs=[SuiteRunRun(id=r.id, job_id=r.job_id, host_id=r.host_id, experiment=r.experiment,
                           op=r.params.get("op") if isinstance(r.params.get("op"), str) else None,
-                          status=cast(RunStatus, r.status), expected_duration_s=r.expected_duration_s,
+                          status=RunStatus(r.status), expected_duration_s=r.expected_duration_s,
                           typical_duration_s=typical[r.id])
               for r in runs])
 

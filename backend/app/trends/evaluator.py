@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from app.core.db import utcnow
 from app.hosts.models import Host
-from app.jobs.models import Run
+from app.jobs.models import Run, RunStatus
 from app.results.verdict import usable
 from app.trends import detector
 from app.trends.models import TrendCheck, TrendEvent, TrendThreshold
@@ -95,7 +95,7 @@ def evaluate_run(session: Session, run: Run, host: Host) -> list[TrendEvent]:
     for row in rows:
         if not isinstance(row.get("threads"), int) or not isinstance(row.get("mean"), int | float):
             continue
-        if run.status != "succeeded" or not usable(row.get("verdict") or "valid"):
+        if run.status != RunStatus.succeeded or not usable(row.get("verdict") or "valid"):
             continue  # shown in the series, never judged
         key = MetricKey(experiment=run.experiment, op=row.get("op"), threads=row["threads"],
                         block_bytes=row.get("block_bytes"))

@@ -17,7 +17,7 @@ from app.core.errors import Conflict, FieldInvalid, NotFound
 from app.experiments.registry import RUNS
 from app.hosts.models import Host
 from app.hosts.service import is_online
-from app.jobs.models import Run
+from app.jobs.models import WITH_RESULT, Run, RunStatus
 from app.results.service import declared_figures
 from app.results.verdict import none_usable, usable
 from app.trends import detector
@@ -40,7 +40,7 @@ from app.trends.schemas import (
 
 # Runs that count: finished with a result. An untrusted run's rows are shown (their verdict says why) and never
 # used by the detector or the thresholds.
-FINISHED = ("succeeded", "untrusted")
+FINISHED = WITH_RESULT
 # Runs read from PostgreSQL per batch, and at most per request (a metric may be in few of a scope's runs).
 BATCH = 500
 MAX_SCAN = 5000
@@ -71,12 +71,6 @@ class Scope:
                          else_=Host.labels[key].as_string())
             conds.append(label == value)
         return and_(true(), *conds)
-
-    def holds(self, run: Run, host: Host) -> bool:
-        if self.host_id is not None and run.host_id != self.host_id:
-            return False
-        labels = run.labels_snapshot if isinstance(run.labels_snapshot, dict) else host.labels or {}
-        return all(labels.get(k) == v for k, v in self.labels)
 
 
 def direction(experiment: str) -> tuple[str, bool]:
@@ -127,7 +121,7 @@ def verdict_of(run: Run, row: dict[str, Any]) -> str:
     """A stored row's verdict for trends and the fleet view: the row's own, and never "valid" for a run that did
     not succeed (an untrusted run's rows are shown, not counted)."""
     verdict = str(row.get("verdict") or ("valid" if row.get("valid", True) else "invalid"))
-    return "invalid" if run.status != "succeeded" and verdict == "valid" else verdict
+    return "invalid" if run.status != RunStatus.succeeded and verdict == "valid" else verdict
 
 
 def point_of(run: Run, host: Host, row: dict[str, Any]) -> SeriesPoint | None:

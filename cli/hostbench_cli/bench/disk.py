@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from hostbench_cli import STATE
+from hostbench_cli import STATE, settings
 from hostbench_cli.bench.common import (
     HBK,
     BenchReport,
@@ -64,7 +64,7 @@ CASES = [
 
 
 def _workdir() -> Path:
-    base = Path(os.environ.get("HOSTBENCH_BENCH_DIR") or STATE / "bench")
+    base = Path(settings.load().bench_dir or STATE / "bench")
     base.mkdir(parents=True, exist_ok=True)
     return Path(tempfile.mkdtemp(prefix="disk-", dir=base))
 

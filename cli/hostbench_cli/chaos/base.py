@@ -7,10 +7,12 @@ import signal
 import statistics
 import subprocess
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+from hostbench_common.runstatus import TERMINAL, RunStatus
 
 from hostbench_cli.netns import Netns
 from hostbench_cli.stack import Child, Stack
@@ -21,7 +23,6 @@ LEASE_S = 3.0
 RECONCILE_S = 2.0
 HEARTBEAT_S = 1.0
 RESTART_S = 2.0  # how long a killed worker stays down (./hostbench up's supervisor restarts it within 0.5 s)
-TERMINAL = {"succeeded", "failed", "untrusted", "cancelled"}
 HANG_ANSWER_S = 5.0  # a hung part may slow an answer this much, no more
 HEALTH_NOTICE_S = 3.0  # from this long after a part hung, /api/health must say so
 SPOOL_FULL_LIMIT_S = 10.0  # a run whose spool's file system filled up must have ended by then
@@ -101,7 +102,7 @@ class TrialsBase:
         """The run as the API shows it."""
         return self.get(f"/api/runs/{run_id}")
 
-    def wait(self, run_id: int, statuses: set[str], timeout: float) -> dict | None:
+    def wait(self, run_id: int, statuses: Collection[str], timeout: float) -> dict | None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             run = self.run(run_id)
@@ -183,7 +184,7 @@ class TrialsBase:
         """The run must be running (or done) within limit_s of `since` (counted in the scenario's resolve times
         when `timed`), then end at attempt 1 (one run, no second attempt) — and succeed, with `must_succeed` —
         with every sample stored once. Returns the seconds from `since` to its start, None if it never did."""
-        started = self.wait(run_id, {"running", *TERMINAL}, limit_s + 30)
+        started = self.wait(run_id, {RunStatus.running, *TERMINAL}, limit_s + 30)
         if started is None:
             t.stuck += 1
             t.notes.append(f"run {run_id} not dispatched {limit_s + 30:.0f} s after the fault")
@@ -199,9 +200,9 @@ class TrialsBase:
             t.stuck += 1
             t.notes.append(f"run {run_id} not terminal 60 s after it started")
             return waited
-        if end["status"] != "succeeded" or end["attempt"] != 1:
+        if end["status"] != RunStatus.succeeded or end["attempt"] != 1:
             t.duplicated += end["attempt"] > 1
-            t.stuck += must_succeed and end["status"] != "succeeded"
+            t.stuck += must_succeed and end["status"] != RunStatus.succeeded
             t.notes.append(f"run {run_id}: {end['status']} at attempt {end['attempt']}: {end['status_reason']}")
         self.ledger(t, run_id, set())
         return waited

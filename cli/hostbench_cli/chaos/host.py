@@ -1,6 +1,8 @@
 """A runner's host in trouble: its network cut (a partition) and its spool's disk full."""
 import time
 
+from hostbench_common.runstatus import RunStatus
+
 from hostbench_cli.chaos.base import LEASE_S, RECONCILE_S, SPOOL_FULL_LIMIT_S, TERMINAL, Tally, TrialsBase, _alive
 
 
@@ -18,7 +20,7 @@ class HostTrials(TrialsBase):
         runner = self.stack.children["runner-c"]
         self.wait_online(self.host_c, runner)
         run_id = self.job_for(self.host_c, 30)
-        if self.wait(run_id, {"running"}, 30) is None:
+        if self.wait(run_id, {RunStatus.running}, 30) is None:
             t.stuck += 1
             t.notes.append(f"run {run_id} never started")
             return
@@ -68,7 +70,7 @@ class HostTrials(TrialsBase):
         filler = self.spool_mount / "filler"
         if not before:
             run_id = self.job_for(self.host_d, 60)
-            if self.wait(run_id, {"running"}, 30) is None:
+            if self.wait(run_id, {RunStatus.running}, 30) is None:
                 t.stuck += 1
                 t.notes.append(f"run {run_id} never started")
                 return
@@ -97,7 +99,7 @@ class HostTrials(TrialsBase):
         else:
             t.resolve_s.append(ended_s)
             reason = end["status_reason"] or ""
-            if end["status"] != "failed" or "spool" not in reason:
+            if end["status"] != RunStatus.failed or "spool" not in reason:
                 t.stuck += 1  # the wrong end, or the wrong reason ("runner went silent")
             t.notes.append(f"run {run_id} ({'disk full before it' if before else 'disk filled mid-run'}): "
                            f"{end['status']} {ended_s:.1f} s after: {reason[:90]}")

@@ -6,6 +6,7 @@ import threading
 import time
 
 import httpx
+from hostbench_common.runstatus import RunStatus
 
 from hostbench_cli.chaos.base import LEASE_S, RECONCILE_S, RESTART_S, TERMINAL, Tally, TrialsBase, _alive
 
@@ -14,7 +15,7 @@ class KillTrials(TrialsBase):
     def runner_kill(self, t: Tally, i: int) -> None:
         self.wait_online()
         run_id = self.job(8)
-        if self.wait(run_id, {"running"}, 30) is None:
+        if self.wait(run_id, {RunStatus.running}, 30) is None:
             t.stuck += 1
             t.notes.append(f"run {run_id} never started")
             return
@@ -67,7 +68,7 @@ class KillTrials(TrialsBase):
             t.notes.append(f"run {run_id} not terminal 60 s after the runner came back")
             return
         t.resolve_s.append(time.monotonic() - t_back)
-        if end["status"] != "succeeded" or end["attempt"] != 1:
+        if end["status"] != RunStatus.succeeded or end["attempt"] != 1:
             t.notes.append(f"run {run_id}: {end['status']} at attempt {end['attempt']}: {end['status_reason']}")
         t.dead_claims += claimed_dead or end["attempt"] > 1  # one per trial: an attempt the live runner never had
         self.ledger(t, run_id, set())
@@ -79,7 +80,7 @@ class KillTrials(TrialsBase):
         are stored once; the host is free again."""
         self.wait_online()
         run_id = self.job(25)
-        if self.wait(run_id, {"running"}, 30) is None:
+        if self.wait(run_id, {RunStatus.running}, 30) is None:
             t.stuck += 1
             t.notes.append(f"run {run_id} never started")
             return
@@ -107,7 +108,7 @@ class KillTrials(TrialsBase):
             t.notes.append(f"run {run_id} not failed while its runner was stopped")
             return
         t.resolve_s.append(t_cont - t_stop)
-        if end["status"] != "failed":
+        if end["status"] != RunStatus.failed:
             t.notes.append(f"run {run_id}: {end['status']} while its runner was stopped: {end['status_reason']}")
         t.notes.append(f"run {run_id}: {end['status']} after {t_cont - t_stop:.1f} s stopped; kernel gone "
                        f"{gone_s:.1f} s after SIGCONT")
@@ -188,7 +189,7 @@ class KillTrials(TrialsBase):
         holds."""
         self.wait_online()
         run_id = self.job(10)
-        if self.wait(run_id, {"running"}, 30) is None:
+        if self.wait(run_id, {RunStatus.running}, 30) is None:
             t.stuck += 1
             t.notes.append(f"run {run_id} never started")
             return

@@ -3,6 +3,8 @@ import os
 import signal
 import time
 
+from hostbench_common.runstatus import RunStatus
+
 from hostbench_cli.chaos.base import (
     HANG_ANSWER_S,
     HEALTH_NOTICE_S,
@@ -25,7 +27,7 @@ class OutageTrials(TrialsBase):
         pg = self.stack.pg
         assert pg is not None and pg.proc is not None
         run_id = self.job(self.pg_outage_s + 5)
-        if self.wait(run_id, {"running"}, 30) is None:
+        if self.wait(run_id, {RunStatus.running}, 30) is None:
             t.stuck += 1
             t.notes.append(f"run {run_id} never started")
             return
@@ -43,7 +45,7 @@ class OutageTrials(TrialsBase):
             return
         t.resolve_s.append(time.monotonic() - t_back)
         t.notes.append(f"run {run_id}: {end['status']} (attempt {end['attempt']}); during the outage {seen}")
-        if end["status"] != "succeeded" or end["attempt"] != 1:
+        if end["status"] != RunStatus.succeeded or end["attempt"] != 1:
             t.stuck += 1  # a run the outage failed or restarted
             t.notes.append(f"run {run_id}: {end['status_reason']}")
         self.ledger(t, run_id, set())
@@ -69,7 +71,7 @@ class OutageTrials(TrialsBase):
         started_during: float | None = None  # when the job created during the outage was seen running
         while time.monotonic() - t_kill < self.redis_outage_s:
             if during is not None and started_during is None and \
-                    self.run(during)["status"] in {"running", *TERMINAL}:
+                    self.run(during)["status"] in {RunStatus.running, *TERMINAL}:
                 started_during = time.monotonic() - t_kill
             time.sleep(0.2)
         redis.start()
@@ -95,7 +97,7 @@ class OutageTrials(TrialsBase):
         redis = self.stack.redis
         assert redis is not None and redis.proc is not None
         run_id = self.job(self.hang_s + 4)
-        if self.wait(run_id, {"running"}, 30) is None:
+        if self.wait(run_id, {RunStatus.running}, 30) is None:
             t.stuck += 1
             t.notes.append(f"run {run_id} never started")
             return
@@ -114,7 +116,7 @@ class OutageTrials(TrialsBase):
         t_back = time.monotonic()
         t.notes.append(f"job created during the hang answered in {took:.2f} s ({st}); during the hang {seen}")
         end = self.wait(run_id, TERMINAL, 60)
-        if end is None or end["status"] != "succeeded" or end["attempt"] != 1:
+        if end is None or end["status"] != RunStatus.succeeded or end["attempt"] != 1:
             t.stuck += 1
             t.notes.append(f"run {run_id} (running through the hang): "
                            + ("not terminal" if end is None else f"{end['status']} at attempt {end['attempt']}: "
@@ -134,7 +136,7 @@ class OutageTrials(TrialsBase):
         pg = self.stack.pg
         assert pg is not None and pg.proc is not None
         run_id = self.job(self.hang_s + 5)
-        if self.wait(run_id, {"running"}, 30) is None:
+        if self.wait(run_id, {RunStatus.running}, 30) is None:
             t.stuck += 1
             t.notes.append(f"run {run_id} never started")
             return
@@ -149,7 +151,7 @@ class OutageTrials(TrialsBase):
         t_back = time.monotonic()
         end = self.wait(run_id, TERMINAL, 60)
         t.notes.append(f"run {run_id}: during the hang {seen}")
-        if end is None or end["status"] != "succeeded" or end["attempt"] != 1:
+        if end is None or end["status"] != RunStatus.succeeded or end["attempt"] != 1:
             t.stuck += 1
             t.notes.append(f"run {run_id}: " + ("not terminal 60 s after PostgreSQL resumed" if end is None else
                                                f"{end['status']} at attempt {end['attempt']}: {end['status_reason']}"))
@@ -165,7 +167,7 @@ class OutageTrials(TrialsBase):
         beat = self.stack.children["beat"]
         assert beat.proc is not None and self.runner.proc is not None
         run_id = self.job(25)
-        if self.wait(run_id, {"running"}, 30) is None:
+        if self.wait(run_id, {RunStatus.running}, 30) is None:
             t.stuck += 1
             t.notes.append(f"run {run_id} never started")
             return

@@ -7,6 +7,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from hostbench_common.runstatus import RunStatus
+
 from hostbench_cli.load.base import (
     BATCH_MAX,
     HEARTBEAT_S,
@@ -237,7 +239,7 @@ class SimRunner:
             await asyncio.gather(run.lease_task, return_exceptions=True)
         for _ in range(10):
             st, hdrs, _, _ = await self.call("finish", "POST", f"/api/runner/runs/{run.run_id}/finish",
-                                             {"attempt": run.attempt, "status": "failed",
+                                             {"attempt": run.attempt, "status": RunStatus.failed,
                                               "reason": "load test ended"})
             if st == 200 or st == 409:
                 return

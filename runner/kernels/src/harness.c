@@ -7,7 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness_internal.h"
+#include "harness_group.h"
+#include "harness_output.h"
+#include "harness_signals.h"
+#include "harness_tables.h"
 
 void hb_fail(hb_worker *w, const char *fmt, ...)
 {

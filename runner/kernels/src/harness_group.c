@@ -9,44 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness_internal.h"
+#include "harness_group.h"
 
-static void barrier_init(hbi_barrier *b, int count)
-{
-    pthread_mutex_init(&b->m, NULL);
-    pthread_cond_init(&b->c, NULL);
-    b->count = count;
-    b->waiting = 0;
-    b->gen = 0;
-}
-
-static void barrier_destroy(hbi_barrier *b)
-{
-    pthread_mutex_destroy(&b->m);
-    pthread_cond_destroy(&b->c);
-}
-
-void hbi_barrier_wait(hbi_barrier *b)
-{
-    pthread_mutex_lock(&b->m);
-    if (++b->waiting >= b->count) {
-        b->waiting = 0;
-        b->gen++;
-        pthread_cond_broadcast(&b->c);
-    } else {
-        unsigned gen = b->gen;
-        while (gen == b->gen)
-            pthread_cond_wait(&b->c, &b->m);
-    }
-    pthread_mutex_unlock(&b->m);
-}
-
-static void barrier_resize(hbi_barrier *b, int count)
-{
-    pthread_mutex_lock(&b->m);
-    b->count = count;
-    pthread_mutex_unlock(&b->m);
-}
+#include "harness_phase.h"
+#include "harness_signals.h"
+#include "harness_sync.h"
 
 static void *worker_main(void *arg)
 {
@@ -90,31 +57,6 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-void hbi_wait_finished(group *g, int64_t deadline)
-{
-    struct timespec ts = {(time_t)(deadline / NS), (long)(deadline % NS)};
-    pthread_mutex_lock(&g->fin_lock);
-    while (g->finished < g->started && !hbi_signal())
-        if (pthread_cond_timedwait(&g->fin_cond, &g->fin_lock, &ts) == ETIMEDOUT)
-            break;
-    pthread_mutex_unlock(&g->fin_lock);
-}
-
-int hbi_all_finished(group *g)
-{
-    pthread_mutex_lock(&g->fin_lock);
-    int all = g->finished >= g->started;
-    pthread_mutex_unlock(&g->fin_lock);
-    return all;
-}
-
-void hbi_reset_finished(group *g)
-{
-    pthread_mutex_lock(&g->fin_lock);
-    g->finished = 0;
-    pthread_mutex_unlock(&g->fin_lock);
-}
-
 /* Threads for one (configuration, thread count), kept for its warm-up and repeats. */
 hb_status hbi_run_group(run *r, int config, int nthreads, hb_err *err)
 {
@@ -139,9 +81,9 @@ hb_status hbi_run_group(run *r, int config, int nthreads, hb_err *err)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* deadlines are hb_now_ns() */
     pthread_cond_init(&g.fin_cond, &ca);
     pthread_condattr_destroy(&ca);
-    barrier_init(&g.ready, nthreads + 1);
-    barrier_init(&g.go, nthreads + 1);
-    barrier_init(&g.done, nthreads + 1);
+    hbi_barrier_init(&g.ready, nthreads + 1);
+    hbi_barrier_init(&g.go, nthreads + 1);
+    hbi_barrier_init(&g.done, nthreads + 1);
     for (int i = 0; i < nthreads; i++) {
         hb_worker *w = &g.w[i];
         w->stop = hbi_stop_flag();
@@ -161,9 +103,9 @@ hb_status hbi_run_group(run *r, int config, int nthreads, hb_err *err)
         g.started++;
     }
     if (g.started < nthreads) {
-        barrier_resize(&g.ready, g.started + 1);
-        barrier_resize(&g.go, g.started + 1);
-        barrier_resize(&g.done, g.started + 1);
+        hbi_barrier_resize(&g.ready, g.started + 1);
+        hbi_barrier_resize(&g.go, g.started + 1);
+        hbi_barrier_resize(&g.done, g.started + 1);
     }
     hbi_barrier_wait(&g.ready);
     if (st == HB_OK && g.err.code != HB_OK) {
@@ -197,9 +139,9 @@ hb_status hbi_run_group(run *r, int config, int nthreads, hb_err *err)
     hbi_barrier_wait(&g.go);
     for (int i = 0; i < g.started; i++)
         pthread_join(g.t[i], NULL);
-    barrier_destroy(&g.ready);
-    barrier_destroy(&g.go);
-    barrier_destroy(&g.done);
+    hbi_barrier_destroy(&g.ready);
+    hbi_barrier_destroy(&g.go);
+    hbi_barrier_destroy(&g.done);
     pthread_mutex_destroy(&g.err_lock);
     pthread_mutex_destroy(&g.fin_lock);
     pthread_cond_destroy(&g.fin_cond);

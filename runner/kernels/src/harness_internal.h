@@ -1,8 +1,11 @@
-/* What the parts of the harness share (harness.c: a run from parameters to its end line;
- * harness_tables.c: a kernel's parameter, rule and result tables; harness_output.c: every line
- * it prints; harness_signals.c: signals, the parent guard and the workers' stop flag;
- * harness_group.c: the pinned thread group of one configuration and thread count;
- * harness_phase.c: one phase, its sampler and its result line). Never included by a kernel. */
+/* The harness's types and constants (the run, the group, the barrier), shared by its parts and
+ * never included by a kernel. Each part declares its functions in its own header and the parts
+ * use each other one way only: harness.c (a run from parameters to its end line) ->
+ * harness_group.c (the pinned thread group of one configuration and thread count) ->
+ * harness_phase.c (one phase, its sampler and its result line) -> harness_sync.c (barriers, the
+ * finished count); harness_output.c (every line it prints) -> harness_tables.c (a kernel's
+ * parameter, rule and result tables); harness_signals.c (signals, the parent guard, the
+ * workers' stop flag). tests/check_layers.py keeps it so. */
 #ifndef HB_HARNESS_INTERNAL_H
 #define HB_HARNESS_INTERNAL_H
 
@@ -40,7 +43,7 @@ typedef struct run {
     hb_json j;
 } run;
 
-/* ---- a barrier whose size can shrink if a thread fails to start (harness_group.c) ---- */
+/* ---- a barrier whose size can shrink if a thread fails to start (harness_sync.c) ---- */
 
 typedef struct hbi_barrier {
     pthread_mutex_t m;
@@ -48,8 +51,6 @@ typedef struct hbi_barrier {
     int count, waiting;
     unsigned gen;
 } hbi_barrier;
-
-void hbi_barrier_wait(hbi_barrier *b);
 
 /* The threads of one (configuration, thread count), kept for its warm-up and repeats. */
 typedef struct group {
@@ -67,53 +68,9 @@ typedef struct group {
     int finished;
 } group;
 
-/* Until every started worker finished its phase, a signal, or the CLOCK_MONOTONIC deadline. */
-void hbi_wait_finished(group *g, int64_t deadline);
-int hbi_all_finished(group *g);
-/* Before releasing a phase, while the workers wait at `go`. */
-void hbi_reset_finished(group *g);
-
-/* harness_group.c: starts the group's threads, runs its warm-up and repeats, joins them. */
-hb_status hbi_run_group(run *r, int config, int nthreads, hb_err *err);
-
-/* harness_phase.c: one phase (0 = warm-up): release the workers, sample, stop them, report. */
-void hbi_run_phase(run *r, group *g, int repeat);
-
-/* ---- harness_signals.c ---- */
-
-/* The stop flag every worker reads after each chunk. */
-const _Atomic int *hbi_stop_flag(void);
-void hbi_set_stop(int stop);
-/* SIGTERM / SIGINT set the stop flag and end the run as interrupted. */
-void hbi_catch_signals(void);
-/* Non-zero: the signal that arrived. */
-int hbi_signal(void);
-/* Sleeps until the CLOCK_MONOTONIC deadline or a signal. */
-void hbi_sleep_until(int64_t deadline);
-/* Waits until the other processes leave this phase's threads their CPUs (from /proc/stat), or
- * budget_s passes; returns the seconds waited and sets r->quiet and r->others_cpus. */
-double hbi_wait_quiet(run *r, int nthreads, double budget_s);
-/* Why the run must stop (a signal, the parent exited), or NULL. */
-const char *hbi_why_interrupted(void);
-
-/* ---- harness_output.c: one JSON object per line, flushed at once ---- */
-
-void hbi_emit(hb_json *j);
-/* Starts {"v":1,"type":type */
-void hbi_event(hb_json *j, const char *type);
-/* "build":{"cc":...,"cflags":...} */
-void hbi_build_json(hb_json *j);
-/* "op" and "block_bytes" of a configuration, where it has them. */
-void hbi_config_fields(hb_json *j, const hb_config *c);
-
 static inline const char *hbi_unit_of(const run *r, const hb_config *c)
 {
     return c->unit ? c->unit : r->k->unit;
 }
-
-/* ---- harness_tables.c ---- */
-
-/* The name of the thread-count parameter: "threads", or the kernel's own (net: "streams"). */
-const char *hbi_threads_name(const hb_kernel *k);
 
 #endif

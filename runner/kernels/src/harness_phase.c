@@ -2,7 +2,11 @@
  * CLOCK_MONOTONIC deadlines, stop them, and write the repeat's result line. */
 #include <stdio.h>
 
-#include "harness_internal.h"
+#include "harness_phase.h"
+
+#include "harness_output.h"
+#include "harness_signals.h"
+#include "harness_sync.h"
 
 static uint64_t sum_units(const group *g)
 {

@@ -8,7 +8,7 @@
 #include <sys/prctl.h>
 #endif
 
-#include "harness_internal.h"
+#include "harness_signals.h"
 
 static volatile sig_atomic_t g_signal;
 static pid_t g_ppid;

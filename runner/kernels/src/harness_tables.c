@@ -2,7 +2,7 @@
  * figures with the harness's, and parsing argv against them. */
 #include <string.h>
 
-#include "harness_internal.h"
+#include "harness_tables.h"
 
 #define RUN_PARAMS_MAX 16
 

@@ -3010,11 +3010,7 @@ export interface components {
             result: components["schemas"]["RunResult"] | null;
             /** Started At */
             started_at: string | null;
-            /**
-             * Status
-             * @enum {string}
-             */
-            status: "queued" | "dispatched" | "running" | "succeeded" | "failed" | "untrusted" | "cancelled";
+            status: components["schemas"]["RunStatus"];
             /** Status Reason */
             status_reason: string | null;
             /**
@@ -3247,11 +3243,7 @@ export interface components {
             result: components["schemas"]["RunResult"] | null;
             /** Started At */
             started_at: string | null;
-            /**
-             * Status
-             * @enum {string}
-             */
-            status: "queued" | "dispatched" | "running" | "succeeded" | "failed" | "untrusted" | "cancelled";
+            status: components["schemas"]["RunStatus"];
             /** Status Reason */
             status_reason: string | null;
             /** Typical Duration S */
@@ -3309,6 +3301,13 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /**
+         * RunStatus
+         * @description A run's status: queued, dispatched (handed to its runner), running, then succeeded, untrusted (measured, a
+         *     check failed), failed or cancelled.
+         * @enum {string}
+         */
+        RunStatus: "queued" | "dispatched" | "running" | "succeeded" | "failed" | "untrusted" | "cancelled";
         /** RunnerCredential */
         RunnerCredential: {
             /** Runner Token */
@@ -3733,11 +3732,7 @@ export interface components {
             job_id: number;
             /** Op */
             op: string | null;
-            /**
-             * Status
-             * @enum {string}
-             */
-            status: "queued" | "dispatched" | "running" | "succeeded" | "failed" | "untrusted" | "cancelled";
+            status: components["schemas"]["RunStatus"];
             /** Typical Duration S */
             typical_duration_s?: number | null;
         };
@@ -6720,7 +6715,7 @@ export interface operations {
                 job_id?: number | null;
                 host_id?: number | null;
                 experiment?: ("cpu" | "cpu_trace" | "memory" | "disk" | "network" | "network_serve" | "network_drive" | "gpu") | null;
-                status?: string | null;
+                status?: components["schemas"]["RunStatus"] | null;
                 provider?: string | null;
                 instance_type?: string | null;
                 region?: string | null;

@@ -35,13 +35,17 @@ export type SamplesPublic = Ok<'/api/runs/{run_id}/samples', 'get', 200>;
 export type Sample = SamplesPublic['data'][number];
 export type RunsQuery = NonNullable<paths['/api/runs']['get']['parameters']['query']>;
 
-export const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'dispatched', 'running'];
-export const RUN_STATUSES: readonly RunStatus[] = [
-  'queued', 'dispatched', 'running', 'succeeded', 'failed', 'untrusted', 'cancelled',
-];
+// Every run status of the generated union (the API's RunStatus, hostbench_common/runstatus.py), and whether it is
+// active (not finished: runstatus.ACTIVE). tsc fails while a status is missing here or named that the API lacks;
+// backend/tests/test_run_status.py fails while `active` differs from ACTIVE.
+const STATUS_ACTIVE: Record<RunStatus, boolean> = {
+  queued: true, dispatched: true, running: true, succeeded: false, failed: false, untrusted: false, cancelled: false,
+};
+export const RUN_STATUSES = Object.keys(STATUS_ACTIVE) as readonly RunStatus[];
+export const ACTIVE_STATUSES: readonly RunStatus[] = RUN_STATUSES.filter((s) => STATUS_ACTIVE[s]);
 
 export function isActive(status: RunStatus): boolean {
-  return ACTIVE_STATUSES.includes(status);
+  return STATUS_ACTIVE[status];
 }
 
 // Auth, users, tokens, audit.

@@ -10,16 +10,14 @@
  *
  * This file: the parameters, the facts and the descriptor; setup is disk_setup.c, the I/O loops
  * disk_io.c, the content and histogram disk_content.c, the raw engines disk_uring.c. */
-#include "disk_internal.h"
+#include "disk_io.h"
+#include "disk_setup.h"
 
 #include <fcntl.h>
 #include <unistd.h>
 
 /* ---- parameters ---- */
 
-const char *const disk_op_names[] = {"rw", "seq_read", "seq_write", "rand_read", "rand_write",
-                                     NULL};
-const char *const disk_mode_names[] = {"direct", "cache_dropped", "buffered", NULL};
 static const char *const engine_names[] = {"auto", "io_uring", "libaio", "psync", NULL};
 static const char *const placement_names[] = {"auto", "spread", "unpinned", NULL};
 

@@ -1,6 +1,8 @@
-/* The disk kernel's internals, shared by its files and by no other kernel: disk.c (the kernel:
- * parameters, facts), disk_setup.c (the test file, the engine, the interrupt CPU), disk_io.c
- * (per-thread buffers and the I/O loops), disk_content.c and disk_uring.c (disk.h). */
+/* The disk kernel's types and constants, shared by its files and by no other kernel. Each part
+ * declares its functions in its own header, and the parts use each other one way only: disk.c
+ * (the kernel: parameters, facts) -> disk_io.c (per-thread buffers and the I/O loops) ->
+ * disk_setup.c (the test file, the engine, the interrupt CPU) -> disk_content.c and
+ * disk_uring.c (disk.h). tests/check_layers.py keeps it so. */
 #ifndef HB_KERNEL_DISK_INTERNAL_H
 #define HB_KERNEL_DISK_INTERNAL_H
 
@@ -17,14 +19,16 @@
 #define FULL_CHECK_EVERY 16 /* reads of >= 4 KiB: every byte of one read in 16 */
 
 enum { OP_RW, OP_SEQ_READ, OP_SEQ_WRITE, OP_RAND_READ, OP_RAND_WRITE };
-extern const char *const disk_op_names[]; /* disk.c: the op parameter's names */
+/* The op parameter's names. */
+static const char *const disk_op_names[] = {"rw", "seq_read", "seq_write", "rand_read",
+                                            "rand_write", NULL};
 enum { ENG_AUTO, ENG_URING, ENG_AIO, ENG_PSYNC };
 enum { PLACE_AUTO, PLACE_SPREAD, PLACE_UNPINNED };
 /* How a configuration's I/O goes (its results' io_mode): O_DIRECT; buffered with the file dropped
  * from the cache before the phase and after every pass and writes flushed inside the window; or
  * buffered with the page cache in the figure. */
 enum { MODE_DIRECT, MODE_CACHE_DROPPED, MODE_BUFFERED };
-extern const char *const disk_mode_names[]; /* disk.c: "direct", "cache_dropped", "buffered" */
+static const char *const disk_mode_names[] = {"direct", "cache_dropped", "buffered", NULL};
 
 /* ---- state ---- */
 
@@ -51,20 +55,5 @@ typedef struct disk_state {
     unsigned uring_flags;
     double prefill_s;
 } disk_state;
-
-/* ---- disk_setup.c ---- */
-
-hb_status disk_setup(const hb_params *p, hb_setup *s, hb_err *err);
-void disk_state_free(disk_state *st);
-/* Where the interrupt CPU sits in the affinity mask, or -1 (not found, or not ours to use). */
-int disk_irq_slot(const disk_state *st);
-
-/* ---- disk_io.c ---- */
-
-hb_status disk_thread_setup(hb_worker *w, hb_err *err);
-void disk_thread_teardown(hb_worker *w);
-void disk_work(hb_worker *w);
-void disk_result_facts(const hb_setup *s, hb_worker *w, int nthreads, double seconds,
-                       hb_json *j);
 
 #endif

@@ -2,7 +2,9 @@
  * unpinned), opens the file again, takes its aligned buffers and its io_uring ring or AIO
  * context; then the hot path: psync, io_uring or Linux AIO loops that issue the I/O, time it
  * into the thread's histogram and check every read. Also the results' extra keys. */
-#include "disk_internal.h"
+#include "disk_io.h"
+
+#include "disk_setup.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
  * finds the work directory's file system and device (hostfacts.h); creates, unlinks and
  * pre-fills the test file; probes and chooses the I/O engine; finds the CPU that takes the
  * device's completion interrupts; and lists the configurations. */
-#include "disk_internal.h"
+#include "disk_setup.h"
 
 #include <errno.h>
 #include <fcntl.h>

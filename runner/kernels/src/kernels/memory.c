@@ -9,17 +9,14 @@
  * This file: the parameters, the plan of each configuration (working sets, stores, levels) and
  * the facts; the loops are memory_loops.c, the per-thread side memory_work.c, the cache sizes
  * hostfacts.c. */
-#include "memory_internal.h"
+#include "memory_loops.h"
+#include "memory_plan.h"
+#include "memory_work.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *const mem_op_names[] = {
-    "copy", "read", "write", "rand_read", "rand_write",
-    "stream_copy", "stream_scale", "stream_add", "stream_triad",
-    "stream_copy_nt", "stream_scale_nt", "stream_add_nt", "stream_triad_nt",
-    "latency", NULL};
 static const char *const store_names[] = {"auto", "plain", "nt", NULL};
 
 /* STREAM's bytes per element (one read per input array, one write per output). */
@@ -38,59 +35,9 @@ const char *hb_mem_level(long long per_thread, int threads, long long l1d, long 
     return "DRAM";
 }
 
-void mem_fmt_bytes(char *buf, size_t len, double bytes)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (bytes >= 1024 && u < 4) {
-        bytes /= 1024;
-        u++;
-    }
-    if (bytes == (double)(long long)bytes)
-        snprintf(buf, len, "%lld %s", (long long)bytes, units[u]);
-    else
-        snprintf(buf, len, "%.1f %s", bytes, units[u]);
-}
-
 static int family_of(int op)
 {
     return op <= OP_RAND_WRITE ? FAM_BLOCK : op == OP_LATENCY ? FAM_LATENCY : FAM_STREAM;
-}
-
-/* Bytes one thread's block-op buffer spans: the DRAM working set split over the threads (or
- * buffer_bytes), at least one block, a whole number of blocks. */
-uint64_t mem_region_bytes(const mem_state *st, long long block, int threads)
-{
-    long long want = st->buffer_bytes ? st->buffer_bytes : DRAM_FACTOR * st->c.l3_total;
-    uint64_t per = (uint64_t)((want + threads - 1) / threads);
-    if (per < (uint64_t)block)
-        per = (uint64_t)block;
-    return align_up(per, (size_t)block);
-}
-
-/* Block ops: non-temporal stores? auto: when the working set is larger than the L3 (nothing to
- * keep in cache) and the writes cover whole lines (a partial line written non-temporally makes
- * the memory controller read it anyway): sequential ops, or random blocks of a line or more. */
-int mem_block_nt(const mem_state *st, long long block, int threads)
-{
-    if (st->op == OP_READ || st->op == OP_RAND_READ)
-        return 0;
-#if HB_ARM /* only SVE has a non-temporal store, and only blocks of whole SVE vectors use it */
-    if (st->isa != HB_MEM_SVE || block % (8LL * mem_kernels_of(HB_MEM_SVE)->vw))
-        return 0;
-#elif !HB_X86
-    return 0; /* no non-temporal store in this build */
-#endif
-    if (st->stores != STORES_AUTO)
-        return st->stores == STORES_NT;
-    long long ws = (long long)mem_region_bytes(st, block, threads) * threads;
-    return ws > st->c.l3_total && (st->op != OP_RAND_WRITE || block >= st->c.line);
-}
-
-size_t mem_stream_slice(const mem_state *st, int tid, int threads)
-{
-    size_t n = (size_t)st->array_size;
-    return n / (size_t)threads + ((size_t)tid < n % (size_t)threads);
 }
 
 /* Bytes one thread touches in configuration c with `threads` threads. */

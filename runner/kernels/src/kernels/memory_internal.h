@@ -1,6 +1,8 @@
-/* The memory kernel's internals, shared by its files and by no other kernel: memory.c (the
- * kernel: parameters, the plan of each configuration, facts), memory_loops.c (the loops per ISA,
- * their table and closed forms) and memory_work.c (per-thread buffers, the chunks, checks). */
+/* The memory kernel's types and constants, shared by its files and by no other kernel. Each part
+ * declares its functions in its own header, and the parts use each other one way only:
+ * memory.c (the kernel: parameters, checks, facts) -> memory_work.c (per-thread buffers, the
+ * chunks, checks) -> memory_plan.c (the plan of a configuration) -> memory_loops.c (the loops per
+ * ISA, their table and closed forms). tests/check_layers.py keeps it so. */
 #ifndef HB_KERNEL_MEMORY_INTERNAL_H
 #define HB_KERNEL_MEMORY_INTERNAL_H
 
@@ -35,10 +37,6 @@ enum {
 enum { K_COPY, K_SCALE, K_ADD, K_TRIAD };
 enum { STORES_AUTO, STORES_PLAIN, STORES_NT };
 
-extern const char *const mem_op_names[];    /* memory.c: the op parameter's names */
-extern const char *const mem_isa_choices[]; /* memory_loops.c: "auto", then the ISAs */
-#define ISA_NAME(isa) (mem_isa_choices[(isa) + 1])
-extern const char *const mem_kind_label[];  /* memory_loops.c: STREAM's labels */
 
 /* Initial values of STREAM's arrays a, b, c, and what each kernel leaves in its output with
  * q = 3: copy c = a, scale b = q*c, add c = a + b, triad a = b + q*c. Every output differs from
@@ -79,7 +77,7 @@ static inline size_t align_up(size_t x, size_t a)
     return (x + a - 1) / a * a;
 }
 
-/* ---- the loops (memory_loops.c) ---- */
+/* ---- the loops' table (filled by memory_loops.c) ---- */
 
 typedef void (*stream_fn)(double *, const double *, const double *, double, size_t);
 typedef void (*fill_fn)(uint64_t *, size_t, uint64_t);
@@ -98,16 +96,8 @@ typedef struct kernels {
     stream_fn stream[4][2]; /* [kind][nt] */
 } kernels;
 
-/* The loops of isa on this CPU (SVE: its vector length filled in), or NULL. */
-const kernels *mem_kernels_of(int isa);
-/* NULL when this CPU can run isa, else what it lacks. */
-const char *mem_lacks(int isa);
-/* Word i = i + seed: what the read ops sum and copy checks. */
-void mem_fill_pattern(uint64_t *p, uint64_t n, uint64_t seed);
-/* Sum of random block reads: block idx holds words idx*bw .. idx*bw + bw - 1. */
-uint64_t mem_rand_sum(uint64_t seed, uint64_t bw, uint64_t count, uint64_t idx_sum);
 
-/* ---- the kernel's state and plan (memory.c) ---- */
+/* ---- the kernel's state ---- */
 
 typedef struct mem_state {
     int op, family, kind, isa;
@@ -124,16 +114,6 @@ typedef struct mem_state {
     long long avail; /* MemAvailable at setup (bytes), or -1: what a row may use (mem_refuse) */
 } mem_state;
 
-uint64_t mem_region_bytes(const mem_state *st, long long block, int threads);
-int mem_block_nt(const mem_state *st, long long block, int threads);
-size_t mem_stream_slice(const mem_state *st, int tid, int threads);
-void mem_fmt_bytes(char *buf, size_t len, double bytes);
 
-/* ---- per thread (memory_work.c) ---- */
-
-hb_status mem_thread_setup(hb_worker *w, hb_err *err);
-void mem_thread_teardown(hb_worker *w);
-void mem_work(hb_worker *w);
-const char *mem_verify(hb_worker *w);
 
 #endif

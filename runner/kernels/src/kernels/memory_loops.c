@@ -4,7 +4,7 @@
  * needs of the CPU, the closed forms the work is checked against, and the check of every loop
  * against plain C for tests/test_memory.c. Keep the #if structure per ISA: tests/check_memory.py
  * and tests/check_arm64.py read these loops in objdump of memory_loops.o. */
-#include "memory_internal.h"
+#include "memory_loops.h"
 
 #include <stdio.h>
 #include <stdlib.h>

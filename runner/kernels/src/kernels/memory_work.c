@@ -2,7 +2,10 @@
  * ops), slices of STREAM's arrays, or the lines of its pointer-chase cycle; then runs chunks of
  * the chosen loops, checking each chunk against its closed form, and STREAM's arrays after the
  * phase. Also the cycle check for tests/test_memory.c. */
-#include "memory_internal.h"
+#include "memory_work.h"
+
+#include "memory_loops.h"
+#include "memory_plan.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -11,7 +11,9 @@
  *
  * This file: the parameters, setup, facts and the serve role; the driving side is
  * net_driver.c, the serving side net_server.c, shared parts net_sock.c and net_wire.c. */
-#include "net_internal.h"
+#include "net_driver.h"
+#include "net_server.h"
+#include "net_sock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,7 +1,9 @@
 /* net: the driving side (--role drive and loopback): each stream (harness thread) opens a
  * session with the server before every phase, then sends a TCP or UDP stream and reads the
  * receiver's report, or times round trips into a histogram; the results' extra keys. */
-#include "net_internal.h"
+#include "net_driver.h"
+
+#include "net_sock.h"
 
 #include <errno.h>
 #include <netinet/in.h>

@@ -2,7 +2,9 @@
  * plus a UDP socket holding the same port; one thread per session: it reads the driver's hello,
  * then receives and checks a stream (TCP or UDP) and reports what arrived, or echoes round trips,
  * until the driver closes. The kernel's own state and parameters are in net.c. */
-#include "net_internal.h"
+#include "net_server.h"
+
+#include "net_sock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
-/* net: socket helpers both ends use (net_internal.h): options and timeouts, whole-message
+/* net: socket helpers both ends use (net_sock.h): options and timeouts, whole-message
  * reads and writes, pinning the calling thread, session seeds, ports, and the UDP batch and
  * payload offsets. */
-#include "net_internal.h"
+#include "net_sock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

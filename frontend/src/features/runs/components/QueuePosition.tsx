@@ -4,7 +4,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { paths } from '../../../config/paths';
-import type { RunPublic } from '../../../lib/api/types';
+import type { RunPublic, RunStatus } from '../../../lib/api/types';
 import { formatDuration } from '../../../lib/format';
 import { getRuns } from '../api/get-runs';
 
@@ -19,7 +19,7 @@ export function QueuePosition({ run }: { run: RunPublic }) {
     enabled: waiting,
     refetchInterval: 5_000,
     queryFn: async ({ signal }) => {
-      const page = (status: string) => getRuns({ host_id: run.host_id, status, limit: 200 }, signal);
+      const page = (status: RunStatus) => getRuns({ host_id: run.host_id, status, limit: 200 }, signal);
       const [queued, dispatched, running] = await Promise.all([page('queued'), page('dispatched'), page('running')]);
       return queueAhead(run, [...dispatched.data, ...running.data], queued.data);
     },
