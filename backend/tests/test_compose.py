@@ -532,3 +532,18 @@ def _login(http: Http, creds: dict) -> list[str]:
     with urllib.request.urlopen(req, timeout=30, context=http.context) as r:
         assert r.status == 200
         return r.headers.get_all("Set-Cookie") or []
+
+
+def test_every_image_file_is_built_by_something():
+    """A Dockerfile nothing names (compose, a script, a doc, a test) is a stale one: it stops working unnoticed, as
+    backend/Dockerfile, runner/Dockerfile and frontend/Dockerfile did (issue 33)."""
+    here = Path(__file__).relative_to(ROOT).as_posix()  # this test names the ones removed
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    images = [p for p in tracked if Path(p).name in ("Dockerfile", "Containerfile")
+              or p.endswith((".Dockerfile", ".Containerfile"))]
+    texts = {p: (ROOT / p).read_text(errors="replace") for p in tracked
+             if p.endswith((".yml", ".yaml", ".py", ".md", ".sh", ".in", ".toml")) or p == "hostbench"}
+    unnamed = [img for img in images if not any(img in t or (img.startswith("runner/") and
+                                                             img.removeprefix("runner/") in t)
+                                                for p, t in texts.items() if p not in (img, here))]
+    assert images and unnamed == [], f"nothing builds or names {unnamed}: remove them or build them"
