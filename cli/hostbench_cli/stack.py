@@ -207,16 +207,17 @@ class Stack:
         slow page is a nuisance, a lost lease fails a benchmark (issue 11; docs/architecture.md, "Concurrency").
         Both kinds are one child, "api": one supervisor imports the application once for both (issue 28)."""
         env = self.env()
-        if not env.get("HOSTBENCH_PUBLIC_URL") and self.bind not in ("0.0.0.0", "::"):  # noqa: S104
+        given = settings.load(env)  # what the children are given, read as the CLI's settings
+        if not given.public_url and self.bind not in ("0.0.0.0", "::"):  # noqa: S104
             # bound to one address: that is the public URL. Bound to all, the API takes the request's Host
             # (after its allowed-hosts check), so that "Add host" shows the address a person reached it by.
             env["HOSTBENCH_PUBLIC_URL"] = self.url
-        if not env.get("HOSTBENCH_TRUSTED_PROXIES", "").strip() and not env.get("HOSTBENCH_RUNNER_URL"):
+        if not given.trusted_proxies and not env.get("HOSTBENCH_RUNNER_URL"):
             # "Add host" hands runners the control port on the public URL's host (app.hosts.router.runner_base_url).
             # With a proxy in front (trusted proxies named), the proxy sends the runners' paths to the control
             # port itself (docs/deploy.md), and runners use the public URL.
             env.setdefault("HOSTBENCH_RUNNER_PORT", str(self.control_port))
-        trusted = env.get("HOSTBENCH_TRUSTED_PROXIES", "").strip()
+        trusted = given.trusted_proxies
         # X-Forwarded-For decides the address a runner is recorded with: trusted only from named proxies
         proxy = ["--proxy-headers", "--forwarded-allow-ips", trusted] if trusted else ["--no-proxy-headers"]
         # API processes: HOSTBENCH_API_WORKERS, else this stack's own choice (`up` sizes it to the machine; tests 1)
