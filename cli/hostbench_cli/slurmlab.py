@@ -1,0 +1,201 @@
+"""A real Slurm cluster on this machine, for the tests: Debian's munged, slurmctld and N slurmd, each slurmd in its
+own network namespace (its own address, so every node uses Slurm's default port) and under its own node name
+(`slurmd -N`). Everything lives in one state directory (its own munge key and socket, slurm.conf, spool and logs);
+nothing in /etc is read or changed. No cgroups (this machine's are not delegated): proctrack/linuxproc, task/none.
+Needs root, `ip`, and the Debian packages `slurmd slurmctld slurm-client munge` (SLURM_PACKAGES; the test suite
+installs them with apt)."""
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from hostbench_cli import netns
+
+SLURM_PACKAGES = ["munge", "slurmd", "slurmctld", "slurm-client"]
+SLURM_COMMANDS = {"munged": "munge", "slurmd": "slurmd", "slurmctld": "slurmctld", "sbatch": "slurm-client",
+                  "srun": "slurm-client", "scontrol": "slurm-client", "sinfo": "slurm-client"}
+CTLD_PORT = 6817
+SLURMD_PORT = 6818
+
+
+def missing() -> list[str]:
+    """The Debian packages to install before a cluster can start (empty when all are here)."""
+    return sorted({pkg for cmd, pkg in SLURM_COMMANDS.items() if shutil.which(cmd) is None})
+
+
+def available() -> str | None:
+    """None when a test cluster can start here, else why not."""
+    why = netns.available()
+    if why:
+        return why
+    if missing():
+        return f"Slurm is not installed (Debian's {' '.join(missing())})"
+    return None
+
+
+@dataclass
+class Cluster:
+    state: Path
+    nodes: int = 4
+    prefix: str = "hbs"
+    namespaces: list[netns.Netns] = field(default_factory=list)
+    procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    @property
+    def node_names(self) -> list[str]:
+        return [f"{self.prefix}{i}" for i in range(1, self.nodes + 1)]
+
+    @property
+    def conf(self) -> Path:
+        return self.state / "slurm.conf"
+
+    @property
+    def controller_ip(self) -> str:
+        """The first namespace's outer end: an address of this machine that every namespace routes to."""
+        return self.namespaces[0].outer_ip
+
+    def env(self) -> dict[str, str]:
+        """The environment a Slurm command (sbatch, srun, scontrol) needs to talk to this cluster."""
+        return dict(os.environ, SLURM_CONF=str(self.conf))
+
+    def start(self) -> "Cluster":
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _start(self) -> None:
+        self.state.mkdir(parents=True, exist_ok=True)
+        for sub in ("munge", "ctld", "log"):
+            (self.state / sub).mkdir(exist_ok=True)
+        for i, name in enumerate(self.node_names):
+            outer, inner = netns.free_pair(200, 250)  # the namespaces made so far hold theirs
+            ns = netns.Netns(f"{self.prefix}{os.getpid() % 10000}n{i + 1}", outer, inner).create()
+            self.namespaces.append(ns)
+            # the controller (and srun, sbatch) live on this machine's side: every namespace routes there
+            subprocess.run(["ip", "-n", ns.name, "route", "add", "default", "via", outer], check=True,
+                           capture_output=True)
+            (self.state / "spool" / name).mkdir(parents=True, exist_ok=True)
+        key = self.state / "munge" / "munge.key"
+        key.write_bytes(os.urandom(1024))
+        key.chmod(0o600)
+        sock = self.state / "munge" / "munge.socket"
+        self._spawn("munged", ["munged", "--foreground", "--force", f"--key-file={key}", f"--socket={sock}",
+                               f"--pid-file={self.state / 'munge' / 'munged.pid'}",
+                               f"--seed-file={self.state / 'munge' / 'seed'}",
+                               f"--log-file={self.state / 'log' / 'munged.log'}"])
+        _wait(lambda: sock.exists(), 20, "munged's socket")
+        self.conf.write_text(self._slurm_conf(sock))
+        self._spawn("slurmctld", ["slurmctld", "-D", "-i", "-f", str(self.conf)])
+        _wait(lambda: self._scontrol_ok(), 60, "slurmctld answering `scontrol ping`")
+        for ns, name in zip(self.namespaces, self.node_names):
+            self._spawn(f"slurmd-{name}", ["nsenter", f"--net=/run/netns/{ns.name}", "slurmd", "-D", "-N", name,
+                                           "-f", str(self.conf)])
+        _wait(lambda: self.idle_nodes() == set(self.node_names), 90, "every slurmd registered and idle")
+
+    def _slurm_conf(self, sock: Path) -> str:
+        s = self.state
+        nodes = "\n".join(f"NodeName={name} NodeAddr={ns.inner_ip} CPUs=1 RealMemory=256 State=UNKNOWN"
+                          for name, ns in zip(self.node_names, self.namespaces))
+        return f"""# written by hostbench_cli/slurmlab.py for one test run
+ClusterName=hostbench
+SlurmctldHost={socket.gethostname().split('.')[0]}({self.controller_ip})
+MailProg=/bin/true
+SlurmctldPort={CTLD_PORT}
+SlurmdPort={SLURMD_PORT}
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket={sock}
+StateSaveLocation={s / 'ctld'}
+SlurmdSpoolDir={s / 'spool'}/%n
+SlurmctldPidFile={s / 'ctld' / 'slurmctld.pid'}
+SlurmdPidFile={s / 'spool'}/%n/slurmd.pid
+SlurmctldLogFile={s / 'log' / 'slurmctld.log'}
+SlurmdLogFile={s / 'log'}/slurmd-%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SelectType=select/linear
+MpiDefault=none
+SwitchType=switch/none
+SlurmdParameters=config_overrides
+ReturnToService=2
+TreeWidth=65533
+SlurmctldTimeout=30
+SlurmdTimeout=60
+InactiveLimit=0
+KillWait=5
+MinJobAge=60
+{nodes}
+PartitionName=hb Nodes=ALL Default=YES MaxTime=30 State=UP
+"""
+
+    def _spawn(self, name: str, argv: list[str]) -> None:
+        log = open(self.state / "log" / f"{name}.out", "ab")  # noqa: SIM115 - the child keeps it
+        self.procs[name] = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=self.env(),
+                                            start_new_session=True)
+        log.close()
+
+    def _scontrol_ok(self) -> bool:
+        self._check_alive()
+        r = subprocess.run(["scontrol", "ping"], env=self.env(), capture_output=True, text=True, timeout=20)
+        return "UP" in r.stdout
+
+    def _check_alive(self) -> None:
+        for name, p in self.procs.items():
+            if p.poll() is not None:
+                raise RuntimeError(f"{name} exited ({p.returncode}); see {self.state / 'log'}")
+
+    def node_states(self) -> dict[str, str]:
+        """Node name -> its state as `sinfo` prints it (idle, alloc, drain, down, ...)."""
+        r = subprocess.run(["sinfo", "-h", "-N", "-o", "%N %T"], env=self.env(), capture_output=True, text=True,
+                           timeout=20)
+        return dict(line.split(maxsplit=1) for line in r.stdout.splitlines() if line.strip())
+
+    def idle_nodes(self) -> set[str]:
+        self._check_alive()
+        return {n for n, st in self.node_states().items() if st == "idle"}
+
+    def node_reason(self, node: str) -> str:
+        r = subprocess.run(["scontrol", "show", "node", node], env=self.env(), capture_output=True, text=True,
+                           timeout=20)
+        for part in r.stdout.split("\n"):
+            if part.strip().startswith("Reason="):
+                return part.strip()[len("Reason="):]
+        return ""
+
+    def stop(self) -> None:
+        """Every daemon is stopped (TERM, then KILL), the namespaces go; the state directory stays for its logs."""
+        for name in sorted(self.procs, key=lambda n: (not n.startswith("slurmd"), n != "slurmctld")):
+            p = self.procs[name]
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 15
+        for p in self.procs.values():
+            try:
+                p.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait(10)
+        for ns in self.namespaces:
+            ns.destroy()
+        self.namespaces.clear()
+
+
+def _wait(ok: Callable[[], bool], timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if ok():
+            return
+        time.sleep(0.5)
+    raise RuntimeError(f"timed out after {timeout_s:.0f} s waiting for {what}")
