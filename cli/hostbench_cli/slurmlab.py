@@ -43,7 +43,7 @@ class Cluster:
     state: Path
     nodes: int = 4
     prefix: str = "hbs"
-    namespaces: list[netns.Netns] = field(default_factory=list)
+    net: "ClusterNet | None" = None
     procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
 
     @property
@@ -56,8 +56,14 @@ class Cluster:
 
     @property
     def controller_ip(self) -> str:
-        """The first namespace's outer end: an address of this machine that every namespace routes to."""
-        return self.namespaces[0].outer_ip
+        """This machine's address on the cluster's bridge: slurmctld's, and where the nodes reach a server here."""
+        assert self.net is not None
+        return self.net.gateway
+
+    @property
+    def node_addrs(self) -> list[str]:
+        assert self.net is not None
+        return self.net.addrs
 
     def env(self) -> dict[str, str]:
         """The environment a Slurm command (sbatch, srun, scontrol) needs to talk to this cluster."""
@@ -75,13 +81,8 @@ class Cluster:
         self.state.mkdir(parents=True, exist_ok=True)
         for sub in ("munge", "ctld", "log"):
             (self.state / sub).mkdir(exist_ok=True)
-        for i, name in enumerate(self.node_names):
-            outer, inner = netns.free_pair(200, 250)  # the namespaces made so far hold theirs
-            ns = netns.Netns(f"{self.prefix}{os.getpid() % 10000}n{i + 1}", outer, inner).create()
-            self.namespaces.append(ns)
-            # the controller (and srun, sbatch) live on this machine's side: every namespace routes there
-            subprocess.run(["ip", "-n", ns.name, "route", "add", "default", "via", outer], check=True,
-                           capture_output=True)
+        self.net = ClusterNet.free(self.nodes).create()
+        for name in self.node_names:
             (self.state / "spool" / name).mkdir(parents=True, exist_ok=True)
         key = self.state / "munge" / "munge.key"
         key.write_bytes(os.urandom(1024))
@@ -95,15 +96,18 @@ class Cluster:
         self.conf.write_text(self._slurm_conf(sock))
         self._spawn("slurmctld", ["slurmctld", "-D", "-i", "-f", str(self.conf)])
         _wait(lambda: self._scontrol_ok(), 60, "slurmctld answering `scontrol ping`")
-        for ns, name in zip(self.namespaces, self.node_names):
-            self._spawn(f"slurmd-{name}", ["nsenter", f"--net=/run/netns/{ns.name}", "slurmd", "-D", "-N", name,
+        assert self.net is not None
+        for ns, name in zip(self.net.namespaces, self.node_names):
+            # nsenter joins the network namespace only (`ip netns exec` would also remount /sys, without the
+            # cgroup mounts slurmd's start looks for)
+            self._spawn(f"slurmd-{name}", ["nsenter", f"--net=/run/netns/{ns}", "slurmd", "-D", "-N", name,
                                            "-f", str(self.conf)])
         _wait(lambda: self.idle_nodes() == set(self.node_names), 90, "every slurmd registered and idle")
 
     def _slurm_conf(self, sock: Path) -> str:
         s = self.state
-        nodes = "\n".join(f"NodeName={name} NodeAddr={ns.inner_ip} CPUs=1 RealMemory=256 State=UNKNOWN"
-                          for name, ns in zip(self.node_names, self.namespaces))
+        nodes = "\n".join(f"NodeName={name} NodeAddr={addr} CPUs=1 RealMemory=256 State=UNKNOWN"
+                          for name, addr in zip(self.node_names, self.node_addrs))
         return f"""# written by hostbench_cli/slurmlab.py for one test run
 ClusterName=hostbench
 SlurmctldHost={socket.gethostname().split('.')[0]}({self.controller_ip})
@@ -187,9 +191,9 @@ PartitionName=hb Nodes=ALL Default=YES MaxTime=30 State=UP
             except subprocess.TimeoutExpired:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait(10)
-        for ns in self.namespaces:
-            ns.destroy()
-        self.namespaces.clear()
+        if self.net is not None:
+            self.net.destroy()
+            self.net = None
 
 
 def _wait(ok: Callable[[], bool], timeout_s: float, what: str) -> None:
@@ -199,3 +203,62 @@ def _wait(ok: Callable[[], bool], timeout_s: float, what: str) -> None:
             return
         time.sleep(0.5)
     raise RuntimeError(f"timed out after {timeout_s:.0f} s waiting for {what}")
+
+
+@dataclass
+class ClusterNet:
+    """The cluster's network: a bridge on this machine (10.233.K.1/24) and one namespace per node on it
+    (10.233.K.2, .3, ...), each routing everything else to the bridge's address. The nodes reach each other on the
+    bridge (srun inside a batch job starts steps on the other nodes) and this machine without IP forwarding."""
+    k: int
+    nodes: int
+
+    @classmethod
+    def free(cls, nodes: int) -> "ClusterNet":
+        used = subprocess.run(["ip", "-o", "-4", "addr", "show"], check=False, capture_output=True, text=True).stdout
+        for k in range(1, 250):
+            if f" 10.233.{k}." not in used and not Path(f"/run/netns/hbs{k}n1").exists():
+                return cls(k, nodes)
+        raise RuntimeError("no free 10.233.K.0/24 for the Slurm test cluster")
+
+    @property
+    def bridge(self) -> str:
+        return f"hbsbr{self.k}"
+
+    @property
+    def gateway(self) -> str:
+        return f"10.233.{self.k}.1"
+
+    @property
+    def namespaces(self) -> list[str]:
+        return [f"hbs{self.k}n{i}" for i in range(1, self.nodes + 1)]
+
+    @property
+    def addrs(self) -> list[str]:
+        return [f"10.233.{self.k}.{i + 1}" for i in range(1, self.nodes + 1)]
+
+    def create(self) -> "ClusterNet":
+        steps = [["link", "add", self.bridge, "type", "bridge"],
+                 ["addr", "add", f"{self.gateway}/24", "dev", self.bridge], ["link", "set", self.bridge, "up"]]
+        for i, (ns, addr) in enumerate(zip(self.namespaces, self.addrs), start=1):
+            outer, inner = f"hbs{self.k}o{i}", f"hbs{self.k}i{i}"
+            steps += [["netns", "add", ns], ["link", "add", outer, "type", "veth", "peer", "name", inner],
+                      ["link", "set", inner, "netns", ns], ["link", "set", outer, "master", self.bridge],
+                      ["link", "set", outer, "up"], ["-n", ns, "addr", "add", f"{addr}/24", "dev", inner],
+                      ["-n", ns, "link", "set", inner, "up"], ["-n", ns, "link", "set", "lo", "up"],
+                      ["-n", ns, "route", "add", "default", "via", self.gateway]]
+        try:
+            for args in steps:
+                subprocess.run(["ip", *args], check=True, capture_output=True, text=True)
+        except subprocess.CalledProcessError as exc:
+            self.destroy()
+            raise RuntimeError(f"ip {' '.join(exc.cmd[1:])}: {exc.stderr.strip()}") from exc
+        return self
+
+    def destroy(self) -> None:
+        """Every process left in a namespace is killed, then the namespaces, their links and the bridge go."""
+        for ns in self.namespaces:
+            netns.Netns(ns, "", "").destroy()  # (its veth name is not ours: `ip link del` of it finds nothing)
+        for i in range(1, self.nodes + 1):
+            subprocess.run(["ip", "link", "del", f"hbs{self.k}o{i}"], check=False, capture_output=True)
+        subprocess.run(["ip", "link", "del", self.bridge], check=False, capture_output=True)
