@@ -16,6 +16,7 @@ from app.core.openapi import document_access
 from app.health import Health, health
 from app.hosts.router import router as hosts_router
 from app.install.router import router as install_router
+from app.install.slurm import router as slurm_router
 from app.jobs.retire_router import router as retire_router
 from app.jobs.router import router as jobs_router
 from app.live.router import router as live_router
@@ -54,7 +55,8 @@ def create_app() -> FastAPI:
                       dependencies=[PUBLIC])
     # app.jobs.retire_router holds two of the hosts' routes (revoking and deleting a host end its runs)
     for r in (users_router, hosts_router, retire_router, jobs_router, live_router, runner_router, reference_router,
-              audit_router, trends_router, suites_router, reports_router, schedules_router, install_router):
+              audit_router, trends_router, suites_router, reports_router, schedules_router, install_router,
+              slurm_router):
         app.include_router(r)
     api_docs(app)  # /docs and /redoc (app.web)
     mount_frontend(app)  # the dashboard, last: its catch-all route must not shadow one of the API's

@@ -9,8 +9,11 @@ import json
 import logging
 import os
 import platform
+import shutil
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from hostbench_common.experiments import kernels_needed
 
@@ -56,9 +59,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.getLogger("hostbench").error("configuration: %s", exc)
         return EXIT_CONFIG
     logsetup.setup(settings.log_level)
-    daemon = Daemon(settings)
-    daemon.install_signal_handlers()
-    return daemon.main()
+    temp_state = None
+    if settings.once and not (args.state_dir or os.environ.get("HOSTBENCH_RUNNER_STATE")):
+        # one-shot without a state directory: a fresh one, removed when it leaves (nothing stays on the node)
+        temp_state = tempfile.mkdtemp(prefix="hostbench-runner-once-")
+        settings.state_dir = Path(temp_state)
+        settings.fma_probe = False  # seconds of a core on every job, and nowhere to keep it
+    try:
+        daemon = Daemon(settings)
+        daemon.install_signal_handlers()
+        return daemon.main()
+    finally:
+        if temp_state is not None:
+            shutil.rmtree(temp_state, ignore_errors=True)
 
 
 if __name__ == "__main__":

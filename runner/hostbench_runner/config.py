@@ -80,6 +80,12 @@ class Settings:
     # Where the kernel was looked for (config.locate_kernel), for the error when it is missing.
     kernel_looked: tuple[str, ...] = ()
     register_only: bool = False
+    # One-shot (--once, for Slurm jobs and Kubernetes Jobs): join, run what the server hands this host, upload, exit
+    # once no work came for once_idle_s after a run, or none at all within once_wait_s. Without --state-dir the
+    # state (credential, spool) is a fresh directory removed at exit: the next job joins again as the same host.
+    once: bool = False
+    once_wait_s: float = 600.0
+    once_idle_s: float = 10.0
     name: str = field(default_factory=socket.gethostname)
     labels: dict[str, str] = field(default_factory=dict)
     log_level: str = "INFO"
@@ -172,6 +178,10 @@ def parse_disk_targets(items: Sequence[str]) -> dict[str, Path]:
     return targets
 
 
+def _truthy(raw: str) -> bool:
+    return raw.strip().lower() in ("1", "true", "yes", "on")
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m hostbench_runner",
@@ -206,6 +216,18 @@ def _parser() -> argparse.ArgumentParser:
         help="register with the registration token, store the credential and exit 0; with a stored credential, "
         "check that the server accepts it and exit",
     )
+    p.add_argument(
+        "--once",
+        action="store_true",
+        help="one-shot: join, run the work the server gives this host, upload, exit (no daemon left behind); "
+        "without --state-dir the state is a temporary directory [HOSTBENCH_ONCE=1]",
+    )
+    p.add_argument("--once-wait", type=float, default=None, metavar="S",
+                   help="one-shot: exit 4 when no work came within S seconds of joining (default 600) "
+                   "[HOSTBENCH_ONCE_WAIT]")
+    p.add_argument("--once-idle", type=float, default=None, metavar="S",
+                   help="one-shot: after a run, exit 0 when no more work came for S seconds (default 10) "
+                   "[HOSTBENCH_ONCE_IDLE]")
     p.add_argument(
         "--check",
         action="store_true",
@@ -258,9 +280,37 @@ def from_args(args: argparse.Namespace, env: Mapping[str, str]) -> Settings:
     settings.kernel_bin = search.path or (Path(kbin) if kbin else PACKAGED_KERNEL_BIN)
     settings.kernel_looked = search.looked
     settings.register_only = bool(getattr(args, "register_only", False))
+    settings.once = bool(getattr(args, "once", False)) or _truthy(env.get("HOSTBENCH_ONCE", "0"))
+    for attr, flag, var in (("once_wait_s", "once_wait", "HOSTBENCH_ONCE_WAIT"),
+                            ("once_idle_s", "once_idle", "HOSTBENCH_ONCE_IDLE")):
+        raw = getattr(args, flag, None)
+        raw = raw if raw is not None else env.get(var)
+        if raw is not None:
+            try:
+                value = float(raw)
+            except ValueError:
+                raise ConfigError(f"{var.lower()}: {raw!r} is not a number of seconds") from None
+            if not 0 < value <= 86400:
+                raise ConfigError(f"{var.lower()}: {value} is not in (0, 86400] seconds")
+            setattr(settings, attr, value)
+    if settings.once:  # the long poll bounds how soon an idle one-shot runner notices it may leave
+        settings.poll_wait_s = max(1, min(settings.poll_wait_s, int(settings.once_idle_s / 2)))
     name = args.name or env.get("HOSTBENCH_RUNNER_NAME")
     if name:
         settings.name = name
+    # On a Slurm node (a job step's environment) the host keeps its Slurm node name: as its name unless one was
+    # given, and always as the label slurm_node, which the server's drain uses (docs/fleet.md)
+    slurm_node = env.get("SLURMD_NODENAME", "").strip()
+    if slurm_node:
+        if not name:
+            settings.name = slurm_node
+        labels.setdefault("slurm_node", slurm_node)
+    # In a Kubernetes pod the node's name comes in by the downward API (spec.nodeName -> HOSTBENCH_NODE_NAME)
+    k8s_node = env.get("HOSTBENCH_NODE_NAME", "").strip()
+    if k8s_node:
+        if not name:
+            settings.name = k8s_node
+        labels.setdefault("k8s_node", k8s_node)
     if not settings.name or len(settings.name) > 128:
         raise ConfigError("runner name must be 1..128 characters")
     settings.log_level = args.log_level or env.get("HOSTBENCH_LOG_LEVEL") or "INFO"

@@ -47,6 +47,7 @@ from .uploader import Uploader
 log = logging.getLogger("hostbench.daemon")
 
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG, EXIT_REVOKED = 0, 1, 2, 3
+EXIT_NO_WORK = 4  # --once: no work came within --once-wait
 STOPPED_REASON = "runner stopped"
 
 
@@ -80,6 +81,11 @@ class Daemon:
         self._claim_started = 0.0
         self._backlog_until: float | None = None
         self._shutdown_at: float | None = None
+        # --once: when it joined, how many runs it finished and when the last ended; the exit code once it leaves
+        self._joined_at = 0.0
+        self._runs_done = 0
+        self._last_done_at = 0.0
+        self._once_exit: int | None = None
 
     # --- signals: flags only ---------------------------------------------------------------
 
@@ -138,7 +144,9 @@ class Daemon:
         if self.probe is not None:
             self.probe.start()
         self._backlog_until = time.monotonic() + self.s.backlog_wait_s
-        log.info("runner ready: host_id=%s name=%s server=%s", cred.host_id, self.s.name, self.s.server)
+        self._joined_at = time.monotonic()
+        log.info("runner ready: host_id=%s name=%s server=%s%s", cred.host_id, self.s.name, self.s.server,
+                 " (one-shot)" if self.s.once else "")
 
     def _probed(self, probe: dict[str, Any]) -> None:
         """A background FMA probe that says more than the one registered with: into the inventory, which a heartbeat
@@ -199,7 +207,8 @@ class Daemon:
                 self._shutdown_at = time.monotonic()
                 log.info("shutdown requested (state %s)", self.state.value)
             if self.state is State.IDLE and self.shutdown.is_set():
-                return self._exit_shutdown()
+                code = self._exit_shutdown()
+                return code if self._once_exit is None else self._once_exit
             try:
                 self.step()
             except Exception as exc:  # a bug or a full disk must not leave a kernel running unwatched
@@ -272,6 +281,8 @@ class Daemon:
         if now < self._idle_until:
             self.shutdown.wait(min(0.2, self._idle_until - now))
             return
+        if self.s.once and self._once_done(now):
+            return
         self._claim = Claim(self.api, self.s.poll_wait_s)
         self._claim_started = now
         self.state = State.CLAIMING
@@ -303,6 +314,21 @@ class Daemon:
             self.state = State.IDLE
             return
         self._begin(value)
+
+    def _once_done(self, now: float) -> bool:
+        """--once: leave (a shutdown, which uploads what is spooled first) when a run was done and no work followed
+        for once_idle_s, or when none came within once_wait_s of joining (exit 4)."""
+        if self._runs_done and now - self._last_done_at >= self.s.once_idle_s and self.uploader.idle():
+            log.info("one-shot: %d run(s) done, no more work for %.0f s: leaving", self._runs_done,
+                     now - self._last_done_at)
+            self._once_exit = EXIT_OK
+        elif not self._runs_done and now - self._joined_at >= self.s.once_wait_s:
+            log.error("one-shot: no work came within %.0f s of joining: leaving", self.s.once_wait_s)
+            self._once_exit = EXIT_NO_WORK
+        else:
+            return False
+        self.shutdown.set()
+        return True
 
     # --- claimed → running -----------------------------------------------------------------
 
@@ -521,6 +547,8 @@ class Daemon:
             if done is not None:
                 shutil.rmtree(done, ignore_errors=True)
         self.run = None
+        self._runs_done += 1
+        self._last_done_at = time.monotonic()
         self.state = State.IDLE
 
     # --- reference tools (after a kernel that succeeded) ------------------------------------
