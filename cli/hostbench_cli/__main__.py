@@ -255,6 +255,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="print the token (default), one install form with it, or all (docs/fleet.md)")
     tk.add_argument("--namespace", default=None, help="the Kubernetes manifest's namespace (hostbench)")
     tk.add_argument("--image", default=None, help="the Kubernetes manifest's runner image (hostbench-runner:latest)")
+    from hostbench_cli import enrolload
+    from hostbench_cli import slurm as slurm_cli
+
+    slurm_cli.add_arguments(sub)
+    enrolload.add_arguments(sub.add_parser("enrol-load", help="N runners join with one enrolment token of count N "
+                                           "at once on a stack of our own; the N+1st refused: a table, a JSON line"))
     us = sub.add_parser("user", help="manage users").add_subparsers(dest="user_cmd", required=True)
     ua = us.add_parser("add", help="create a user; password on stdin (typed, unechoed, at a terminal); "
                        "an empty one prints a one-time sign-in link instead")
@@ -329,6 +335,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "runs" and not 1 <= args.limit <= remote.RUNS_MAX:
             p.error(f"--limit must be 1..{remote.RUNS_MAX}")
         return remote.main(args)
+    if args.cmd == "slurm":
+        return slurm_cli.main(args)
+    if args.cmd == "enrol-load":
+        return enrolload.run(args)
     if args.cmd == "token":
         ttl = args.ttl_s if args.expires is None else _duration_s(args.expires)
         argv = ["token", "--uses", args.uses, "--form", args.form, *(["--ttl-s", str(ttl)] if ttl is not None else [])]
