@@ -12,9 +12,9 @@ def _fail(msg: str) -> int:
 
 
 # ./hostbench token --form: the token, or one of InstallForms' fields by a shorter name, or all of them.
-FORMS = ("token", "install", "container", "shell", "cloud-init", "kubernetes", "all")
+FORMS = ("token", "install", "container", "shell", "cloud-init", "kubernetes", "kubernetes-job", "all")
 FORM_FIELDS = {"install": "install_command", "container": "container_command", "shell": "shell_command",
-               "cloud-init": "cloud_init", "kubernetes": "kubernetes_manifest"}
+               "cloud-init": "cloud_init", "kubernetes": "kubernetes_manifest", "kubernetes-job": "kubernetes_jobs"}
 
 
 def _token(session: Any, args: argparse.Namespace) -> str:
@@ -36,7 +36,7 @@ def _token(session: Any, args: argparse.Namespace) -> str:
                               "labels": labels}
     if args.ttl_s is not None:
         fields["ttl_s"] = args.ttl_s
-    fields.update({k: v for k, v in (("namespace", args.namespace), ("image", args.image)) if v})
+    fields.update({k: v for k, v in (("namespace", args.namespace), ("image", args.image), ("nodes", args.node)) if v})
     try:
         body = RegistrationTokenCreate.model_validate(fields)
     except ValidationError as exc:
@@ -49,13 +49,13 @@ def _token(session: Any, args: argparse.Namespace) -> str:
     if args.form == "token":
         return token
     base = runner_url_for((get_settings().hostbench_public_url or "http://localhost:8000").rstrip("/"))
-    forms = install_forms(base, token, body.namespace, body.image)
+    forms = install_forms(base, token, body.namespace, body.image, body.nodes)
     if args.form != "all":
         return forms[FORM_FIELDS[args.form]]
     uses = "unlimited" if row.uses_left is None else row.uses_left
     named = f" ({row.name})" if row.name else ""
     head = f"# token {row.id}{named}: {token}\n# uses left: {uses}; expires {row.expires_at.isoformat()}"
-    return "\n\n".join([head] + [f"# {name}\n{forms[field]}" for name, field in FORM_FIELDS.items()])
+    return "\n\n".join([head] + [f"# {name}\n{forms[field]}" for name, field in FORM_FIELDS.items() if forms[field]])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--label", action="append", default=[], metavar="K=V")
     t.add_argument("--namespace", default=None)
     t.add_argument("--image", default=None)
+    t.add_argument("--node", action="append", default=[], help="a Kubernetes node for --form kubernetes-job")
     t.add_argument("--form", choices=FORMS, default="token",
                    help="what to print: the token (default), one install form, or all of them")
     u = sub.add_parser("user-add", help="create a user; the password is read from stdin (empty: a sign-in link)")

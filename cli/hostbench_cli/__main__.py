@@ -251,10 +251,13 @@ def main(argv: list[str] | None = None) -> int:
     tk.add_argument("--label", action="append", default=[], metavar="K=V",
                     help="a label for every host that joins with it (repeatable)")
     tk.add_argument("--form", default="token",
-                    choices=["token", "install", "container", "shell", "cloud-init", "kubernetes", "all"],
+                    choices=["token", "install", "container", "shell", "cloud-init", "kubernetes", "kubernetes-job",
+                             "all"],
                     help="print the token (default), one install form with it, or all (docs/fleet.md)")
     tk.add_argument("--namespace", default=None, help="the Kubernetes manifest's namespace (hostbench)")
     tk.add_argument("--image", default=None, help="the Kubernetes manifest's runner image (hostbench-runner:latest)")
+    tk.add_argument("--node", action="append", default=[], metavar="NODE",
+                    help="a Kubernetes node for --form kubernetes-job: a one-shot Job bound to it (repeatable)")
     from hostbench_cli import enrolload
     from hostbench_cli import slurm as slurm_cli
 
@@ -346,6 +349,8 @@ def main(argv: list[str] | None = None) -> int:
             argv += [flag, value] if value else []
         for kv in args.label:
             argv += ["--label", kv]
+        for node in args.node:
+            argv += ["--node", node]
         return cmd_admin(argv)
     if args.cmd == "user":
         try:

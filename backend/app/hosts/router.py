@@ -109,18 +109,21 @@ def create_registration_token(body: RegistrationTokenCreate, request: Request, p
            uses=body.uses, name=body.name, labels=body.labels)
     session.commit()
     return RegistrationTokenCreated(token=token, expires_at=row.expires_at, info=token_public(row),
-                                    **install_forms(runner_base_url(request), token, body.namespace, body.image))
+                                    **install_forms(runner_base_url(request), token, body.namespace, body.image,
+                                                    body.nodes))
 
 
-def install_forms(base: str, token: str, namespace: str | None, image: str | None) -> dict[str, str]:
+def install_forms(base: str, token: str, namespace: str | None, image: str | None,
+                  nodes: list[str] | None = None) -> dict[str, str]:
     """Every way in for a token (InstallForms' fields), each built on the one installer (app.install)."""
     from app.install import fleet
     from app.install.service import container_command, install_command
 
+    k8s = {k: v for k, v in (("namespace", namespace), ("image", image)) if v}
     return {"install_command": install_command(base, token), "container_command": container_command(base, token),
             "shell_command": fleet.shell_command(base, token), "cloud_init": fleet.cloud_init(base, token),
-            "kubernetes_manifest": fleet.kubernetes_manifest(
-                base, token, **{k: v for k, v in (("namespace", namespace), ("image", image)) if v})}
+            "kubernetes_manifest": fleet.kubernetes_manifest(base, token, **k8s),
+            "kubernetes_jobs": fleet.kubernetes_jobs_manifest(base, token, nodes, **k8s) if nodes else ""}
 
 
 def token_public(row: RegistrationToken) -> RegistrationTokenPublic:

@@ -84,6 +84,9 @@ class RegistrationTokenCreate(BaseModel):
     image: str | None = Field(None, min_length=1, max_length=255, pattern=r"^[A-Za-z0-9][^\s]*$",
                        description="the Kubernetes manifest's runner image, built from the server's tarball "
                                    "(default: hostbench-runner:latest)")
+    nodes: list[Annotated[str, Field(min_length=1, max_length=253, pattern=r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")]] = \
+        Field(default_factory=list, max_length=1000,
+              description="Kubernetes node names: the one-shot Job manifest has a Job for each (kubernetes_jobs)")
 
 
     @field_validator("labels")
@@ -101,6 +104,8 @@ class InstallForms(BaseModel):
     shell_command: str = Field(description="for configuration management: idempotent, a second run does nothing")
     cloud_init: str = Field(description="#cloud-config user data running the installer at first boot")
     kubernetes_manifest: str = Field(description="Namespace, Secret, ServiceAccount and DaemonSet (YAML)")
+    kubernetes_jobs: str = Field("", description="a one-shot runner Job per node of `nodes` (YAML; empty "
+                                                 "without nodes)")
 
 
 class RegistrationTokenPublic(BaseModel):
