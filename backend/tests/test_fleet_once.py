@@ -122,7 +122,7 @@ def test_kubernetes_one_shot_jobs_are_valid_against_the_kubernetes_api_schema(cl
         kubernetes_validate.validate(doc, "1.30", strict=True)
     jobs = docs[3:]
     assert len({j["metadata"]["name"] for j in jobs}) == 3 and all(len(j["metadata"]["name"]) <= 63 for j in jobs)
-    for job, node in zip(jobs, nodes):
+    for job, node in zip(jobs, nodes, strict=True):
         pod = job["spec"]["template"]["spec"]
         assert pod["nodeName"] == node and pod["restartPolicy"] == "Never" and job["spec"]["backoffLimit"] == 0
         (c,) = pod["containers"]

@@ -64,11 +64,12 @@ async def _join(client: Client, token: str, name: str, machine_id: str) -> dict[
     return out
 
 
-def _worker(host: str, port: int, token: str, names: list[str], go_at: float, q: "mp.Queue[Any]") -> None:
+def _worker(host: str, port: int, token: str, names: list[str], go_at: float, q: mp.Queue[Any]) -> None:
     async def main() -> list[dict[str, Any]]:
         clients = [Client(host, port) for _ in names]
         await asyncio.sleep(max(0.0, go_at - time.time()))
-        return await asyncio.gather(*(_join(c, token, n, uuid.uuid4().hex) for c, n in zip(clients, names)))
+        joins = (_join(c, token, n, uuid.uuid4().hex) for c, n in zip(clients, names, strict=True))
+        return await asyncio.gather(*joins)
 
     q.put(asyncio.run(main()))
 
@@ -89,11 +90,14 @@ def run(args: argparse.Namespace) -> int:
         api = httpx.Client(base_url=stack.url, headers=stack.admin_headers(), timeout=60)
         r = api.post("/api/hosts/registration-tokens", json={"uses": args.runners, "ttl_s": 3600, "name": "enrol load"})
         r.raise_for_status()
-        token, token_id = r.json()["token"], r.json()["id"]
-        server = Meter(lambda: [*_procs(stack.children["api"].proc.pid),
-                                *(_procs(stack.pg.proc.pid) if stack.pg and stack.pg.proc else []),
-                                *[p for n in ("worker", "beat") if n in stack.children and stack.children[n].proc
-                                  for p in _procs(stack.children[n].proc.pid)]])
+        token, token_id = r.json()["token"], r.json()["info"]["id"]
+        def server_procs() -> list[Any]:  # the API (both kinds), PostgreSQL, the Celery worker and beat
+            pids = [c.proc.pid for n, c in stack.children.items() if n in ("api", "worker", "beat") and c.proc]
+            if stack.pg and stack.pg.proc:
+                pids.append(stack.pg.proc.pid)
+            return [p for pid in pids for p in _procs(pid)]
+
+        server = Meter(server_procs)
         host, port = "127.0.0.1", stack.control_port
         names = [f"enrol-{i:04d}" for i in range(args.runners)]
         procs = max(1, min(args.procs, args.runners))

@@ -22,6 +22,7 @@ import os
 import shlex
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,8 +100,8 @@ def check(server: Server, args: argparse.Namespace, out: IO[str]) -> int:
     tok = server.request("POST", "/api/hosts/registration-tokens", "making the enrolment token",
                          json={"uses": n, "ttl_s": TOKEN_TTL_S, "name": f"slurm {args.suite} {time.strftime('%F %T')}",
                                "labels": {"enrolled_by": "slurm"}}).json()
-    token_id = tok["id"]
-    outdir = Path(args.output_dir) if args.output_dir else Path(os.environ.get("TMPDIR", "/tmp"))
+    token_id = tok["info"]["id"]
+    outdir = Path(args.output_dir) if args.output_dir else Path(tempfile.gettempdir())
     runner = shlex.split(args.runner) if args.runner else [sys.executable, "-m", "hostbench_runner"]
     step = shlex.join(["srun", "--ntasks-per-node=1", "--kill-on-bad-exit=0", *runner, "--once"])
     sbatch = ["sbatch", "--parsable", "--job-name=hostbench", f"--nodes={n}", "--ntasks-per-node=1",
@@ -234,7 +235,7 @@ def table(results: dict[str, NodeResult]) -> str:
                      f"{r.result_s:.1f}" if r.result_s is not None else "-", f"{r.succeeded}/{r.runs}",
                      "ok" if r.ok else "FAILED", "yes" if r.drained else "no"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows)
 
 
 def drain(server: Server, args: argparse.Namespace, out: IO[str]) -> int:

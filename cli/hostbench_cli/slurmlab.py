@@ -10,9 +10,9 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from hostbench_cli import netns
 
@@ -97,7 +97,7 @@ class Cluster:
         self._spawn("slurmctld", ["slurmctld", "-D", "-i", "-f", str(self.conf)])
         _wait(lambda: self._scontrol_ok(), 60, "slurmctld answering `scontrol ping`")
         assert self.net is not None
-        for ns, name in zip(self.net.namespaces, self.node_names):
+        for ns, name in zip(self.net.namespaces, self.node_names, strict=True):
             # nsenter joins the network namespace only (`ip netns exec` would also remount /sys, without the
             # cgroup mounts slurmd's start looks for)
             self._spawn(f"slurmd-{name}", ["nsenter", f"--net=/run/netns/{ns}", "slurmd", "-D", "-N", name,
@@ -107,7 +107,7 @@ class Cluster:
     def _slurm_conf(self, sock: Path) -> str:
         s = self.state
         nodes = "\n".join(f"NodeName={name} NodeAddr={addr} CPUs=1 RealMemory=256 State=UNKNOWN"
-                          for name, addr in zip(self.node_names, self.node_addrs))
+                          for name, addr in zip(self.node_names, self.node_addrs, strict=True))
         return f"""# written by hostbench_cli/slurmlab.py for one test run
 ClusterName=hostbench
 SlurmctldHost={socket.gethostname().split('.')[0]}({self.controller_ip})
@@ -240,7 +240,7 @@ class ClusterNet:
     def create(self) -> "ClusterNet":
         steps = [["link", "add", self.bridge, "type", "bridge"],
                  ["addr", "add", f"{self.gateway}/24", "dev", self.bridge], ["link", "set", self.bridge, "up"]]
-        for i, (ns, addr) in enumerate(zip(self.namespaces, self.addrs), start=1):
+        for i, (ns, addr) in enumerate(zip(self.namespaces, self.addrs, strict=True), start=1):
             outer, inner = f"hbs{self.k}o{i}", f"hbs{self.k}i{i}"
             steps += [["netns", "add", ns], ["link", "add", outer, "type", "veth", "peer", "name", inner],
                       ["link", "set", inner, "netns", ns], ["link", "set", outer, "master", self.bridge],
