@@ -28,6 +28,29 @@ def missing() -> list[str]:
     return sorted({pkg for cmd, pkg in SLURM_COMMANDS.items() if shutil.which(cmd) is None})
 
 
+def install() -> None:
+    """Debian's Slurm and munge for the Slurm test, as root with apt (hostbench_cli.build.apt_install), when
+    missing. Their daemons are not started (policy-rc.d) and, where systemd runs, left disabled: the test starts
+    its own, on its own configuration. Failing, it says so; the test then skips and says why."""
+    need = missing()
+    if not need:
+        return
+    from hostbench_cli.build import apt_install, say
+
+    try:
+        apt_install(need, "the Slurm test runs Debian's slurmctld, slurmd and munge", no_start="munge")
+    except (RuntimeError, subprocess.CalledProcessError) as exc:
+        say(f"not installed ({exc}); the Slurm test will skip and say why")
+        return
+    for unit in ("slurmd", "slurmctld"):
+        _disable(unit)
+
+
+def _disable(unit: str) -> None:
+    if Path("/run/systemd/system").is_dir() and shutil.which("systemctl"):
+        subprocess.run(["systemctl", "disable", "--now", f"{unit}.service"], capture_output=True, check=False)
+
+
 def available() -> str | None:
     """None when a test cluster can start here, else why not."""
     why = netns.available()

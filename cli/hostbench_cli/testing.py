@@ -34,6 +34,7 @@ from hostbench_cli.build import (
     test_tools,
     test_tools_missing,
 )
+from hostbench_cli import slurmlab
 from hostbench_cli.services import EmbeddedPostgres, EmbeddedRedis
 
 PY = sys.executable
@@ -68,7 +69,7 @@ def _run(name: str, argv: list[str], cwd: Path, env: dict[str, str], echo: bool 
     text = re.sub(r"\x1b\[[0-9;]*m", "", "".join(out[-60:]))
     # test runners' summaries ("12 passed, 1 failed"); chaos and load are judged by their exit status alone (their
     # notes say things like "run 39 failed 3.9 s in", which is no count of tests)
-    counted = name not in ("chaos", "load")
+    counted = name not in OWN_STACK
     passed = _count(text, r"(\d+) passed") if counted else 0
     failed = _count(text, r"(\d+) failed") if counted else 0
     summary = f"suite {name}: exit {rc}, {passed} passed, {failed} failed, {time.monotonic() - t0:.0f} s"
@@ -78,6 +79,8 @@ def _run(name: str, argv: list[str], cwd: Path, env: dict[str, str], echo: bool 
     return rc == 0, passed, failed, f"[hostbench] suite {name}: {' '.join(argv)}\n{''.join(out)}[hostbench] {summary}\n"
 
 
+# The fleet suite's steps: each starts its own stack on its own PostgreSQL and Redis, and reports no pytest counts
+OWN_STACK = ("chaos", "load", "slurm", "enrol")
 # Suites that run beside the backend suite, whose real stacks and processes leave CPU idle much of its time, in two
 # lanes (sequences) of their own; their output is printed whole when the backend suite has ended. One: the ARM64
 # build under qemu-user (35 s), lint and types, the runner's tests, the dashboard's tsc, eslint and vitest. Two: the
@@ -119,7 +122,8 @@ def run_all(args: argparse.Namespace) -> int:
     # three); a failure here is left to the per-purpose installs below, which say what will skip and why.
     packages = [*(arm64_tools_missing() if only & {"kernels", "runner"} else []),
                 *(test_tools_missing() if only & {"runner", "backend"} else []),
-                *(chromium_missing() if "e2e" in only else [])]
+                *(chromium_missing() if "e2e" in only else []),
+                *(slurmlab.missing() if "fleet" in only else [])]
     apt: threading.Thread | None = None
     if packages and os.geteuid() == 0:
         def _apt() -> None:
@@ -189,6 +193,10 @@ def run_all(args: argparse.Namespace) -> int:
         if "fleet" in only:
             plan.append(("chaos", [PY, "-m", "hostbench_cli", *CHAOS_SMALL], ROOT))
             plan.append(("load", [PY, "-m", "hostbench_cli", *LOAD_SMALL], ROOT))
+            # issue 30: a real Slurm cluster (slurmctld, 4 slurmd in network namespaces) and one-shot runners through
+            # it, a failed node drained; and 50 runners joining at once on one token of 50, the 51st refused
+            plan.append(("slurm", [PY, "-m", "hostbench_cli", "slurm", "lab"], ROOT))
+            plan.append(("enrol", [PY, "-m", "hostbench_cli", "enrol-load", "--runners", "50", "--procs", "2"], ROOT))
         if "frontend" in only:
             plan.append(("frontend-types", ["npm", "run", "--silent", "typecheck"], FRONTEND))
             plan.append(("frontend-lint", ["npm", "run", "--silent", "lint"], FRONTEND))
@@ -198,7 +206,7 @@ def run_all(args: argparse.Namespace) -> int:
         def env_of(name: str, cwd: Path) -> dict[str, str]:
             if name == "kernels":
                 return dict(env, HBK_CHECK_ARM64="0")  # kernels-arm64 runs it
-            return node_env(env) if cwd == FRONTEND else own_services if name in ("chaos", "load") else env
+            return node_env(env) if cwd == FRONTEND else own_services if name in OWN_STACK else env
 
         # Beside the backend suite: one lane per entry of BESIDE_BACKEND, each a sequence of suites
         lanes = [sorted((step for step in plan if step[0] in lane), key=lambda step: lane.index(step[0]))
