@@ -148,6 +148,7 @@ def check(server: Server, args: argparse.Namespace, out: IO[str]) -> int:
     figures = {"job": job, "suite": args.suite, "nodes": n, "token_s": round(t0 - t_token, 2),
                "all_joined_s": round(t_joined, 2), "all_results_s": round(t_results, 2) if t_results else None,
                "job_end_s": round(t_end, 2), "job_cancelled": bool(left),
+               "loadavg": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count(),
                "failed": sorted(r.node for r in results.values() if not r.ok),
                "drained": sorted(r.node for r in results.values() if r.drained),
                "per_node": {r.node: {"host_id": r.host_id, "joined_s": r.joined_s, "result_s": r.result_s,
