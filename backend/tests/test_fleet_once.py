@@ -56,21 +56,6 @@ def test_one_shot_runner_joins_as_its_slurm_node_and_leaves_when_no_work_comes(t
         assert _host(session, "node017").id == host.id
 
 
-def test_once_settings_are_checked():
-    sys.path.insert(0, str(RUNNER))
-    from hostbench_runner import config
-    from hostbench_runner.errors import ConfigError
-
-    s = config.load(["--server", "http://h:1", "--once", "--once-idle", "4"], {"SLURMD_NODENAME": "n1"})
-    assert s.once and s.once_idle_s == 4 and s.poll_wait_s == 2 and s.name == "n1" and s.labels["slurm_node"] == "n1"
-    s = config.load(["--server", "http://h:1", "--name", "mine"], {"HOSTBENCH_NODE_NAME": "k8s-a"})
-    assert not s.once and s.name == "mine" and s.labels["k8s_node"] == "k8s-a"
-    with pytest.raises(ConfigError, match="once_wait"):
-        config.load(["--server", "http://h:1", "--once-wait", "0"], {})
-    with pytest.raises(ConfigError, match="not a number"):
-        config.load(["--server", "http://h:1"], {"HOSTBENCH_ONCE_IDLE": "soon"})
-
-
 def test_slurm_drain_is_opt_in_needs_a_node_and_is_audited(client, session, monkeypatch):
     from app.core.config import get_settings
     from app.hosts.models import Host
