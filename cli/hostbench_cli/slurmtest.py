@@ -52,9 +52,8 @@ def run(args: argparse.Namespace) -> int:
     if why:
         print(f"skipped: {why}")
         return 0
-    from hostbench_cli.stack import Stack
-
     from hostbench_cli.build import kernels
+    from hostbench_cli.stack import Stack
 
     kernels()  # the runners on the nodes run this checkout's hbk
     STATE.mkdir(exist_ok=True)

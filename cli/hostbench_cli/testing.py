@@ -2,7 +2,8 @@
 when DATABASE_URL / REDIS_URL are not set; the integration and browser suites start the API, a Celery
 worker and runners as real processes (two for the browser suite: e2e-host and e2e-peer). The lint suite runs
 ruff and mypy over the four Python packages (TypeScript's eslint and tsc run in the frontend suite); the fleet
-suite runs a small `./hostbench chaos` and a small `./hostbench load` (their long runs are done by hand)."""
+suite runs a small `./hostbench chaos`, a small `./hostbench load`, the Slurm lab (`./hostbench slurm lab`) and a small
+`./hostbench enrol-load` (their long runs are done by hand)."""
 import argparse
 import os
 import re
@@ -17,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from hostbench_cli import ROOT, STATE, settings
+from hostbench_cli import ROOT, STATE, settings, slurmlab
 from hostbench_cli.build import (
     FRONTEND,
     KERNELS,
@@ -34,7 +35,6 @@ from hostbench_cli.build import (
     test_tools,
     test_tools_missing,
 )
-from hostbench_cli import slurmlab
 from hostbench_cli.services import EmbeddedPostgres, EmbeddedRedis
 
 PY = sys.executable
