@@ -42,13 +42,14 @@ def install() -> None:
     except (RuntimeError, subprocess.CalledProcessError) as exc:
         say(f"not installed ({exc}); the Slurm test will skip and say why")
         return
-    for unit in ("slurmd", "slurmctld"):
-        _disable(unit)
+    disable_units()
 
 
-def _disable(unit: str) -> None:
+def disable_units() -> None:
+    """Debian enables slurmd and slurmctld at install (munge: apt_install's no_start): disabled where systemd runs."""
     if Path("/run/systemd/system").is_dir() and shutil.which("systemctl"):
-        subprocess.run(["systemctl", "disable", "--now", f"{unit}.service"], capture_output=True, check=False)
+        for unit in ("slurmd", "slurmctld"):
+            subprocess.run(["systemctl", "disable", "--now", f"{unit}.service"], capture_output=True, check=False)
 
 
 def available() -> str | None:

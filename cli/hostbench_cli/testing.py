@@ -128,7 +128,12 @@ def run_all(args: argparse.Namespace) -> int:
     if packages and os.geteuid() == 0:
         def _apt() -> None:
             try:
-                apt_install(packages, "the suites chosen need them (ARM64 check, reference tools, the browser)")
+                # (Slurm's daemons and munge: not started by the install, and left disabled: the lab runs its own)
+                slurm = set(packages) & set(slurmlab.SLURM_PACKAGES)
+                apt_install(packages, "the suites chosen need them (ARM64 check, reference tools, the browser, "
+                            "Slurm)", no_start="munge" if slurm else None)
+                if slurm:
+                    slurmlab.disable_units()
             except (RuntimeError, subprocess.CalledProcessError) as exc:
                 say(f"apt-get failed ({exc}); each suite's own install will try again")
         apt = threading.Thread(target=_apt, name="apt-get", daemon=True)
