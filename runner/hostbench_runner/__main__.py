@@ -60,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CONFIG
     logsetup.setup(settings.log_level)
     temp_state = None
-    if settings.once and not (args.state_dir or os.environ.get("HOSTBENCH_RUNNER_STATE")):
+    if settings.once_temp_state:
         # one-shot without a state directory: a fresh one, removed when it leaves (nothing stays on the node)
         temp_state = tempfile.mkdtemp(prefix="hostbench-runner-once-")
         settings.state_dir = Path(temp_state)

@@ -86,6 +86,8 @@ class Settings:
     once: bool = False
     once_wait_s: float = 600.0
     once_idle_s: float = 10.0
+    # --once and no state directory given: the state goes in a temporary directory, removed at exit (__main__)
+    once_temp_state: bool = False
     name: str = field(default_factory=socket.gethostname)
     labels: dict[str, str] = field(default_factory=dict)
     log_level: str = "INFO"
@@ -281,6 +283,7 @@ def from_args(args: argparse.Namespace, env: Mapping[str, str]) -> Settings:
     settings.kernel_looked = search.looked
     settings.register_only = bool(getattr(args, "register_only", False))
     settings.once = bool(getattr(args, "once", False)) or _truthy(env.get("HOSTBENCH_ONCE", "0"))
+    settings.once_temp_state = settings.once and not state
     for attr, flag, var in (("once_wait_s", "once_wait", "HOSTBENCH_ONCE_WAIT"),
                             ("once_idle_s", "once_idle", "HOSTBENCH_ONCE_IDLE")):
         raw = getattr(args, flag, None)
