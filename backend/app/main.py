@@ -15,8 +15,8 @@ from app.core.hostcheck import AllowedHosts
 from app.core.openapi import document_access
 from app.health import Health, health
 from app.hosts.router import router as hosts_router
+from app.hosts.slurm import router as slurm_router
 from app.install.router import router as install_router
-from app.install.slurm import router as slurm_router
 from app.jobs.retire_router import router as retire_router
 from app.jobs.router import router as jobs_router
 from app.live.router import router as live_router

@@ -42,7 +42,7 @@ class Settings(BaseSettings):
     def redispatch_after(self) -> float:
         return self.redispatch_after_s if self.redispatch_after_s is not None else self.reconcile_s
     registration_token_ttl_s: float = 900.0
-    # Whether this server may drain a host's Slurm node (app.install.slurm: scontrol, audited); off by default.
+    # Whether this server may drain a host's Slurm node (app.hosts.slurm: scontrol, audited); off by default.
     hostbench_slurm_drain: bool = False
     # Extra wall time allowed on top of a run's own expected duration before the runner kills it.
     deadline_slack_s: float = 120.0
