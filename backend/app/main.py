@@ -20,6 +20,7 @@ from app.install.router import router as install_router
 from app.jobs.retire_router import router as retire_router
 from app.jobs.router import router as jobs_router
 from app.live.router import router as live_router
+from app.mesh.router import router as mesh_router
 from app.reconciler import lifespan
 from app.reference.router import router as reference_router
 from app.reports.router import router as reports_router
@@ -56,7 +57,7 @@ def create_app() -> FastAPI:
     # app.jobs.retire_router holds two of the hosts' routes (revoking and deleting a host end its runs)
     for r in (users_router, hosts_router, retire_router, jobs_router, live_router, runner_router, reference_router,
               audit_router, trends_router, suites_router, reports_router, schedules_router, install_router,
-              slurm_router):
+              slurm_router, mesh_router):
         app.include_router(r)
     api_docs(app)  # /docs and /redoc (app.web)
     mount_frontend(app)  # the dashboard, last: its catch-all route must not shadow one of the API's

@@ -4,7 +4,11 @@ is a serve run on host_ids[0] and a drive run on host_ids[1] (`add_pair`). A run
 reports it (`take_port`, from POST /api/runner/runs/{id}/listening). Only then is the drive run dispatched (`wait`,
 which also holds a host for a drive run whose server is up) and, at its claim, handed its peer's address and
 ports from the server's own records (`hand_out`). The two end together (`partner_end`, called by
-app.jobs.service.finish_run)."""
+app.jobs.service.finish_run).
+
+Many to one (app.mesh): one serve run and several drive runs in one job, each drive run naming the serve run. The
+serve run starts only when every driver can start, all drivers are rung when it listens, and it ends with the last
+of them. A mesh's jobs run in rounds: a run of a later round waits (app.mesh.rounds.later_round)."""
 from typing import Literal
 
 from sqlalchemy import select
@@ -15,6 +19,7 @@ from app.experiments.registry import ROLE_OF, RUNS, Experiment
 from app.hosts.models import Host
 from app.hosts.service import is_online
 from app.jobs.models import ON_HOST, TERMINAL, WITH_RESULT, Job, Run, RunStatus
+from app.mesh import rounds
 
 DRIVES = tuple(kind for kind, role in ROLE_OF.items() if role == "drive")
 SERVES = tuple(kind for kind, role in ROLE_OF.items() if role == "serve")
@@ -27,7 +32,8 @@ def role(run: Run) -> str | None:
 
 
 def add_pair(session: Session, job: Job, e: Experiment, host_ids: list[int], params: dict, expected_s: float) -> None:
-    """One serve run on host_ids[0], one drive run on host_ids[1]. The drive run is not dispatched until the
+    """One serve run on host_ids[0], one drive run on host_ids[1] (many to one: on each host after the first). A
+    drive run is not dispatched until the
     serve run reported its port; its peer address and ports are added at claim time, by the server. With
     reference tools, the serve run starts reference servers too and the drive run gets their ports at claim."""
     serve_kind, drive_kind = e.run_kind("serve"), e.run_kind("drive")
@@ -38,8 +44,9 @@ def add_pair(session: Session, job: Job, e: Experiment, host_ids: list[int], par
                 expected_duration_s=expected_s)
     session.add(serve)
     session.flush()
-    session.add(Run(job_id=job.id, host_id=host_ids[1], experiment=drive_kind,
-                    params={**params, "server_run_id": serve.id}, expected_duration_s=expected_s))
+    for host_id in host_ids[1:]:
+        session.add(Run(job_id=job.id, host_id=host_id, experiment=drive_kind,
+                        params={**params, "server_run_id": serve.id}, expected_duration_s=expected_s))
 
 
 def serve_run_of(session: Session, drive: Run, *, for_update: bool = False) -> Run | None:
@@ -50,9 +57,10 @@ def serve_run_of(session: Session, drive: Run, *, for_update: bool = False) -> R
     return session.scalar(q.with_for_update() if for_update else q)
 
 
-def drive_run_of(session: Session, serve: Run, *, for_update: bool = False) -> Run | None:
-    q = select(Run).where(Run.job_id == serve.job_id, Run.experiment.in_(DRIVES))
-    return session.scalar(q.with_for_update() if for_update else q)
+def drive_runs_of(session: Session, serve: Run, *, for_update: bool = False) -> list[Run]:
+    """The drive runs of a serve run's job: one, or several (many to one)."""
+    q = select(Run).where(Run.job_id == serve.job_id, Run.experiment.in_(DRIVES)).order_by(Run.id)
+    return list(session.scalars(q.with_for_update() if for_update else q))
 
 
 def serve_ready(serve: Run | None) -> bool:
@@ -76,6 +84,8 @@ def wait(session: Session, run: Run) -> Literal["skip", "hold"] | None:
     other until their deadlines (crossing pairs, A serves B while B serves A), or this host would keep taking later
     runs and the pair would never find it idle (docs/reliability.md, rule 8). A drive run whose server cannot start
     yet holds nothing ("skip": the host's next queued run may go)."""
+    if rounds.later_round(session, run):
+        return "skip"  # a mesh's later round: its earlier rounds have runs queued or running
     if role(run) == "serve":
         return None if driver_can_start(session, run) else "skip"
     if role(run) != "drive":
@@ -102,16 +112,19 @@ def _idle_and_online(session: Session, host_id: int) -> bool:
 
 
 def driver_can_start(session: Session, serve: Run) -> bool:
-    """Whether the drive run of this serve run would be the next to start on its host: that host runs nothing now
-    and has no run of one host queued ahead of it (two-host runs ahead wait for their own partners)."""
-    drive = drive_run_of(session, serve)
-    if drive is None or drive.status != RunStatus.queued:
-        return True  # nothing to wait for: its end ends this run too (partner_end)
-    if host_busy(session, drive.host_id):
-        return False
-    ahead = select(Run.id).where(Run.host_id == drive.host_id, Run.status == RunStatus.queued, Run.id < drive.id,
-                                 Run.experiment.not_in(PAIRED)).limit(1)
-    return session.scalar(ahead) is None
+    """Whether every queued drive run of this serve run would be the next to start on its host: that host runs
+    nothing now and has no run of one host queued ahead of it (two-host runs ahead wait for their own partners).
+    A drive run that is not queued has nothing to wait for (its end ends this run too: partner_end)."""
+    for drive in drive_runs_of(session, serve):
+        if drive.status != RunStatus.queued:
+            continue
+        if host_busy(session, drive.host_id):
+            return False
+        ahead = select(Run.id).where(Run.host_id == drive.host_id, Run.status == RunStatus.queued,
+                                     Run.id < drive.id, Run.experiment.not_in(PAIRED)).limit(1)
+        if session.scalar(ahead) is not None:
+            return False
+    return True
 
 
 def serve_hosts_waiting_on(session: Session, host_id: int) -> list[int]:
@@ -148,7 +161,7 @@ def hand_out(session: Session, run: Run) -> str | None:
 
 def take_port(run: Run, port: int, reference_ports: dict[str, int] | None) -> None:
     """A serve run's kernel listens on `port` (and its reference servers on theirs, tool -> port): keep them for the
-    drive run's claim. The caller commits, then rings the host of `driving_host`."""
+    drive run's claim. The caller commits, then rings the hosts of `driving_hosts`."""
     if role(run) != "serve":
         raise Unprocessable(f"run {run.id} is a {run.experiment} run; only a serving run reports a port")
     if run.status not in ON_HOST or run.cancel_requested:
@@ -157,25 +170,29 @@ def take_port(run: Run, port: int, reference_ports: dict[str, int] | None) -> No
     run.reference_ports = reference_ports
 
 
-def driving_host(session: Session, serve: Run) -> int | None:
-    """The host whose drive run waits on this serve run (its doorbell is rung once the port is known)."""
-    drive = drive_run_of(session, serve)
+def driving_hosts(session: Session, serve: Run) -> list[int]:
+    """The hosts whose drive runs wait on this serve run (their doorbells are rung once the port is known)."""
+    hosts = [drive.host_id for drive in drive_runs_of(session, serve)]
     session.rollback()
-    return drive.host_id if drive is not None else None
+    return hosts
 
 
-def partner_end(session: Session, run: Run) -> tuple[Run, str, str] | None:
+def partner_end(session: Session, run: Run) -> list[tuple[Run, str, str]]:
     """A two-host job ends together: the drive run's end ends its serve run (the serving runner's next
-    lease renewal gets 409 and stops its server); a serve run that ends first fails its drive run. Returns the
-    partner (row locked) with the status and reason to end it with, or None (the run is not paired, or its
-    partner has ended already)."""
+    lease renewal gets 409 and stops its server) once no other drive run of it is still on (many to one); a serve
+    run that ends first fails its drive runs. Returns each partner (row locked) with the status and reason to end
+    it with; none when the run is not paired or its partners have ended already."""
     if role(run) not in ("serve", "drive"):
-        return None
+        return []
     if role(run) == "drive":
         partner = serve_run_of(session, run, for_update=True)
         if partner is None or partner.status in TERMINAL:
             session.rollback()
-            return None
+            return []
+        others = [d for d in drive_runs_of(session, partner) if d.id != run.id and d.status not in TERMINAL]
+        if others:  # many to one: the server serves the drivers still measuring
+            session.rollback()
+            return []
         if run.status in WITH_RESULT:
             status, reason = RunStatus.succeeded, f"served run {run.id}"
         elif run.status == RunStatus.cancelled:
@@ -183,12 +200,11 @@ def partner_end(session: Session, run: Run) -> tuple[Run, str, str] | None:
         else:
             status = RunStatus.failed
             reason = f"the driving run {run.id} failed: {run.status_reason or 'no reason given'}"
-    else:
-        partner = drive_run_of(session, run, for_update=True)
-        if partner is None or partner.status in TERMINAL:
-            session.rollback()
-            return None
-        status = RunStatus.failed
-        reason = (f"the serving run {run.id} ended ({run.status}) before this run: "
-                  f"{run.status_reason or 'no reason given'}")
-    return partner, status, reason[:2000]
+        return [(partner, status, reason[:2000])]
+    drives = [d for d in drive_runs_of(session, run, for_update=True) if d.status not in TERMINAL]
+    if not drives:
+        session.rollback()
+        return []
+    reason = (f"the serving run {run.id} ended ({run.status}) before this run: "
+              f"{run.status_reason or 'no reason given'}")
+    return [(d, RunStatus.failed, reason[:2000]) for d in drives]

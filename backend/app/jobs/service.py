@@ -24,6 +24,7 @@ from app.jobs.schemas import (
     RunPublic,
     SamplePublic,
 )
+from app.mesh import rounds
 from app.results.service import current_result, unit_for
 
 
@@ -108,7 +109,8 @@ def check_hosts_fit(body: JobCreateBase, hosts: list[Host]) -> None:
     e = EXPERIMENTS[body.experiment]
     params = body.params.model_dump(mode="json")
     for i, host in enumerate(hosts):
-        if e.hosts > 1 and e.roles[i][1] != e.params_of:  # a serving run takes none of the job's parameters
+        # a serving run takes none of the job's parameters (many to one: every host after the first drives)
+        if e.hosts > 1 and e.roles[min(i, len(e.roles) - 1)][1] != e.params_of:
             continue
         for one in e.split(params):
             found = hostfit.refusal(e.run, one, host.inventory, host.name)
@@ -261,15 +263,17 @@ def finish_run(session: Session, run: Run, status: str, reason: str | None) -> N
     run.lease_expires_at = None
     session.commit()
     publish_run(session, run)
-    partner = pairing.partner_end(session, run)  # a two-host job's runs end together
-    if partner is not None:
-        other, other_status, other_reason = partner
+    # a two-host job's runs end together (several partners: a serve run's drivers, many to one)
+    for other, other_status, other_reason in pairing.partner_end(session, run):
+        if other.status in TERMINAL:  # ended meanwhile, by another partner's end
+            continue
         finish_run(session, other, other_status, other_reason)
         ring(other.host_id)
-    # serve runs elsewhere that wait for this host to be free for their drivers (app.jobs.pairing.wait)
-    waiting = pairing.serve_hosts_waiting_on(session, run.host_id)
+    # serve runs elsewhere that wait for this host to be free for their drivers (app.jobs.pairing.wait), and the
+    # hosts of a mesh's next round once this run's round has ended (app.mesh.rounds)
+    waiting = pairing.serve_hosts_waiting_on(session, run.host_id) + rounds.hosts_to_ring(session, run)
     session.rollback()
-    for host_id in waiting:
+    for host_id in sorted(set(waiting)):
         ring(host_id)
 
 

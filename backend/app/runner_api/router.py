@@ -221,10 +221,9 @@ async def lease(run_id: Id, body: LeaseIn, request: Request, token: RunnerTokenD
 
 @router.post("/runner/runs/{run_id}/listening")
 def listening(run_id: Id, body: Listening, runner: RunnerDep, session: RunnerSessionDep) -> dict[str, bool]:
-    """A serve run's kernel bound its port: store it, then ring the doorbell of the driving host."""
+    """A serve run's kernel bound its port: store it, then ring the doorbell of the driving host(s)."""
     ports = body.reference_ports.model_dump(exclude_none=True) if body.reference_ports is not None else None
-    drive_host = service.listening(session, runner, run_id, body.attempt, body.port, ports)
-    if drive_host is not None:
+    for drive_host in service.listening(session, runner, run_id, body.attempt, body.port, ports):
         ring(drive_host)
     return {"ok": True}
 

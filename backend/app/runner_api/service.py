@@ -110,16 +110,16 @@ def check_renewable(run: Run) -> None:
 
 
 def listening(session: Session, host: Host, run_id: int, attempt: int, port: int,
-              reference_ports: dict[str, int] | None = None) -> int | None:
+              reference_ports: dict[str, int] | None = None) -> list[int]:
     """Store the port a serve run's kernel listens on, and those of its reference servers (tool -> port)
-    (app.jobs.pairing); returns the host to ring (the driving one)."""
+    (app.jobs.pairing); returns the hosts to ring (the driving ones)."""
     run = _owned_run(session, host, run_id, attempt)
     pairing.take_port(run, port, reference_ports)
     _renew(run)
     note_seen(host)
     session.commit()
     publish_run(session, run)
-    return pairing.driving_host(session, run)
+    return pairing.driving_hosts(session, run)
 
 
 def _pair(session: Session, host: Host, run: Run) -> PairCheck | None:
