@@ -232,6 +232,12 @@ def main(argv: list[str] | None = None) -> int:
     rs.add_argument("--timeout", type=float, default=None, help="with --wait: give up (exit 2) after this many s")
     rs.add_argument("--json", action="store_true", help="print the suite run as the API gives it")
     add_server_arguments(rs)
+    ms = sub.add_parser("mesh", help="test hosts together over TCP: all pairs in rounds, or many to one (--wait: "
+                        "the matrix; exit 0 when every link was measured)")
+    from hostbench_cli.mesh import add_arguments as add_mesh_arguments
+
+    add_mesh_arguments(ms)
+    add_server_arguments(ms)
     wt = sub.add_parser("wait", help="follow a run's live progress; exit 0 when it succeeded, 1 otherwise")
     wt.add_argument("run_id", type=int)
     wt.add_argument("--timeout", type=float, default=None, help="give up (exit 2) after this many seconds")
@@ -332,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         from hostbench_common.reftools.cli import main as parse_main
 
         return parse_main([args.tool, args.file])
-    if args.cmd in ("runs", "wait", "export", "run"):
+    if args.cmd in ("runs", "wait", "export", "run", "mesh"):
         from hostbench_cli import remote
 
         if args.cmd == "runs" and not 1 <= args.limit <= remote.RUNS_MAX:

@@ -585,6 +585,10 @@ def main(args: argparse.Namespace) -> int:
             return cmd_run(server, args, sys.stdout)
         if args.cmd == "export":
             return cmd_export(server, args)
+        if args.cmd == "mesh":
+            from hostbench_cli.mesh import cmd_mesh
+
+            return cmd_mesh(server, args, sys.stdout)
         if args.cmd == "parse":
             row = import_reference(server, args.tool, args.file, args.host)
             json.dump(row, sys.stdout, indent=1)
