@@ -78,6 +78,9 @@ export function Layout() {
                   <NavLink to="/schedules">Schedules</NavLink>
                 </li>
                 <li>
+                  <NavLink to={paths.meshes}>Hosts together</NavLink>
+                </li>
+                <li>
                   <NavLink to={paths.history()}>History</NavLink>
                 </li>
                 <li>

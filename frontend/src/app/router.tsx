@@ -8,6 +8,8 @@ import { AuditRoute } from './routes/AuditRoute';
 import { CompareRoute } from './routes/CompareRoute';
 import { HistoryRoute } from './routes/HistoryRoute';
 import { HostsRoute } from './routes/HostsRoute';
+import { MeshRoute } from './routes/MeshRoute';
+import { MeshesRoute } from './routes/MeshesRoute';
 import { NewJobRoute } from './routes/NewJobRoute';
 import { NotFoundRoute, RouteError } from './routes/NotFoundRoute';
 import { ReportRoute } from './routes/ReportRoute';
@@ -37,6 +39,8 @@ export const routes: RouteObject[] = [
       { path: 'suites', element: <SuitesRoute /> },
       { path: 'suite-runs/:id', element: <SuiteRunRoute /> },
       { path: 'schedules', element: <SchedulesPage /> },
+      { path: 'meshes', element: <MeshesRoute /> },
+      { path: 'meshes/:id', element: <MeshRoute /> },
       { path: 'history', element: <HistoryRoute /> },
       { path: 'runs', element: <RunsRedirect /> },
       { path: 'runs/:id', element: <RunRoute /> },

@@ -8,6 +8,9 @@ export const paths = {
     return qs ? `/history?${qs}` : '/history';
   },
   run: (id: number | string) => `/runs/${id}`,
+  /** Hosts tested together: the form and the recent ones; one mesh's matrix. */
+  meshes: '/meshes',
+  mesh: (id: number | string) => `/meshes/${id}`,
   compare: (ids: readonly number[] = [], baseline?: number | null) => {
     const parts: string[] = [];
     if (ids.length) parts.push(`runs=${ids.join(',')}`);

@@ -411,6 +411,85 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/meshes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read Meshes */
+        get: operations["read_meshes_api_meshes_get"];
+        put?: never;
+        /**
+         * Create Mesh
+         * @description Test hosts together: every pair's network_pair jobs (all pairs) or every client's drive run to one server
+         *     (many to one), created at once or not at all, run in rounds (docs/reliability.md, rule 8).
+         */
+        post: operations["create_mesh_api_meshes_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meshes/{mesh_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Mesh
+         * @description The mesh and its matrix: each link's Mbit/s and round-trip latency, its verdict, the slowest link and host.
+         */
+        get: operations["read_mesh_api_meshes__mesh_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meshes/{mesh_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel Mesh
+         * @description Cancel every run of the mesh still queued or running.
+         */
+        post: operations["cancel_mesh_api_meshes__mesh_id__cancel_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/meshes/{mesh_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export Mesh */
+        get: operations["export_mesh_api_meshes__mesh_id__export_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/metrics": {
         parameters: {
             query?: never;
@@ -583,7 +662,7 @@ export interface paths {
         put?: never;
         /**
          * Listening
-         * @description A serve run's kernel bound its port: store it, then ring the doorbell of the driving host.
+         * @description A serve run's kernel bound its port: store it, then ring the doorbell of the driving host(s).
          */
         post: operations["listening_api_runner_runs__run_id__listening_post"];
         delete?: never;
@@ -2326,6 +2405,150 @@ export interface components {
              * @default 1
              */
             warmup_s: number;
+        };
+        /**
+         * MeshCell
+         * @description One link: client (driving) to server (serving), its round, its figures and their verdicts.
+         */
+        MeshCell: {
+            /** Client Host Id */
+            client_host_id: number;
+            /** Mbps */
+            mbps?: number | null;
+            /** Round */
+            round: number;
+            /** Rr Run Id */
+            rr_run_id?: number | null;
+            /** Rtt Us */
+            rtt_us?: number | null;
+            /** Server Host Id */
+            server_host_id: number;
+            /** Share */
+            share?: number | null;
+            /** Status */
+            status: string;
+            /** Stream Run Id */
+            stream_run_id?: number | null;
+            /** Validity */
+            validity?: string | null;
+            /** Verdict */
+            verdict?: ("PASS" | "FAIL" | "DISTURBED" | "NO BASELINE") | null;
+            /** Verdict Reason */
+            verdict_reason?: string | null;
+        };
+        /**
+         * MeshCreate
+         * @description N hosts tested together over TCP: every job a network_pair job (tcp_stream for Mbit/s, tcp_rr for the
+         *     round-trip latency), run in rounds so that no host serves and drives at once.
+         */
+        MeshCreate: {
+            /**
+             * Host Ids
+             * @description all pairs: the hosts; many to one: the clients (the server is server_host_id)
+             */
+            host_ids: number[];
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "all_pairs" | "all_pairs_both_ways" | "many_to_one";
+            /**
+             * Ops
+             * @default [
+             *       "tcp_stream",
+             *       "tcp_rr"
+             *     ]
+             */
+            ops: ("tcp_stream" | "tcp_rr")[];
+            /**
+             * Params
+             * @description the network_pair parameters (NetworkPairParams) every job shares, less op; each op's are checked as that job's would be
+             */
+            params?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Server Host Id
+             * @description many_to_one only: the host every client drives to
+             */
+            server_host_id?: number | null;
+        };
+        /** MeshHost */
+        MeshHost: {
+            /** Id */
+            id: number;
+            /** Name */
+            name: string;
+        };
+        /** MeshLink */
+        MeshLink: {
+            /** Client Host Id */
+            client_host_id: number;
+            /** Mbps */
+            mbps: number;
+            /** Server Host Id */
+            server_host_id: number;
+        };
+        /** MeshPublic */
+        MeshPublic: {
+            /** Aggregate Mbps */
+            aggregate_mbps?: number | null;
+            /** Cells */
+            cells: components["schemas"]["MeshCell"][];
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Created By */
+            created_by: string | null;
+            /** Hosts */
+            hosts: components["schemas"]["MeshHost"][];
+            /** Id */
+            id: number;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "all_pairs" | "all_pairs_both_ways" | "many_to_one";
+            /** Ops */
+            ops: string[];
+            /** Overlap S */
+            overlap_s?: number | null;
+            /** Params */
+            params: {
+                [key: string]: unknown;
+            };
+            /** Rounds */
+            rounds: number;
+            /** Runs */
+            runs: {
+                [key: string]: number;
+            };
+            server: components["schemas"]["MeshHost"] | null;
+            slowest_host: components["schemas"]["MeshSlowHost"] | null;
+            slowest_link: components["schemas"]["MeshLink"] | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "queued" | "running" | "done" | "cancelled";
+            /** Wall S */
+            wall_s: number | null;
+        };
+        /** MeshSlowHost */
+        MeshSlowHost: {
+            /** Host Id */
+            host_id: number;
+            /** Mean Mbps */
+            mean_mbps: number;
+            /** Name */
+            name: string;
+        };
+        /** MeshesPublic */
+        MeshesPublic: {
+            /** Data */
+            data: components["schemas"]["MeshPublic"][];
         };
         /** Method */
         Method: {
@@ -5617,6 +5840,346 @@ export interface operations {
             };
             /** @description request body over the limit (checked before it is read) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_meshes_api_meshes_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeshesPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    create_mesh_api_meshes_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MeshCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeshPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_mesh_api_meshes__mesh_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                mesh_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeshPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    cancel_mesh_api_meshes__mesh_id__cancel_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                mesh_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeshPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    export_mesh_api_meshes__mesh_id__export_get: {
+        parameters: {
+            query?: {
+                format?: string;
+            };
+            header?: never;
+            path: {
+                mesh_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/csv": unknown;
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
