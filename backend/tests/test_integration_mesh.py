@@ -17,8 +17,10 @@ from datetime import datetime
 
 import httpx
 import pytest
+from hostbench_cli.stack import Stack
 
-from tests.test_integration_pair import AUTH, TERMINAL, _stack, _start_runner, _wait
+from tests.conftest import fresh_db
+from tests.test_integration_pair import AUTH, TERMINAL, _start_runner, _wait
 
 N = int(os.environ.get("HOSTBENCH_MESH_HOSTS", "4"))
 MODE = os.environ.get("HOSTBENCH_MESH_MODE", "all_pairs")
@@ -83,6 +85,21 @@ def _shape(a: str, b: str, mbit: float) -> None:
                         f"{mbit:.0f}mbit", "ceil", f"{mbit:.0f}mbit"], check=True, capture_output=True)
         subprocess.run([*tc, "filter", "add", "dev", dev, "parent", "1:", "protocol", "ip", "prio", "1", "u32",
                         "match", "ip", "dst", f"{NAMESPACES[dst][1]}/32", "flowid", "1:20"], check=True)
+
+
+def _stack(db: str, bind: str) -> Stack:
+    """As test_integration_pair's, with the per-person cap on active runs raised: 8 hosts both ways with both ops
+    are 224 runs at once, over the default 200 (the API answers 429 then, as for any jobs)."""
+    import tempfile
+    from pathlib import Path
+
+    state = Path(tempfile.mkdtemp(prefix="hb-it-mesh-", dir=os.environ.get("HOSTBENCH_TEST_STATE")))
+    s = Stack(state, database_url=fresh_db(db), redis_url=os.environ["REDIS_URL"], with_runner=False, bind=bind,
+              extra_env={"LEASE_S": "10", "MAX_ACTIVE_RUNS_PER_USER": "1000"})
+    s.start()
+    AUTH.clear()
+    AUTH.update(s.admin_headers())
+    return s
 
 
 def _get(url: str, path: str) -> dict:

@@ -221,3 +221,14 @@ def test_unknown_hosts_and_permissions(client, session):
     r = client.post("/api/meshes", json={"mode": "all_pairs", "host_ids": [1, 2]}, headers=viewer)
     assert r.status_code == 403  # starting one is creating jobs: operators and admins
     assert client.get("/api/meshes", headers=viewer).status_code == 200
+
+
+def test_a_mesh_over_the_active_run_cap_is_refused_whole(client, session, monkeypatch):
+    from app.core.config import get_settings
+
+    hosts = _hosts(client, session, 4)
+    monkeypatch.setattr(get_settings(), "max_active_runs_per_user", 20)  # 6 links x 2 ops x 2 runs = 24
+    r = client.post("/api/meshes", json={"mode": "all_pairs", "host_ids": [h for h, _ in hosts], "params": STREAM})
+    assert r.status_code == 429 and "limit 20 per person" in r.text and r.headers.get("retry-after")
+    assert session.scalars(select(Run.id)).first() is None  # none of its jobs was created
+    assert client.get("/api/meshes").json()["data"] == []
