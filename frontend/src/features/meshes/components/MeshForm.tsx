@@ -1,6 +1,7 @@
 // Test hosts together: pick N hosts and a mode (all pairs, both ways, many to one with its server) and the ops.
 // Every job is created at once or none, with the server's reason; the page then shows the mesh's matrix.
 import { useId, useState } from 'react';
+import { TextField } from '../../../components/TextField';
 import { errorMessage } from '../../../lib/api/errors';
 import { useStartMesh, type Mesh, type MeshCreate, type MeshMode } from '../api/meshes';
 import { MODE_LABELS, roundsFor } from '../lib/heat';
@@ -21,6 +22,8 @@ export function MeshForm({ hosts, onStarted }: { hosts: readonly MeshHostOption[
   const [mode, setMode] = useState<MeshMode>('all_pairs');
   const [serverId, setServerId] = useState<number | null>(null);
   const [ops, setOps] = useState<string[]>(['tcp_stream', 'tcp_rr']);
+  // Each pair job's timing (the network_pair parameters every job shares); empty: the kernel's default.
+  const [timing, setTiming] = useState({ repeats: '', duration_s: '', warmup_s: '' });
   const start = useStartMesh();
   const serverSelect = useId();
   const n = hostIds.length;
@@ -38,7 +41,8 @@ export function MeshForm({ hosts, onStarted }: { hosts: readonly MeshHostOption[
       aria-label="Test hosts together"
       onSubmit={(e) => {
         e.preventDefault();
-        const body: MeshCreate = { mode, host_ids: hostIds, ops: ops as MeshCreate['ops'], params: {} };
+        const params = Object.fromEntries(Object.entries(timing).filter(([, v]) => v.trim() !== '').map(([k, v]) => [k, Number(v)]));
+        const body: MeshCreate = { mode, host_ids: hostIds, ops: ops as MeshCreate['ops'], params };
         if (mode === 'many_to_one' && serverId !== null) body.server_host_id = serverId;
         start.mutate(body, { onSuccess: onStarted });
       }}
@@ -90,6 +94,12 @@ export function MeshForm({ hosts, onStarted }: { hosts: readonly MeshHostOption[
             {label}
           </label>
         ))}
+      </fieldset>
+      <fieldset className="fieldset">
+        <legend>Each pair job</legend>
+        <TextField id={`${serverSelect}-repeats`} label="Repeats" inputMode="numeric" placeholder="3" error={null} value={timing.repeats} onChange={(e) => setTiming({ ...timing, repeats: e.target.value })} />
+        <TextField id={`${serverSelect}-duration`} label="Duration per repeat (s)" inputMode="decimal" placeholder="3" error={null} value={timing.duration_s} onChange={(e) => setTiming({ ...timing, duration_s: e.target.value })} />
+        <TextField id={`${serverSelect}-warmup`} label="Warm-up (s)" inputMode="decimal" placeholder="1" error={null} value={timing.warmup_s} onChange={(e) => setTiming({ ...timing, warmup_s: e.target.value })} help="Empty: the network test's defaults. The server checks each value as a job's." />
       </fieldset>
       <p className="help">
         {n >= 2
