@@ -232,3 +232,15 @@ def test_a_mesh_over_the_active_run_cap_is_refused_whole(client, session, monkey
     assert r.status_code == 429 and "limit 20 per person" in r.text and r.headers.get("retry-after")
     assert session.scalars(select(Run.id)).first() is None  # none of its jobs was created
     assert client.get("/api/meshes").json()["data"] == []
+
+
+def test_the_list_is_light_and_the_mesh_has_the_figures(client, session):
+    hosts = _hosts(client, session, 2)
+    r = client.post("/api/meshes", json={"mode": "all_pairs", "host_ids": [h for h, _ in hosts], "ops": ["tcp_stream"],
+                                         "params": STREAM})
+    assert r.status_code == 201, r.text
+    _drive_all(client, session, hosts, lambda s, c: 500.0)
+    listed = client.get("/api/meshes").json()["data"][0]
+    assert [c["status"] for c in listed["cells"]] == ["succeeded"] and listed["cells"][0]["mbps"] is None
+    one = client.get(f"/api/meshes/{listed['id']}").json()
+    assert one["cells"][0]["mbps"] == 500.0 and one["slowest_link"]["mbps"] == 500.0

@@ -30,7 +30,8 @@ def create_mesh(body: MeshCreate, p: OperatorDep, session: SessionDep) -> MeshPu
 
 @router.get("/meshes", response_model=MeshesPublic)
 def read_meshes(_: ViewerDep, session: SessionDep, limit: Annotated[int, Query(ge=1, le=100)] = 20) -> MeshesPublic:
-    return MeshesPublic(data=[service.public(session, m) for m in service.recent(session, limit)])
+    """The recent meshes, newest first, light: each cell's status, no figures (GET /api/meshes/{id} has them)."""
+    return MeshesPublic(data=[service.public(session, m, figures=False) for m in service.recent(session, limit)])
 
 
 @router.get("/meshes/{mesh_id}", response_model=MeshPublic)

@@ -105,7 +105,8 @@ def _cell_status(statuses: list[str]) -> str:
     return "succeeded"
 
 
-def public(session: Session, mesh: Mesh) -> MeshPublic:
+def public(session: Session, mesh: Mesh, *, figures: bool = True) -> MeshPublic:
+    """The mesh and its matrix. figures=False (the list): its cells' statuses only, no run's result read."""
     rows = runs_of(session, mesh.id)
     wanted = {*mesh.host_ids, *([mesh.server_host_id] if mesh.server_host_id else [])}
     names: dict[int, str] = dict(session.execute(select(Host.id, Host.name).where(Host.id.in_(wanted))).all())
@@ -122,7 +123,7 @@ def public(session: Session, mesh: Mesh) -> MeshPublic:
         one["statuses"] += [run.status, serve.status]
         op = str(job.params.get("op"))
         one["runs"][op] = run
-        if run.status in DONE:
+        if figures and run.status in DONE:
             value, validity = _figure(run, op)
             if value is not None:
                 one[op] = value

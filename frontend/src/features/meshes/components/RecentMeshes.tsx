@@ -1,7 +1,7 @@
-// The recent meshes, newest first: mode, hosts, status, slowest link.
+// The recent meshes, newest first: mode, hosts, status, links measured (the list carries no figures).
 import { Link } from 'react-router';
 import { Empty, ErrorState, Loading } from '../../../components/Status';
-import { formatDateTime, formatNumber } from '../../../lib/format';
+import { formatDateTime } from '../../../lib/format';
 import { useMeshes } from '../api/meshes';
 import { MODE_LABELS } from '../lib/heat';
 
@@ -18,7 +18,9 @@ export function RecentMeshes({ meshPath }: { meshPath: (id: number) => string })
             <th scope="col">Mesh</th>
             <th scope="col">Status</th>
             <th scope="col">Hosts</th>
-            <th scope="col">Slowest link</th>
+            <th scope="col" className="num">
+              Links measured
+            </th>
             <th scope="col">Started</th>
             <th scope="col">By</th>
           </tr>
@@ -33,7 +35,9 @@ export function RecentMeshes({ meshPath }: { meshPath: (id: number) => string })
               </th>
               <td>{m.status}</td>
               <td>{[...(m.server ? [`${m.server.name} (server)`] : []), ...m.hosts.map((h) => h.name)].join(', ')}</td>
-              <td className="num">{m.slowest_link ? `${formatNumber(m.slowest_link.mbps, 3)} Mbit/s` : '—'}</td>
+              <td className="num">
+                {m.cells.filter((c) => c.status === 'succeeded').length} of {m.cells.length}
+              </td>
               <td>{formatDateTime(m.created_at)}</td>
               <td>{m.created_by ?? '—'}</td>
             </tr>
