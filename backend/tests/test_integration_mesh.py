@@ -103,7 +103,12 @@ def _stack(db: str, bind: str) -> Stack:
 
 
 def _get(url: str, path: str) -> dict:
-    r = httpx.get(f"{url}{path}", headers=AUTH, timeout=30)
+    """A read, waited out while the server says it is busy (503 or 429 with Retry-After: a loaded machine)."""
+    for _ in range(30):
+        r = httpx.get(f"{url}{path}", headers=AUTH, timeout=60)
+        if r.status_code not in (429, 503):
+            break
+        time.sleep(float(r.headers.get("retry-after") or 2))
     assert r.status_code == 200, r.text
     return r.json()
 
@@ -139,7 +144,7 @@ def test_all_pairs_in_namespaces_name_the_shaped_link(namespaces):
         mesh = r.json()
         deadline = time.monotonic() + 120 + 60 * mesh["rounds"]
         while mesh["status"] not in ("done", "cancelled") and time.monotonic() < deadline:
-            time.sleep(2)
+            time.sleep(5)
             mesh = _get(url, f"/api/meshes/{mesh['id']}")
         assert mesh["status"] == "done", mesh["runs"]
         cells = mesh["cells"]
