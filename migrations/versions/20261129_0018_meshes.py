@@ -1,7 +1,7 @@
 """Hosts tested together: meshes (all pairs in rounds, many to one) and the jobs of each, with their round
 
 Revision ID: 0018
-Revises: 0016
+Revises: 0022
 Create Date: 2026-11-29 03:30:00.000000
 """
 from collections.abc import Sequence
@@ -11,7 +11,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision: str = '0018'
-down_revision: str | None = '0016'
+down_revision: str | None = '0022'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -418,7 +418,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read Meshes */
+        /**
+         * Read Meshes
+         * @description The recent meshes, newest first, light: each cell's status, no figures (GET /api/meshes/{id} has them).
+         */
         get: operations["read_meshes_api_meshes_get"];
         put?: never;
         /**
