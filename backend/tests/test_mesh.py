@@ -244,3 +244,4 @@ def test_the_list_is_light_and_the_mesh_has_the_figures(client, session):
     assert [c["status"] for c in listed["cells"]] == ["succeeded"] and listed["cells"][0]["mbps"] is None
     one = client.get(f"/api/meshes/{listed['id']}").json()
     assert one["cells"][0]["mbps"] == 500.0 and one["slowest_link"]["mbps"] == 500.0
+    assert one["slowest_host"] is None  # two hosts on the same one link: neither is the slower

@@ -146,7 +146,9 @@ def public(session: Session, mesh: Mesh, *, figures: bool = True) -> MeshPublic:
         for h in (c.server_host_id, c.client_host_id):
             if h != mesh.server_host_id:  # many to one: the server is on every link
                 per_host.setdefault(h, []).append(c.mbps or 0.0)
-    slow_host = min(per_host.items(), key=lambda kv: statistics.fmean(kv[1]), default=None)
+    means = sorted((statistics.fmean(v), h) for h, v in per_host.items())
+    # none when the lowest mean is shared (two hosts whose links are the same ones: a pair both ways)
+    slow_host = (means[0][1], means[0][0]) if means and (len(means) == 1 or means[1][0] > means[0][0]) else None
     aggregate = overlap = None
     if mesh.mode == "many_to_one" and measured:
         aggregate = sum(c.mbps or 0.0 for c in measured)
@@ -168,7 +170,7 @@ def public(session: Session, mesh: Mesh, *, figures: bool = True) -> MeshPublic:
         slowest_link=MeshLink(server_host_id=slowest.server_host_id, client_host_id=slowest.client_host_id,
                               mbps=slowest.mbps or 0.0) if slowest else None,
         slowest_host=MeshSlowHost(host_id=slow_host[0], name=names.get(slow_host[0], "?"),
-                                  mean_mbps=statistics.fmean(slow_host[1])) if slow_host else None,
+                                  mean_mbps=slow_host[1]) if slow_host else None,
         aggregate_mbps=aggregate, overlap_s=overlap)
 
 
