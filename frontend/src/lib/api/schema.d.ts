@@ -297,6 +297,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/hosts/{host_id}/slurm-drain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Slurm Drain
+         * @description Drain the host's Slurm node with the reason (admins; opt-in on the server; audited).
+         */
+        post: operations["slurm_drain_api_hosts__host_id__slurm_drain_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/install/hostbench-runner.tar.gz": {
         parameters: {
             query?: never;
@@ -3041,6 +3061,11 @@ export interface components {
              */
             namespace?: string | null;
             /**
+             * Nodes
+             * @description Kubernetes node names: the one-shot Job manifest has a Job for each (kubernetes_jobs)
+             */
+            nodes?: string[];
+            /**
              * Ttl S
              * @description how long the token may be used (seconds)
              * @default 900
@@ -3076,6 +3101,12 @@ export interface components {
              * @description paste on the target host: installs, registers and starts the runner
              */
             install_command: string;
+            /**
+             * Kubernetes Jobs
+             * @description a one-shot runner Job per node of `nodes` (YAML; empty without nodes)
+             * @default
+             */
+            kubernetes_jobs: string;
             /**
              * Kubernetes Manifest
              * @description Namespace, Secret, ServiceAccount and DaemonSet (YAML)
@@ -3810,6 +3841,23 @@ export interface components {
             host_id: number;
             /** Name */
             name: string | null;
+            /** Reason */
+            reason: string;
+        };
+        /** SlurmDrain */
+        SlurmDrain: {
+            /**
+             * Reason
+             * @description shown by Slurm (sinfo -R) as the node's reason
+             */
+            reason: string;
+        };
+        /** SlurmDrained */
+        SlurmDrained: {
+            /** Host Id */
+            host_id: number;
+            /** Node */
+            node: string;
             /** Reason */
             reason: string;
         };
@@ -5427,6 +5475,100 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
+            };
+        };
+    };
+    slurm_drain_api_hosts__host_id__slurm_drain_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SlurmDrain"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SlurmDrained"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description draining is off on this server */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the host has no Slurm node name, or a bad reason */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description scontrol failed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
