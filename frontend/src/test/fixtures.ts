@@ -234,6 +234,7 @@ export const registrationToken: RegistrationToken = {
   shell_command: 'test -s /opt/hostbench-runner/state/credential.json || { curl -fsSL http://10.0.0.1:8000/api/install/runner.sh | sh -s -- --token hbreg_abc123; }',
   cloud_init: '#cloud-config\nruncmd:\n  - - "sh"\n',
   kubernetes_manifest: '---\napiVersion: "v1"\nkind: "Namespace"\n',
+  kubernetes_jobs: '',
   info: {
     id: 1, name: null, created_at: '2026-11-01T10:00:00Z', created_by: 'vera', expires_at: '2026-11-01T10:15:00Z',
     max_uses: 1, uses_left: 1, uses: 0, labels: {}, revoked_at: null, usable: true,
