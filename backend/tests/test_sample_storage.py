@@ -192,3 +192,35 @@ def test_the_migration_moves_every_sample_equal():
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'drop database if exists "{name}" with (force)')
+
+
+def test_the_size_run_small(tmp_path):
+    """`./hostbench size` at a CI size on a database of its own: it fills, measures every figure and drops the oldest
+    month; its JSON line says so (the full size is run by hand: docs/scaling.md)."""
+    import json
+
+    base = os.environ["DATABASE_URL"].rsplit("/", 1)[0]
+    name = f"hb_size_{os.environ.get('PYTEST_XDIST_WORKER', 'x')}"
+    admin = base.replace("postgresql+psycopg://", "postgresql://") + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'drop database if exists "{name}" with (force)')
+        conn.execute(f'create database "{name}"')
+    try:
+        out = subprocess.run([sys.executable, "-m", "hostbench_cli", "size", "--runs", "300", "--samples-per-run", "20",
+                              "--days", "150", "--chunk-runs", "100", "--repeat", "2", "--ingest-batches", "20",
+                              "--database-url", f"{base}/{name}"], cwd=ROOT, capture_output=True, text=True,
+                             timeout=600)
+        assert out.returncode == 0, out.stderr[-3000:]
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        ingest = 2 * 20 * 60  # 20 batches of 60, empty and at size
+        assert r["samples_stored"] == 300 * 20 + ingest
+        assert r["ingest_empty_samples_per_s"] > 0 and r["ingest_at_size_samples_per_s"] > 0
+        for read in ("history_first_page", "history_deep_page", "history_label_page", "run_samples"):
+            assert r[read]["rows"] > 0 and 0 < r[read]["p50_ms"] <= r[read]["p95_ms"], (read, r[read])
+        assert r["host_trend_year"]["rows"] > 0 and r["report_quarter"]["rows"] > 0
+        assert len(r["retention_month"]["partitions"]) == 1 and r["retention_month"]["samples"] > 0
+        assert 40 < r["bytes_per_sample_table"] < r["bytes_per_sample_table_and_index"]
+        assert out.stdout.count("\n") > 10  # the table before the JSON line
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'drop database if exists "{name}" with (force)')

@@ -2,7 +2,9 @@
 SamplePhase, which holds what is constant over a stretch of them), and the minute rollup's key. One definition,
 used by every reader (the run page, live stream backlog, export, reports, a run's finish) and by the ingest
 statement (app.runner_api.fast)."""
-from sqlalchemy import Select, select
+from datetime import datetime
+
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from app.jobs.models import Run, Sample, SampleMinute, SamplePhase
@@ -45,8 +47,6 @@ def measured(session: Session, run: Run) -> list[tuple[float, float]]:
 def minutes(session: Session, run_ids: list[int]) -> list[tuple[int, int, float, float, float, int]]:
     """The minute rollup of these runs' measured samples: (run_id, minute, min, mean, max, count), per run in minute
     order, phases of one minute together (what a long-range chart plots: never the per-second rows)."""
-    from sqlalchemy import func
-
     q = (select(SampleMinute.run_id, SampleMinute.minute, func.min(SampleMinute.lo),
                 func.sum(SampleMinute.total) / func.sum(SampleMinute.n), func.max(SampleMinute.hi),
                 func.sum(SampleMinute.n))
@@ -54,3 +54,31 @@ def minutes(session: Session, run_ids: list[int]) -> list[tuple[int, int, float,
          .where(SampleMinute.run_id.in_(run_ids), SamplePhase.warmup.is_(False))
          .group_by(SampleMinute.run_id, SampleMinute.minute).order_by(SampleMinute.run_id, SampleMinute.minute))
     return [(r, m, lo, mean, hi, n) for r, m, lo, mean, hi, n in session.execute(q)]
+
+
+def host_trend(session: Session, host_id: int, since: datetime, until: datetime
+               ) -> list[tuple[datetime, int, int, float, float, float, int]]:
+    """A host's long-range chart from the rollup: per run created in [since, until) and minute of its measured
+    samples, (run created_at, run_id, minute, min, mean, max, count), in time order."""
+    q = (select(Run.created_at, SampleMinute.run_id, SampleMinute.minute, func.min(SampleMinute.lo),
+                func.sum(SampleMinute.total) / func.sum(SampleMinute.n), func.max(SampleMinute.hi),
+                func.sum(SampleMinute.n))
+         .join(Run, Run.id == SampleMinute.run_id).join(SamplePhase, SamplePhase.id == SampleMinute.phase_id)
+         .where(Run.host_id == host_id, Run.created_at >= since, Run.created_at < until, SamplePhase.warmup.is_(False))
+         .group_by(Run.created_at, SampleMinute.run_id, SampleMinute.minute)
+         .order_by(Run.created_at, SampleMinute.minute))
+    return [tuple(r) for r in session.execute(q)]  # type: ignore[misc]
+
+
+def daily(session: Session, since: datetime, until: datetime, label: str | None = None, value: str | None = None
+          ) -> list[tuple[datetime, float, float, float, int]]:
+    """A period's summary from the rollup (a report over a quarter): per UTC day, the min, mean and max of the
+    measured samples of runs created then, and their count; only runs handed out under label=value if given."""
+    day = func.date_trunc("day", Run.created_at)
+    q = (select(day, func.min(SampleMinute.lo), func.sum(SampleMinute.total) / func.sum(SampleMinute.n),
+                func.max(SampleMinute.hi), func.sum(SampleMinute.n))
+         .join(Run, Run.id == SampleMinute.run_id).join(SamplePhase, SamplePhase.id == SampleMinute.phase_id)
+         .where(Run.created_at >= since, Run.created_at < until, SamplePhase.warmup.is_(False)))
+    if label is not None:
+        q = q.where(Run.labels_snapshot[label].as_string() == value)
+    return [tuple(r) for r in session.execute(q.group_by(day).order_by(day))]  # type: ignore[misc]

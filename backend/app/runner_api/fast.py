@@ -88,7 +88,7 @@ select lease_expires_at, changed from r"""  # noqa: S608 - this module's constan
 # partitions). The phases' upsert is DO UPDATE (of nothing that changes) so that it returns the id of a phase
 # already stored too. Samples of the current attempt are kept after the run ended (a runner cut off uploads its
 # backlog when it comes back); the lease is renewed only while the run is on.
-_INGEST = f"""
+INGEST = f"""
 with h as ({_HOST}),
 r as (update runs set last_seq = greatest(last_seq, %(max_seq)s),
         lease_expires_at = case when status in {_ON_HOST} then %(until)s else lease_expires_at end
@@ -265,6 +265,20 @@ def _row(s: SampleIn) -> tuple:
             s.block_bytes)
 
 
+def ingest_params(token: str, address: str | None, run_id: int, attempt: int, rows: list[tuple]) -> dict[str, Any]:
+    """INGEST's parameters for a batch of rows (each as _row() makes it, one per seq): its arrays, the lease and
+    the credential. `./hostbench size` times the same statement with them (cli/hostbench_cli/load/size.py)."""
+    cols = list(zip(*rows, strict=True))
+    params = _seen({
+        "run_id": run_id, "attempt": attempt, "max_seq": max(cols[0]),
+        "until": utcnow() + timedelta(seconds=get_settings().lease_s),
+        "seq": list(cols[0]), "t": list(cols[1]), "interval_s": list(cols[2]), "threads": list(cols[3]),
+        "rep": list(cols[4]), "warmup": list(cols[5]), "value": list(cols[6]), "unit": list(cols[7]),
+        "op": list(cols[8]), "block_bytes": list(cols[9])}, address)
+    params["digest"] = hash_token(token)
+    return params
+
+
 async def ingest(token: str, address: str | None, run_id: int, attempt: int,
                  samples: list[SampleIn]) -> tuple[int, int, list[int]]:
     """Store a batch; returns (inserted, max_seq, conflicting seqs). Idempotent: a resent batch inserts nothing
@@ -279,18 +293,11 @@ async def ingest(token: str, address: str | None, run_id: int, attempt: int,
             rows[s.seq] = r
         elif seen != r:
             conflicts.add(s.seq)  # the same seq twice in one batch, with different fields: the first one counts
-    cols = list(zip(*rows.values(), strict=True))
     max_seq = max(rows)
-    params = _seen({
-        "run_id": run_id, "attempt": attempt, "max_seq": max_seq,
-        "until": utcnow() + timedelta(seconds=get_settings().lease_s),
-        "seq": list(cols[0]), "t": list(cols[1]), "interval_s": list(cols[2]), "threads": list(cols[3]),
-        "rep": list(cols[4]), "warmup": list(cols[5]), "value": list(cols[6]), "unit": list(cols[7]),
-        "op": list(cols[8]), "block_bytes": list(cols[9])}, address)
-    params["digest"] = hash_token(token)
+    params = ingest_params(token, address, run_id, attempt, list(rows.values()))
     for _ in range(2):
         async with _connection() as conn:
-            owned, stored_now = await (await conn.execute(_INGEST, params)).fetchone()  # type: ignore[misc]
+            owned, stored_now = await (await conn.execute(INGEST, params)).fetchone()  # type: ignore[misc]
             if owned:
                 inserted = set(stored_now)
                 resent = [seq for seq in rows if seq not in inserted]
