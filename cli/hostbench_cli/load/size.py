@@ -55,6 +55,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dir", default=None, help="the embedded PostgreSQL's data folder (default: a temporary one, "
                    "removed at the end); it needs about 130 bytes a sample")
     p.add_argument("--database-url", default=None, help="an empty database to fill instead of an embedded server")
+    p.add_argument("--measure-only", action="store_true", help="with --dir: measure the database an earlier run "
+                   "left there (filled, or interrupted with Ctrl-C between chunks), without filling; the ingest "
+                   "rate is then measured at size only")
 
 
 def say(msg: str) -> None:
@@ -66,6 +69,9 @@ def run(args: argparse.Namespace) -> int:
             or args.ingest_batches < 1 or args.chunk_runs < 1:
         print("error: --runs at least 10, --samples-per-run more than 5, --days at least 120, --repeat, "
               "--ingest-batches and --chunk-runs at least 1", file=sys.stderr)
+        return 2
+    if args.measure_only and not args.dir:
+        print("error: --measure-only needs the --dir of an earlier run", file=sys.stderr)
         return 2
     pg = None
     tmp = None
@@ -80,9 +86,10 @@ def run(args: argparse.Namespace) -> int:
         pg.start()
         import psycopg
 
-        with psycopg.connect(_libpq(pg.url("postgres")), autocommit=True) as conn:
-            conn.execute("drop database if exists size with (force)")
-            conn.execute("create database size")
+        if not args.measure_only:
+            with psycopg.connect(_libpq(pg.url("postgres")), autocommit=True) as conn:
+                conn.execute("drop database if exists size with (force)")
+                conn.execute("create database size")
         url = pg.url("postgres").rsplit("/", 1)[0] + "/size"
     try:
         env = dict(os.environ, DATABASE_URL=url, REDIS_URL=os.environ.get("REDIS_URL", "redis://127.0.0.1:9/0"))
@@ -125,8 +132,13 @@ class Size:
 
         self.end = datetime.now(UTC).replace(microsecond=0)
         self.start = month_start(self.end - timedelta(days=args.days))  # the oldest month whole (retention)
-        self.report: dict[str, Any] = {"runs": args.runs, "samples": args.runs * args.samples_per_run,
-                                       "hosts": self.hosts, "days": args.days}
+        self.runs = args.runs
+        if args.measure_only:  # what an earlier run stored
+            self.runs = int(self.conn.execute("select count(*) from runs").fetchone()[0])  # type: ignore[index]
+            self.hosts = int(self.conn.execute("select count(*) from hosts").fetchone()[0])  # type: ignore[index]
+            self.start = month_start(self.conn.execute("select min(created_at) from runs").fetchone()[0])  # type: ignore[index]
+        planned = None if args.measure_only else self.runs * args.samples_per_run
+        self.report: dict[str, Any] = {"runs": self.runs, "samples": planned, "hosts": self.hosts, "days": args.days}
 
     # --- filling -----------------------------------------------------------------------------------------------
     def go(self) -> dict[str, Any]:
@@ -134,6 +146,13 @@ class Size:
         from app.jobs import partitions
 
         c = self.conn
+        if self.args.measure_only:
+            c.execute("vacuum analyze")
+            self.report["ingest_at_size_samples_per_s"] = self.ingest_rate()
+            self.disk()
+            self.reads()
+            self.retention()
+            return self.report
         c.execute("""insert into hosts (name, hostname, runner_version, token_hash, registered_at, inventory, labels)
                      select 'size-' || i, 'size-' || i || '.local', '0', md5('size-' || i), %(start)s, '{}',
                             jsonb_build_object('provider', (%(p)s::text[])[1 + i %% 4],
@@ -287,7 +306,7 @@ class Size:
                 self.report[name] = {**_pcts(times), "rows": len(got[0] if isinstance(got, tuple) else got)}
 
             timed("history_first_page", lambda: service.list_runs(session, RunFilter(), 50, 0))
-            timed("history_deep_page", lambda: service.list_runs(session, RunFilter(), 50, a.runs // 2))
+            timed("history_deep_page", lambda: service.list_runs(session, RunFilter(), 50, self.runs // 2))
             timed("history_label_page", lambda: service.list_runs(session, RunFilter(instance_type=TYPES[3]), 50, 0))
             host = int(rng.randint(1, self.hosts))
             timed("host_trend_year", lambda: samples.host_trend(session, host, self.start, self.end))
@@ -296,7 +315,7 @@ class Size:
                                                           "instance_type", TYPES[5]))
 
             def one_run() -> list:
-                run = session.get(Run, rng.randint(1, a.runs))
+                run = session.get(Run, rng.randint(1, self.runs - 2 * INGEST_RUNS))
                 return samples.after(session, run, -1, 20000)  # type: ignore[arg-type]
             timed("run_samples", one_run)
 
