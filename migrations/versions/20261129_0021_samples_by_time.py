@@ -3,7 +3,7 @@ within a phase in sample_phases, once), and a minute-level rollup (sample_minute
 with its id; the id sequence goes on where it was.
 
 Revision ID: 0021
-Revises: 0016
+Revises: 0022 (main's head when this was rebased; 0016 before)
 Create Date: 2026-11-29 03:20:00.000000
 """
 from collections.abc import Sequence
@@ -15,7 +15,7 @@ from alembic import op
 from app.jobs.partitions import AHEAD_MONTHS, month_start, name_of, next_month
 
 revision: str = '0021'
-down_revision: str | None = '0016'
+down_revision: str | None = '0022'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -67,7 +67,7 @@ def prune_samples(session: Session) -> Pruned:
             session.rollback()
             log.warning("retention: partition %s not dropped now: %s", name, exc.orig)
     for _ in range(MAX_BATCHES_PER_CALL):
-        params = {"terminal": list(TERMINAL), "cutoff": cutoff, "batch": s.sample_retention_batch}
+        params = {"terminal": [t.value for t in TERMINAL], "cutoff": cutoff, "batch": s.sample_retention_batch}
         result = cast(CursorResult[Any], session.execute(text(_DEFAULT_BATCH), params))
         gone = result.rowcount or 0
         session.commit()

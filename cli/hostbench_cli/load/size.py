@@ -92,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
                 conn.execute("create database size")
         url = pg.url("postgres").rsplit("/", 1)[0] + "/size"
     try:
-        env = dict(os.environ, DATABASE_URL=url, REDIS_URL=os.environ.get("REDIS_URL", "redis://127.0.0.1:9/0"))
+        # the backend's settings want a Redis URL; nothing here reaches Redis
+        env = dict(os.environ, DATABASE_URL=url, REDIS_URL="redis://127.0.0.1:9/0")
         subprocess.run([PY, "-m", "alembic", "-c", str(ROOT / "migrations" / "alembic.ini"), "upgrade", "head"],
                        cwd=ROOT / "backend", env=env, check=True, capture_output=True)
         os.environ.update(DATABASE_URL=url, REDIS_URL=env["REDIS_URL"])
