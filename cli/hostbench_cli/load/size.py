@@ -148,6 +148,7 @@ class Size:
 
         c = self.conn
         if self.args.measure_only:
+            self._sequences()
             c.execute("vacuum analyze")
             self.report["ingest_at_size_samples_per_s"] = self.ingest_rate()
             self.disk()
@@ -217,12 +218,15 @@ class Size:
             done += (hi - lo + 1) * per
             el = time.monotonic() - t0
             say(f"{done:,} samples, {hi:,} runs stored ({done / el:,.0f} samples/s over {el:.0f} s)")
-        c.execute("select setval('jobs_id_seq', (select max(id) from jobs))")
-        c.execute("select setval('runs_id_seq', (select max(id) from runs))")
-        c.execute("select setval('sample_phases_id_seq', (select max(id) from sample_phases))")
+        self._sequences()
         el = time.monotonic() - t0
         self.report["fill_s"] = round(el, 1)
         self.report["fill_samples_per_s"] = round(done / el)
+
+    def _sequences(self) -> None:
+        """The ids the fill gave by hand: the sequences go on after them (also after a fill cut short)."""
+        for table in ("jobs", "runs", "sample_phases"):
+            self.conn.execute(f"select setval('{table}_id_seq', (select max(id) from {table}))")  # noqa: S608
 
     @staticmethod
     def _rows(run_id: int, at: datetime, host_id: int, per: int) -> str:
