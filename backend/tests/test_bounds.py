@@ -3,14 +3,12 @@ duration, per-person quotas, sample seq bounds and sample retention. Each refusa
 and nothing is stored."""
 import json
 import re
-from datetime import timedelta
 
 import pytest
 from sqlalchemy import func, select
 
 from app.core.bounds import MAX_BODY_BYTES, MAX_ID, MAX_INVENTORY_BYTES, MAX_SEQ
 from app.core.config import get_settings
-from app.core.db import utcnow
 from app.jobs.models import Job, Run, Sample
 from app.main import app
 
@@ -283,42 +281,6 @@ def test_server_wide_cap_gives_429_with_retry_after(client, runner, monkeypatch)
 
 
 # -- retention ------------------------------------------------------------------------------------------------
-def test_retention_deletes_old_finished_samples_in_batches(client, session, runner, monkeypatch):
-    from app.worker.celery_app import celery_app
-    from app.worker.tasks import prune_samples
-
-    host_id, headers = runner
-    old = _running(client, session, host_id, headers)
-    for seq in range(12):
-        r = _json_raw(client, "POST", f"/api/runner/runs/{old}/samples", f'{{"attempt": 1, "samples": [{_sample(seq)}]}}',
-                      headers)
-        assert r.status_code == 200
-    assert client.post(f"/api/runs/{old}/cancel").status_code == 202
-    recent = _running(client, session, host_id, headers)
-    _json_raw(client, "POST", f"/api/runner/runs/{recent}/samples", f'{{"attempt": 1, "samples": [{_sample(0)}]}}',
-              headers)
-    assert client.post(f"/api/runs/{recent}/cancel").status_code == 202
-    active = _running(client, session, host_id, headers)
-    _json_raw(client, "POST", f"/api/runner/runs/{active}/samples", f'{{"attempt": 1, "samples": [{_sample(0)}]}}',
-              headers)
-    # the old run finished 400 days ago; the active one started then but is still running
-    session.execute(Run.__table__.update().where(Run.id == old).values(finished_at=utcnow() - timedelta(days=400)))
-    session.execute(Run.__table__.update().where(Run.id == active).values(created_at=utcnow() - timedelta(days=400)))
-    session.execute(Sample.__table__.update().values(received_at=utcnow() - timedelta(days=400)))
-    session.commit()
-    monkeypatch.setattr(get_settings(), "sample_retention_batch", 5)
-    assert get_settings().sample_retention_days == 365  # the default
-    assert prune_samples() == 12  # three batches: 5, 5, 2
-    left = dict(session.execute(select(Sample.run_id, func.count()).group_by(Sample.run_id)).all())
-    assert left == {recent: 1, active: 1}
-    assert session.get(Run, old).status == "cancelled"  # the run itself stays
-    assert any(e["task"] == "hostbench.prune_samples" for e in celery_app.conf.beat_schedule.values())
-    monkeypatch.setattr(get_settings(), "sample_retention_days", 0)  # 0 keeps everything
-    session.execute(Run.__table__.update().where(Run.id == recent).values(finished_at=utcnow() - timedelta(days=999)))
-    session.commit()
-    assert prune_samples() == 0
-
-
 def test_the_fast_path_never_misses_a_float_that_overflows():
     """app.core.body parses a body without a per-float check unless its bytes could hold a float beyond a
     double (_MAYBE_HUGE). Every literal that overflows must match it: 20,000 random JSON floats around the edge."""

@@ -197,6 +197,11 @@ def main(argv: list[str] | None = None) -> int:
     from hostbench_cli.load import add_arguments as load_arguments
 
     load_arguments(ld)
+    sz = sub.add_parser("size", help="a synthetic fleet's year of history in a real-schema database, then the reads, "
+                        "retention, disk and ingest measured at that size")
+    from hostbench_cli.load.size import add_arguments as size_arguments
+
+    size_arguments(sz)
     ch = sub.add_parser("chaos", help="faults injected into the real stack by pid; the ledger checked after each")
     from hostbench_cli.chaos import add_arguments as chaos_arguments
 
@@ -323,6 +328,10 @@ def main(argv: list[str] | None = None) -> int:
         from hostbench_cli.load import run as load_run
 
         return load_run(args)
+    if args.cmd == "size":
+        from hostbench_cli.load.size import run as size_run
+
+        return size_run(args)
     if args.cmd == "chaos":
         from hostbench_cli.chaos import run as chaos_run
 

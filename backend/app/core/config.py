@@ -55,8 +55,9 @@ class Settings(BaseSettings):
     # A job whose runs would take longer than this (the experiment's expected duration, reference tools
     # included) is refused with 422: a shared lab's host is not held for days by one request.
     max_job_duration_s: float = 12 * 3600.0
-    # Samples of runs that finished more than this many days ago are deleted (Celery beat, in batches); the
-    # run and its computed result stay. 0 keeps samples forever.
+    # Samples of runs that finished more than this many days ago go (Celery beat: whole monthly partitions, and
+    # the default partition's rows in batches of sample_retention_batch; app.worker.retention); the run, its
+    # computed result and its minute rollup stay. 0 keeps samples forever.
     sample_retention_days: float = 365.0
     sample_retention_batch: int = 5000
     # Live streams open on the whole service, counted in Redis across API processes, and per person.

@@ -8,7 +8,18 @@ from hostbench_common.runstatus import TERMINAL as TERMINAL
 from hostbench_common.runstatus import WITH_RESULT as WITH_RESULT
 from hostbench_common.runstatus import RunStatus as RunStatus
 from hostbench_common.runstatus import may_move as may_move
-from sqlalchemy import BigInteger, Boolean, CheckConstraint, Float, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    UniqueConstraint,
+    text,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core.db import Base, JSONType, utcnow
@@ -101,26 +112,73 @@ class Run(Base):
     host: Mapped[Host] = relationship(lazy="raise")
 
 
-class Sample(Base):
-    """One per-second measurement. Idempotent on (run_id, attempt, seq)."""
+class SamplePhase(Base):
+    """What stays the same for a stretch of a run's samples, stored once: one row per run, attempt, threads,
+    repeat, warm-up flag, unit, op and block size (app.jobs.samples). A sample row names its phase."""
 
-    __tablename__ = "samples"
-    __table_args__ = (UniqueConstraint("run_id", "attempt", "seq"),)
+    __tablename__ = "sample_phases"
+    __table_args__ = (
+        # op and block_bytes may be NULL: the unique key compares them through coalesce (and op's NULL apart from
+        # ''), so that two NULLs are one phase on any PostgreSQL 14+ (no NULLS NOT DISTINCT, which is 15+)
+        Index("uq_sample_phases_key", "run_id", "attempt", "threads", "repeat", "warmup", "unit",
+              text("(coalesce(op, ''))"), text("(op is null)"), text("(coalesce(block_bytes, -1))"), unique=True),
+    )
 
-    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    id: Mapped[int] = mapped_column(primary_key=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
     attempt: Mapped[int] = mapped_column(Integer)
-    seq: Mapped[int] = mapped_column(BigInteger)
-    t: Mapped[float] = mapped_column(Float)
-    interval_s: Mapped[float] = mapped_column(Float)
     threads: Mapped[int] = mapped_column(Integer)
     repeat: Mapped[int] = mapped_column(Integer)
     warmup: Mapped[bool] = mapped_column(Boolean)
-    value: Mapped[float] = mapped_column(Float)
     unit: Mapped[str] = mapped_column(String(16))
     op: Mapped[str | None] = mapped_column(String(32))
     block_bytes: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class Sample(Base):
+    """One per-second measurement. Idempotent on (run_id, attempt, seq). Partitioned by month of run_at (the run's
+    created_at, so that all of a run's samples lie in one partition and the unique key can hold across partitions:
+    app.jobs.partitions); what is constant within a phase is in sample_phases. No index on id (the unique key
+    serves every read); id still comes from one sequence, so it grows with the order samples were stored."""
+
+    __tablename__ = "samples"
+    __table_args__ = (
+        UniqueConstraint("run_id", "attempt", "seq", "run_at"),
+        {"postgresql_partition_by": "RANGE (run_at)"},
+    )
+    # no primary key in the database (a partitioned table's would have to carry run_at, and cost an index per
+    # sample): the ORM identifies a row by the unique key
+    __mapper_args__ = {"primary_key": ["run_id", "attempt", "seq"]}
+
+    # 8-byte columns first, then 4-byte ones: no alignment padding inside a row
+    run_at: Mapped[datetime] = mapped_column()
+    id: Mapped[int] = mapped_column(BigInteger, server_default=text("nextval('samples_id_seq')"))
+    seq: Mapped[int] = mapped_column(BigInteger)
+    t: Mapped[float] = mapped_column(Float)
+    interval_s: Mapped[float] = mapped_column(Float)
+    value: Mapped[float] = mapped_column(Float)
     received_at: Mapped[datetime] = mapped_column(default=utcnow)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    attempt: Mapped[int] = mapped_column(Integer)
+    # no foreign key (one check less per stored sample): a phase goes only with its run, and so do its samples
+    phase_id: Mapped[int] = mapped_column(Integer)
+
+
+class SampleMinute(Base):
+    """The minute-level rollup of a run's samples (min, sum, max, count per run, phase and minute of its t), kept
+    when retention drops the samples: long-range charts read it, never the per-second rows. Written in the same
+    statement that stores a batch (app.runner_api.fast), from the rows that statement inserted, so that a resent
+    batch counts once."""
+
+    __tablename__ = "sample_minutes"
+
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    phase_id: Mapped[int] = mapped_column(ForeignKey("sample_phases.id", ondelete="CASCADE"), primary_key=True)
+    minute: Mapped[int] = mapped_column(Integer, primary_key=True)  # floor(t / 60)
+    n: Mapped[int] = mapped_column(Integer)
+    lo: Mapped[float] = mapped_column(Float)
+    hi: Mapped[float] = mapped_column(Float)
+    total: Mapped[float] = mapped_column(Float)
 
 
 class ServerMark(Base):

@@ -12,9 +12,9 @@ from app.core.db import utcnow
 from app.core.errors import Conflict, FieldInvalid, NotFound, TooMany, Unprocessable
 from app.experiments.registry import EXPERIMENTS, ROLE_OF, SERVE_SLACK_S, expected_duration
 from app.hosts.models import Host
-from app.jobs import pairing
+from app.jobs import pairing, samples
 from app.jobs.doorbell import ring
-from app.jobs.models import ACTIVE, ON_HOST, TERMINAL, Job, Run, RunStatus, Sample, may_move
+from app.jobs.models import ACTIVE, ON_HOST, TERMINAL, Job, Run, RunStatus, may_move
 from app.jobs.schemas import (
     JobCreateBase,
     JobEstimate,
@@ -238,17 +238,7 @@ def all_samples(session: Session, run: Run) -> list[SamplePublic]:
 
 
 def samples_after(session: Session, run: Run, after_seq: int, limit: int) -> list[SamplePublic]:
-    q = (
-        select(Sample)
-        .where(Sample.run_id == run.id, Sample.attempt == run.attempt, Sample.seq > after_seq)
-        .order_by(Sample.seq)
-        .limit(limit)
-    )
-    return [sample_public(s) for s in session.scalars(q)]
-
-
-def sample_public(s: Sample) -> SamplePublic:
-    return SamplePublic.model_validate(s)
+    return samples.after(session, run, after_seq, limit)
 
 
 def finish_run(session: Session, run: Run, status: str, reason: str | None) -> None:

@@ -10,7 +10,8 @@ from app.experiments.registry import RUNS
 from app.hosts.models import Host
 from app.hosts.service import to_public
 from app.jobs import service as jobs
-from app.jobs.models import Job, Run, Sample, SuiteRun
+from app.jobs.models import Job, Run, SuiteRun
+from app.jobs.samples import measured
 from app.reports.methodology import AREA_TITLES, AREAS, KERNEL_AREA, METHODOLOGY, STATISTICS, Area, source
 from app.reports.schemas import Report, ReportArea, ReportRun
 from app.suites import service as suites
@@ -26,8 +27,7 @@ def area_of(experiment: str) -> Area | None:
 
 def trace_points(session: Session, run: Run) -> tuple[list[tuple[float, float]], int]:
     """A trace run's measured (not warm-up) samples of its latest attempt, as (s since the first, value)."""
-    rows = session.execute(select(Sample.t, Sample.value).where(
-        Sample.run_id == run.id, Sample.attempt == run.attempt, Sample.warmup.is_(False)).order_by(Sample.seq)).all()
+    rows = measured(session, run)
     if not rows:
         return [], 1
     t0 = rows[0][0]

@@ -37,6 +37,7 @@ from app.core.errors import Conflict, Unauthorized, Unavailable
 from app.core.security import hash_token
 from app.hosts.service import authenticate_runner, ip_literal, note_address
 from app.jobs.models import ON_HOST, Run, RunStatus
+from app.jobs.samples import MINUTE, SAMPLE_COLUMNS, SAMPLE_FROM
 from app.jobs.schemas import SAMPLE_FIELDS
 from app.runner_api.schemas import SampleIn
 from app.runner_api.service import SEEN_EVERY_S, _owned_run, check_renewable
@@ -79,34 +80,50 @@ r as (update runs set lease_expires_at = %(until)s, phase = coalesce(cast(%(phas
 {_SEEN}
 select lease_expires_at, changed from r"""  # noqa: S608 - this module's constants; every value a bound parameter
 
-# One batch: the run locked by its own UPDATE (a run's batches go one at a time), then one INSERT ... SELECT FROM
-# unnest(arrays) ON CONFLICT DO NOTHING: ten array parameters whatever the batch's size, nothing compiled per
-# sample. Samples of the current attempt are kept after the run ended (a runner cut off uploads its backlog when it
-# comes back); the lease is renewed only while the run is on.
-_INGEST = f"""
+# One batch: the run locked by its own UPDATE (a run's batches go one at a time), then its phases (what is constant
+# over a stretch of samples: threads, repeat, warm-up, unit, op, block size; app.jobs.models.SamplePhase) upserted,
+# the samples inserted from unnest(arrays) ON CONFLICT DO NOTHING, and the minute rollup fed from the rows this
+# statement inserted (a resent batch inserts none, so counts once): ten array parameters whatever the batch's
+# size, nothing compiled per sample. A sample's run_at is its run's created_at (the partition key: app.jobs.
+# partitions). The phases' upsert is DO UPDATE (of nothing that changes) so that it returns the id of a phase
+# already stored too. Samples of the current attempt are kept after the run ended (a runner cut off uploads its
+# backlog when it comes back); the lease is renewed only while the run is on.
+INGEST = f"""
 with h as ({_HOST}),
 r as (update runs set last_seq = greatest(last_seq, %(max_seq)s),
         lease_expires_at = case when status in {_ON_HOST} then %(until)s else lease_expires_at end
       where id = %(run_id)s and attempt = %(attempt)s and host_id = (select id from h)
-      returning id),
-ins as (insert into samples (run_id, attempt, seq, t, interval_s, threads, "repeat", warmup, value, unit, op,
-                             block_bytes, received_at)
-        select %(run_id)s, %(attempt)s, u.seq, u.t, u.interval_s, u.threads, u.rep, u.warmup, u.value, u.unit, u.op,
-               u.block_bytes, now()
-        from unnest(cast(%(seq)s as bigint[]), cast(%(t)s as float8[]), cast(%(interval_s)s as float8[]),
-                    cast(%(threads)s as int[]), cast(%(rep)s as int[]), cast(%(warmup)s as boolean[]),
-                    cast(%(value)s as float8[]), cast(%(unit)s as varchar[]), cast(%(op)s as varchar[]),
-                    cast(%(block_bytes)s as bigint[]))
-             as u(seq, t, interval_s, threads, rep, warmup, value, unit, op, block_bytes)
-        where exists (select 1 from r)
-        on conflict (run_id, attempt, seq) do nothing
-        returning seq),
+      returning id, created_at),
+u as (select * from unnest(cast(%(seq)s as bigint[]), cast(%(t)s as float8[]), cast(%(interval_s)s as float8[]),
+                           cast(%(threads)s as int[]), cast(%(rep)s as int[]), cast(%(warmup)s as boolean[]),
+                           cast(%(value)s as float8[]), cast(%(unit)s as varchar[]), cast(%(op)s as varchar[]),
+                           cast(%(block_bytes)s as bigint[]))
+             as u(seq, t, interval_s, threads, rep, warmup, value, unit, op, block_bytes)),
+ph as (insert into sample_phases as p (run_id, attempt, threads, "repeat", warmup, unit, op, block_bytes)
+       select distinct %(run_id)s, %(attempt)s, threads, rep, warmup, unit, op, block_bytes from u
+       where exists (select 1 from r)
+       on conflict (run_id, attempt, threads, "repeat", warmup, unit, (coalesce(op, '')), (op is null),
+                    (coalesce(block_bytes, -1)))
+       do update set run_id = p.run_id
+       returning id, threads, "repeat", warmup, unit, op, block_bytes),
+ins as (insert into samples (run_at, run_id, attempt, seq, phase_id, t, interval_s, value, received_at)
+        select (select created_at from r), %(run_id)s, %(attempt)s, u.seq, ph.id, u.t, u.interval_s, u.value, now()
+        from u join ph on ph.threads = u.threads and ph."repeat" = u.rep and ph.warmup = u.warmup
+                       and ph.unit = u.unit and ph.op is not distinct from u.op
+                       and ph.block_bytes is not distinct from u.block_bytes
+        on conflict (run_id, attempt, seq, run_at) do nothing
+        returning seq, phase_id, t, value),
+roll as (insert into sample_minutes as m (run_id, phase_id, minute, n, lo, hi, total)
+         select %(run_id)s, phase_id, {MINUTE}, count(*), min(value), max(value), sum(value) from ins group by 2, 3
+         on conflict (run_id, phase_id, minute) do update
+         set n = m.n + excluded.n, lo = least(m.lo, excluded.lo), hi = greatest(m.hi, excluded.hi),
+             total = m.total + excluded.total),
 {_SEEN}
 select exists (select 1 from r), coalesce((select array_agg(seq) from ins), '{{}}')"""  # noqa: S608 - as _LEASE
 
-_STORED = """
-select seq, t, interval_s, threads, "repeat", warmup, value, unit, op, block_bytes from samples
-where run_id = %(run_id)s and attempt = %(attempt)s and seq = any(cast(%(seqs)s as bigint[]))"""
+_STORED = f"""
+select {SAMPLE_COLUMNS} from {SAMPLE_FROM}
+where s.run_id = %(run_id)s and s.attempt = %(attempt)s and s.seq = any(cast(%(seqs)s as bigint[]))"""  # noqa: S608
 
 # The common heartbeat (current credential, no inventory): a fleet of 1,000 runners sends 100-200 a second.
 _BEAT = """
@@ -248,6 +265,20 @@ def _row(s: SampleIn) -> tuple:
             s.block_bytes)
 
 
+def ingest_params(token: str, address: str | None, run_id: int, attempt: int, rows: list[tuple]) -> dict[str, Any]:
+    """INGEST's parameters for a batch of rows (each as _row() makes it, one per seq): its arrays, the lease and
+    the credential. `./hostbench size` times the same statement with them (cli/hostbench_cli/load/size.py)."""
+    cols = list(zip(*rows, strict=True))
+    params = _seen({
+        "run_id": run_id, "attempt": attempt, "max_seq": max(cols[0]),
+        "until": utcnow() + timedelta(seconds=get_settings().lease_s),
+        "seq": list(cols[0]), "t": list(cols[1]), "interval_s": list(cols[2]), "threads": list(cols[3]),
+        "rep": list(cols[4]), "warmup": list(cols[5]), "value": list(cols[6]), "unit": list(cols[7]),
+        "op": list(cols[8]), "block_bytes": list(cols[9])}, address)
+    params["digest"] = hash_token(token)
+    return params
+
+
 async def ingest(token: str, address: str | None, run_id: int, attempt: int,
                  samples: list[SampleIn]) -> tuple[int, int, list[int]]:
     """Store a batch; returns (inserted, max_seq, conflicting seqs). Idempotent: a resent batch inserts nothing
@@ -262,18 +293,11 @@ async def ingest(token: str, address: str | None, run_id: int, attempt: int,
             rows[s.seq] = r
         elif seen != r:
             conflicts.add(s.seq)  # the same seq twice in one batch, with different fields: the first one counts
-    cols = list(zip(*rows.values(), strict=True))
     max_seq = max(rows)
-    params = _seen({
-        "run_id": run_id, "attempt": attempt, "max_seq": max_seq,
-        "until": utcnow() + timedelta(seconds=get_settings().lease_s),
-        "seq": list(cols[0]), "t": list(cols[1]), "interval_s": list(cols[2]), "threads": list(cols[3]),
-        "rep": list(cols[4]), "warmup": list(cols[5]), "value": list(cols[6]), "unit": list(cols[7]),
-        "op": list(cols[8]), "block_bytes": list(cols[9])}, address)
-    params["digest"] = hash_token(token)
+    params = ingest_params(token, address, run_id, attempt, list(rows.values()))
     for _ in range(2):
         async with _connection() as conn:
-            owned, stored_now = await (await conn.execute(_INGEST, params)).fetchone()  # type: ignore[misc]
+            owned, stored_now = await (await conn.execute(INGEST, params)).fetchone()  # type: ignore[misc]
             if owned:
                 inserted = set(stored_now)
                 resent = [seq for seq in rows if seq not in inserted]

@@ -10,7 +10,8 @@ from app.core.errors import Conflict, NotFound
 from app.experiments.registry import RUNS
 from app.hosts.models import Host
 from app.jobs import pairing
-from app.jobs.models import ON_HOST, TERMINAL, Run, RunStatus, Sample
+from app.jobs.models import ON_HOST, TERMINAL, Run, RunStatus
+from app.jobs.samples import measured
 from app.jobs.service import deadline_s, finish_run, publish_run
 from app.results.checks import pair_check
 from app.results.schemas import PairCheck, RunResult
@@ -147,10 +148,7 @@ def finish(session: Session, host: Host, run_id: int, body: RunFinish) -> None:
             run.references, host.peak_overrides, _pair(session, host, run),
         ).model_dump(mode="json")
     if run.experiment in RUNS and RUNS[run.experiment].trace and run.result is not None:
-        samples = session.execute(
-            select(Sample.t, Sample.value).where(Sample.run_id == run.id, Sample.attempt == run.attempt,
-                                                 Sample.warmup.is_(False)).order_by(Sample.seq)
-        ).all()
+        samples = measured(session, run)
         trace = trace_summary([t for t, _ in samples], [v for _, v in samples], phase_cpu_share(raw))
         run.result = {**run.result, "trace": trace.model_dump(mode="json") if trace else None}
         # the trace's flags enter the stored verdict and headline (trends and the fleet read the stored result)

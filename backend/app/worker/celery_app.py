@@ -10,6 +10,8 @@ celery_app.conf.update(
     beat_schedule={"reconcile": {"task": "hostbench.reconcile", "schedule": get_settings().reconcile_s},
                    # sample retention (app.worker.retention): hourly, a bounded number of batches per call
                    "prune_samples": {"task": "hostbench.prune_samples", "schedule": 3600.0},
+                   # the sample table's monthly partitions, created months ahead (app.jobs.partitions)
+                   "sample_partitions": {"task": "hostbench.sample_partitions", "schedule": 3600.0},
                    # trends (app.trends.evaluator): newly finished runs against thresholds and the change detector
                    "evaluate_trends": {"task": "hostbench.trends.evaluate",
                                        "schedule": get_settings().trends_evaluate_s},

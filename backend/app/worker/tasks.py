@@ -1,13 +1,14 @@
 import functools
 import logging
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from dataclasses import asdict
+from typing import Any, ParamSpec, TypeVar
 
 from sqlalchemy.exc import InterfaceError, OperationalError
 
 from app.core.config import get_settings
 from app.core.db import get_sessionmaker
-from app.jobs import dispatch
+from app.jobs import dispatch, partitions
 from app.jobs.doorbell import DISPATCH_HOST
 from app.schedules import service as schedules
 from app.trends import evaluator, notify
@@ -56,9 +57,18 @@ def reconcile() -> dict[str, int] | None:
 
 @celery_app.task(name="hostbench.prune_samples")
 @_skips_while_the_database_is_down
-def prune_samples() -> int | None:
+def prune_samples() -> dict[str, Any] | None:
     with get_sessionmaker()() as session:
-        return retention.prune_samples(session)
+        return asdict(retention.prune_samples(session))
+
+
+@celery_app.task(name="hostbench.sample_partitions")
+@_skips_while_the_database_is_down
+def sample_partitions() -> list[str] | None:
+    """Beat's periodic task: the sample table's partitions for this month and the next ones (app.jobs.partitions);
+    the names of those it created."""
+    with get_sessionmaker()() as session:
+        return partitions.ensure_ahead(session)
 
 
 @celery_app.task(name="hostbench.trends.evaluate")

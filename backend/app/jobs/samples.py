@@ -1,0 +1,84 @@
+"""How a run's samples are read back whole from their narrowed storage (app.jobs.models: Sample rows name a
+SamplePhase, which holds what is constant over a stretch of them), and the minute rollup's key. One definition,
+used by every reader (the run page, live stream backlog, export, reports, a run's finish) and by the ingest
+statement (app.runner_api.fast)."""
+from datetime import datetime
+
+from sqlalchemy import Select, func, select
+from sqlalchemy.orm import Session
+
+from app.jobs.models import Run, Sample, SampleMinute, SamplePhase
+from app.jobs.schemas import SAMPLE_FIELDS, SamplePublic
+
+# t's minute as the rollup keys it, clamped into an integer (t is any finite double a runner sent)
+MINUTE = "cast(least(greatest(floor(t / 60), -2147483648), 2147483647) as integer)"
+
+# The same, as raw SQL for the ingest and conflict checks: a sample's public fields in SAMPLE_FIELDS order.
+_WHERE = {"seq": "s", "t": "s", "interval_s": "s", "value": "s", "threads": "p", "repeat": "p", "warmup": "p",
+          "unit": "p", "op": "p", "block_bytes": "p"}
+SAMPLE_COLUMNS = ", ".join(f'{_WHERE[f]}."{f}"' for f in SAMPLE_FIELDS)
+SAMPLE_FROM = "samples s join sample_phases p on p.id = s.phase_id"
+
+
+def _column(f: str):  # noqa: ANN202 - a column of either model
+    return getattr(Sample if _WHERE[f] == "s" else SamplePhase, f)
+
+
+def public_select() -> Select:
+    """SELECT the public fields of samples (joined to their phases), in SAMPLE_FIELDS order."""
+    return select(*(_column(f) for f in SAMPLE_FIELDS)).join(SamplePhase, SamplePhase.id == Sample.phase_id)
+
+
+def after(session: Session, run: Run, after_seq: int, limit: int) -> list[SamplePublic]:
+    """The run's current attempt's samples after after_seq, in seq order, at most limit."""
+    q = (public_select().where(Sample.run_id == run.id, Sample.attempt == run.attempt, Sample.seq > after_seq)
+         .order_by(Sample.seq).limit(limit))
+    return [SamplePublic(**dict(zip(SAMPLE_FIELDS, row, strict=True))) for row in session.execute(q)]
+
+
+def measured(session: Session, run: Run) -> list[tuple[float, float]]:
+    """(t, value) of the run's current attempt's measured (not warm-up) samples, in seq order."""
+    q = (select(Sample.t, Sample.value).join(SamplePhase, SamplePhase.id == Sample.phase_id)
+         .where(Sample.run_id == run.id, Sample.attempt == run.attempt, SamplePhase.warmup.is_(False))
+         .order_by(Sample.seq))
+    return [(t, v) for t, v in session.execute(q)]
+
+
+def minutes(session: Session, run_ids: list[int]) -> list[tuple[int, int, float, float, float, int]]:
+    """The minute rollup of these runs' measured samples: (run_id, minute, min, mean, max, count), per run in minute
+    order, phases of one minute together (what a long-range chart plots: never the per-second rows)."""
+    q = (select(SampleMinute.run_id, SampleMinute.minute, func.min(SampleMinute.lo),
+                func.sum(SampleMinute.total) / func.sum(SampleMinute.n), func.max(SampleMinute.hi),
+                func.sum(SampleMinute.n))
+         .join(SamplePhase, SamplePhase.id == SampleMinute.phase_id)
+         .where(SampleMinute.run_id.in_(run_ids), SamplePhase.warmup.is_(False))
+         .group_by(SampleMinute.run_id, SampleMinute.minute).order_by(SampleMinute.run_id, SampleMinute.minute))
+    return [(r, m, lo, mean, hi, n) for r, m, lo, mean, hi, n in session.execute(q)]
+
+
+def host_trend(session: Session, host_id: int, since: datetime, until: datetime
+               ) -> list[tuple[datetime, int, int, float, float, float, int]]:
+    """A host's long-range chart from the rollup: per run created in [since, until) and minute of its measured
+    samples, (run created_at, run_id, minute, min, mean, max, count), in time order."""
+    q = (select(Run.created_at, SampleMinute.run_id, SampleMinute.minute, func.min(SampleMinute.lo),
+                func.sum(SampleMinute.total) / func.sum(SampleMinute.n), func.max(SampleMinute.hi),
+                func.sum(SampleMinute.n))
+         .join(Run, Run.id == SampleMinute.run_id).join(SamplePhase, SamplePhase.id == SampleMinute.phase_id)
+         .where(Run.host_id == host_id, Run.created_at >= since, Run.created_at < until, SamplePhase.warmup.is_(False))
+         .group_by(Run.created_at, SampleMinute.run_id, SampleMinute.minute)
+         .order_by(Run.created_at, SampleMinute.minute))
+    return [tuple(r) for r in session.execute(q)]  # type: ignore[misc]
+
+
+def daily(session: Session, since: datetime, until: datetime, label: str | None = None, value: str | None = None
+          ) -> list[tuple[datetime, float, float, float, int]]:
+    """A period's summary from the rollup (a report over a quarter): per UTC day, the min, mean and max of the
+    measured samples of runs created then, and their count; only runs handed out under label=value if given."""
+    day = func.date_trunc("day", Run.created_at)
+    q = (select(day, func.min(SampleMinute.lo), func.sum(SampleMinute.total) / func.sum(SampleMinute.n),
+                func.max(SampleMinute.hi), func.sum(SampleMinute.n))
+         .join(Run, Run.id == SampleMinute.run_id).join(SamplePhase, SamplePhase.id == SampleMinute.phase_id)
+         .where(Run.created_at >= since, Run.created_at < until, SamplePhase.warmup.is_(False)))
+    if label is not None:
+        q = q.where(Run.labels_snapshot[label].as_string() == value)
+    return [tuple(r) for r in session.execute(q.group_by(day).order_by(day))]  # type: ignore[misc]

@@ -1,0 +1,227 @@
+"""Samples by time (issue 31 item 3): the sample table partitioned by month of its run's created_at, narrowed into
+sample_phases, the minute rollup written with each batch, retention by whole partitions, and the migration that
+moves an existing database's samples (app.jobs.partitions, app.jobs.samples, app.worker.retention, migration
+0021). Real PostgreSQL, real runner API."""
+import os
+import random
+import subprocess
+import sys
+from datetime import timedelta
+
+import psycopg
+from sqlalchemy import func, select, text
+
+from app.core.config import get_settings
+from app.core.db import utcnow
+from app.jobs import partitions, samples
+from app.jobs.models import Run, Sample, SampleMinute
+from tests.conftest import ROOT
+from tests.test_bounds import _running
+
+FIELDS = "seq, t, interval_s, threads, \"repeat\", warmup, value, unit, op, block_bytes"
+
+
+def _upload(client, headers, run_id, batch):
+    r = client.post(f"/api/runner/runs/{run_id}/samples", json={"attempt": 1, "samples": batch}, headers=headers)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def _s(seq, t, value, warmup=False, op=None, block_bytes=None, threads=1, repeat=0, unit="GB/s"):
+    return {"seq": seq, "t": t, "interval_s": 1.0, "threads": threads, "repeat": repeat, "warmup": warmup,
+            "value": value, "unit": unit, "op": op, "block_bytes": block_bytes}
+
+
+def test_a_run_s_samples_read_back_whole_and_its_minutes_counted_once(client, session, runner):
+    """Phases stored once, every field read back as sent (NULL op apart from ''), and the rollup fed by the rows a
+    batch inserted: a resent batch adds nothing."""
+    host_id, headers = runner
+    run_id = _running(client, session, host_id, headers)
+    sent = [_s(i, 10.0 + i * 7.5, float(i % 13) + 0.25, warmup=i < 3, op=("read", "", None)[i % 3],
+               block_bytes=(4096, None)[i % 2], repeat=i // 20) for i in range(40)]
+    assert _upload(client, headers, run_id, sent[:25])["inserted"] == 25
+    again = _upload(client, headers, run_id, sent[20:])  # five resent
+    assert again["inserted"] == 15 and again["conflicts"] == []
+    assert _upload(client, headers, run_id, sent[:10])["inserted"] == 0
+    got = client.get(f"/api/runs/{run_id}/samples?limit=1000").json()["data"]
+    assert got == sent
+    phases = session.scalar(text("select count(*) from sample_phases where run_id = :r"), {"r": run_id})
+    assert phases == len({(s["warmup"], s["op"], s["block_bytes"], s["repeat"]) for s in sent}) < len(sent)
+    # the rollup: per phase and minute of t, exactly the samples stored
+    want: dict[tuple, list[float]] = {}
+    for s in sent:
+        want.setdefault((s["warmup"], s["op"], s["block_bytes"], s["repeat"], int(s["t"] // 60)), []).append(s["value"])
+    rows = session.execute(text(
+        "select p.warmup, p.op, p.block_bytes, p.\"repeat\", m.minute, m.n, m.lo, m.hi, m.total "
+        "from sample_minutes m join sample_phases p on p.id = m.phase_id where m.run_id = :r"), {"r": run_id}).all()
+    assert {r[:5]: (r[5], r[6], r[7], r[8]) for r in rows} == {
+        k: (len(v), min(v), max(v), sum(v)) for k, v in want.items()}
+    # what a long-range chart reads: the measured samples' minutes, phases of a minute together
+    run = session.get(Run, run_id)
+    measured = [s for s in sent if not s["warmup"]]
+    by_minute: dict[int, list[float]] = {}
+    for s in measured:
+        by_minute.setdefault(int(s["t"] // 60), []).append(s["value"])
+    assert [(m, lo, round(mean, 9), hi, n) for _, m, lo, mean, hi, n in samples.minutes(session, [run_id])] == [
+        (m, min(v), round(sum(v) / len(v), 9), max(v), len(v)) for m, v in sorted(by_minute.items())]
+    assert samples.measured(session, run) == [(s["t"], s["value"]) for s in measured]
+    # the export carries the same fields
+    csv = client.get(f"/api/runs/{run_id}/export?format=json").json()
+    assert csv["samples"] == sent
+
+
+def test_a_sample_of_a_month_without_partition_is_kept_and_moves_when_its_month_is_made(client, session, runner):
+    host_id, headers = runner
+    run_id = _running(client, session, host_id, headers)
+    long_ago = utcnow().replace(year=2001, month=3, day=15)
+    session.execute(Run.__table__.update().where(Run.id == run_id).values(created_at=long_ago))
+    session.commit()
+    assert _upload(client, headers, run_id, [_s(0, 1.0, 5.0), _s(1, 2.0, 6.0)])["inserted"] == 2
+    assert session.scalar(text("select count(*) from samples_default")) == 2  # no partition: the default took them
+    assert partitions.ensure(session, long_ago, long_ago) == ["samples_2001_03"]
+    assert session.scalar(text("select count(*) from samples_default")) == 0
+    assert session.scalar(text("select count(*) from samples_2001_03")) == 2
+    assert [s.value for s in samples.after(session, session.get(Run, run_id), -1, 10)] == [5.0, 6.0]
+    # beat's task: this month and AHEAD_MONTHS more exist (the migration made them; none is missing)
+    made = partitions.ensure_ahead(session, utcnow() + timedelta(days=31 * 12))
+    assert len(made) == partitions.AHEAD_MONTHS + 1
+    assert partitions.ensure_ahead(session, utcnow() + timedelta(days=31 * 12)) == []
+
+
+def test_retention_drops_expired_months_whole_and_keeps_a_running_run_s(client, session, runner, monkeypatch):
+    from app.worker.tasks import prune_samples
+
+    host_id, headers = runner
+    now = utcnow()
+    old_at = partitions.month_start(now - timedelta(days=430)) + timedelta(days=3)  # its month ended > 365 days ago
+    active_at = partitions.month_start(old_at - timedelta(days=10)) + timedelta(days=3)  # the month before
+    stray_at = now.replace(year=2001, month=5, day=2)  # a month with no partition: the default partition
+
+    def made(at, n, end=True):  # one run at a time on the host: each ended before the next, but the last
+        run_id = _running(client, session, host_id, headers)
+        if at is not None:
+            session.execute(Run.__table__.update().where(Run.id == run_id).values(created_at=at))
+            session.commit()
+        _upload(client, headers, run_id, [_s(i, float(i), 1.0 + i) for i in range(n)])
+        if end:
+            assert client.post(f"/api/runs/{run_id}/cancel").status_code == 202
+        return run_id
+
+    old = made(old_at, 3)
+    stray = made(stray_at, 12)
+    recent = made(None, 1)
+    active = made(active_at, 1, end=False)
+    session.execute(Run.__table__.update().where(Run.id.in_([old, stray])).values(finished_at=now - timedelta(days=400)))
+    session.commit()
+    assert partitions.ensure(session, active_at, old_at) != []
+    monkeypatch.setattr(get_settings(), "sample_retention_batch", 5)
+    assert get_settings().sample_retention_days == 365  # the default
+    out = prune_samples()
+    # the old run's month dropped whole; the running run's month kept; the default partition's 12 rows in batches
+    # (an empty expired month another test made may go too)
+    assert partitions.name_of(old_at) in out["partitions"] and partitions.name_of(active_at) not in out["partitions"]
+    assert out["rows"] == 12
+    left = dict(session.execute(select(Sample.run_id, func.count()).group_by(Sample.run_id)).all())
+    assert left == {recent: 1, active: 1}
+    assert session.get(Run, old).status == "cancelled"  # the run itself stays, and its minute rollup
+    assert session.scalar(select(func.sum(SampleMinute.n)).where(SampleMinute.run_id == old)) == 3
+    monkeypatch.setattr(get_settings(), "sample_retention_days", 0)  # 0 keeps everything
+    session.execute(Run.__table__.update().where(Run.id == recent).values(finished_at=now - timedelta(days=999)))
+    session.commit()
+    assert prune_samples() == {"partitions": [], "rows": 0}
+
+
+def _alembic(url: str, *args: str) -> None:
+    env = dict(os.environ, DATABASE_URL=url)
+    r = subprocess.run([sys.executable, "-m", "alembic", "-c", str(ROOT / "migrations" / "alembic.ini"), *args],
+                       cwd=ROOT / "backend", capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_the_migration_moves_every_sample_equal():
+    """A database at revision 0016 (one sample table, a row per sample with its constants) holding samples of
+    several runs and attempts, NULL and non-NULL ops and block sizes: migrated to the head, every sample is there,
+    equal field by field and with its id; the rollup counts them all; the next sample's id is larger."""
+    base = os.environ["DATABASE_URL"].rsplit("/", 1)[0]
+    name = f"hb_migrate_{os.environ.get('PYTEST_XDIST_WORKER', 'x')}"
+    admin = base.replace("postgresql+psycopg://", "postgresql://") + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'drop database if exists "{name}" with (force)')
+        conn.execute(f'create database "{name}"')
+    url = f"{base}/{name}"
+    dsn = url.replace("postgresql+psycopg://", "postgresql://")
+    try:
+        _alembic(url, "upgrade", "0016")
+        rng = random.Random(31)
+        with psycopg.connect(dsn) as conn:
+            conn.execute("insert into hosts (name, hostname, runner_version, token_hash, registered_at, inventory, "
+                         "labels) values ('h', 'h', '0', 'x', now(), '{}', '{}')")
+            conn.execute("insert into jobs (created_at, experiment, params) values (now(), 'memory', '{}')")
+            old = []
+            for run in range(1, 7):
+                created = utcnow() - timedelta(days=rng.randint(0, 500))
+                conn.execute("insert into runs (job_id, host_id, experiment, params, status, attempt, "
+                             "expected_duration_s, created_at, cancel_requested, last_seq) values "
+                             "(1, 1, 'memory', '{}', 'succeeded', 2, 1, %s, false, 0)", (created,))
+                for attempt in (1, 2):
+                    for seq in range(rng.randint(1, 150)):
+                        old.append((run, attempt, seq, rng.uniform(-5, 400), rng.choice([1.0, 0.999]),
+                                    rng.choice([1, 4]), rng.randint(0, 2), seq < 4, rng.uniform(0, 1e12),
+                                    rng.choice(["GB/s", "IOPS"]), rng.choice([None, "read", ""]),
+                                    rng.choice([None, 4096, 1 << 40]), created + timedelta(seconds=seq)))
+            with conn.cursor() as cur:
+                cur.executemany(f"insert into samples (run_id, attempt, {FIELDS}, received_at) values "
+                                "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", old)
+            before = conn.execute(f"select id, run_id, attempt, {FIELDS}, received_at from samples order by id").fetchall()
+        _alembic(url, "upgrade", "head")
+        with psycopg.connect(dsn) as conn:
+            after = conn.execute(f"select s.id, s.run_id, s.attempt, {samples.SAMPLE_COLUMNS}, s.received_at "
+                                 f"from {samples.SAMPLE_FROM} order by s.id").fetchall()
+            assert len(after) == len(before) == len(old)
+            assert after == before
+            assert conn.execute("select sum(n) from sample_minutes").fetchone()[0] == len(old)
+            assert conn.execute("select count(*) from samples_default").fetchone()[0] == 0  # each in its month
+            # one phase per distinct constants (None apart from ''), however many samples share them
+            assert conn.execute("select count(*) from sample_phases").fetchone()[0] == len(
+                {(o[0], o[1], o[5], o[6], o[7], o[9], o[10], o[11]) for o in old})
+            top = conn.execute("select nextval('samples_id_seq')").fetchone()[0]
+            assert top > before[-1][0]
+        _alembic(url, "downgrade", "-1")  # and this revision back: the same rows in the old table
+        with psycopg.connect(dsn) as conn:
+            assert conn.execute(f"select id, run_id, attempt, {FIELDS}, received_at from samples "
+                                "order by id").fetchall() == before
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'drop database if exists "{name}" with (force)')
+
+
+def test_the_size_run_small(tmp_path):
+    """`./hostbench size` at a CI size on a database of its own: it fills, measures every figure and drops the oldest
+    month; its JSON line says so (the full size is run by hand: docs/scaling.md)."""
+    import json
+
+    base = os.environ["DATABASE_URL"].rsplit("/", 1)[0]
+    name = f"hb_size_{os.environ.get('PYTEST_XDIST_WORKER', 'x')}"
+    admin = base.replace("postgresql+psycopg://", "postgresql://") + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'drop database if exists "{name}" with (force)')
+        conn.execute(f'create database "{name}"')
+    try:
+        out = subprocess.run([sys.executable, "-m", "hostbench_cli", "size", "--runs", "300", "--samples-per-run", "20",
+                              "--days", "150", "--chunk-runs", "100", "--repeat", "2", "--ingest-batches", "20",
+                              "--database-url", f"{base}/{name}"], cwd=ROOT, capture_output=True, text=True,
+                             timeout=600)
+        assert out.returncode == 0, out.stderr[-3000:]
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        ingest = 2 * 20 * 60  # 20 batches of 60, empty and at size
+        assert r["samples_stored"] == 300 * 20 + ingest
+        assert r["ingest_empty_samples_per_s"] > 0 and r["ingest_at_size_samples_per_s"] > 0
+        for read in ("history_first_page", "history_deep_page", "history_label_page", "run_samples"):
+            assert r[read]["rows"] > 0 and 0 < r[read]["p50_ms"] <= r[read]["p95_ms"], (read, r[read])
+        assert r["host_trend_year"]["rows"] > 0 and r["report_quarter"]["rows"] > 0
+        assert len(r["retention_month"]["partitions"]) == 1 and r["retention_month"]["samples"] > 0
+        assert 40 < r["bytes_per_sample_table"] < r["bytes_per_sample_table_and_index"]
+        assert out.stdout.count("\n") > 10  # the table before the JSON line
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'drop database if exists "{name}" with (force)')
