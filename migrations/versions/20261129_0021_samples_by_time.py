@@ -15,7 +15,7 @@ from alembic import op
 from app.jobs.partitions import AHEAD_MONTHS, month_start, name_of, next_month
 
 revision: str = '0021'
-down_revision: str | None = '0022'
+down_revision: str | None = '0018'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -23,4 +23,4 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    op.drop_constraint('ck_runs_status', 'runs', type_='check')
+    op.drop_constraint(op.f('ck_runs_status'), 'runs', type_='check')
