@@ -190,6 +190,11 @@ def test_the_migration_moves_every_sample_equal():
         with psycopg.connect(dsn) as conn:
             assert conn.execute(f"select id, run_id, attempt, {FIELDS}, received_at from samples "
                                 "order by id").fetchall() == before
+        # every later revision goes back and forth too (0022's constraint once failed to drop by its name)
+        _alembic(url, "downgrade", "0016")
+        _alembic(url, "upgrade", "head")
+        with psycopg.connect(dsn) as conn:
+            assert conn.execute("select count(*) from samples").fetchone()[0] == len(old)
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'drop database if exists "{name}" with (force)')
