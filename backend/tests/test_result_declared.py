@@ -16,14 +16,20 @@ from app.results.stats import Summary
 from tests.test_bounds import _assert_422_names, _count, _json_raw, _running, _sample
 
 APP = Path(__file__).resolve().parents[1] / "app"
-# The layers a result passes through on its way back: the runner's upload models and the stored result's models.
-WAY_BACK = [APP / "runner_api" / "schemas.py", APP / "results" / "schemas.py"]
+# The layers a result passes through on its way back: the runner's upload models, the stored result's models and
+# the trend queries that name a result's row.
+WAY_BACK = [APP / "runner_api" / "schemas.py", APP / "results" / "schemas.py", APP / "trends" / "schemas.py"]
 BOUND_WORDS = {"ge", "gt", "le", "lt"}
 
 
+def _literal(node: ast.expr) -> bool:
+    """A bound written out (4096, 2**12, -1), not read from somewhere (resultfields.THREADS[1])."""
+    return not any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) for n in ast.walk(node))
+
+
 def _redeclared(path: Path) -> list[str]:
-    """`field: ... = Field(ge=...)` or `field: Annotated[..., Field(le=...)]` in a class body, for a field the
-    kernels' result declaration names."""
+    """`field: ... = Field(ge=4096)` or `field: Annotated[..., Field(le=4096)]` in a class body, a literal bound
+    for a field whose bounds the kernels declare (resultfields.BOUNDS)."""
     found = []
     for cls in ast.walk(ast.parse(path.read_text())):
         if not isinstance(cls, ast.ClassDef):
@@ -32,10 +38,11 @@ def _redeclared(path: Path) -> list[str]:
             if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
                 continue
             name = stmt.target.id
-            if name not in resultfields.TYPES:
+            if name not in resultfields.BOUNDS:
                 continue
             for node in ast.walk(ast.Module(body=[stmt], type_ignores=[])):
-                if isinstance(node, ast.Call) and {k.arg for k in node.keywords} & BOUND_WORDS:
+                if isinstance(node, ast.Call) and any(k.arg in BOUND_WORDS and _literal(k.value)
+                                                      for k in node.keywords):
                     found.append(f"{path.name}:{stmt.lineno} {cls.name}.{name}")
     return found
 
@@ -49,7 +56,8 @@ def test_the_scan_finds_a_redeclared_bound(tmp_path):
     """The scan above catches the old form (threads: JsonInt = Field(ge=0, le=4096))."""
     old = tmp_path / "schemas.py"
     old.write_text("class ResultIn(BaseModel):\n    threads: JsonInt = Field(ge=0, le=4096)\n"
-                   "    repeat: Annotated[int, Field(ge=0, le=10000)]\n    seq: JsonInt = Field(ge=0)\n")
+                   "    repeat: Annotated[int, Field(ge=0, le=10000)]\n    seq: JsonInt = Field(ge=0)\n"
+                   "class SampleIn(BaseModel):\n    threads: Annotated[int, Field(ge=resultfields.THREADS[0])]\n")
     assert _redeclared(old) == ["schemas.py:2 ResultIn.threads", "schemas.py:3 ResultIn.repeat"]
 
 
