@@ -10,6 +10,8 @@ import json
 import math
 from typing import Any
 
+from hostbench_common import resultfields
+
 from .errors import ProtocolError
 
 VERSION = 1
@@ -29,7 +31,8 @@ _REQUIRED: dict[str, dict[str, str]] = {
         "seq": _INT, "t": _NUM, "interval_s": _NUM, "threads": _INT, "repeat": _INT,
         "warmup": _BOOL, "value": _NUM, "unit": _STR,
     },
-    "result": {"threads": _INT, "repeat": _INT, "value": _NUM, "unit": _STR, "verified": _BOOL},
+    # A result line's fields are typed by the kernels' declaration (`--describe` "results": resultfields).
+    "result": {k: resultfields.TYPES[k] for k in ("threads", "repeat", "value", "unit", "verified")},
     "end": {"status": _STR},
     "error": {"code": _STR, "message": _STR},
     # net --role serve only: the port it bound (right after start), and what it served (just before end).
@@ -95,6 +98,9 @@ def parse_line(raw: bytes | str) -> dict[str, Any]:
             raise ProtocolError(f"{kind}.{name} must be {want}, got {event[name]!r}"[:200])
     if kind == "sample" and event["seq"] < 0:
         raise ProtocolError("sample.seq must be >= 0")
+    if kind in ("sample", "result") and (why := resultfields.out_of_bounds(
+            event, resultfields.SAMPLE_BOUNDS if kind == "sample" else resultfields.BOUNDS)):
+        raise ProtocolError(f"{kind}.{why}")
     if kind == "listening" and not 1 <= event["port"] <= 65535:
         raise ProtocolError(f"listening.port {event['port']} is not a port (1..65535)")
     if kind == "served" and any(event[k] < 0 for k in _REQUIRED["served"] if _REQUIRED["served"][k] == _INT):

@@ -110,3 +110,20 @@ def test_result_needs_verified():
     res = {"v": 1, "type": "result", "threads": 1, "repeat": 1, "value": 5.0, "unit": "GFLOP/s"}
     with pytest.raises(ProtocolError, match="result event without 'verified'"):
         parse_line(line(res))
+
+
+@pytest.mark.parametrize("obj, message", [
+    ({"v": 1, "type": "result", "threads": 0, "repeat": 1, "value": 5.0, "unit": "GFLOP/s", "verified": True},
+     "result.threads 0 outside the kernels' declared 1..256"),
+    ({"v": 1, "type": "result", "threads": 257, "repeat": 1, "value": 5.0, "unit": "GFLOP/s", "verified": True},
+     "result.threads 257 outside the kernels' declared 1..256"),
+    ({"v": 1, "type": "result", "threads": 1, "repeat": 0, "value": 5.0, "unit": "GFLOP/s", "verified": True},
+     "result.repeat 0 outside the kernels' declared 1..1000"),
+    (sample(0, threads=4096), "sample.threads 4096 outside the kernels' declared 1..256"),
+])
+def test_bounds_read_from_the_declaration(obj, message):
+    """A result or sample line's threads and repeat lie within what the kernels declare (`--describe`: the
+    threads/streams parameter, repeats/max_repeats); the runner's check reads them from there (resultfields)."""
+    with pytest.raises(ProtocolError, match=message):
+        parse_line(line(obj))
+    assert parse_line(line(sample(0, repeat=0, warmup=True)))["repeat"] == 0  # the warm-up phase is repeat 0

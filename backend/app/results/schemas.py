@@ -5,6 +5,7 @@ from typing import Literal, get_args
 from pydantic import BaseModel, Field
 
 from app.hosts.schemas import Peak
+from app.results.stats import Summary
 from app.results.verdict import Flag, Verdict
 
 
@@ -29,22 +30,15 @@ CacheLevel = Literal["L1", "L2", "L3", "DRAM"]
 CACHE_LEVELS: tuple[str, ...] = get_args(CacheLevel)
 
 
-class ResultRow(BaseModel):
+class ResultRow(Summary):
+    """One (op, threads, block) row: its repeats' statistics (n, mean, stddev, min, max, median, ci95_low,
+    ci95_high, cv, outliers: app.results.stats.Summary, declared there once) and what the server made of them."""
+
     op: str | None
     threads: int
     block_bytes: int | None = None
     unit: str
-    n: int
-    mean: float
-    stddev: float
-    min: float
-    max: float
-    median: float
-    ci95_low: float | None
-    ci95_high: float | None
-    cv: float | None
     values: list[float]
-    outliers: list[int]
     # Means over the repeats of the kernel's other per-repeat figures (iops, lat_p99_us, loss_pct, ...).
     extra: dict[str, float] = {}
     level: CacheLevel | None = None  # memory: the cache level the working set fits in

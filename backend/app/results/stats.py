@@ -1,6 +1,7 @@
 """Repeat statistics: the one module that turns repeats into mean ± stddev, CI and outlier marks."""
 import math
-from dataclasses import dataclass
+
+from pydantic import BaseModel
 
 # Two-sided 95 % Student t quantiles t_{0.975, df}.
 _T975 = {
@@ -22,8 +23,9 @@ def t975(df: int) -> float:
     return _T975[max(k for k in _T975 if k <= df)]
 
 
-@dataclass(frozen=True)
-class Summary:
+class Summary(BaseModel):
+    """The statistics of one row's repeats: declared here once; app.results.schemas.ResultRow extends it."""
+
     n: int
     mean: float
     stddev: float
@@ -60,7 +62,8 @@ def summarize(values: list[float]) -> Summary:
     else:
         lo = hi = None
     cv = stddev / mean if n > 1 and mean != 0 else None
-    return Summary(n, mean, stddev, min(values), max(values), median(values), lo, hi, cv, outliers(values))
+    return Summary(n=n, mean=mean, stddev=stddev, min=min(values), max=max(values), median=median(values),
+                   ci95_low=lo, ci95_high=hi, cv=cv, outliers=outliers(values))
 
 
 def outliers(values: list[float]) -> list[int]:

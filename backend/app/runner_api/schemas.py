@@ -1,5 +1,6 @@
 from typing import Annotated, Any, Literal
 
+from hostbench_common import resultfields
 from hostbench_common.runstatus import RunStatus
 from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, StrictBool, field_validator
 
@@ -8,6 +9,14 @@ from app.hosts import names
 
 Number = JsonNumber  # finite
 Bytes = Annotated[int, Field(ge=0, le=2**50), JSON_NUMBER]  # a block or buffer size (the column is a bigint)
+
+
+# A result's and a sample's threads and repeat, within the bounds the kernels declare (hostbench_common.resultfields
+# reads them from `--describe`): not a second copy.
+_T, _R, _SR = resultfields.THREADS, resultfields.REPEAT, resultfields.SAMPLE_REPEAT
+Threads = Annotated[int, Field(ge=_T[0], le=_T[1]), JSON_NUMBER]
+Repeat = Annotated[int, Field(ge=_R[0], le=_R[1]), JSON_NUMBER]
+SampleRepeat = Annotated[int, Field(ge=_SR[0], le=_SR[1]), JSON_NUMBER]
 
 
 class _Strict(BaseModel):
@@ -125,8 +134,8 @@ class SampleIn(BaseModel):
     seq: JsonInt = Field(ge=0, le=MAX_SEQ)
     t: Number
     interval_s: Number = Field(ge=0, le=3600)
-    threads: JsonInt = Field(ge=0, le=4096)
-    repeat: JsonInt = Field(ge=0, le=10000)
+    threads: Threads
+    repeat: SampleRepeat
     warmup: StrictBool
     value: Number
     unit: str = Field(max_length=16)
@@ -148,8 +157,8 @@ class SamplesAck(BaseModel):
 class ResultIn(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    threads: JsonInt = Field(ge=0, le=4096)
-    repeat: JsonInt = Field(ge=0, le=10000)
+    threads: Threads
+    repeat: Repeat
     value: Number
     unit: str = Field(max_length=16)
     verified: StrictBool

@@ -2,6 +2,7 @@
 from datetime import datetime
 from typing import Annotated, Literal
 
+from hostbench_common import resultfields
 from pydantic import AllowInfNan, BaseModel, Field, StringConstraints
 
 from app.core.bounds import JSON_NUMBER, BodyId
@@ -138,7 +139,7 @@ class ThresholdCreate(BaseModel):
     label: LabelScope | None = None
     experiment: RunExperimentKind
     op: Op | None = None
-    threads: Annotated[int, Field(ge=1, le=4096), JSON_NUMBER]
+    threads: Annotated[int, Field(ge=resultfields.THREADS[0], le=resultfields.THREADS[1]), JSON_NUMBER]
     block_bytes: Annotated[int, Field(ge=1, le=2**50), JSON_NUMBER] | None = None
     kind: ThresholdKind
     value: Annotated[float, Field(ge=0, le=1e15), AllowInfNan(False), JSON_NUMBER]

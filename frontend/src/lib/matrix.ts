@@ -4,11 +4,8 @@ import { enumLabels } from '../config/experiments';
 import type { ResultRow } from './api/types';
 import { formatBlockSize } from './units';
 
-export interface CellRef {
-  op: string | null;
-  block_bytes?: number | null;
-  threads: number;
-}
+/** A cell's coordinates: the result row's own fields (generated from the OpenAPI document), not retyped. */
+export type CellRef = Pick<ResultRow, 'op' | 'block_bytes' | 'threads'>;
 
 export interface OpMatrix {
   op: string | null;

@@ -3307,7 +3307,11 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** ResultRow */
+        /**
+         * ResultRow
+         * @description One (op, threads, block) row: its repeats' statistics (n, mean, stddev, min, max, median, ci95_low,
+         *     ci95_high, cv, outliers: app.results.stats.Summary, declared there once) and what the server made of them.
+         */
         ResultRow: {
             /** Block Bytes */
             block_bytes?: number | null;
