@@ -7,7 +7,10 @@ every part is asked with a short timeout, so a hung part shows as such instead o
   process or from beat's task; "late" past LATE_PERIODS periods (docs/reliability.md, rule 1);
 - scheduler: when Celery beat's reconcile task last ran (beat and a worker both alive); beat also runs sample
   retention, so its absence is reported even while the API's own reconciler covers the leases.
-Any of them not ok makes `status` "degraded"."""
+Any of them not ok makes `status` "degraded".
+
+It has its own admission slots (app.core.admission, "health"), never the dashboard's; the database's facts are
+asked once for all the probes that arrive while they are being asked, so a burst of probes costs one query."""
 import asyncio
 import time
 from datetime import datetime
@@ -36,6 +39,18 @@ class Health(BaseModel):
     scheduler: str
     runners_online: int
     version: str
+
+
+_facts_in_flight: "asyncio.Future[tuple[int, dict[str, datetime]]] | None" = None
+
+
+async def _shared_db_facts() -> tuple[int, dict[str, datetime]]:
+    """_db_facts, asked once for every probe that arrives while it is being asked (a burst of probes costs one
+    query); each probe waits at most DB_TIMEOUT_S."""
+    global _facts_in_flight
+    if _facts_in_flight is None or _facts_in_flight.done():
+        _facts_in_flight = asyncio.ensure_future(asyncio.get_running_loop().run_in_executor(None, _db_facts))
+    return await asyncio.wait_for(asyncio.shield(_facts_in_flight), DB_TIMEOUT_S)
 
 
 def _db_facts() -> tuple[int, dict[str, datetime]]:
@@ -73,13 +88,14 @@ def _age(marks: dict[str, datetime], name: str, what: str) -> str:
 
 
 async def health() -> Health:
-    online, db, marks = 0, "ok", {}
+    online, db = 0, "ok"
+    marks: dict[str, datetime] = {}
     state = DB_WATCH.state() if DB_WATCH.running else None
     if state is not None and state.hung:
         db = state.detail
     else:
         try:
-            online, marks = await _in_thread(_db_facts, DB_TIMEOUT_S)
+            online, marks = await _shared_db_facts()
         except TimeoutError:
             db = f"not answering within {DB_TIMEOUT_S:.0f} s"
         except Exception as exc:  # noqa: BLE001 - health reports, never raises

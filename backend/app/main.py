@@ -5,7 +5,7 @@ import logging
 from fastapi import FastAPI
 from fastapi.telemetry import TelemetryConfig
 
-from app.core.admission import Admission
+from app.core.admission import HEALTH_PATH, Admission
 from app.core.auth import PUBLIC
 from app.core.body import BodyLimits
 from app.core.config import get_settings
@@ -52,7 +52,7 @@ def create_app() -> FastAPI:
     app.add_middleware(RunnerCredentials)  # /api/runner/: 401 before the body (app.runner_api.gate)
     app.add_middleware(AllowedHosts)
     app.add_middleware(SecurityHeaders)  # outermost: every answer, a 400, 429 or 503 included (app.core.headers)
-    app.add_api_route("/api/health", health, methods=["GET"], response_model=Health, tags=["health"],
+    app.add_api_route(HEALTH_PATH, health, methods=["GET"], response_model=Health, tags=["health"],
                       dependencies=[PUBLIC])
     # app.jobs.retire_router holds two of the hosts' routes (revoking and deleting a host end its runs)
     for r in (users_router, hosts_router, retire_router, jobs_router, live_router, runner_router, reference_router,

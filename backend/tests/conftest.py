@@ -88,6 +88,9 @@ def clean_db() -> Iterator[None]:
         # down" to the next test's reconciler pass (dispatch.renew_after_gap)
         conn.execute(text("delete from server_marks where name in ('api', 'refused')"))
     get_redis().flushdb()
+    from app.users.auth import CREDENTIALS
+
+    CREDENTIALS.clear()  # the credentials epoch went with Redis's keys
 
 
 @pytest.fixture

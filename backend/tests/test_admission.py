@@ -20,7 +20,7 @@ from app.main import app
     ("/api/runner/work", None),  # the long poll admits its database steps itself ("poll")
     ("/api/hosts/1", "dashboard"),
     ("/api/runs/1/stream", "dashboard"),
-    ("/api/health", "dashboard"),
+    ("/api/health", "health"),
     ("/assets/index.js", None),
 ])
 def test_each_route_is_in_its_class(path, gate):
@@ -39,7 +39,7 @@ def test_no_class_admits_more_than_its_pool_holds():
     pool_cap = lambda size: size + size // 2  # noqa: E731 - pool_size plus max_overflow (app.core.db._engine)
     runner_side = GATES["run"].slots + GATES["runner"].slots + GATES["poll"].slots
     assert runner_side <= pool_cap(RUNNER_POOL_SIZE), (runner_side, RUNNER_POOL_SIZE)
-    assert GATES["dashboard"].slots + GATES["stream"].slots <= pool_cap(POOL_SIZE)
+    assert GATES["dashboard"].slots + GATES["stream"].slots + GATES["health"].slots <= pool_cap(POOL_SIZE)
     assert THREADS > sum(g.slots for g in GATES.values())
     # every wait is well inside the runner's 10-s request timeout and 30-s lease
     assert all(g.wait_s <= 8 for g in GATES.values())
@@ -62,6 +62,31 @@ def test_a_process_out_of_cpu_sheds_the_dashboard_not_the_runners(client, runner
     finally:
         LAG.lag_s = 0.0
         gate.waiting -= DASHBOARD_SHED_MIN
+    assert client.get("/api/hosts").status_code == 200
+
+
+def test_health_answers_on_its_own_path_while_the_dashboard_is_full(client):
+    """Issue 31: /api/health never waits behind dashboard reads, nor is refused with them. Every dashboard slot
+    taken and its queue full (a burst of 1,000 reads): a dashboard read is refused at once, the probe answers 200
+    (it was in the dashboard's class: 503 "busy", which would make an orchestrator restart a healthy server)."""
+    import asyncio
+    import time
+
+    gate = GATES["dashboard"]
+    taken = gate.slots
+    sem = gate.sem
+    for _ in range(taken):
+        assert asyncio.run(asyncio.wait_for(sem.acquire(), 1)) is True
+    gate.waiting += gate.max_waiting
+    try:
+        assert client.get("/api/hosts").status_code == 503
+        t0 = time.monotonic()
+        r = client.get("/api/health")
+        assert r.status_code == 200 and time.monotonic() - t0 < 2.0, r.text
+    finally:
+        gate.waiting -= gate.max_waiting
+        for _ in range(taken):
+            sem.release()
     assert client.get("/api/hosts").status_code == 200
 
 

@@ -214,6 +214,36 @@ def test_a_personal_api_token_is_shown_once_and_revocable(anon_client, admin_hea
     assert anon_client.get("/api/auth/me", headers=token).status_code == 401
 
 
+def test_a_read_s_credential_is_checked_without_postgresql_and_a_revocation_elsewhere_ends_it_at_once(
+        anon_client, session, admin_headers, monkeypatch):
+    """Issue 31: a personal token's second read within the cache's life is not looked up in PostgreSQL; a write
+    always is; a revocation by another process (the row changed, the credentials epoch in Redis moved) is seen by
+    the very next read."""
+    from datetime import UTC, datetime
+
+    from sqlalchemy import text
+
+    from app.users import service as users
+
+    created = anon_client.post("/api/me/tokens", json={"name": "ci"}, headers=admin_headers).json()
+    token = {"Authorization": f"Bearer {created['token']}"}
+    looked_up = []
+    real = users.api_token_user
+    monkeypatch.setattr(users, "api_token_user", lambda s, t: looked_up.append(t) or real(s, t))
+    assert anon_client.get("/api/auth/me", headers=token).status_code == 200
+    assert anon_client.get("/api/runs", headers=token).status_code == 200
+    assert anon_client.get("/api/auth/me", headers=token).json()["name"] == "test-admin"
+    assert len(looked_up) == 1  # the first read only
+    anon_client.post("/api/hosts/registration-tokens", json={}, headers=token)
+    assert len(looked_up) == 2  # a write checks in PostgreSQL
+    # another API process revokes it: its row, then the epoch (users.credentials_changed)
+    session.execute(text("update api_tokens set revoked_at = :now where id = :id"),
+                    {"now": datetime.now(UTC), "id": created["id"]})
+    session.commit()
+    users.credentials_changed()
+    assert anon_client.get("/api/auth/me", headers=token).status_code == 401
+
+
 def test_a_disabled_user_is_signed_out_and_the_last_admin_cannot_be_removed(anon_client, session, admin_headers):
     viewer = make_user(session, "v", "viewer")
     vid = anon_client.get("/api/auth/me", headers=viewer).json()["id"]

@@ -166,7 +166,7 @@ def test_ids_beyond_an_integer_in_queries(client, runner, query):
     r = client.get(f"/api/runs?{query}")
     assert r.status_code in (200, 422), r.text
     if r.status_code == 200:  # ids that cannot exist match nothing: never "every run"
-        assert r.json() == {"data": [], "count": 0}
+        assert r.json() == {"data": [], "count": 0, "count_more": False, "next_before_id": None}
 
 
 def test_ids_beyond_an_integer_in_bodies(client, session, runner):

@@ -5,7 +5,8 @@ from types import SimpleNamespace
 
 from hostbench_common.describe import DESCRIBE
 
-from app.results.service import compute_result, current_result, declared_figures
+from app.jobs.stored import stored_result
+from app.results.service import compute_result, declared_figures
 
 
 def _rep(repeat: int, **extra: object) -> dict:
@@ -65,6 +66,6 @@ def test_a_result_stored_without_units_gets_them_when_read():
     for row in stored["rows"]:
         del row["extra_units"], row["extra_lower_is_better"]
     run = SimpleNamespace(result=stored, raw_results=None, experiment="disk")
-    row = current_result(run, None, None).rows[0]  # type: ignore[union-attr]
+    row = stored_result(run).rows[0]  # type: ignore[union-attr]
     assert row.extra_units["lat_p99_us"] == "µs" and row.extra_units["iops"] == "IOPS"
     assert row.extra_lower_is_better == ["lat_p99_us"]

@@ -181,7 +181,10 @@ def test_trace_stretches_cause_follows_the_cpu_share():
     assert trace_summary(times, short, 0.99).stretches == []
 
 
-def test_a_peak_entered_by_hand_reaches_earlier_runs(client, session, runner):
+def test_a_peak_entered_by_hand_reaches_earlier_runs_through_one_background_recompute(client, session, runner):
+    """Issue 31: the stored result is served (with a note) until the recompute task has run once; then the new peak."""
+    from app.worker.tasks import recompute_results
+
     host_id, _ = runner
     # A CPU no table knows and no ISA flag describes: the run is stored without a peak.
     client_inv = {"cpu": {"vendor": "CentaurHauls", "family": 0x07, "model_number": 0x5B, "sockets": 1,
@@ -192,15 +195,70 @@ def test_a_peak_entered_by_hand_reaches_earlier_runs(client, session, runner):
     session.commit()
     run_id, r = _run(client, session, runner, kernel_info={**KINFO, "isa": "scalar"}, results=[_res(5.0)])
     assert r.status_code == 200
-    before = client.get(f"/api/runs/{run_id}").json()["result"]["rows"][0]
-    assert before["peak"] is None and before["efficiency"] is None
+    before = client.get(f"/api/runs/{run_id}").json()
+    assert before["result"]["rows"][0]["peak"] is None and before["result"]["rows"][0]["efficiency"] is None
+    assert before["result_updating"] is False
     assert client.put(f"/api/hosts/{host_id}/peaks/cpu_fp64", json={"value": 20.0, "note": "datasheet"}).status_code == 200
-    after = client.get(f"/api/runs/{run_id}").json()["result"]["rows"][0]
-    assert after["peak"]["source"] == "user" and after["peak"]["since"]
-    assert after["peak"]["value"] == 10.0 and after["efficiency"] == 0.5  # 20 for 2 cores, 1 thread used
-    assert "entered by test-admin on " in after["peak"]["formula"]
-    listed = client.get("/api/runs", params={"ids": [run_id]}).json()["data"][0]["result"]["rows"][0]
-    assert listed["efficiency"] == 0.5
+    # no read recomputes: until the task has run, the stored result, and a note that it is being updated
+    meanwhile = client.get(f"/api/runs/{run_id}").json()
+    assert meanwhile["result"] == before["result"] and meanwhile["result_updating"] is True
+    listed = client.get("/api/runs", params={"ids": str(run_id)}).json()["data"][0]
+    assert listed["result_updating"] is True and listed["result"] is None
+    assert recompute_results(host_id) == 1  # the Celery task's body, in this process
+    assert recompute_results(host_id) == 0  # idempotent: nothing left to do
+    after = client.get(f"/api/runs/{run_id}").json()
+    assert after["result_updating"] is False
+    row = after["result"]["rows"][0]
+    assert row["peak"]["source"] == "user" and row["peak"]["since"]
+    assert row["peak"]["value"] == 10.0 and row["efficiency"] == 0.5  # 20 for 2 cores, 1 thread used
+    assert "entered by test-admin on " in row["peak"]["formula"]
+    full = client.get("/api/runs", params={"ids": str(run_id), "detail": "full"}).json()["data"][0]
+    assert full["result"]["rows"][0]["efficiency"] == 0.5
+    from app.jobs.models import Run
+    session.expire_all()
+    assert session.get(Run, run_id).result_basis == {"code": 1, "peaks": 1}
+
+
+def test_no_read_computes_a_result(client, session, runner, monkeypatch):
+    """Issue 31: a result is computed once, at finish; reading the run, a list of runs or the full list computes
+    nothing (the old reads recomputed every run's result against its host's peaks on every call)."""
+    import app.jobs.stored
+    import app.results.service
+
+    run_id, r = _run(client, session, runner, results=[_res(5.0), _res(9.0, threads=2)])
+    assert r.status_code == 200
+    calls = []
+    real = app.results.service.compute_result
+
+    def counted(*a, **kw):
+        calls.append(a[0])
+        return real(*a, **kw)
+
+    monkeypatch.setattr(app.results.service, "compute_result", counted)
+    monkeypatch.setattr(app.jobs.stored, "compute_result", counted)
+    one = client.get(f"/api/runs/{run_id}").json()
+    summary = client.get("/api/runs").json()["data"][0]
+    full = client.get("/api/runs", params={"detail": "full"}).json()["data"][0]
+    assert calls == []
+    assert one["result"]["headline"] == summary["headline"] == full["result"]["headline"]
+    assert summary["headline"]["value"] == 9.0 and summary["verdict"] == one["result"]["verdict"]
+    assert summary["result"] is None and full["result"] == one["result"]
+    # and a light list does not read the results at all: one statement for the count, one for the page (a deferred
+    # result touched per run would be one more each)
+    from sqlalchemy import event
+
+    from app.core.db import get_engine
+    statements = []
+    listen = lambda *a: statements.append(a[2])  # noqa: E731
+    event.listen(get_engine(), "before_cursor_execute", listen)
+    try:
+        _run(client, session, runner, results=[_res(4.0)])
+        statements.clear()
+        assert len(client.get("/api/runs").json()["data"]) == 2
+    finally:
+        event.remove(get_engine(), "before_cursor_execute", listen)
+    page = [s for s in statements if "FROM runs" in s]
+    assert len(page) == 2 and not any("runs.result," in s or "runs.raw_results" in s for s in page), statements
 
 
 @pytest.mark.parametrize(("experiment", "params", "unit", "share", "disturbed"), [

@@ -155,18 +155,23 @@ def resolve_host(server: Server, host: str) -> tuple[int, str]:
 
 
 def list_runs(server: Server, *, host_id: int | None = None, status: str | None = None,
-              limit: int = 20) -> tuple[list[dict], int]:
-    """The newest `limit` runs matching, paged through the API 200 at a time; and how many match in all."""
+              limit: int = 20, full: bool = False) -> tuple[list[dict], int, bool]:
+    """The newest `limit` runs matching, paged through the API 200 at a time (keyset: before_id); how many match
+    in all, and whether that is a lower bound (the server counts exactly up to a bound, then says "more than").
+    full: each run's whole result (its rows), not only its headline and verdict."""
     out: list[dict] = []
-    count = 0
+    count, more = 0, False
+    before: int | None = None
     while len(out) < limit:
         page = server.get_json("/api/runs", "listing runs", host_id=host_id, status=status,
-                               limit=min(RUNS_PAGE, limit - len(out)), offset=len(out))
-        count = page["count"]
+                               limit=min(RUNS_PAGE, limit - len(out)), before_id=before,
+                               detail="full" if full else None)
+        count, more = page["count"], bool(page.get("count_more"))
         out.extend(page["data"])
-        if not page["data"] or len(out) >= count:
+        before = page.get("next_before_id")
+        if not page["data"] or before is None:
             break
-    return out[:limit], count
+    return out[:limit], count, more
 
 
 def fmt_value(v: float | None, unit: str = "") -> str:
@@ -180,6 +185,8 @@ def fmt_value(v: float | None, unit: str = "") -> str:
 def headline(run: dict) -> str:
     """The figure that sums a run up (as the dashboard's History): the server's (result.headline: the best valid
     row, or why there is none); from a server without one, the trace mean, else the highest row mean."""
+    if isinstance(run.get("headline"), dict) and run["headline"].get("text"):  # a list's run: the stored headline
+        return str(run["headline"]["text"])
     r = run.get("result")
     if not r:
         return "—"
@@ -211,7 +218,7 @@ def runs_table(runs: list[dict]) -> str:
     head = ["ID", "HOST", "EXPERIMENT", "OP/THREADS", "STATUS", "VERDICT", "HEADLINE", "FINISHED"]
     rows = [[escape(c) for c in (  # escaped before the widths are measured: the columns stay aligned
         str(r["id"]), r["host_name"], r["experiment"], summary(r.get("params") or {}), r["status"],
-        (r.get("result") or {}).get("verdict") or "—", headline(r),
+        r.get("verdict") or (r.get("result") or {}).get("verdict") or "—", headline(r),
         (r.get("finished_at") or "—").replace("T", " ")[:19])] for r in runs]
     widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=False)]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip()
@@ -220,7 +227,7 @@ def runs_table(runs: list[dict]) -> str:
 
 def cmd_runs(server: Server, args: argparse.Namespace, out: IO[str]) -> int:
     host_id = resolve_host(server, args.host)[0] if args.host else None
-    runs, count = list_runs(server, host_id=host_id, status=args.status, limit=args.limit)
+    runs, count, more = list_runs(server, host_id=host_id, status=args.status, limit=args.limit, full=args.json)
     if args.json:
         json.dump({"count": count, "data": runs}, out, indent=1)
         out.write("\n")
@@ -230,7 +237,7 @@ def cmd_runs(server: Server, args: argparse.Namespace, out: IO[str]) -> int:
         return 0
     print(runs_table(runs), file=out)
     if count > len(runs):
-        print(f"({len(runs)} of {count}; --limit N for more)", file=sys.stderr)
+        print(f"({len(runs)} of {'more than ' if more else ''}{count:,}; --limit N for more)", file=sys.stderr)
     return 0
 
 

@@ -58,17 +58,18 @@ def test_errors_are_one_line_and_exit_2(monkeypatch, capsys):
     assert rc == 2 and err.startswith("error: cannot reach http://hb.test") and err.count("\n") == 1
 
 
-def test_runs_are_paged_to_the_limit():
+def test_runs_are_paged_to_the_limit_by_keyset():
     seen = []
 
     def handler(req):
         q = dict(req.url.params)
-        seen.append((int(q["limit"]), int(q["offset"])))
-        data = [{"id": 1000 - int(q["offset"]) - i} for i in range(int(q["limit"]))]
-        return httpx.Response(200, json={"data": data, "count": 450})
+        before = int(q.get("before_id", 1001))
+        seen.append((int(q["limit"]), q.get("before_id")))
+        data = [{"id": before - 1 - i} for i in range(int(q["limit"]))]
+        return httpx.Response(200, json={"data": data, "count": 450, "next_before_id": data[-1]["id"]})
 
-    runs, count = remote.list_runs(_server(handler), limit=300)
-    assert (len(runs), count) == (300, 450) and seen == [(200, 0), (100, 200)]
+    runs, count, more = remote.list_runs(_server(handler), limit=300)
+    assert (len(runs), count, more) == (300, 450, False) and seen == [(200, None), (100, "801")]
     assert len({r["id"] for r in runs}) == 300
 
 
@@ -82,6 +83,9 @@ def test_table_headline_and_summary():
                                 "2026-11-26", "03:00:00"]
     assert remote.headline({"result": {"trace": {"mean": 2.5}, "rows": []}, "unit": "GB/s"}) == "mean 2.50 GB/s"
     assert remote.headline({"result": None}) == "—"
+    # a list's run (the light list): its stored headline and verdict, no rows
+    light = {**run, "result": None, "verdict": "disturbed", "headline": {"value": None, "text": "no valid row"}}
+    assert remote.runs_table([light]).splitlines()[1].split()[6:9] == ["disturbed", "no", "valid"]
     # the server's headline wins: never the disturbed row's figure
     disturbed = {"result": {"rows": [{"mean": 99.0, "unit": "GFLOP/s", "valid": True, "verdict": "disturbed"}],
                             "headline": {"value": None, "text": "no valid row yet; 1 disturbed"}}}

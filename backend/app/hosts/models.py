@@ -1,7 +1,7 @@
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Index, String, func
+from sqlalchemy import Index, Integer, String, func
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.db import Base, JSONType, utcnow
@@ -26,6 +26,12 @@ class Host(Base):
     measured_clock_ghz: Mapped[float | None]
     # Peaks entered by a person: {"cpu_fp64": {"value": 123.0, "unit": "GFLOP/s", "note": "..."}}; they win.
     peak_overrides: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict, server_default="{}")
+    # Raised whenever the peaks a result is computed against change (an override set or cleared): each stored
+    # result records the version it used (Run.result_basis), and app.results.stored recomputes the others.
+    peaks_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # The peaks_version whose runs the recompute task has marked stale (app.jobs.stored.mark_stale); behind
+    # peaks_version while a change waits for the task.
+    peaks_marked: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     # The source IP of the runner's latest call (request.client.host); a two-host network job's driver
     # connects to the serving host at this address. Never taken from a request body.
     address: Mapped[str | None] = mapped_column(String(45))

@@ -6,6 +6,7 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from app.core.broker import later
 from app.core.config import get_settings
 from app.core.db import utcnow
 from app.core.errors import Conflict, NotFound, Unauthorized
@@ -64,7 +65,22 @@ def set_peak_override(session: Session, host: Host, key: str, value: float | Non
     else:
         overrides[key] = {"value": value, "unit": PEAK_UNITS[key], "note": note, "by": by, "at": utcnow().isoformat()}
     host.peak_overrides = overrides
+    # the results computed against the old peaks are recomputed once, in the background (app.jobs.stored)
+    host.peaks_version = (host.peaks_version or 0) + 1
     session.commit()
+    ring_recompute(host.id)
+
+
+# The task that recomputes the stored results of a host whose peaks changed (app.worker.tasks.recompute_results,
+# app.jobs.stored.recompute_stale); rung by name, as the doorbell is (app.jobs.doorbell).
+RECOMPUTE_RESULTS = "hostbench.results.recompute"
+
+
+def ring_recompute(host_id: int | None) -> None:
+    """After the commit, on the broker's sender thread: a lost message costs only time (beat's sweep rings it)."""
+    from app.core.celery_app import celery_app
+
+    later(lambda: celery_app.send_task(RECOMPUTE_RESULTS, (host_id,), retry=False))
 
 
 def to_public(host: Host) -> HostPublic:

@@ -18,6 +18,7 @@ from sqlalchemy import (
     Integer,
     String,
     UniqueConstraint,
+    false,
     text,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -67,7 +68,17 @@ class Run(Base):
     """One experiment on one host. PostgreSQL holds the truth about its state; Celery only rings."""
 
     __tablename__ = "runs"
-    __table_args__ = (Index("ix_runs_host_status", "host_id", "status"), CheckConstraint(STATUS_CHECK, name="status"))
+    __table_args__ = (
+        Index("ix_runs_host_status", "host_id", "status"),
+        CheckConstraint(STATUS_CHECK, name="status"),
+        # the results waiting for their background recompute (app.results.stored.recompute_stale)
+        Index("ix_runs_result_stale", "id",
+              postgresql_where=text("result IS NOT NULL AND (result_stale OR result_basis IS NULL)")),
+        # History's label filters: labels_snapshot @> {"region": ...}; runs not handed out yet by their host's
+        Index("ix_runs_labels_snapshot", "labels_snapshot", postgresql_using="gin",
+              postgresql_ops={"labels_snapshot": "jsonb_path_ops"}),
+        Index("ix_runs_unlabelled", "host_id", postgresql_where=text("labels_snapshot IS NULL")),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     job_id: Mapped[int] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)
@@ -90,8 +101,16 @@ class Run(Base):
     kernel_info: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
     # The kernel's per-repeat `result` events, as sent with finish.
     raw_results: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONType)
-    # Statistics, peaks and validity computed once at finish.
+    # Statistics, peaks and validity computed once at finish (app.results.stored), and again in the background only
+    # when what it depends on changes; a read never computes it.
     result: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    # What the stored result was computed from: {"code": RESULT_CODE, "peaks": the host's peaks_version}.
+    result_basis: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    # True from a change of the host's peaks until the background recompute has stored the new result.
+    result_stale: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # The result's headline and verdict, apart, for the light run lists (no result rows read).
+    headline: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    verdict: Mapped[str | None] = mapped_column(String(16))
     # Reference tools run by the runner after the kernel, with parameters matched to it (issue: reference tools).
     references: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONType)
     # The host inventory as it was when the run started.

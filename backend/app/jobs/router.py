@@ -1,10 +1,11 @@
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Query, Response
+from fastapi import APIRouter, Body, Query, Request, Response
 
 from app.audit.service import record
 from app.core.bounds import MAX_ID, Id
 from app.core.deps import SessionDep
+from app.core.etag import answer, matches, not_modified
 from app.experiments.registry import EXPERIMENTS, PARAMS, RunExperimentKind
 from app.jobs import export, service
 from app.jobs.doorbell import ring
@@ -60,10 +61,15 @@ def estimate_job(body: Annotated[JobCreate, Body()], _: ViewerDep, session: Sess
 Label = Annotated[str | None, Query(max_length=64, pattern=r"^[^\x00]*$")]
 
 
-@router.get("/runs", response_model=RunsPublic)
+NOT_MODIFIED: dict[int | str, dict[str, Any]] = {
+    304: {"description": "not modified: the If-None-Match tag is the answer's ETag"}}
+
+
+@router.get("/runs", response_model=RunsPublic, responses=NOT_MODIFIED)
 def read_runs(
     _: ViewerDep,
     session: SessionDep,
+    request: Request,
     ids: Annotated[
         str | None, Query(pattern=r"^\d{1,12}(,\d{1,12}){0,49}$", description="comma-separated run ids")
     ] = None,
@@ -77,15 +83,21 @@ def read_runs(
     created_after: IsoDatetime | None = None,
     created_before: IsoDatetime | None = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
-) -> RunsPublic:
+    before_id: Annotated[Id | None, Query(description="keyset paging: the runs older than this one (the previous "
+                                                       "page's next_before_id); stable while runs are added")] = None,
+    offset: Annotated[int, Query(ge=0, le=10**9, deprecated=True,
+                                 description="deprecated: page with before_id (OFFSET reads every row it skips, and "
+                                             "a page moves when runs are added)")] = 0,
+    detail: Annotated[Literal["summary", "full"], Query(
+        description="summary (the default): each run's stored headline and verdict, `result` null; full: the "
+                    "stored result with every row (Compare, exports)")] = "summary",
+) -> RunsPublic | Response:
     # an id beyond any table's range names no run: it matches nothing (and never reaches PostgreSQL)
     wanted = [int(i) for i in ids.split(",") if 1 <= int(i) <= MAX_ID] if ids else None
     f = RunFilter(ids=wanted, job_id=job_id, host_id=host_id,
                   experiment=experiment, status=status, provider=provider, instance_type=instance_type,
                   region=region, created_after=created_after, created_before=created_before)
-    data, count = service.list_runs(session, f, limit, offset)
-    return RunsPublic(data=data, count=count)
+    return answer(request, service.list_runs(session, f, limit, offset, before_id=before_id, full=detail == "full"))
 
 
 @router.get("/runs/{run_id}/export", response_class=Response,
@@ -98,9 +110,15 @@ def export_run(run_id: Id, _: ViewerDep, session: SessionDep,
     return Response(body, media_type=media, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
-@router.get("/runs/{run_id}", response_model=RunPublic)
-def read_run(run_id: Id, _: ViewerDep, session: SessionDep) -> RunPublic:
-    return service.run_public(session, service.get_run(session, run_id))
+@router.get("/runs/{run_id}", response_model=RunPublic, responses=NOT_MODIFIED)
+def read_run(run_id: Id, _: ViewerDep, session: SessionDep, request: Request) -> RunPublic | Response:
+    """A run and its stored result. An ended run's tag comes from the facts its answer is made of, so an unchanged
+    one is answered 304 before its result is read into the answer; a run still going is tagged by its answer."""
+    run = service.get_run(session, run_id)
+    etag = service.run_etag(session, run)
+    if etag is not None and matches(request, etag):
+        return not_modified(etag)
+    return answer(request, service.run_public(session, run), etag)
 
 
 @router.get("/runs/{run_id}/samples", response_model=SamplesPublic)
@@ -108,11 +126,12 @@ def read_samples(
     run_id: Id,
     _: ViewerDep,
     session: SessionDep,
-    after_seq: Annotated[int, Query(ge=-1, le=10**12)] = -1,
+    after_seq: Annotated[int, Query(ge=-1, le=10**12, description="keyset paging: the samples after this seq (the "
+                                                                  "previous page's next_after_seq)")] = -1,
     limit: Annotated[int, Query(ge=1, le=20000)] = 20000,
 ) -> SamplesPublic:
     data = service.samples_after(session, service.get_run(session, run_id), after_seq, limit)
-    return SamplesPublic(data=data, count=len(data))
+    return SamplesPublic(data=data, count=len(data), next_after_seq=data[-1].seq if len(data) == limit else None)
 
 
 @router.post("/runs/{run_id}/cancel", response_model=RunPublic, status_code=202)

@@ -6,7 +6,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
 from app.core.bounds import BodyId
 from app.experiments.registry import EXPERIMENTS, PARAMS
-from app.results.schemas import RunResult
+from app.results.schemas import RunHeadline, RunResult
+from app.results.verdict import Verdict
 
 
 def _iso_datetime(value: Any) -> Any:
@@ -96,7 +97,14 @@ class RunPublic(BaseModel):
     last_seq: int
     unit: str
     kernel_info: dict[str, Any] | None
+    # The stored result (app.jobs.stored): computed once, never by a read. A list read (GET /api/runs) leaves it out
+    # unless asked for (`detail=full`) and carries the headline and verdict below instead.
     result: RunResult | None
+    headline: RunHeadline | None = None  # the stored result's headline, apart (lists show it)
+    verdict: Verdict | None = None  # the stored result's verdict, apart (null: no result)
+    # The stored result was computed against peaks that have changed since: served as stored while the background
+    # recompute runs (app.jobs.stored), then replaced.
+    result_updating: bool = False
     # The host's instance labels when the run was handed out (null until then).
     labels_snapshot: dict[str, Any] | None = None
     created_by: str | None = None
@@ -118,7 +126,12 @@ class RunFilter(BaseModel):
 
 class RunsPublic(BaseModel):
     data: list[RunPublic]
+    # How many runs match, counted exactly up to COUNT_BOUND; beyond it `count` is the bound and `count_more` is
+    # true ("more than 10,000"): a count that stays cheap at a million runs.
     count: int
+    count_more: bool = False
+    # The next page (keyset, stable while runs are added): pass it as `before_id`; null on the last page.
+    next_before_id: int | None = None
 
 
 class JobPublic(BaseModel):
@@ -153,6 +166,8 @@ SAMPLE_FIELDS = tuple(SamplePublic.model_fields)
 class SamplesPublic(BaseModel):
     data: list[SamplePublic]
     count: int
+    # keyset paging: pass as after_seq for the next page; null when this page was not full (the last one, for now)
+    next_after_seq: int | None = None
 
 
 class ReferenceEstimate(BaseModel):

@@ -2,17 +2,18 @@ from datetime import timedelta
 
 from hostbench_common import hostfit
 from hostbench_common.estimate import host_facts, reference_plans, run_typical, runs
-from sqlalchemy import case, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Select, and_, any_, func, or_, select
+from sqlalchemy.orm import Session, defer
 
 from app.core import broker
 from app.core.bounds import human_duration
 from app.core.config import get_settings
 from app.core.db import utcnow
 from app.core.errors import Conflict, FieldInvalid, NotFound, TooMany, Unprocessable
+from app.core.etag import tag_of
 from app.experiments.registry import EXPERIMENTS, ROLE_OF, SERVE_SLACK_S, expected_duration
 from app.hosts.models import Host
-from app.jobs import pairing, samples
+from app.jobs import pairing, samples, stored
 from app.jobs.doorbell import ring
 from app.jobs.models import ACTIVE, ON_HOST, TERMINAL, Job, Run, RunStatus, may_move
 from app.jobs.schemas import (
@@ -22,10 +23,11 @@ from app.jobs.schemas import (
     ReferenceEstimate,
     RunFilter,
     RunPublic,
+    RunsPublic,
     SamplePublic,
 )
 from app.mesh import rounds
-from app.results.service import current_result, unit_for
+from app.results.service import unit_for
 
 
 def progress(run: Run, typical_s: float | None = None) -> float:
@@ -39,7 +41,10 @@ def progress(run: Run, typical_s: float | None = None) -> float:
     return max(0.0, min(0.99, elapsed / expected))
 
 
-def run_to_public(run: Run, host_name: str, created_by: str | None = None, host: Host | None = None) -> RunPublic:
+def run_to_public(run: Run, host_name: str, created_by: str | None = None, host: Host | None = None, *,
+                  full: bool = True) -> RunPublic:
+    """A run as the API shows it. Its result is the stored one (app.jobs.stored): nothing is computed here. A list
+    (full=False) carries the stored headline and verdict and leaves the result's rows out."""
     typical = run_typical(run.experiment, run.params, run.inventory_snapshot or (host.inventory if host else None))
     return RunPublic(
         id=run.id, job_id=run.job_id, host_id=run.host_id, host_name=host_name, experiment=run.experiment,
@@ -49,7 +54,9 @@ def run_to_public(run: Run, host_name: str, created_by: str | None = None, host:
         phase=run.phase if run.status in ON_HOST else None,  # type: ignore[arg-type]
         progress=progress(run, typical), last_seq=run.last_seq,
         unit=unit_for(run.experiment, run.params), kernel_info=run.kernel_info,
-        result=current_result(run, host.peak_overrides if host else None, host.inventory if host else None),
+        result=stored.stored_result(run) if full else None,
+        headline=run.headline, verdict=run.verdict,  # type: ignore[arg-type]
+        result_updating=stored.updating(run, host),
         labels_snapshot=run.labels_snapshot, created_by=created_by, cancelled_by=run.cancelled_by,
     )
 
@@ -58,6 +65,17 @@ def run_public(session: Session, run: Run) -> RunPublic:
     row = session.execute(select(Host, Job.created_by).join(Job, Job.id == run.job_id)
                           .where(Host.id == run.host_id)).first()
     return run_to_public(run, row[0].name if row else "?", row[1] if row else None, row[0] if row else None)
+
+
+def run_etag(session: Session, run: Run) -> str | None:
+    """An ended run's tag, from what its answer is made of (its state, its stored result's basis, its host's name and
+    peaks version); None for a run still going (its progress moves with the clock: tagged by its answer)."""
+    if run.status not in TERMINAL:
+        return None
+    row = session.execute(select(Host.name, Host.peaks_version).where(Host.id == run.host_id)).first()
+    return tag_of("run", run.id, run.status, run.status_reason, run.attempt, run.last_seq, run.finished_at,
+                  run.cancelled_by, run.result_basis, run.result_stale, run.labels_snapshot,
+                  tuple(row) if row else None, stored.RESULT_CODE)
 
 
 def publish_run(session: Session, run: Run) -> None:
@@ -200,7 +218,15 @@ def get_run(session: Session, run_id: int, *, for_update: bool = False) -> Run:
     return run
 
 
-def list_runs(session: Session, f: RunFilter, limit: int, offset: int) -> tuple[list[RunPublic], int]:
+# A list's count is exact up to this many runs; beyond it the answer says "more than" (RunsPublic.count_more):
+# counting a million matching rows on every page read costs more than the page.
+COUNT_BOUND = 10_000
+# What a list read leaves unread: the raw results and the stored result (their headline and verdict are columns).
+_HEAVY = (Run.raw_results, Run.result, Run.references)
+
+
+def runs_query(f: RunFilter) -> Select[Run, Host, str | None]:
+    """The runs matching History's filters, each filter served by an index (migration 0020 for the labels)."""
     q = select(Run, Host, Job.created_by).join(Host, Host.id == Run.host_id).join(Job, Job.id == Run.job_id)
     if f.ids is not None:
         q = q.where(Run.id.in_(f.ids))
@@ -215,17 +241,35 @@ def list_runs(session: Session, f: RunFilter, limit: int, offset: int) -> tuple[
     for key in ("provider", "instance_type", "region"):
         value = getattr(f, key)
         if value is not None:
-            # the labels the run was handed out under; a run not handed out yet has the host's current ones
-            label = case((func.jsonb_typeof(Run.labels_snapshot) == "object", Run.labels_snapshot[key].as_string()),
-                         else_=Host.labels[key].as_string())
-            q = q.where(label == value)
+            # the labels the run was handed out under (GIN index ix_runs_labels_snapshot); a run not handed out yet
+            # (no snapshot: index ix_runs_unlabelled) has its host's current ones. Both halves on runs alone, so
+            # PostgreSQL ORs two index scans instead of reading every run.
+            hosts = select(Host.id).where(Host.labels[key].as_string() == value).scalar_subquery()
+            q = q.where(or_(Run.labels_snapshot.op("@>")(func.jsonb_build_object(key, value)),
+                            and_(Run.labels_snapshot.is_(None), Run.host_id == any_(func.array(hosts)))))
     if f.created_after is not None:
         q = q.where(Run.created_at >= f.created_after)
     if f.created_before is not None:
         q = q.where(Run.created_at < f.created_before)
-    count = session.scalar(select(func.count()).select_from(q.subquery())) or 0
-    rows = session.execute(q.order_by(Run.id.desc()).limit(limit).offset(offset)).all()
-    return [run_to_public(r, h.name, by, h) for r, h, by in rows], count
+    return q
+
+
+def list_runs(session: Session, f: RunFilter, limit: int, offset: int = 0, *, before_id: int | None = None,
+              full: bool = False) -> RunsPublic:
+    """The newest runs matching, `limit` of them: below `before_id` (keyset: a page stays the same while runs are
+    added), or from `offset` (deprecated: OFFSET reads every row it skips). full=False leaves the results' rows out."""
+    q = runs_query(f)
+    if not full:
+        q = q.options(*(defer(c) for c in _HEAVY))
+    matched = session.scalar(select(func.count()).select_from(
+        q.with_only_columns(Run.id).limit(COUNT_BOUND + 1).subquery())) or 0
+    page = q.where(Run.id < before_id) if before_id is not None else q.offset(offset)
+    rows = session.execute(page.order_by(Run.id.desc()).limit(limit + 1)).all()
+    more = len(rows) > limit
+    rows = rows[:limit]
+    data = [run_to_public(r, h.name, by, h, full=full) for r, h, by in rows]
+    return RunsPublic(data=data, count=min(matched, COUNT_BOUND), count_more=matched > COUNT_BOUND,
+                      next_before_id=rows[-1][0].id if more and rows else None)
 
 
 def all_samples(session: Session, run: Run) -> list[SamplePublic]:

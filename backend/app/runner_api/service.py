@@ -9,12 +9,12 @@ from app.core.db import utcnow
 from app.core.errors import Conflict, NotFound
 from app.experiments.registry import RUNS
 from app.hosts.models import Host
-from app.jobs import pairing
+from app.jobs import pairing, stored
 from app.jobs.models import ON_HOST, TERMINAL, Run, RunStatus
 from app.jobs.samples import measured
 from app.jobs.service import deadline_s, finish_run, publish_run
 from app.results.checks import pair_check
-from app.results.schemas import PairCheck, RunResult
+from app.results.schemas import PairCheck
 from app.results.service import compute_result, phase_cpu_share, trace_summary, with_verdict
 from app.runner_api.schemas import Assignment, RunFinish
 
@@ -142,17 +142,19 @@ def finish(session: Session, host: Host, run_id: int, body: RunFinish) -> None:
     raw = [r.model_dump() for r in body.results]
     run.raw_results = raw
     run.references = [r.model_dump() for r in body.references]
+    result = None
     if raw:
-        run.result = compute_result(
+        result = compute_result(
             run.experiment, run.params, raw, run.kernel_info, run.inventory_snapshot or host.inventory,
             run.references, host.peak_overrides, _pair(session, host, run),
-        ).model_dump(mode="json")
-    if run.experiment in RUNS and RUNS[run.experiment].trace and run.result is not None:
+        )
+    if run.experiment in RUNS and RUNS[run.experiment].trace and result is not None:
         samples = measured(session, run)
-        trace = trace_summary([t for t, _ in samples], [v for _, v in samples], phase_cpu_share(raw))
-        run.result = {**run.result, "trace": trace.model_dump(mode="json") if trace else None}
+        result.trace = trace_summary([t for t, _ in samples], [v for _, v in samples], phase_cpu_share(raw))
         # the trace's flags enter the stored verdict and headline (trends and the fleet read the stored result)
-        run.result = with_verdict(RunResult.model_validate(run.result)).model_dump(mode="json")
+        result = with_verdict(result)
+    if result is not None:
+        stored.store(run, result, host)  # computed once, here; reads serve it (app.jobs.stored)
     status, reason = body.status, body.reason
     if status == RunStatus.succeeded and run.result and not all(row["valid"] for row in run.result["rows"]):
         reason = "; ".join(row["invalid_reason"] for row in run.result["rows"] if not row["valid"])

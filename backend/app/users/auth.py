@@ -1,17 +1,23 @@
 """Who is calling, and may they: the people's side of app.core.auth. A person's role is declared on a route through
 exactly one of `ViewerDep`, `OperatorDep`, `AdminDep`; app.core.routes reads it back (docs/security.md)."""
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Annotated
 
+import redis
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
 from app.core.auth import CSRF_HEADER, SESSION_COOKIE, UNSAFE, bearer, check_origin
-from app.core.db import get_session
+from app.core.broker import get_redis
+from app.core.config import get_settings
+from app.core.db import get_session, utcnow
 from app.core.errors import Forbidden, Unauthorized
 from app.core.routes import ACCESS_ATTR
-from app.core.security import same
+from app.core.security import hash_token, same
 from app.users import service as users
 from app.users.models import User, UserSession
 
@@ -30,20 +36,88 @@ class Principal:
         return self.user.role
 
 
+class CredentialCache:
+    """The people's credentials checked lately, per process, so a read does not look its credential up in
+    PostgreSQL (issue 31): an entry serves a safe request (GET, HEAD) for at most TTL_S, and only while the
+    credentials epoch in Redis (app.users.service.credentials_changed: every revocation, logout, password change,
+    role change, disabling and deletion moves it) is the one read before the entry was looked up. So a revocation
+    in any process ends every process's cached entries at once. Without Redis nothing is cached. A write (POST, PUT,
+    PATCH, DELETE) always checks in PostgreSQL, and gets the person's rows in its own session."""
+
+    TTL_S = 5.0
+    MAX = 10_000  # entries; beyond it the cache starts again empty
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[float, str, User, UserSession | None]] = {}
+        self._lock = threading.Lock()
+        self._redis: redis.Redis | None = None
+        self.hits = 0
+
+    def epoch(self) -> str | None:
+        """The credentials epoch now; None (cache nothing) while Redis cannot say."""
+        try:
+            if self._redis is None:
+                self._redis = get_redis()  # one client per process: its connection pool is shared by the threads
+            return str(self._redis.get(users.CREDENTIALS_EPOCH) or 0)
+        except redis.RedisError:
+            return None
+
+    def get(self, key: str, epoch: str | None) -> tuple[User, UserSession | None] | None:
+        if epoch is None:
+            return None
+        with self._lock:
+            entry = self._entries.get(key)
+        if entry is None or entry[1] != epoch or time.monotonic() - entry[0] > self.TTL_S:
+            return None
+        _, _, user, us = entry
+        now = utcnow()
+        if us is not None and (us.expires_at < now or us.last_seen_at + timedelta(
+                seconds=get_settings().session_idle_s) < now):
+            return None  # expired meanwhile: PostgreSQL says so (and ends it)
+        self.hits += 1
+        return user, us
+
+    def put(self, key: str, epoch: str | None, user: User, us: UserSession | None) -> None:
+        if epoch is None:
+            return
+        with self._lock:
+            if len(self._entries) >= self.MAX:
+                self._entries.clear()
+            self._entries[key] = (time.monotonic(), epoch, user, us)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+CREDENTIALS = CredentialCache()
+
+
 def authenticate(request: Request, session: Session) -> Principal:
+    safe = request.method not in UNSAFE
     token = bearer(request)
     if token is not None:
         if not token.startswith("hbpat_"):
             raise Unauthorized("this route takes a personal API token (hbpat_…) or a signed-in session")
+        key = hash_token(token)
+        epoch = CREDENTIALS.epoch() if safe else None  # read before the look-up: a revocation after it moves it
+        if (hit := CREDENTIALS.get(key, epoch)) is not None:
+            return Principal(hit[0], None)
         user = users.api_token_user(session, token)
         if user is None:
             raise Unauthorized("API token unknown, expired or revoked")
+        CREDENTIALS.put(key, epoch, user, None)
         return Principal(user, None)
     cookie = request.cookies.get(SESSION_COOKIE)
     if cookie:
+        key = hash_token(cookie)
+        epoch = CREDENTIALS.epoch() if safe else None
+        if (hit := CREDENTIALS.get(key, epoch)) is not None:
+            return Principal(hit[0], hit[1])
         found = users.session_user(session, cookie)
         if found is not None:
             user, us = found
+            CREDENTIALS.put(key, epoch, user, us)
             if request.method in UNSAFE:
                 sent = request.headers.get(CSRF_HEADER, "")
                 if not sent or not same(sent, us.csrf_token):

@@ -8,7 +8,8 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from app.core.config import get_settings
 from app.core.db import get_sessionmaker
-from app.jobs import dispatch, partitions
+from app.hosts.service import RECOMPUTE_RESULTS
+from app.jobs import dispatch, partitions, stored
 from app.jobs.doorbell import DISPATCH_HOST
 from app.schedules import service as schedules
 from app.trends import evaluator, notify
@@ -69,6 +70,18 @@ def sample_partitions() -> list[str] | None:
     the names of those it created."""
     with get_sessionmaker()() as session:
         return partitions.ensure_ahead(session)
+
+
+@celery_app.task(name=RECOMPUTE_RESULTS)
+@_skips_while_the_database_is_down
+def recompute_results(host_id: int | None = None) -> int | None:
+    """Recompute the stored results whose inputs changed (one host's, after a peak change; every host's from beat's
+    sweep) within a time budget; rings itself again while some are left (app.jobs.stored.recompute_stale)."""
+    with get_sessionmaker()() as session:
+        done, left = stored.recompute_stale(session, host_id)
+    if left:
+        recompute_results.delay(host_id)
+    return done
 
 
 @celery_app.task(name="hostbench.trends.evaluate")

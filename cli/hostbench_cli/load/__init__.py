@@ -33,7 +33,7 @@ from typing import Any
 
 from hostbench_cli import STATE
 from hostbench_cli.load.base import HEARTBEAT_S, Client, Figures, ms, pct, retry_after, watch_loop_lag
-from hostbench_cli.load.browsers import BURST_PATH, burst, reads_loop, stream_loop
+from hostbench_cli.load.browsers import BURST_PATH, burst, health_probe, reads_loop, stream_loop
 from hostbench_cli.load.procs import Meter, _procs, api_procs, rss_mib
 from hostbench_cli.load.sim import RunState, SimRunner
 
@@ -172,6 +172,7 @@ async def drive(args: argparse.Namespace, stack: Any) -> dict:
     # 4. measure
     say(f"measuring for {args.seconds} s")
     lag_task = asyncio.create_task(watch_loop_lag(load.fig))
+    probe_task = asyncio.create_task(health_probe(load))
     load.fig.measuring = True
     api.mark()
     control.mark()
@@ -193,6 +194,7 @@ async def drive(args: argparse.Namespace, stack: Any) -> dict:
     elapsed = time.monotonic() - t0
     load.fig.measuring = False
     lag_task.cancel()
+    probe_task.cancel()
     rss = rss_mib(_procs(stack.children["api"].proc.pid))  # both kinds: one supervisor
     report["control_cores"] = control.cores()
     report["dashboard_api_cores"] = api.cores()
@@ -216,6 +218,12 @@ async def drive(args: argparse.Namespace, stack: Any) -> dict:
         "heartbeat_p99_ms": ms(pct(f.heartbeat, 99)),
         "reads_per_s_answered": round(len(f.reads) / elapsed, 1), "read_p95_ms": ms(pct(f.reads, 95)),
         "reads_skipped": f.reads_skipped, "slowest_answer_ms": ms(f.slowest),
+        # the dashboard process's CPU over the reads it answered (it also serves the live streams' opening reads)
+        "dashboard_cpu_ms_per_read": round(report["dashboard_api_cores"] * 1000 / (len(f.reads) / elapsed), 2)
+        if f.reads else None,
+        "health_probes": len(f.health), "health_not_200": sum(1 for st, _ in f.health if st != 200),
+        "health_max_ms": ms(max((t for _, t in f.health), default=None)),
+        "health_over_2s": sum(1 for _, t in f.health if t > 2.0),
         "generator_loop_lag_p50_ms": ms(pct(f.loop_lag, 50)), "generator_loop_lag_p99_ms": ms(pct(f.loop_lag, 99)),
         "generator_loop_lag_max_ms": ms(max(f.loop_lag) if f.loop_lag else None),
         "bursts": bursts,
@@ -317,6 +325,10 @@ def print_report(r: dict) -> None:
         ("lease renewal p99 / max ms", f"{r.get('lease_p99_ms')} / {r.get('lease_max_ms')}"),
         ("heartbeat p99 ms", r.get("heartbeat_p99_ms")),
         ("dashboard reads/s answered, p95 ms", f"{r.get('reads_per_s_answered')}, {r.get('read_p95_ms')}"),
+        ("dashboard CPU ms per read answered", r.get("dashboard_cpu_ms_per_read")),
+        ("/api/health probes: not 200 / over 2 s / max ms",
+         f"{r.get('health_not_200')} of {r.get('health_probes')} / {r.get('health_over_2s')} / "
+         f"{r.get('health_max_ms')}"),
         ("slowest answer ms", r.get("slowest_answer_ms")),
         ("errors", r.get("errors")),
         ("answers of 500 and the like (not 503)", r.get("server_errors")),

@@ -164,6 +164,9 @@ class Figures:
     # this loop, so each includes up to this much of the generator's own lateness (the bursts are not: they are
     # timed by a process of their own, hostbench_cli.load.burster)
     loop_lag: list[float] = field(default_factory=list)
+    # GET /api/health every HEALTH_PROBE_S while measuring, bursts included, as an orchestrator's probe: (status or
+    # "timeout"/"no answer", seconds)
+    health: list[tuple[int | str, float]] = field(default_factory=list)
 
     def note(self, kind: str, status: int | str, took: float | None = None) -> None:
         if took is not None:

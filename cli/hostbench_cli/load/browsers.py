@@ -142,6 +142,28 @@ async def reads_loop(load: "Load", tokens: list[str]) -> None:
         c.close()
 
 
+HEALTH_PROBE_S = 0.5
+
+
+async def health_probe(load: "Load") -> None:
+    """An orchestrator's liveness probe: GET /api/health on a connection of its own every HEALTH_PROBE_S while
+    measuring (bursts included), each given 10 s; timed by this process's loop (its lag is reported apart)."""
+    client = Client(load.host, load.port, max_conns=1)
+    try:
+        while True:
+            t0 = time.monotonic()
+            try:
+                st, _, _ = await client.request("GET", "/api/health", timeout=10)
+                status: int | str = st
+            except HttpFailure as exc:
+                status = "timeout" if "Timeout" in str(exc) else "no answer"
+            if load.fig.measuring:
+                load.fig.health.append((status, time.monotonic() - t0))
+            await asyncio.sleep(max(0.0, HEALTH_PROBE_S - (time.monotonic() - t0)))
+    finally:
+        client.close()
+
+
 BURST_PATH = "/api/hosts/1"  # what a burst asks for: one dashboard read that touches PostgreSQL
 
 

@@ -209,7 +209,7 @@ export function run(over: Partial<RunPublic> = {}): RunPublic {
     params: { op: 'fp64', threads: [1], repeats: 1, duration_s: 3, warmup_s: 0 },
     status: 'running', status_reason: null, attempt: 1, created_at: '2026-11-01T10:00:00Z', started_at: '2026-11-01T10:00:01Z',
     finished_at: null, expected_duration_s: 3, progress: 0.3, last_seq: 0, unit: 'GFLOP/s', kernel_info: null, result: null,
-    created_by: null, cancelled_by: null,
+    created_by: null, cancelled_by: null, headline: null, verdict: null, result_updating: false,
     ...over,
   };
 }

@@ -28,7 +28,7 @@ const EMPTY: RunPublic[] = [];
 /** The selected runs (in the URL's order), those with results, their labels and ratio table, and the trace runs' samples. */
 function useComparison(selection: CompareSelection) {
   const hosts = useHosts();
-  const selected = useQuery({ ...getRunsQueryOptions({ ids: selection.ids.join(','), limit: 50 }), enabled: selection.ids.length > 0 });
+  const selected = useQuery({ ...getRunsQueryOptions({ ids: selection.ids.join(','), limit: 50, detail: 'full' }), enabled: selection.ids.length > 0 });
   const byId = useMemo(() => new Map((selected.data?.data ?? EMPTY).map((r) => [r.id, r])), [selected.data]);
   const idsKey = selection.ids.join(',');
   const runs = useMemo(() => (idsKey ? idsKey.split(',').map(Number) : []).flatMap((id) => byId.get(id) ?? []), [idsKey, byId]);

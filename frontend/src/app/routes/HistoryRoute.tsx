@@ -27,7 +27,7 @@ function useHistoryExport(query: RunsQuery) {
   const exportAs = async (format: 'csv' | 'json') => {
     setExporting('exporting…');
     try {
-      const all = await fetchAllRuns(query, (q) => getRuns(q));
+      const all = await fetchAllRuns(query, (q) => getRuns({ ...q, detail: 'full' }));
       const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
       if (format === 'csv') downloadText(historyCsv(all), `hostbench-history-${stamp}.csv`, 'text/csv');
       else downloadText(historyJson(all, query), `hostbench-history-${stamp}.json`, 'application/json');
@@ -61,6 +61,7 @@ export function HistoryRoute() {
   const hostsById = useMemo(() => new Map(hostChoices.map((h) => [h.id, h])), [hostChoices]);
 
   const count = runs.data?.count ?? 0;
+  const more = runs.data?.count_more ?? false;
   const toggle = (id: number, on: boolean) => setSelected((s) => (on ? (s.includes(id) ? s : [...s, id]) : s.filter((x) => x !== id)));
 
   return (
@@ -111,7 +112,7 @@ export function HistoryRoute() {
       ) : (
         <>
           <p className="muted small" aria-live="polite">
-            {count} run{count === 1 ? '' : 's'} match · tick up to {COMPARE_MAX_RUNS} to compare
+            {more ? 'more than ' : ''}{count.toLocaleString()} run{count === 1 && !more ? '' : 's'} match · tick up to {COMPARE_MAX_RUNS} to compare
             {runs.isPlaceholderData ? ' · updating…' : ''}
           </p>
           <HistoryTable

@@ -4,7 +4,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Route, Routes } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cpuExperiment, networkPairExperiment, operator, run, viewer } from '../../test/fixtures';
+import { cpuExperiment, networkPairExperiment, operator, resultRow, run, viewer } from '../../test/fixtures';
 import { jsonResponse, renderWithProviders } from '../../test/render';
 import { RunRoute } from './RunRoute';
 
@@ -43,6 +43,12 @@ const page = (me: typeof viewer) =>
   );
 
 describe('RunRoute by role', () => {
+  it('says a stored result is being recomputed after its host\'s peaks changed', async () => {
+    serve(run({ status: 'succeeded', result_updating: true, result: { verdict: 'valid', flags: [], unit: 'GFLOP/s', rows: [resultRow()] } }));
+    page(viewer);
+    expect(await screen.findByText(/the result is being recomputed/, {}, { timeout: 10_000 })).toBeInTheDocument();
+  });
+
   it('a viewer sees the run and who created it, but no Cancel', async () => {
     serve();
     page(viewer);

@@ -117,6 +117,11 @@ function RunPage({ run, live, cancel }: RunPageProps) {
       ) : null}
 
       {run.result ? <RunVerdict result={run.result} /> : null}
+      {run.result && run.result_updating ? (
+        <p className="muted small" role="note">
+          This host&apos;s peaks changed: the result is being recomputed against them. The figures below are the ones stored until then.
+        </p>
+      ) : null}
 
       <section className="card run-summary" aria-label="Run details">
         <RunProgress run={run} />

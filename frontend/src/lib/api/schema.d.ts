@@ -796,7 +796,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read Run */
+        /**
+         * Read Run
+         * @description A run and its stored result. An ended run's tag comes from the facts its answer is made of, so an unchanged
+         *     one is answered 304 before its result is read into the answer; a run still going is tagged by its answer.
+         */
         get: operations["read_run_api_runs__run_id__get"];
         put?: never;
         post?: never;
@@ -3239,6 +3243,7 @@ export interface components {
             experiment: string;
             /** Finished At */
             finished_at: string | null;
+            headline?: components["schemas"]["RunHeadline"] | null;
             /** Host Id */
             host_id: number;
             /** Host Name */
@@ -3265,6 +3270,11 @@ export interface components {
             /** Progress */
             progress: number;
             result: components["schemas"]["RunResult"] | null;
+            /**
+             * Result Updating
+             * @default false
+             */
+            result_updating: boolean;
             /** Started At */
             started_at: string | null;
             status: components["schemas"]["RunStatus"];
@@ -3287,6 +3297,8 @@ export interface components {
             typical_duration_s?: number | null;
             /** Unit */
             unit: string;
+            /** Verdict */
+            verdict?: ("valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
         };
         /** ResultIn */
         ResultIn: {
@@ -3476,6 +3488,7 @@ export interface components {
             experiment: string;
             /** Finished At */
             finished_at: string | null;
+            headline?: components["schemas"]["RunHeadline"] | null;
             /** Host Id */
             host_id: number;
             /** Host Name */
@@ -3502,6 +3515,11 @@ export interface components {
             /** Progress */
             progress: number;
             result: components["schemas"]["RunResult"] | null;
+            /**
+             * Result Updating
+             * @default false
+             */
+            result_updating: boolean;
             /** Started At */
             started_at: string | null;
             status: components["schemas"]["RunStatus"];
@@ -3511,6 +3529,8 @@ export interface components {
             typical_duration_s?: number | null;
             /** Unit */
             unit: string;
+            /** Verdict */
+            verdict?: ("valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
         };
         /** RunRef */
         RunRef: {
@@ -3609,8 +3629,15 @@ export interface components {
         RunsPublic: {
             /** Count */
             count: number;
+            /**
+             * Count More
+             * @default false
+             */
+            count_more: boolean;
             /** Data */
             data: components["schemas"]["RunPublic"][];
+            /** Next Before Id */
+            next_before_id?: number | null;
         };
         /** SampleIn */
         SampleIn: {
@@ -3687,6 +3714,8 @@ export interface components {
             count: number;
             /** Data */
             data: components["schemas"]["SamplePublic"][];
+            /** Next After Seq */
+            next_after_seq?: number | null;
         };
         /**
          * SavedSuiteIn
@@ -7434,7 +7463,15 @@ export interface operations {
                 created_after?: string | null;
                 created_before?: string | null;
                 limit?: number;
+                /** @description keyset paging: the runs older than this one (the previous page's next_before_id); stable while runs are added */
+                before_id?: number | null;
+                /**
+                 * @deprecated
+                 * @description deprecated: page with before_id (OFFSET reads every row it skips, and a page moves when runs are added)
+                 */
                 offset?: number;
+                /** @description summary (the default): each run's stored headline and verdict, `result` null; full: the stored result with every row (Compare, exports) */
+                detail?: "summary" | "full";
             };
             header?: never;
             path?: never;
@@ -7450,6 +7487,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RunsPublic"];
                 };
+            };
+            /** @description not modified: the If-None-Match tag is the answer's ETag */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Host header not allowed, or a body that could not be read */
             400: {
@@ -7508,6 +7552,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RunPublic"];
                 };
+            };
+            /** @description not modified: the If-None-Match tag is the answer's ETag */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Host header not allowed, or a body that could not be read */
             400: {
@@ -7785,6 +7836,7 @@ export interface operations {
     read_samples_api_runs__run_id__samples_get: {
         parameters: {
             query?: {
+                /** @description keyset paging: the samples after this seq (the previous page's next_after_seq) */
                 after_seq?: number;
                 limit?: number;
             };

@@ -9,17 +9,18 @@ import { formatDateTime, formatDuration, paramSummary } from '../../../lib/forma
 import { withUnit } from '../../../lib/units';
 import type { HostChoice } from './HistoryFilters';
 
-/** The figure that sums a run up in a list: the backend's (result.headline: the best valid row, or why there is
- * none); for a result without one, the trace mean, else the highest row mean, with the verdict. */
+/** The figure that sums a run up in a list: the backend's stored headline (the best valid row or the trace mean,
+ * or why there is none; a list carries it without the result's rows); for a full result stored without one, the
+ * trace mean, else the highest row mean, with the verdict. */
 export function headline(run: RunPublic): string {
   const r = run.result;
-  if (!r) return '—';
-  const h = r.headline;
+  const h = run.headline ?? r?.headline;
   if (h) {
     if (h.value === null || h.value === undefined) return h.text; // "no valid row yet; 2 disturbed"
     const left = h.left_out ? ` (${h.left_out} row${h.left_out === 1 ? '' : 's'} left out: not valid)` : '';
-    return `${r.trace ? 'mean' : 'best'} ${withUnit(h.value, h.unit)}${left}`;
+    return `${h.text.startsWith('mean') ? 'mean' : 'best'} ${withUnit(h.value, h.unit)}${left}`;
   }
+  if (!r) return '—';
   // The verdict travels with the figure: a disturbed or oversubscribed run never reads as a plain number.
   const verdict = r.verdict && r.verdict !== 'valid' && r.verdict !== 'invalid' ? ` (${verdictLabels[r.verdict]})` : '';
   if (r.trace) return `mean ${withUnit(r.trace.mean, run.unit || r.unit)}${verdict}`;

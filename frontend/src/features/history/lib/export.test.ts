@@ -5,16 +5,17 @@ import { EXPORT_PAGE, HISTORY_COLUMNS, fetchAllRuns, historyCsv, historyJson } f
 const disturbed = { kind: 'disturbed' as const, severity: 'caution' as const, text: 'disturbed: CPU share 0.70 in repeat 1' };
 
 describe('History export', () => {
-  it('fetches every page of the filtered list', async () => {
-    const all = Array.from({ length: EXPORT_PAGE + 3 }, (_, i) => run({ id: i + 1 }));
+  it('fetches every page of the filtered list, by keyset', async () => {
+    const all = Array.from({ length: EXPORT_PAGE + 3 }, (_, i) => run({ id: EXPORT_PAGE + 3 - i })); // newest first
     const seen: unknown[] = [];
-    const got = await fetchAllRuns({ host_id: 4 }, async (q) => {
+    const got = await fetchAllRuns({ host_id: 4, offset: 50 }, async (q) => {
       seen.push(q);
-      const o = q.offset ?? 0;
-      return { data: all.slice(o, o + (q.limit ?? 50)), count: all.length };
+      const rest = all.filter((r) => q.before_id === undefined || q.before_id === null || r.id < q.before_id);
+      const data = rest.slice(0, q.limit ?? 50);
+      return { data, count: all.length, count_more: false, next_before_id: rest.length > data.length ? (data.at(-1)?.id ?? null) : null };
     });
-    expect(got).toHaveLength(EXPORT_PAGE + 3);
-    expect(seen).toEqual([{ host_id: 4, limit: EXPORT_PAGE, offset: 0 }, { host_id: 4, limit: EXPORT_PAGE, offset: EXPORT_PAGE }]);
+    expect(got.map((r) => r.id)).toEqual(all.map((r) => r.id));
+    expect(seen).toEqual([{ host_id: 4, limit: EXPORT_PAGE }, { host_id: 4, limit: EXPORT_PAGE, before_id: 4 }]);
   });
 
   it('writes one CSV line per run with its verdict and reasons', () => {

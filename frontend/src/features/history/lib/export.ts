@@ -17,10 +17,14 @@ export const EXPORT_MAX = 10_000;
 /** `fetchPage`: GET /api/runs (features/runs' getRuns, passed in by the page: features do not import each other). */
 export async function fetchAllRuns(query: RunsQuery, fetchPage: (q: RunsQuery) => Promise<RunsPublic>): Promise<RunPublic[]> {
   const out: RunPublic[] = [];
-  for (let offset = 0; offset < EXPORT_MAX; offset += EXPORT_PAGE) {
-    const page = await fetchPage({ ...query, limit: EXPORT_PAGE, offset });
+  const { offset: _o, ...filters } = query;
+  let before: number | undefined;
+  // keyset pages (before_id: the previous page's next_before_id): no page moves while runs are added
+  while (out.length < EXPORT_MAX) {
+    const page = await fetchPage({ ...filters, limit: EXPORT_PAGE, ...(before !== undefined ? { before_id: before } : {}) });
     out.push(...page.data);
-    if (page.data.length < EXPORT_PAGE || out.length >= page.count) break;
+    if (page.next_before_id === null || page.next_before_id === undefined) break;
+    before = page.next_before_id;
   }
   return out;
 }
@@ -36,7 +40,7 @@ export function historyCsv(runs: readonly RunPublic[]): string {
   const rows: CsvValue[][] = [[...HISTORY_COLUMNS]];
   for (const run of runs) {
     rows.push([
-      run.id, run.job_id, run.host_name, run.experiment, run.status, run.result?.verdict ?? null, reasons(run), headline(run), run.unit,
+      run.id, run.job_id, run.host_name, run.experiment, run.status, run.verdict ?? run.result?.verdict ?? null, reasons(run), headline(run), run.unit,
       run.created_at, run.started_at, run.finished_at, run.expected_duration_s, run.created_by ?? null, paramSummary(run.params), run.status_reason,
     ]);
   }
