@@ -6,9 +6,9 @@ import itertools
 import pytest
 from sqlalchemy import select
 
+from app.jobs.mesh_models import MeshJob
 from app.jobs.models import ACTIVE, Run
-from app.mesh.models import MeshJob
-from app.mesh.rounds import circle
+from app.jobs.rounds import circle
 from tests.conftest import make_user
 from tests.test_network_pair import PARAMS, _register, _set_address
 from tests.test_pair_crossing import _ask

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from hostbench_common.runstatus import TERMINAL
+
 from hostbench_cli.remote import RemoteError, Server, add_server_arguments
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -194,7 +196,7 @@ def _follow(server: Server, suite_run_ids: list[int], results: dict[str, NodeRes
             deadline: float) -> None:
     """Poll the suite runs each second; a node's result time is when all its runs were first seen ended."""
     by_host = {r.host_id: r for r in results.values()}
-    ended = {"succeeded", "failed", "untrusted", "cancelled"}
+    ended = set(TERMINAL)  # members equal their values
     while True:
         runs = [run for sid in suite_run_ids
                 for run in server.get_json(f"/api/suite-runs/{sid}", f"suite run {sid}")["runs"]]

@@ -8,7 +8,7 @@ app.jobs.service.finish_run).
 
 Many to one (app.mesh): one serve run and several drive runs in one job, each drive run naming the serve run. The
 serve run starts only when every driver can start, all drivers are rung when it listens, and it ends with the last
-of them. A mesh's jobs run in rounds: a run of a later round waits (app.mesh.rounds.later_round)."""
+of them. A mesh's jobs run in rounds: a run of a later round waits (app.jobs.rounds.later_round)."""
 from typing import Literal
 
 from sqlalchemy import select
@@ -18,8 +18,8 @@ from app.core.errors import Conflict, Unprocessable
 from app.experiments.registry import ROLE_OF, RUNS, Experiment
 from app.hosts.models import Host
 from app.hosts.service import is_online
+from app.jobs import rounds
 from app.jobs.models import ON_HOST, TERMINAL, WITH_RESULT, Job, Run, RunStatus
-from app.mesh import rounds
 
 DRIVES = tuple(kind for kind, role in ROLE_OF.items() if role == "drive")
 SERVES = tuple(kind for kind, role in ROLE_OF.items() if role == "serve")

@@ -13,7 +13,7 @@ from app.core.errors import Conflict, FieldInvalid, NotFound, TooMany, Unprocess
 from app.core.etag import tag_of
 from app.experiments.registry import EXPERIMENTS, ROLE_OF, SERVE_SLACK_S, expected_duration
 from app.hosts.models import Host
-from app.jobs import pairing, samples, stored
+from app.jobs import pairing, rounds, samples, stored
 from app.jobs.doorbell import ring
 from app.jobs.models import ACTIVE, ON_HOST, TERMINAL, Job, Run, RunStatus, may_move
 from app.jobs.schemas import (
@@ -26,7 +26,6 @@ from app.jobs.schemas import (
     RunsPublic,
     SamplePublic,
 )
-from app.mesh import rounds
 from app.results.service import unit_for
 
 
@@ -304,7 +303,7 @@ def finish_run(session: Session, run: Run, status: str, reason: str | None) -> N
         finish_run(session, other, other_status, other_reason)
         ring(other.host_id)
     # serve runs elsewhere that wait for this host to be free for their drivers (app.jobs.pairing.wait), and the
-    # hosts of a mesh's next round once this run's round has ended (app.mesh.rounds)
+    # hosts of a mesh's next round once this run's round has ended (app.jobs.rounds)
     waiting = pairing.serve_hosts_waiting_on(session, run.host_id) + rounds.hosts_to_ring(session, run)
     session.rollback()
     for host_id in sorted(set(waiting)):

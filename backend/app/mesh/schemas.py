@@ -6,6 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from app.core.bounds import BodyId
 from app.experiments.registry import PARAMS
+from app.jobs.models import RunStatus
 
 # all_pairs: each unordered pair once (n - 1 rounds); all_pairs_both_ways: each ordered pair once (2(n - 1));
 # many_to_one: every host picked drives to server_host_id at once (one round).
@@ -14,6 +15,8 @@ MeshOp = Literal["tcp_stream", "tcp_rr"]
 # The cell's verdict: the band judge's (PASS, FAIL), DISTURBED (the measurement was not valid: its validity
 # verdict says why), NO BASELINE (no band to judge against), or none yet (not measured).
 CellVerdict = Literal["PASS", "FAIL", "DISTURBED", "NO BASELINE"]
+# a mesh's own status: waiting for its first run (the run status's queued), running, done, cancelled
+MeshStatus = Literal[RunStatus.queued, "running", "done", "cancelled"]
 
 
 class MeshCreate(BaseModel):
@@ -105,7 +108,7 @@ class MeshPublic(BaseModel):
     ops: list[str]
     params: dict[str, Any]
     rounds: int
-    status: Literal["queued", "running", "done", "cancelled"]
+    status: MeshStatus
     runs: dict[str, int]  # runs by status
     wall_s: float | None  # from its first run's start to its last run's end (None until it started)
     cells: list[MeshCell]

@@ -1,7 +1,7 @@
-"""Hosts tested together: a mesh's jobs, created at once in rounds (app.mesh.rounds), and its matrix."""
+"""Hosts tested together: a mesh's jobs, created at once in rounds (app.jobs.rounds), and its matrix."""
 import statistics
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -12,16 +12,17 @@ from app.core.errors import NotFound
 from app.hosts.models import Host
 from app.jobs import pairing
 from app.jobs import service as jobs
-from app.jobs.models import ACTIVE, Job, Run
+from app.jobs.mesh_models import Mesh, MeshJob
+from app.jobs.models import ACTIVE, Job, Run, RunStatus
+from app.jobs.rounds import circle
 from app.jobs.schemas import JOB_CREATE, JobCreateBase
+from app.jobs.stored import stored_result
 from app.mesh import verdict
-from app.mesh.models import Mesh, MeshJob
-from app.mesh.rounds import circle
-from app.mesh.schemas import MeshCell, MeshCreate, MeshHost, MeshLink, MeshPublic, MeshSlowHost
-from app.results.service import current_result
+from app.mesh.schemas import MeshCell, MeshCreate, MeshHost, MeshLink, MeshPublic, MeshSlowHost, MeshStatus
 
 PAIR_JOB = next(m for m in JOB_CREATE if m.__name__ == "NetworkPairJobCreate")
-DONE = ("succeeded", "untrusted")  # a run that measured (untrusted: its figures stand, its runner is doubted)
+# a run that measured (untrusted: its figures stand, its runner is doubted)
+DONE = (RunStatus.succeeded, RunStatus.untrusted)
 
 
 def plan(body: MeshCreate) -> list[list[list[int]]]:
@@ -89,7 +90,7 @@ def cancel(session: Session, mesh: Mesh, by: str | None) -> list[int]:
 def _figure(run: Run, op: str) -> tuple[float | None, str | None]:
     """The driving run's figure for its op (tcp_stream: the best row's mean Mbit/s; tcp_rr: the lowest median
     round trip, µs) and its validity verdict."""
-    result = current_result(run, None, None)
+    result = stored_result(run)  # stored at the run's finish (app.jobs.stored): a read computes nothing
     if result is None or not result.rows:
         return None, None
     if op == "tcp_rr":
@@ -99,7 +100,7 @@ def _figure(run: Run, op: str) -> tuple[float | None, str | None]:
 
 
 def _cell_status(statuses: list[str]) -> str:
-    for s in ("running", "dispatched", "queued", "failed", "cancelled"):
+    for s in (RunStatus.running, RunStatus.dispatched, RunStatus.queued, RunStatus.failed, RunStatus.cancelled):
         if s in statuses:
             return s
     return "succeeded"
@@ -174,11 +175,11 @@ def public(session: Session, mesh: Mesh, *, figures: bool = True) -> MeshPublic:
         aggregate_mbps=aggregate, overlap_s=overlap)
 
 
-def _status(mesh: Mesh, statuses: list[str]) -> Literal["queued", "running", "done", "cancelled"]:
+def _status(mesh: Mesh, statuses: list[str]) -> MeshStatus:
     if any(s in ACTIVE for s in statuses):
         if mesh.cancelled_by:
             return "cancelled"
-        return "running" if any(s not in ("queued",) for s in statuses) else "queued"
+        return "running" if any(s != RunStatus.queued for s in statuses) else RunStatus.queued
     return "cancelled" if mesh.cancelled_by else "done"
 
 

@@ -26,7 +26,7 @@ class Mesh(Base):
 
 
 class MeshJob(Base):
-    """One network_pair job of a mesh, and the round it runs in (app.mesh.rounds: no run of round r is handed
+    """One network_pair job of a mesh, and the round it runs in (app.jobs.rounds: no run of round r is handed
     out while a run of an earlier round of the same mesh is queued or running)."""
 
     __tablename__ = "mesh_jobs"

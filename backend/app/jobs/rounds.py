@@ -11,8 +11,8 @@ still starts, so nothing waits on a pair that will never finish."""
 from sqlalchemy import select
 from sqlalchemy.orm import Session, aliased
 
+from app.jobs.mesh_models import MeshJob
 from app.jobs.models import ACTIVE, Run
-from app.mesh.models import MeshJob
 
 Pair = tuple[int, int]  # (serving host, driving host)
 
