@@ -10,6 +10,8 @@ import app.reference.models  # noqa: F401
 import app.suites.models  # noqa: F401
 import app.schedules.models  # noqa: F401
 import app.jobs.mesh_models  # noqa: F401
+import app.bands.models  # noqa: F401
+import app.checks.models  # noqa: F401
 from app.core.config import get_settings
 from app.core.db import Base
 

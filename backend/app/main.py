@@ -5,6 +5,8 @@ import logging
 from fastapi import FastAPI
 from fastapi.telemetry import TelemetryConfig
 
+from app.bands.router import router as bands_router
+from app.checks.router import router as checks_router
 from app.core.admission import HEALTH_PATH, Admission
 from app.core.auth import PUBLIC
 from app.core.body import BodyLimits
@@ -57,7 +59,7 @@ def create_app() -> FastAPI:
     # app.jobs.retire_router holds two of the hosts' routes (revoking and deleting a host end its runs)
     for r in (users_router, hosts_router, retire_router, jobs_router, live_router, runner_router, reference_router,
               audit_router, trends_router, suites_router, reports_router, schedules_router, install_router,
-              slurm_router, mesh_router):
+              slurm_router, mesh_router, bands_router, checks_router):
         app.include_router(r)
     api_docs(app)  # /docs and /redoc (app.web)
     mount_frontend(app)  # the dashboard, last: its catch-all route must not shadow one of the API's

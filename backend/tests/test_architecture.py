@@ -10,7 +10,7 @@ APP = Path(__file__).resolve().parents[1] / "app"
 # Bottom to top. `core` knows no domain: it imports no other package of the app. A domain package imports `core`
 # and the packages before it here, never one after it. Why this order: docs/architecture.md, "Layers".
 LAYERS = ("core", "experiments", "audit", "users", "install", "hosts", "results", "jobs", "mesh", "live", "reference",
-          "runner_api", "trends", "suites", "reports", "schedules", "worker")
+          "runner_api", "trends", "bands", "suites", "reports", "checks", "schedules", "worker")
 # The composition: they put the app together and may import anything; nothing imports them.
 TOP = ("main", "reconciler", "web", "health", "cli")
 

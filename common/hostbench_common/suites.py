@@ -95,6 +95,8 @@ def expected_duration(jobs: Sequence[PlannedJob], resolve: Any = None) -> float:
 BUSY_EACH = {"quiet_wait_s": 5, "disturbed_retries": 2}
 QUICK_EACH = {"repeats": 1, "duration_s": 5, "warmup_s": 1, **BUSY_EACH}
 FULL_EACH = {"reference": True, **BUSY_EACH}
+STANDARD_EACH = {"repeats": 3, "duration_s": 5, "warmup_s": 1, **BUSY_EACH}
+BURN_EACH = {"repeats": 3, "duration_s": 10, "warmup_s": 2, **BUSY_EACH}
 THREADS = [1, 2, 4, 8]
 # Disk items measure the device: O_DIRECT (the kernel's default, stated here so that a suite never measures the
 # page cache); every block a suite uses is a multiple of 4096, so every row runs direct (io_mode "direct").
@@ -110,6 +112,27 @@ BUILTIN: dict[str, Suite] = {s.id: s for s in (
            Item("disk", {"ops": ["seq_read", "rand_read", "seq_write"], "blocks": [4096, 1048576], "threads": [1],
                          "file_size": 268435456, **DEVICE, **QUICK_EACH}),
            Item("network", {"op": ["tcp_stream", "tcp_rr"], "sizes": [65536], **QUICK_EACH}))),
+    Suite("standard", "Standard health check",
+          "About ten minutes on one host: CPU FP64/FP32/INT at 1 and 2 threads, a 2-minute CPU trace, memory copy, "
+          "triad and latency from cache to DRAM, disk sequential and random at 4 KiB and 1 MiB, TCP on loopback; "
+          "three repeats each.",
+          (Item("cpu", {"op": ["fp64", "fp32", "int32"], "threads": [1, 2], **STANDARD_EACH}),
+           Item("cpu_trace", {"op": "fp64", "duration_s": 120}),
+           Item("memory", {"op": ["copy", "stream_triad", "latency"], "blocks": [8388608, 83886080],
+                           "sizes": [4096, 268435456], "threads": [1, 2], **STANDARD_EACH}),
+           Item("disk", {"ops": ["seq_read", "rand_read", "seq_write", "rand_write"], "blocks": [4096, 1048576],
+                         "threads": [1], "file_size": 536870912, **DEVICE, **STANDARD_EACH}),
+           Item("network", {"op": ["tcp_stream", "tcp_rr"], "sizes": [1024, 65536], **STANDARD_EACH}))),
+    Suite("burn-in", "Burn-in",
+          "About an hour on one host: a 40-minute CPU trace (throttling and lost CPU show in it), then the standard "
+          "check's CPU, memory and disk items with longer phases.",
+          (Item("cpu_trace", {"op": "fp64", "duration_s": 2400}),
+           Item("cpu", {"op": ["fp64", "fp32", "int32"], "threads": [1, 2, 4], **BURN_EACH}),
+           Item("memory", {"op": ["copy", "stream_triad", "latency"], "blocks": [8388608, 83886080],
+                           "sizes": [4096, 268435456], "threads": [1, 2], **BURN_EACH}),
+           Item("disk", {"ops": ["seq_read", "rand_read", "seq_write", "rand_write"], "blocks": [4096, 1048576],
+                         "threads": [1, 4], "file_size": 1073741824, **DEVICE, **BURN_EACH}),
+           Item("network", {"op": ["tcp_stream", "tcp_rr"], "sizes": [1024, 65536], **BURN_EACH}))),
     Suite("full", "Full system report",
           "Every experiment of the course report: CPU FP64/FP32/INT at 1/2/4/8 threads, the 600-sample trace, "
           "memory's ops over 8 B / 8 KB / 8 MB / 80 MB blocks, disk ops x block sizes, TCP/UDP x 1 B / 1 KB / 64 KB "

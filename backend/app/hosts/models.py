@@ -44,6 +44,8 @@ class Host(Base):
     # The machine's own id (/etc/machine-id) as its runner reported it at registration: a runner that joins
     # again from the same machine gets this row back (its history kept) with a new credential.
     machine_id: Mapped[str | None] = mapped_column(String(64), index=True)
+    # The latest verdict of each health check this host had (app.checks): {suite: {verdict, at, check_id}}.
+    health: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict, server_default="{}")
 
 
 

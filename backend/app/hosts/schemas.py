@@ -15,6 +15,16 @@ class Peak(BaseModel):
     since: datetime | None = None  # a peak entered by a person: when (it applies to every run of the host)
 
 
+class HostHealth(BaseModel):
+    """A host's latest verdict of one health check (suite), and its age (app.checks; hosts.health)."""
+
+    suite: str
+    verdict: Literal["PASS", "FAIL", "DISTURBED", "NO_BASELINE"]
+    at: datetime
+    age_s: float
+    check_id: int
+
+
 class HostPublic(BaseModel):
     id: int
     name: str
@@ -34,6 +44,8 @@ class HostPublic(BaseModel):
     server_version: str = ""
     version_mismatch: bool = False
     credential_rotation_pending: bool = False
+    # The latest verdict of each health check the host had, newest first (app.checks).
+    health: list[HostHealth] = Field(default_factory=list)
 
 
 class HostsPublic(BaseModel):

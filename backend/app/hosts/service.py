@@ -1,5 +1,5 @@
 import ipaddress
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, or_, select
@@ -14,7 +14,7 @@ from app.core.security import hash_token, new_token
 from app.hosts import enrol
 from app.hosts.models import Host, RegistrationToken
 from app.hosts.peaks import cpu_peak, readable_inventory
-from app.hosts.schemas import PEAK_UNITS, HostPublic, Peak
+from app.hosts.schemas import PEAK_UNITS, HostHealth, HostPublic, Peak
 
 RUNNER_TOKEN = "hbrun"  # noqa: S105 - a runner credential's prefix: hbrun_… (docs/security.md, "Identities")
 
@@ -103,7 +103,22 @@ def to_public(host: Host) -> HostPublic:
         server_version=get_settings().hostbench_version,
         version_mismatch=bool(host.runner_version) and host.runner_version != get_settings().hostbench_version,
         credential_rotation_pending=host.rotate_requested_at is not None,
+        health=health_of(host),
     )
+
+
+def health_of(host: Host, now: datetime | None = None) -> list[HostHealth]:
+    """A host's latest verdict of each health check it had, newest first (hosts.health, written by app.checks)."""
+    now = now or utcnow()
+    out = []
+    for suite, h in (host.health or {}).items():
+        try:
+            at = datetime.fromisoformat(str(h["at"]))
+            out.append(HostHealth(suite=suite, verdict=h["verdict"], at=at, age_s=round((now - at).total_seconds(), 1),
+                                  check_id=int(h["check_id"])))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return sorted(out, key=lambda x: x.at, reverse=True)
 
 
 def get_host(session: Session, host_id: int) -> Host:

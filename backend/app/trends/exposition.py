@@ -2,13 +2,17 @@
 family per headline, the unit in its name, one sample per host (its newest figure), and the figure's efficiency
 against its peak where there is one."""
 import re
+from typing import get_args
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 
+from app.hosts.schemas import HostHealth
 from app.trends.schemas import FleetPublic
+
+HEALTH_VERDICTS = get_args(HostHealth.model_fields["verdict"].annotation)
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST.split(";")[0]
 # A unit as Prometheus names want it (base units where they exist; the prefixes say the scale)
@@ -49,6 +53,24 @@ class _Fleet(Collector):
                     eff.add_metric([m.key, *values], c.efficiency)
             yield g
         yield eff
+        yield when
+        yield from self.health()
+
+    def health(self):  # type: ignore[no-untyped-def]
+        """A gauge per host and check (suite): 1 for the verdict it has, 0 for the others; and when it was judged."""
+        labels = ["host", "host_id", "check", "verdict"]
+        state = GaugeMetricFamily("hostbench_health_check_verdict",
+                                  "Each host's latest verdict of each health check: 1 for the verdict it has",
+                                  labels=labels)
+        when = GaugeMetricFamily("hostbench_health_check_judged_timestamp_seconds",
+                                 "When each host's latest verdict of each health check was given (UNIX seconds)",
+                                 labels=labels[:3])
+        for h in self.fleet.hosts:
+            for c in h.health:
+                for v in HEALTH_VERDICTS:
+                    state.add_metric([h.name, str(h.host_id), c.suite, v], 1.0 if c.verdict == v else 0.0)
+                when.add_metric([h.name, str(h.host_id), c.suite], c.at.timestamp())
+        yield state
         yield when
 
 

@@ -7,6 +7,7 @@ from pydantic import AllowInfNan, BaseModel, Field, StringConstraints
 
 from app.core.bounds import JSON_NUMBER, BodyId
 from app.experiments.registry import RunExperimentKind
+from app.hosts.schemas import HostHealth
 
 LabelKey = Literal["provider", "instance_type", "region"]
 ThresholdKind = Literal["below", "above", "drop_pct"]
@@ -194,6 +195,8 @@ class FleetHost(BaseModel):
     cells: dict[str, FleetCell]
     # A headline with no usable figure in the host's newest runs, and why: "no valid run yet; 3 disturbed"
     missing: dict[str, str] | None = None
+    # The latest verdict of each health check the host had, newest first (app.checks; hosts.health)
+    health: list[HostHealth] = Field(default_factory=list)
 
 
 class FleetPublic(BaseModel):

@@ -16,7 +16,7 @@ from app.core.db import utcnow
 from app.core.errors import Conflict, FieldInvalid, NotFound
 from app.experiments.registry import RUNS
 from app.hosts.models import Host
-from app.hosts.service import is_online
+from app.hosts.service import health_of, is_online
 from app.jobs.models import WITH_RESULT, Run, RunStatus
 from app.results.service import declared_figures
 from app.results.verdict import none_usable, usable
@@ -399,7 +399,7 @@ def fleet(session: Session, group_by: str) -> FleetPublic:
     cells, missing = latest_headlines(session, hosts)
     out = [FleetHost(host_id=h.id, name=h.name, online=is_online(h),
                      labels={k: str(v) for k, v in (h.labels or {}).items() if k in LABEL_KEYS and v},
-                     cells=cells[h.id], missing=missing.get(h.id, {})) for h in hosts]
+                     cells=cells[h.id], missing=missing.get(h.id, {}), health=health_of(h)) for h in hosts]
     mark_outliers(out, group_by)
     metrics = [FleetMetric(key=h.key, title=h.title, unit=RUNS[h.experiment].unit_for({"op": h.op}),
                            lower_is_better=direction(h.experiment)[1]) for h in HEADLINES]

@@ -21,5 +21,7 @@ celery_app.conf.update(
                                        "schedule": get_settings().trends_evaluate_s},
                    # schedules (app.schedules.service): fire the due ones, each once, under a row lock
                    "fire_schedules": {"task": "hostbench.schedules.fire",
-                                      "schedule": get_settings().schedules_fire_s}},
+                                      "schedule": get_settings().schedules_fire_s},
+                   # health checks (app.checks.service): judge the ended ones, send verdict-change webhooks
+                   "judge_checks": {"task": "hostbench.checks.judge", "schedule": get_settings().schedules_fire_s}},
 )

@@ -6,6 +6,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from sqlalchemy.exc import InterfaceError, OperationalError
 
+from app.checks import service as checks
 from app.core.config import get_settings
 from app.core.db import get_sessionmaker
 from app.hosts.service import RECOMPUTE_RESULTS
@@ -102,6 +103,17 @@ def fire_schedules() -> int | None:
     """Beat's periodic task: every due schedule fired once (app.schedules.service.fire_due); how many fired."""
     with get_sessionmaker()() as session:
         return schedules.fire_due(session)
+
+
+@celery_app.task(name="hostbench.checks.judge")
+@_skips_while_the_database_is_down
+def judge_checks() -> int | None:
+    """Beat's periodic task: health checks whose suite runs ended are judged, once each, and the webhooks of hosts
+    whose verdict changed are sent (app.checks.service); how many checks were judged."""
+    with get_sessionmaker()() as session:
+        judged = checks.judge_pending(session)
+        checks.deliver_webhooks(session)
+        return len(judged)
 
 
 @celery_app.task(name="hostbench.trends.notify", bind=True)

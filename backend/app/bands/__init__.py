@@ -1,0 +1,2 @@
+"""Expected bands: what a figure of a kind of host should be, declared by a person (versioned) or learned from the
+newest valid figures of its siblings; `judge` sets one figure against them (docs/methodology/verdicts.md)."""

@@ -1,0 +1,90 @@
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from app.bands.schemas import BandUsed, FigureKey
+from app.hosts.schemas import HostHealth
+from app.suites.schemas import SuiteId
+
+HostVerdictKind = Literal["PASS", "FAIL", "DISTURBED", "NO_BASELINE"]
+VERDICTS: tuple[HostVerdictKind, ...] = ("FAIL", "DISTURBED", "NO_BASELINE", "PASS")  # worst first
+Label = Annotated[str, Field(min_length=3, max_length=200, pattern=r"^[A-Za-z0-9_.\-]{1,64}=\S.{0,130}$",
+                             description="every live host with this label key=value")]
+
+
+class CheckCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    suite: SuiteId = Field(description="quick, standard, burn-in, or any suite (saved-<id> too)")
+    host_ids: list[Annotated[int, Field(ge=1, le=2**31 - 1)]] | None = Field(None, min_length=1, max_length=1000)
+    label: Label | None = None
+    kind_by: str = Field("cpu", min_length=1, max_length=64,
+                         description="the kind learned bands take siblings from: cpu (model and cores) or a label key")
+    peer_host_id: int | None = Field(None, ge=1, le=2**31 - 1)
+
+    @model_validator(mode="after")
+    def _one(self) -> "CheckCreate":
+        if (self.host_ids is None) == (self.label is None):
+            raise ValueError("give host_ids or label, one of them")
+        return self
+
+
+class Figure(BaseModel):
+    """One figure of a host in a check: judged (pass/fail/no_baseline against a band), or disturbed (its
+    measurement was not valid: its verdict and why)."""
+
+    status: Literal["pass", "fail", "no_baseline", "disturbed"]
+    run_id: int
+    figure: FigureKey
+    value: float | None
+    unit: str
+    band: BandUsed | None = None
+    distance: float | None = None
+    reason: str
+
+
+class HostVerdictPublic(BaseModel):
+    host_id: int
+    host_name: str
+    verdict: HostVerdictKind | Literal["PENDING"]
+    previous: str | None = None
+    judged_at: datetime | None = None
+    reason: str
+    counts: dict[str, int] = Field(default_factory=dict)
+    figures: list[Figure] = Field(default_factory=list, description="failures first, then disturbed, no baseline, "
+                                                                    "passed")
+    webhook_status: str | None = None
+    webhook_detail: str | None = None
+
+
+class CheckPublic(BaseModel):
+    id: int
+    suite: str
+    title: str
+    suite_run_id: int | None
+    suite_status: str | None
+    label: str | None
+    kind_by: str
+    created_by: str | None
+    created_at: datetime
+    judged_at: datetime | None
+    status: Literal["running", "judged"]
+    counts: dict[str, int]
+    hosts: list[HostVerdictPublic]
+
+
+class ChecksPublic(BaseModel):
+    data: list[CheckPublic]
+
+
+class FleetHealthHost(BaseModel):
+    host_id: int
+    host_name: str
+    latest: HostHealth | None
+    checks: list[HostHealth]
+
+
+class FleetHealth(BaseModel):
+    counts: dict[str, int]
+    hosts: list[FleetHealthHost]
