@@ -209,7 +209,7 @@ def public(session: Session, check: HealthCheck) -> CheckPublic:
         session.refresh(check)
     sr = session.get(SuiteRun, check.suite_run_id) if check.suite_run_id is not None else None
     suite_status = suites.public(session, sr).status if sr is not None else None
-    names = dict(session.execute(select(Host.id, Host.name).where(Host.id.in_(check.host_ids))).tuples().all())
+    names = dict(session.execute(select(Host.id, Host.name).where(Host.id.in_(check.host_ids))).all())
     verdicts = {v.host_id: v for v in session.scalars(select(HostVerdict).where(HostVerdict.check_id == check.id))}
     hosts = []
     for host_id in check.host_ids:

@@ -1,0 +1,224 @@
+"""Expected bands and health checks on real PostgreSQL: declared bands versioned, exported and imported; learned bands
+from the siblings' newest valid figures only (the judged host and non-valid rows left out), with their basis; a check
+over four hosts where one is slow (FAIL on that figure, with its evidence), one was disturbed (DISTURBED, not FAIL)
+and the rest PASS; the verdict on the hosts API, the fleet, /api/metrics, the report, and the webhook when a host's
+verdict changes; who may call each route; bad input is a 4xx."""
+import pytest
+from sqlalchemy import select, text
+
+from app.bands.schemas import FigureKey
+from app.bands.service import LEARNED_MIN_SIBLINGS, judge
+from app.core.db import utcnow
+from app.hosts.models import Host
+from app.jobs.models import Job, Run
+from tests.conftest import ZEN4_INVENTORY, make_user
+from tests.test_trends_api import _Hook, _row, _run
+
+INV = {**ZEN4_INVENTORY, "cpu": {**ZEN4_INVENTORY["cpu"], "cores": 2, "threads": 2}}
+KIND = "cpu=AMD EPYC 9R14/2"
+FP64 = FigureKey(experiment="cpu", op="fp64", threads=1, block_bytes=None)
+
+
+@pytest.fixture(autouse=True)
+def _clean(session):
+    yield
+    session.rollback()
+    session.execute(text("truncate bands, health_checks, host_verdicts, suite_runs, trend_notify restart identity "
+                         "cascade"))
+    session.commit()
+
+
+@pytest.fixture
+def allow_loopback(monkeypatch):
+    from app.core.config import get_settings
+
+    monkeypatch.setenv("HOSTBENCH_WEBHOOK_ALLOWED_HOSTS", "127.0.0.1")
+    get_settings.cache_clear()
+    yield
+    monkeypatch.delenv("HOSTBENCH_WEBHOOK_ALLOWED_HOSTS")
+    get_settings.cache_clear()
+
+
+def _host(session, name: str, labels: dict | None = None, inventory: dict | None = None) -> Host:
+    h = Host(name=name, hostname=f"{name}.local", token_hash=name.ljust(64, "x"), labels=labels or {},
+             inventory=inventory if inventory is not None else INV, last_seen_at=utcnow())
+    session.add(h)
+    session.commit()
+    return h
+
+
+def _fp64(session, host: Host, mean: float, verdict: str = "valid", minutes_ago: float = 10) -> int:
+    return _run(session, host.id, [_row(mean, verdict, threads=1)], minutes_ago)
+
+
+BAND = {"kind": KIND, "experiment": "cpu", "op": "fp64", "threads": 1, "lower": 80.0, "upper": 200.0,
+        "target": 100.0, "unit": "GFLOP/s", "note": "vendor's datasheet x 0.8"}
+
+
+def test_declared_bands_are_versioned_exported_imported_and_only_operators_write(client, session, anon_client):
+    viewer = make_user(session, "v", "viewer")
+    assert anon_client.get("/api/bands").status_code == 401
+    assert anon_client.put("/api/bands", json=BAND, headers=viewer).status_code == 403
+    r = client.put("/api/bands", json=BAND)
+    assert r.status_code == 200, r.text
+    assert (r.json()["version"], r.json()["set_by"]) == (1, "test-admin")
+    assert client.put("/api/bands", json=BAND).json()["version"] == 1  # the same band: no new version
+    assert client.put("/api/bands", json={**BAND, "lower": 90.0}).json()["version"] == 2
+    got = anon_client.get("/api/bands", headers=viewer).json()["data"]
+    assert [(b["kind"], b["lower"], b["version"]) for b in got] == [(KIND, 90.0, 2)]
+
+    exported = client.get("/api/bands/export").json()
+    assert exported["format"] == "hostbench.bands/1" and exported["bands"][0]["lower"] == 90.0
+    assert client.post("/api/bands/remove", json={k: BAND[k] for k in ("kind", "experiment", "op", "threads")}
+                       ).json()["removed"] is True
+    assert client.get("/api/bands").json()["data"] == []
+    # the file back: added again (version 4); imported twice: nothing changes
+    assert client.post("/api/bands/import", json=exported).json() == {"added": 1, "changed": 0, "unchanged": 0,
+                                                                      "removed": 0}
+    assert client.post("/api/bands/import", json=exported).json()["unchanged"] == 1
+    q = {"kind": KIND, "experiment": "cpu", "op": "fp64", "threads": 1}
+    assert [b["version"] for b in client.get("/api/bands/versions", params=q).json()["data"]] == [4, 3, 2, 1]
+    other = {**BAND, "kind": "rack=b12"}
+    assert client.post("/api/bands/import?replace=true", json={"bands": [other]}).json() == {
+        "added": 1, "changed": 0, "unchanged": 0, "removed": 1}
+    assert [b["kind"] for b in client.get("/api/bands").json()["data"]] == ["rack=b12"]
+
+    for bad in ({**BAND, "lower": 300.0}, {**BAND, "experiment": "nope"}, {**BAND, "lower": None, "upper": None},
+                {**BAND, "kind": "no equals sign"}, {**BAND, "of_peak": True}, {**BAND, "extra": 1}):
+        assert client.put("/api/bands", json=bad).status_code == 422, bad
+    assert client.post("/api/bands/import", json={"bands": [BAND, BAND]}).status_code == 422
+
+
+def test_a_learned_band_uses_the_other_hosts_newest_valid_figures_and_names_them(client, session):
+    me = _host(session, "me")
+    sibs = [_host(session, f"sib{i}") for i in range(3)]
+    _host(session, "other-cpu", inventory={"cpu": {"model": "Intel Xeon", "cores": 2}})
+    runs = [_fp64(session, s, 100.0 + i) for i, s in enumerate(sibs)]
+    _fp64(session, sibs[0], 10.0, minutes_ago=100)  # older: the newest valid one counts
+    _fp64(session, me, 100.0)  # the judged host's own figure never counts
+
+    j = judge(session, me, FP64, 50.0, unit="GFLOP/s")
+    assert j.status == "fail" and j.band is not None and j.band.source == "learned"
+    assert [s.run_id for s in j.band.siblings] == runs and j.band.kind == KIND
+    assert j.band.centre == 101.0 and j.band.upper is None and j.band.lower == pytest.approx(101.0 * 0.8)
+    assert j.distance == pytest.approx((50 - 80.8) / 80.8)
+    assert judge(session, me, FP64, 95.0).status == "pass"
+
+    # a sibling whose newest figure was disturbed: its older valid one counts; with none, too few siblings
+    _fp64(session, sibs[2], 30.0, "disturbed", minutes_ago=1)
+    assert judge(session, me, FP64, 95.0).band.siblings[2].run_id == runs[2]  # type: ignore[union-attr]
+    session.execute(text("update runs set status = 'untrusted' where id = :i"), {"i": runs[2]})
+    session.commit()
+    j = judge(session, me, FP64, 50.0)
+    assert j.status == "no_baseline" and f"2 of the 3 other hosts of {KIND}" in j.reason
+    assert str(LEARNED_MIN_SIBLINGS) in j.reason
+    r = client.get("/api/bands/learned", params={"host_id": me.id, "experiment": "cpu", "op": "fp64", "threads": 1})
+    assert r.status_code == 200 and r.json()["band"] is None and "2 of the 3" in r.json()["reason"]
+
+    # declared beats learned, and names its version
+    client.put("/api/bands", json=BAND)
+    j = judge(session, me, FP64, 50.0)
+    assert (j.status, j.band.source, j.band.version) == ("fail", "declared", 1)  # type: ignore[union-attr]
+    assert judge(session, me, FP64, 120.0).status == "pass"
+
+
+def _finish(session, check: dict, means: dict[str, float], disturbed: set[str]) -> None:
+    """Every run of the check ends as if measured: one valid row per run at the host's figure (its CPU fp64 row
+    at `means[host]`), a disturbed one where the host is in `disturbed`."""
+    names = {h.id: h.name for h in session.scalars(select(Host))}
+    for run in session.scalars(select(Run).join(Job, Job.id == Run.job_id)
+                               .where(Job.suite_run_id == check["suite_run_id"])):
+        name = names[run.host_id]
+        op = run.params.get("op") if isinstance(run.params.get("op"), str) else "x"
+        mean = means.get(name, 100.0) if (run.experiment, op) == ("cpu", "fp64") else 100.0
+        verdict = "disturbed" if name in disturbed and (run.experiment, op) == ("cpu", "fp64") else "valid"
+        run.status, run.finished_at = "succeeded", utcnow()
+        run.result = {"rows": [_row(mean, verdict, op=op, threads=1)], "verdict": verdict}
+    session.commit()
+
+
+def test_a_check_over_four_hosts_fails_the_slow_one_only_and_tells_everyone(client, session, anon_client,
+                                                                            allow_loopback):
+    hosts = [_host(session, n, {"rack": "b12"}) for n in ("good1", "good2", "good3", "shaky", "slow")]
+    _host(session, "elsewhere", {"rack": "a1"})
+    hook, hook2 = _Hook(), _Hook()
+    try:
+        _checks_and_hooks(client, session, anon_client, hosts, hook, hook2)
+    finally:
+        hook.close()
+        hook2.close()
+
+
+def _checks_and_hooks(client, session, anon_client, hosts, hook, hook2) -> None:
+    from app.checks import service as checks
+
+    assert client.put("/api/trends/notifications", json={"webhook_url": hook.url}).status_code == 200
+    assert anon_client.post("/api/checks", json={"suite": "quick", "label": "rack=b12"},
+                            headers=make_user(session, "v", "viewer")).status_code == 403
+    r = client.post("/api/checks", json={"suite": "quick", "label": "rack=b12"})
+    assert r.status_code == 201, r.text
+    check = r.json()
+    assert {h["host_name"] for h in check["hosts"]} == {"good1", "good2", "good3", "shaky", "slow"}
+    assert check["status"] == "running" and all(h["verdict"] == "PENDING" for h in check["hosts"])
+
+    _finish(session, check, {"slow": 45.0}, disturbed={"shaky"})
+    got = client.get(f"/api/checks/{check['id']}").json()
+    verdicts = {h["host_name"]: h["verdict"] for h in got["hosts"]}
+    assert verdicts == {"good1": "PASS", "good2": "PASS", "good3": "PASS", "shaky": "DISTURBED", "slow": "FAIL"}
+    slow = got["hosts"][0]
+    assert slow["host_name"] == "slow"  # failures first
+    fail = slow["figures"][0]
+    assert (fail["status"], fail["figure"]["op"], fail["value"]) == ("fail", "fp64", 45.0)
+    assert fail["band"]["source"] == "learned" and [s["host_name"] for s in fail["band"]["siblings"]] == [
+        "good1", "good2", "good3"]  # shaky's disturbed fp64 left out
+    assert fail["distance"] < 0 and slow["counts"]["fail"] == 1
+    shaky = next(h for h in got["hosts"] if h["host_name"] == "shaky")
+    assert shaky["figures"][0]["status"] == "disturbed" and "made disturbed here" in shaky["figures"][0]["reason"]
+    assert got["counts"] == {"FAIL": 1, "DISTURBED": 1, "NO_BASELINE": 0, "PASS": 3, "PENDING": 0}
+
+    # judged once: the beat's pass finds nothing more to judge
+    assert checks.judge_pending(session) == []
+    # the host carries its verdict, with its age; the fleet and /api/metrics too
+    h = next(x for x in client.get("/api/hosts").json()["data"] if x["name"] == "slow")
+    assert h["health"][0]["verdict"] == "FAIL" and h["health"][0]["suite"] == "quick" and h["health"][0]["age_s"] >= 0
+    fleet = client.get("/api/checks/fleet").json()
+    assert fleet["counts"]["FAIL"] == 1 and fleet["counts"]["none"] == 1
+    assert any(x["health"] for x in client.get("/api/trends/fleet").json()["hosts"])
+    metrics = client.get("/api/metrics").text
+    slow_id = hosts[4].id
+    assert f'hostbench_health_check_verdict{{check="quick",host="slow",host_id="{slow_id}",verdict="FAIL"}} 1.0' \
+        in metrics
+
+    # the report: one line per host, the failure with its evidence first
+    page = client.get(f"/api/checks/{check['id']}/report")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert page.text.index(">slow<") < page.text.index(">good1<")
+    assert f"/runs/{fail['run_id']}" in page.text and "learned for cpu=" in page.text
+
+    # the webhook: only the host that failed (a first verdict is news only when it is FAIL)
+    sent = checks.deliver_webhooks(session)
+    detail = client.get(f"/api/checks/{check['id']}").json()["hosts"][0]["webhook_detail"]
+    assert sent == 1 and hook.received, detail
+    assert [x["body"]["host"]["name"] for x in hook.received] == ["slow"]
+    assert hook.received[0]["body"]["verdict"] == "FAIL" and hook.received[0]["body"]["failures"][0]["value"] == 45.0
+
+    # again, the slow host fixed: its verdict changes to PASS and the webhook says so
+    client.put("/api/trends/notifications", json={"webhook_url": hook2.url})
+    again = client.post("/api/checks", json={"suite": "quick", "host_ids": [x.id for x in hosts]}).json()
+    _finish(session, again, {}, disturbed=set())
+    got = client.get(f"/api/checks/{again['id']}").json()
+    assert {h["verdict"] for h in got["hosts"]} == {"PASS"}, got
+    checks.deliver_webhooks(session)
+    assert [(x["body"]["host"]["name"], x["body"]["previous"], x["body"]["verdict"]) for x in hook2.received] == [
+        ("shaky", "DISTURBED", "PASS"), ("slow", "FAIL", "PASS")]
+
+
+def test_check_input_is_refused_with_a_4xx(client, session):
+    _host(session, "one")
+    for body in ({"suite": "quick"}, {"suite": "quick", "host_ids": [1], "label": "a=b"},
+                 {"suite": "nope", "host_ids": [1]}, {"suite": "quick", "label": "rack=none"},
+                 {"suite": "quick", "host_ids": [999]}, {"suite": "quick", "host_ids": [1], "x": 1}):
+        r = client.post("/api/checks", json=body)
+        assert 400 <= r.status_code < 500, (body, r.status_code, r.text)
+    assert client.get("/api/checks/999").status_code == 404
+    assert client.get("/api/checks/999/report").status_code == 404
