@@ -286,6 +286,22 @@ def test_a_low_cpu_share_is_disturbance_only_for_threads_that_never_sleep(experi
     assert "oversubscribed" in {f.kind for row in over.rows for f in row.flags}
 
 
+def test_a_cpu_quota_of_the_hosts_own_cgroup_is_its_capacity_not_a_disturbance():
+    """A kernel held to half a CPU by its host's cgroup (the runner's cpu_quota) got about half the wall time: the
+    figure is what that host delivers (a health check judges it), not a measurement others disturbed; other
+    processes taking part of that half still read as disturbed."""
+    from app.results.service import compute_result
+
+    reps = [_res(50.0, share=0.49), _res(50.0, repeat=2, share=0.48)]
+    inv = {"cpu": {"threads": 2}}
+    kinds = lambda res: {f.kind for row in res.rows for f in row.flags}  # noqa: E731
+    assert "disturbed" in kinds(compute_result("cpu", {"op": "fp64"}, reps, KINFO, inv))  # no quota known
+    held = compute_result("cpu", {"op": "fp64"}, reps, {**KINFO, "cpu_quota": 0.5}, inv)
+    assert kinds(held) == set() and held.rows[0].verdict == "valid"
+    taken = [_res(30.0, share=0.3), _res(30.0, repeat=2, share=0.3)]  # 0.3 of the 0.5 the quota allows
+    assert "disturbed" in kinds(compute_result("cpu", {"op": "fp64"}, taken, {**KINFO, "cpu_quota": 0.5}, inv))
+
+
 def test_a_runs_headline_is_its_best_valid_row_or_says_why_there_is_none():
     """History, CLI `runs` and the report show result.headline: never the oversubscribed or disturbed row."""
     from app.results.service import compute_result

@@ -33,6 +33,7 @@ from hostbench_common.runstatus import RunStatus
 
 from . import credential, inventory, startup
 from .api import ApiClient, Backoff
+from .cgroupquota import cpu_quota
 from .config import Settings
 from .errors import ConfigError, KernelUnavailable, ParamError, ProtocolError, Retryable, Unauthorized
 from .keepalive import Claim, Heartbeat, LeaseKeeper, lease_timing
@@ -470,7 +471,9 @@ class Daemon:
                 run.spool.append_sample(sample_for_api(event))
                 self.uploader.kick()
             elif kind == "start":
-                run.spool.set_start(event)
+                # the CPU time the host's own cgroup allows the kernel (its capacity, not a disturbance)
+                quota = cpu_quota(event["pid"] if isinstance(event.get("pid"), int) else "self")
+                run.spool.set_start({**event, "cpu_quota": quota} if quota is not None else event)
                 self.uploader.kick()
                 log.info("run=%s kernel start: kernel=%s unit=%s", run.run_id, event.get("kernel"), event.get("unit"))
             elif kind == "result":

@@ -31,6 +31,7 @@ from app.results.verdict import (
     DISTURBED_SHARE,
     Flag,
     allowed_cpus,
+    cpu_quota,
     flag,
     non_finite_repeats,
     none_usable,
@@ -236,7 +237,7 @@ def compute_result(
                     f"repeat {i}: {v:.2f} {row_unit} is above the theoretical peak {peak.value:.2f} {peak.unit} "
                     f"(+{PEAK_TOLERANCE:.0%} clock tolerance); the peak or the measurement is wrong", v))
         if share_judged:
-            flags += share_flags(threads, all_reps, cpus, judge_share=not sleeps)
+            flags += share_flags(threads, all_reps, cpus, judge_share=not sleeps, quota=cpu_quota(info))
         flags += spread_flags(values, s.cv, params)
         if kind is not None and kind.kernel == "net":
             flags += net_flags(experiment, op, reps, pair)

@@ -80,10 +80,19 @@ def allowed_cpus(kernel_info: dict[str, Any], inventory: dict[str, Any]) -> int 
     return int(n) if isinstance(n, int) and n > 0 else None
 
 
-def share_flags(threads: int, reps: list[dict[str, Any]], cpus: int | None, *, judge_share: bool = True) -> list[Flag]:
+def cpu_quota(kernel_info: dict[str, Any]) -> float | None:
+    """The CPUs the host's cgroup allowed the kernel (the runner adds `cpu_quota` to its start event), if any."""
+    q = kernel_info.get("cpu_quota")
+    return float(q) if isinstance(q, int | float) and not isinstance(q, bool) and math.isfinite(q) and q > 0 else None
+
+
+def share_flags(threads: int, reps: list[dict[str, Any]], cpus: int | None, *, judge_share: bool = True,
+                quota: float | None = None) -> list[Flag]:
     """oversubscribed and disturbed for one row, from each repeat's `oversubscribed` and `cpu_share`. Without
     `judge_share` (threads that sleep by design: blocking I/O, a socket, a GPU; the experiment table's cpu_bound)
-    a low share says nothing about other processes: their run-queue wait (`wait_share`) is judged instead."""
+    a low share says nothing about other processes: their run-queue wait (`wait_share`) is judged instead.
+    `quota`: the CPUs the host's own cgroup allows the kernel (the runner's `cpu_quota`): the share it cuts is the
+    host's capacity, not a disturbance, so the share is judged against what the quota leaves each thread."""
     out: list[Flag] = []
     over = any(r.get("oversubscribed") is True for r in reps) or (cpus is not None and threads > cpus)
     shares = [(int(r.get("repeat") or 0), float(r["cpu_share"])) for r in reps
@@ -100,6 +109,8 @@ def share_flags(threads: int, reps: list[dict[str, Any]], cpus: int | None, *, j
     if worst is not None and judge_share:
         # The share each thread could have had: 1, or cpus / threads when oversubscribed.
         possible = min(1.0, cpus / threads) if (over and cpus) else 1.0
+        if quota is not None and quota > 0:
+            possible = min(possible, quota / threads)
         relative = worst[1] / possible
         if relative < DISTURBED_SHARE:
             of = f" of the {possible:.2f} it could have had" if possible < 1 else ""
