@@ -243,6 +243,9 @@ def main(argv: list[str] | None = None) -> int:
 
     add_mesh_arguments(ms)
     add_server_arguments(ms)
+    from hostbench_cli.checks import add_arguments as checks_arguments
+
+    checks_arguments(sub)  # check, bands
     wt = sub.add_parser("wait", help="follow a run's live progress; exit 0 when it succeeded, 1 otherwise")
     wt.add_argument("run_id", type=int)
     wt.add_argument("--timeout", type=float, default=None, help="give up (exit 2) after this many seconds")
@@ -347,6 +350,10 @@ def main(argv: list[str] | None = None) -> int:
         from hostbench_common.reftools.cli import main as parse_main
 
         return parse_main([args.tool, args.file])
+    if args.cmd in ("check", "bands"):
+        from hostbench_cli import checks
+
+        return checks.main(args)
     if args.cmd in ("runs", "wait", "export", "run", "mesh"):
         from hostbench_cli import remote
 
