@@ -246,6 +246,11 @@ def main(argv: list[str] | None = None) -> int:
     from hostbench_cli.checks import add_arguments as checks_arguments
 
     checks_arguments(sub)  # check, bands
+    ft = sub.add_parser("faults", help="the health check's injected-fault measurement: N runners in namespaces, some "
+                        "held back (CPU quota, disk throttle, shaped link); a table and one JSON line (root)")
+    from hostbench_cli.faults import add_arguments as faults_arguments
+
+    faults_arguments(ft)
     wt = sub.add_parser("wait", help="follow a run's live progress; exit 0 when it succeeded, 1 otherwise")
     wt.add_argument("run_id", type=int)
     wt.add_argument("--timeout", type=float, default=None, help="give up (exit 2) after this many seconds")
@@ -350,6 +355,11 @@ def main(argv: list[str] | None = None) -> int:
         from hostbench_common.reftools.cli import main as parse_main
 
         return parse_main([args.tool, args.file])
+    if args.cmd == "faults":
+        from hostbench_cli.faults import run as faults_run
+
+        kernels()
+        return faults_run(args)
     if args.cmd in ("check", "bands"):
         from hostbench_cli import checks
 
