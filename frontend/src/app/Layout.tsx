@@ -81,6 +81,9 @@ export function Layout() {
                   <NavLink to={paths.meshes}>Hosts together</NavLink>
                 </li>
                 <li>
+                  <NavLink to="/health-checks">Health</NavLink>
+                </li>
+                <li>
                   <NavLink to={paths.history()}>History</NavLink>
                 </li>
                 <li>

@@ -6,6 +6,7 @@ import { Layout } from './Layout';
 import { AccountRoute } from './routes/AccountRoute';
 import { AuditRoute } from './routes/AuditRoute';
 import { CompareRoute } from './routes/CompareRoute';
+import { HealthRoute } from './routes/HealthRoute';
 import { HistoryRoute } from './routes/HistoryRoute';
 import { HostsRoute } from './routes/HostsRoute';
 import { MeshRoute } from './routes/MeshRoute';
@@ -37,6 +38,7 @@ export const routes: RouteObject[] = [
       { index: true, element: <HostsRoute /> },
       { path: 'jobs/new', element: <NewJobRoute /> },
       { path: 'suites', element: <SuitesRoute /> },
+      { path: 'health-checks', element: <HealthRoute /> },
       { path: 'suite-runs/:id', element: <SuiteRunRoute /> },
       { path: 'schedules', element: <SchedulesPage /> },
       { path: 'meshes', element: <MeshesRoute /> },

@@ -109,6 +109,212 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/bands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Bands
+         * @description Every declared band as it stands (its newest version), of one kind or experiment if asked.
+         */
+        get: operations["read_bands_api_bands_get"];
+        /**
+         * Set Band
+         * @description Declare a band (a new version of it; the same band again adds none).
+         */
+        put: operations["set_band_api_bands_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bands/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Bands
+         * @description Every declared band as one file (POST it to /api/bands/import; `./hostbench bands export` writes YAML).
+         */
+        get: operations["export_bands_api_bands_export_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bands/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import Bands
+         * @description Set every band of a file: a new version only where one differs; all or none.
+         */
+        post: operations["import_bands_api_bands_import_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bands/learned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Learned
+         * @description The band a host's figure would be learned against now, with its basis (which hosts, which runs, when).
+         */
+        get: operations["read_learned_api_bands_learned_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bands/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove Band
+         * @description Remove a declared band: a version that says so (its figures fall back to a learned band).
+         */
+        post: operations["remove_band_api_bands_remove_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bands/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Band Versions
+         * @description Every version of one band, newest first (a removal is a version): what a verdict's band version was.
+         */
+        get: operations["read_band_versions_api_bands_versions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read Checks */
+        get: operations["read_checks_api_checks_get"];
+        put?: never;
+        /**
+         * Start Check
+         * @description Start a health check: the suite on every host picked (or labelled), one suite run; each host is judged when
+         *     its runs have ended.
+         */
+        post: operations["start_check_api_checks_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checks/fleet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Fleet Health
+         * @description Each host's latest verdict (of each check it had), with its age.
+         */
+        get: operations["read_fleet_health_api_checks_fleet_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checks/{check_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Check
+         * @description A check: each host's verdict, failures first with their evidence (judged here too once its runs ended).
+         */
+        get: operations["read_check_api_checks__check_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checks/{check_id}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download Check Report
+         * @description The check's report as one self-contained HTML file.
+         */
+        get: operations["download_check_report_api_checks__check_id__report_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/experiments": {
         parameters: {
             query?: never;
@@ -1392,6 +1598,184 @@ export interface components {
             data: components["schemas"]["AuditEventPublic"][];
         };
         /**
+         * BandIn
+         * @description A declared band: lower and/or upper (one may be left out: one-sided), a target, in `unit`, or with `of_peak`
+         *     as fractions of the row's theoretical peak; who set it is the caller.
+         */
+        BandIn: {
+            /** Block Bytes */
+            block_bytes?: number | null;
+            /** Experiment */
+            experiment: string;
+            /**
+             * Kind
+             * @description cpu=<model>/<cores>, or a label key=value
+             */
+            kind: string;
+            /** Lower */
+            lower?: number | null;
+            /**
+             * Note
+             * @default
+             */
+            note: string;
+            /**
+             * Of Peak
+             * @default false
+             */
+            of_peak: boolean;
+            /** Op */
+            op?: string | null;
+            /** Target */
+            target?: number | null;
+            /** Threads */
+            threads: number;
+            /**
+             * Unit
+             * @default
+             */
+            unit: string;
+            /** Upper */
+            upper?: number | null;
+        };
+        /** BandPublic */
+        BandPublic: {
+            /** Block Bytes */
+            block_bytes?: number | null;
+            /** Experiment */
+            experiment: string;
+            /** Id */
+            id: number;
+            /**
+             * Kind
+             * @description cpu=<model>/<cores>, or a label key=value
+             */
+            kind: string;
+            /** Lower */
+            lower?: number | null;
+            /**
+             * Note
+             * @default
+             */
+            note: string;
+            /**
+             * Of Peak
+             * @default false
+             */
+            of_peak: boolean;
+            /** Op */
+            op?: string | null;
+            /**
+             * Removed
+             * @default false
+             */
+            removed: boolean;
+            /**
+             * Set At
+             * Format: date-time
+             */
+            set_at: string;
+            /** Set By */
+            set_by: string | null;
+            /** Target */
+            target?: number | null;
+            /** Threads */
+            threads: number;
+            /**
+             * Unit
+             * @default
+             */
+            unit: string;
+            /** Upper */
+            upper?: number | null;
+            /** Version */
+            version: number;
+        };
+        /** BandRemove */
+        BandRemove: {
+            /** Block Bytes */
+            block_bytes?: number | null;
+            /** Experiment */
+            experiment: string;
+            /**
+             * Kind
+             * @description cpu=<model>/<cores>, or a label key=value
+             */
+            kind: string;
+            /** Op */
+            op?: string | null;
+            /** Threads */
+            threads: number;
+        };
+        /**
+         * BandUsed
+         * @description The band a figure was judged against, as it was then: declared (its id and version) or learned (its basis).
+         */
+        BandUsed: {
+            /** Band Id */
+            band_id?: number | null;
+            /** Centre */
+            centre?: number | null;
+            /** Computed At */
+            computed_at?: string | null;
+            /** Kind */
+            kind: string;
+            /** Lower */
+            lower: number | null;
+            /** Method */
+            method?: string | null;
+            /**
+             * Note
+             * @default
+             */
+            note: string;
+            /**
+             * Of Peak
+             * @default false
+             */
+            of_peak: boolean;
+            /** Set At */
+            set_at?: string | null;
+            /** Set By */
+            set_by?: string | null;
+            /** Siblings */
+            siblings?: components["schemas"]["Sibling"][];
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "declared" | "learned";
+            /** Spread */
+            spread?: number | null;
+            /** Target */
+            target: number | null;
+            /** Unit */
+            unit: string;
+            /** Upper */
+            upper: number | null;
+            /** Version */
+            version?: number | null;
+        };
+        /**
+         * BandsFile
+         * @description The file a team keeps in git (GET /api/bands/export, POST /api/bands/import; YAML through the CLI).
+         */
+        BandsFile: {
+            /** Bands */
+            bands: components["schemas"]["BandIn"][];
+            /**
+             * Format
+             * @default hostbench.bands/1
+             * @constant
+             */
+            format: "hostbench.bands/1";
+        };
+        /** BandsPublic */
+        BandsPublic: {
+            /** Data */
+            data: components["schemas"]["BandPublic"][];
+        };
+        /**
          * BusySummary
          * @description What waiting for a quiet CPU and measuring disturbed phases again cost a run (its params quiet_wait_s,
          *     disturbed_retries; from the kernel's result lines: hostbench_common.verdicts.busy_summary).
@@ -1432,6 +1816,68 @@ export interface components {
             p_value: number;
             /** Run Id */
             run_id: number;
+        };
+        /** CheckCreate */
+        CheckCreate: {
+            /** Host Ids */
+            host_ids?: number[] | null;
+            /**
+             * Kind By
+             * @description the kind learned bands take siblings from: cpu (model and cores) or a label key
+             * @default cpu
+             */
+            kind_by: string;
+            /** Label */
+            label?: string | null;
+            /** Peer Host Id */
+            peer_host_id?: number | null;
+            /**
+             * Suite
+             * @description quick, standard, burn-in, or any suite (saved-<id> too)
+             */
+            suite: string;
+        };
+        /** CheckPublic */
+        CheckPublic: {
+            /** Counts */
+            counts: {
+                [key: string]: number;
+            };
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Created By */
+            created_by: string | null;
+            /** Hosts */
+            hosts: components["schemas"]["HostVerdictPublic"][];
+            /** Id */
+            id: number;
+            /** Judged At */
+            judged_at: string | null;
+            /** Kind By */
+            kind_by: string;
+            /** Label */
+            label: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "running" | "judged";
+            /** Suite */
+            suite: string;
+            /** Suite Run Id */
+            suite_run_id: number | null;
+            /** Suite Status */
+            suite_status: string | null;
+            /** Title */
+            title: string;
+        };
+        /** ChecksPublic */
+        ChecksPublic: {
+            /** Data */
+            data: components["schemas"]["CheckPublic"][];
         };
         /**
          * CpuJobCreate
@@ -1839,6 +2285,44 @@ export interface components {
             /** Data */
             data: components["schemas"]["ExperimentPublic"][];
         };
+        /**
+         * Figure
+         * @description One figure of a host in a check: judged (pass/fail/no_baseline against a band), or disturbed (its
+         *     measurement was not valid: its verdict and why).
+         */
+        Figure: {
+            band?: components["schemas"]["BandUsed"] | null;
+            /** Distance */
+            distance?: number | null;
+            figure: components["schemas"]["FigureKey"];
+            /** Reason */
+            reason: string;
+            /** Run Id */
+            run_id: number;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "pass" | "fail" | "no_baseline" | "disturbed";
+            /** Unit */
+            unit: string;
+            /** Value */
+            value: number | null;
+        };
+        /**
+         * FigureKey
+         * @description Which figure: a run kind (the experiment table's, e.g. cpu, memory, disk, network_drive) and its row.
+         */
+        FigureKey: {
+            /** Block Bytes */
+            block_bytes?: number | null;
+            /** Experiment */
+            experiment: string;
+            /** Op */
+            op?: string | null;
+            /** Threads */
+            threads: number;
+        };
         /** FiringPublic */
         FiringPublic: {
             /** Due At */
@@ -1924,12 +2408,33 @@ export interface components {
             /** Verdict */
             verdict: string;
         };
+        /** FleetHealth */
+        FleetHealth: {
+            /** Counts */
+            counts: {
+                [key: string]: number;
+            };
+            /** Hosts */
+            hosts: components["schemas"]["FleetHealthHost"][];
+        };
+        /** FleetHealthHost */
+        FleetHealthHost: {
+            /** Checks */
+            checks: components["schemas"]["HostHealth"][];
+            /** Host Id */
+            host_id: number;
+            /** Host Name */
+            host_name: string;
+            latest: components["schemas"]["HostHealth"] | null;
+        };
         /** FleetHost */
         FleetHost: {
             /** Cells */
             cells: {
                 [key: string]: components["schemas"]["FleetCell"];
             };
+            /** Health */
+            health?: components["schemas"]["HostHealth"][];
             /** Host Id */
             host_id: number;
             /** Labels */
@@ -2110,6 +2615,28 @@ export interface components {
             /** Server Time */
             server_time: number;
         };
+        /**
+         * HostHealth
+         * @description A host's latest verdict of one health check (suite), and its age (app.checks; hosts.health).
+         */
+        HostHealth: {
+            /** Age S */
+            age_s: number;
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Check Id */
+            check_id: number;
+            /** Suite */
+            suite: string;
+            /**
+             * Verdict
+             * @enum {string}
+             */
+            verdict: "PASS" | "FAIL" | "DISTURBED" | "NO_BASELINE";
+        };
         /** HostLabelsUpdate */
         HostLabelsUpdate: {
             /** Instance Type */
@@ -2128,6 +2655,8 @@ export interface components {
              * @default false
              */
             credential_rotation_pending: boolean;
+            /** Health */
+            health?: components["schemas"]["HostHealth"][];
             /** Hostname */
             hostname: string;
             /** Id */
@@ -2179,12 +2708,51 @@ export interface components {
              */
             version_mismatch: boolean;
         };
+        /** HostVerdictPublic */
+        HostVerdictPublic: {
+            /** Counts */
+            counts?: {
+                [key: string]: number;
+            };
+            /**
+             * Figures
+             * @description failures first, then disturbed, no baseline, passed
+             */
+            figures?: components["schemas"]["Figure"][];
+            /** Host Id */
+            host_id: number;
+            /** Host Name */
+            host_name: string;
+            /** Judged At */
+            judged_at?: string | null;
+            /** Previous */
+            previous?: string | null;
+            /** Reason */
+            reason: string;
+            /** Verdict */
+            verdict: ("PASS" | "FAIL" | "DISTURBED" | "NO_BASELINE") | "PENDING";
+            /** Webhook Detail */
+            webhook_detail?: string | null;
+            /** Webhook Status */
+            webhook_status?: string | null;
+        };
         /** HostsPublic */
         HostsPublic: {
             /** Count */
             count: number;
             /** Data */
             data: components["schemas"]["HostPublic"][];
+        };
+        /** ImportOutcome */
+        ImportOutcome: {
+            /** Added */
+            added: number;
+            /** Changed */
+            changed: number;
+            /** Removed */
+            removed: number;
+            /** Unchanged */
+            unchanged: number;
         };
         /** ImportedResultPublic */
         ImportedResultPublic: {
@@ -2253,6 +2821,17 @@ export interface components {
             id: number;
             /** Runs */
             runs: components["schemas"]["RunPublic"][];
+        };
+        /** LearnedPublic */
+        LearnedPublic: {
+            band: components["schemas"]["BandUsed"] | null;
+            figure: components["schemas"]["FigureKey"];
+            /** Host Id */
+            host_id: number;
+            /** Kind */
+            kind: string;
+            /** Reason */
+            reason: string;
         };
         /** LeaseAck */
         LeaseAck: {
@@ -3863,6 +4442,22 @@ export interface components {
             /** Unit */
             unit: string;
         };
+        /** Sibling */
+        Sibling: {
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Host Id */
+            host_id: number;
+            /** Host Name */
+            host_name: string;
+            /** Run Id */
+            run_id: number;
+            /** Value */
+            value: number;
+        };
         /** SignInLinkPublic */
         SignInLinkPublic: {
             /** Sign In Link */
@@ -4611,6 +5206,766 @@ export interface operations {
             };
             /** @description request body over the limit (checked before it is read) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_bands_api_bands_get: {
+        parameters: {
+            query?: {
+                kind?: string | null;
+                experiment?: ("cpu" | "cpu_trace" | "memory" | "disk" | "network" | "network_serve" | "network_drive" | "gpu") | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BandsPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    set_band_api_bands_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BandIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BandPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    export_bands_api_bands_export_get: {
+        parameters: {
+            query?: {
+                kind?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BandsFile"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    import_bands_api_bands_import_post: {
+        parameters: {
+            query?: {
+                /** @description remove the declared bands the file lacks */
+                replace?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BandsFile"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportOutcome"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_learned_api_bands_learned_get: {
+        parameters: {
+            query: {
+                host_id: number;
+                experiment: "cpu" | "cpu_trace" | "memory" | "disk" | "network" | "network_serve" | "network_drive" | "gpu";
+                threads: number;
+                op?: string | null;
+                block_bytes?: number | null;
+                kind_by?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LearnedPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    remove_band_api_bands_remove_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BandRemove"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BandPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_band_versions_api_bands_versions_get: {
+        parameters: {
+            query: {
+                kind: string;
+                experiment: "cpu" | "cpu_trace" | "memory" | "disk" | "network" | "network_serve" | "network_drive" | "gpu";
+                threads: number;
+                op?: string | null;
+                block_bytes?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BandsPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_checks_api_checks_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChecksPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    start_check_api_checks_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_fleet_health_api_checks_fleet_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetHealth"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    read_check_api_checks__check_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                check_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckPublic"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    download_check_report_api_checks__check_id__report_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                check_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": unknown;
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,39 @@
+import { render, screen, within } from '@testing-library/react';
+import { MemoryRouter } from 'react-router';
+import { describe, expect, it } from 'vitest';
+import type { Check } from '../api/checks';
+import { CheckCard } from './CheckCard';
+
+const band = { source: 'learned' as const, kind: 'cpu=AMD EPYC/2', lower: 80.8, upper: null, target: 101, unit: 'GFLOP/s',
+  siblings: [{ host_id: 1, host_name: 'good1', run_id: 7, value: 101, at: '2026-11-29T03:00:00Z' }] };
+
+const check: Check = {
+  id: 3, suite: 'quick', title: 'Quick health check', suite_run_id: 9, suite_status: 'succeeded', label: 'rack=b12',
+  kind_by: 'cpu', created_by: 'ada', created_at: '2026-11-29T03:00:00Z', judged_at: '2026-11-29T03:05:00Z',
+  status: 'judged', counts: { FAIL: 1, PASS: 1 },
+  hosts: [
+    { host_id: 2, host_name: 'slow', verdict: 'FAIL', reason: '1 figure(s) outside their band', counts: { fail: 1 },
+      figures: [{ status: 'fail', run_id: 12, figure: { experiment: 'cpu', op: 'fp64', threads: 1, block_bytes: null },
+        value: 45, unit: 'GFLOP/s', band, distance: -0.443, reason: 'learned' }] },
+    { host_id: 1, host_name: 'good1', verdict: 'PASS', reason: '2 figure(s) inside their band', counts: { pass: 2 }, figures: [] },
+  ],
+};
+
+describe('CheckCard', () => {
+  it('shows each host with its verdict, and a failure with its value, band, distance, basis and run', () => {
+    render(
+      <MemoryRouter>
+        <CheckCard check={check} />
+      </MemoryRouter>,
+    );
+    const rows = screen.getAllByRole('row').slice(1);
+    expect(rows).toHaveLength(2);
+    const first = rows[0] as HTMLElement;
+    expect(within(first).getByText('FAIL')).toBeInTheDocument();
+    expect(first).toHaveTextContent('cpu · fp64 · 1 thread: 45 GFLOP/s vs 80.8 … +∞ GFLOP/s (-44.3 %)');
+    expect(first).toHaveTextContent('learned for cpu=AMD EPYC/2 from good1');
+    expect(within(first).getByRole('link', { name: 'run 12' })).toHaveAttribute('href', '/runs/12');
+    expect(rows[1]).toHaveTextContent('PASS');
+    expect(screen.getByRole('link', { name: 'report (HTML)' })).toHaveAttribute('href', '/api/checks/3/report');
+  });
+});
