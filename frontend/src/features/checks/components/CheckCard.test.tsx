@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Check } from '../api/checks';
 import { CheckCard } from './CheckCard';
 
-const band = { source: 'learned' as const, kind: 'cpu=AMD EPYC/2', lower: 80.8, upper: null, target: 101, unit: 'GFLOP/s',
+const band = { source: 'learned' as const, kind: 'cpu=AMD EPYC/2', lower: 80.8, upper: null, target: 101, unit: 'GFLOP/s', note: '', of_peak: false,
   siblings: [{ host_id: 1, host_name: 'good1', run_id: 7, value: 101, at: '2026-11-29T03:00:00Z' }] };
 
 const check: Check = {
