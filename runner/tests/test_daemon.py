@@ -362,3 +362,17 @@ def test_the_lease_is_held_until_the_server_has_the_finish(server, settings_for,
         time.sleep(0.6)
         assert len(server.leases) == done_at  # the keeper stopped with the finish delivered
     assert server.finishes[0][1]["status"] == "succeeded" and server.seqs(31, 1) == [0, 1, 2, 3, 4]
+
+
+def test_the_start_event_carries_the_cpu_quota_of_the_kernels_cgroup(server, settings_for, fake_kernel, monkeypatch):
+    """The server judges a kernel's CPU share against its host's own quota (docs/methodology/verdicts.md)."""
+    from hostbench_runner import daemon
+
+    asked: list[object] = []
+    monkeypatch.setattr(daemon, "cpu_quota", lambda pid: asked.append(pid) or 0.5)
+    run_once(server, settings_for(server.url, fake_kernel("ok")), assignment(run_id=6))
+    info = server.starts[0][1]["kernel_info"]
+    assert info["type"] == "start" and info["cpu_quota"] == 0.5 and len(asked) == 1
+    monkeypatch.setattr(daemon, "cpu_quota", lambda pid: None)  # no quota: nothing added
+    run_once(server, settings_for(server.url, fake_kernel("ok")), assignment(run_id=7))
+    assert "cpu_quota" not in server.starts[1][1]["kernel_info"]
