@@ -182,6 +182,47 @@ def test_run_a_suite_and_follow_it_as_one_unit(stack):
     assert httpx.get(f"{url}/api/suite-runs", headers=AUTH, timeout=5).json()["data"][0]["id"] == sr["id"]
 
 
+def test_bands_file_and_a_health_check_from_the_terminal(stack, tmp_path):
+    """`./hostbench bands set|export|import` (a YAML file) and `./hostbench check --hosts NAME --wait`: one JSON line
+    last, exit 1 exactly when a host FAILED (a declared band no CPU meets: FAIL if its measurement was valid, else
+    DISTURBED and exit 0; never anything else)."""
+    url, tok = stack.url, _token()
+    host_id = _host_id(url)
+    kind = next(h for h in httpx.get(f"{url}/api/hosts", headers=AUTH, timeout=5).json()["data"]
+                if h["id"] == host_id)["inventory"]["cpu"]
+    kind = f"cpu={' '.join(kind['model'].split())}/{kind['cores']}"
+    r = cli("bands", "set", "--kind", kind, "--experiment", "cpu", "--op", "fp64", "--threads", "1", "--lower", "1e9",
+            "--unit", "GFLOP/s", "--note", "no CPU does this", server=url, token=tok)
+    assert r.returncode == 0 and "version 1" in r.stdout, r.stderr
+    f = tmp_path / "bands.yaml"
+    assert cli("bands", "export", str(f), server=url, token=tok).returncode == 0
+    assert "lower: 1000000000.0" in f.read_text() and "format: hostbench.bands/1" in f.read_text()
+    r = cli("bands", "import", str(f), server=url, token=tok)
+    assert r.returncode == 0 and json.loads(r.stdout) == {"added": 0, "changed": 0, "unchanged": 1, "removed": 0}
+    assert "no CPU does this" in cli("bands", "list", server=url, token=tok).stdout
+
+    saved = httpx.post(f"{url}/api/suites", headers=AUTH, timeout=10, json={
+        "title": "tiny CPU", "description": "", "items": [{"experiment": "cpu", "params": {
+            "op": "fp64", "threads": [1], "repeats": 1, "duration_s": 1, "warmup_s": 0, "quiet_wait_s": 5,
+            "disturbed_retries": 2}}]}).json()
+    r = cli("check", "--suite", saved["id"], "--hosts", "cli-host", "--wait", "--timeout", "300",
+            server=url, token=tok, timeout=400)
+    line = json.loads(r.stdout.strip().splitlines()[-1])
+    assert line["hosts"] == 1 and line["suite"] == saved["id"], line
+    verdict = next(k for k, n in line["counts"].items() if n)
+    assert verdict in ("FAIL", "DISTURBED"), (line, r.stderr)
+    assert r.returncode == (1 if verdict == "FAIL" else 0), (r.returncode, line)
+    if verdict == "FAIL":
+        fail = line["failures"][0]
+        assert line["failed"] == ["cli-host"] and fail["band"] == {"source": "declared", "lower": 1e9, "upper": None,
+                                                                   "version": 1}
+        assert fail["distance"] < -0.99 and fail["figure"]["op"] == "fp64"
+    assert "cli-host" in r.stderr and verdict in r.stderr  # the table
+    print(f"\ncheck from the terminal: {verdict} ({line['counts']})")
+    bad = cli("check", "--suite", "quick", "--label", "nolabel", server=url, token=tok)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr, bad.stderr
+
+
 def test_import_a_reference_output_into_a_hosts_history(stack):
     url = stack.url
     host_id = _host_id(url)
