@@ -1,6 +1,6 @@
 """The injected-fault health check, small (issue 29): four runners, each in its own network namespace, one held to
-half a CPU by a cgroup quota; the quick check's CPU item as a saved suite, run on all four at once by
-`./hostbench check --label ... --wait`. The held host is FAIL on a CPU figure (its quota is its capacity, not a
+half a CPU by a cgroup quota (and given a CPU of its own: faults.pinning); the quick check's CPU item as a saved
+suite, run on all four at once by `./hostbench check --label ... --wait`. The held host is FAIL on a CPU figure (its quota is its capacity, not a
 disturbance: hostbench_runner.cgroupquota); the others are PASS or DISTURBED, never FAIL.
 
 Its learned bands need the others' valid figures first: each runs the suite alone, one after the other. On a busy

@@ -145,16 +145,28 @@ def network(hosts: list[FaultHost]) -> Iterator[None]:
         _teardown(hosts)
 
 
+def pinning(hosts: list[FaultHost]) -> dict[str, list[int]]:
+    """Hosts are separate machines; here they share this one's CPUs. The `cpu` host gets a CPU of its own (the last
+    this process may use), the others the rest, so that what holds it back is its quota and not its neighbours'
+    kernels (which would make its measurement disturbed, rightly, and leave it unjudged). One CPU: no pinning."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2 or not any(h.fault == "cpu" for h in hosts):
+        return {}
+    return {h.name: cpus[-1:] if h.fault == "cpu" else cpus[:-1] for h in hosts}
+
+
 def start_runners(stack: Any, hosts: list[FaultHost], labels: str) -> None:
-    """Each host's runner in its namespace, with its own machine id and state; a `cpu` host under a CPU quota, a
-    `disk` host's runner in a throttled cgroup (its kernels with it)."""
+    """Each host's runner in its namespace, with its own machine id and state (and CPUs: `pinning`); a `cpu` host
+    under a CPU quota, a `disk` host's runner in a throttled cgroup (its kernels with it)."""
+    pins = pinning(hosts)
     for h in hosts:
         h.state.mkdir(parents=True, exist_ok=True)
         cpu_limit = None
         if h.fault == "cpu":
             cpu_limit = CpuLimit(f"flt-{h.name}", CPU_SHARE).__enter__()
             h.cleanups.append(cpu_limit)
-        child = stack.start_runner(h.name, state_dir=h.state, prefix=["ip", "netns", "exec", h.ns],
+        taskset = ["taskset", "-c", ",".join(map(str, pins[h.name]))] if h.name in pins else []
+        child = stack.start_runner(h.name, state_dir=h.state, prefix=["ip", "netns", "exec", h.ns, *taskset],
                                    extra_env={"HOSTBENCH_RUNNER_NAME": h.name, "HOSTBENCH_MACHINE_ID": f"flt{h.name}",
                                               "HOSTBENCH_RUNNER_LABELS": labels},
                                    cpu_limit=cpu_limit)
@@ -291,8 +303,9 @@ def run(args: argparse.Namespace) -> int:
     wrong = sum(1 for r in rounds for h in r["hosts"] if h["right"] is False)
     false_fail = sum(1 for r in rounds for h in r["hosts"] if h["fault"] is None and h["verdict"] == "FAIL")
     caught = sum(1 for r in rounds for h in r["hosts"] if h["fault"] and h["right"] is True)
+    judged = sum(1 for r in rounds for h in r["hosts"] if h["fault"] and h["right"] is not None)
     print(json.dumps({"hosts": args.hosts, "faults": faults, "suite": args.suite, "checks": len(rounds),
                       "wrong": wrong, "false_fail": false_fail, "faults_caught": caught,
-                      "faults_judged": sum(1 for r in rounds for h in r["hosts"] if h["fault"] and h["right"] is not None),
+                      "faults_judged": judged,
                       "rounds": rounds}))
     return 1 if wrong else 0
