@@ -1,12 +1,7 @@
 import { Link } from 'react-router';
 import type { Check, Figure } from '../api/checks';
 import { figureText, rangeText } from '../api/checks';
-
-const TONE: Record<string, string> = { FAIL: 'bad', DISTURBED: 'warn', NO_BASELINE: 'info', PASS: 'ok', PENDING: 'info' };
-
-export function VerdictBadge({ verdict }: { verdict: string }) {
-  return <span className={`badge badge-${TONE[verdict] ?? 'info'}`}>{verdict.replace('_', ' ')}</span>;
-}
+import { VerdictBadge } from '../../../components/VerdictBadge';
 
 function Evidence({ f }: { f: Figure }) {
   const band = f.band;

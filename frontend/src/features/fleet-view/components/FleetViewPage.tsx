@@ -5,6 +5,7 @@ import { Link, useSearchParams } from 'react-router';
 import { PageHeader } from '../../../components/PageHeader';
 import { Empty, ErrorState, Loading } from '../../../components/Status';
 import { useTheme } from '../../../lib/theme';
+import { VerdictBadge, ageText } from '../../../components/VerdictBadge';
 import { useFleet, type GroupBy } from '../api/fleet';
 import { EFFICIENCY_BANDS, TONE_COLORS, cellText, cellTitle, missingText, outlierCount, shownMetrics, toneOf } from '../lib/fleet';
 
@@ -51,6 +52,7 @@ export function FleetViewPage() {
                   <tr>
                     <th scope="col">host</th>
                     <th scope="col">{groupBy.replace('_', ' ')}</th>
+                    <th scope="col">health check</th>
                     {shownMetrics(fleet.data).map((m) => (
                       <th key={m.key} scope="col" className="num">
                         {m.title}
@@ -65,6 +67,16 @@ export function FleetViewPage() {
                     <tr key={h.host_id}>
                       <th scope="row">{h.name}</th>
                       <td>{h.labels[groupBy] ?? '—'}</td>
+                      <td>
+                        {h.health?.[0] ? (
+                          <span title={`${h.health[0].suite}, check ${h.health[0].check_id}, ${h.health[0].at}`}>
+                            <VerdictBadge verdict={h.health[0].verdict} />{' '}
+                            <span className="small muted">{ageText(h.health[0].age_s)} ago</span>
+                          </span>
+                        ) : (
+                          <span className="small muted">none yet</span>
+                        )}
+                      </td>
                       {shownMetrics(fleet.data).map((m) => {
                         const c = h.cells[m.key];
                         if (!c) return <td key={m.key} className="num muted small">{missingText(h, m.key)}</td>;
