@@ -25,7 +25,7 @@ class FigureKey(BaseModel):
     experiment: str = Field(min_length=1, max_length=32)
     op: str | None = Field(None, max_length=32)
     threads: int = Field(ge=1, le=4096)
-    block_bytes: int | None = Field(None, ge=0)
+    block_bytes: int | None = Field(None, ge=0, le=2**50)
 
 
 class BandIn(FigureKey):
