@@ -154,10 +154,9 @@ def import_bands(session: Session, bands: Sequence[BandIn], replace: bool, by: s
 
 # -- learned --------------------------------------------------------------------------------------------------------
 
-def _siblings(session: Session, kind: str, exclude: int) -> list[Host]:
+def _of_kind(session: Session, kind: str) -> list[Host]:
     key, _, value = kind.partition("=")
-    hosts = session.scalars(select(Host).where(Host.deleted_at.is_(None), Host.revoked_at.is_(None),
-                                               Host.id != exclude)).all()
+    hosts = session.scalars(select(Host).where(Host.deleted_at.is_(None), Host.revoked_at.is_(None))).all()
     if key == CPU:
         return [h for h in hosts if cpu_kind(h.inventory) == kind]
     return [h for h in hosts if str((h.labels or {}).get(key, "")) == value and value]
@@ -179,12 +178,13 @@ class Baselines:
 
     session: Session
     _runs: dict[tuple[str, tuple[int, ...]], list[Run]] = field(default_factory=dict)
-    _siblings: dict[tuple[str, int], list[Host]] = field(default_factory=dict)
+    _kinds: dict[str, list[Host]] = field(default_factory=dict)
 
-    def siblings(self, kind: str, exclude: int) -> list[Host]:
-        if (kind, exclude) not in self._siblings:
-            self._siblings[(kind, exclude)] = _siblings(self.session, kind, exclude)
-        return self._siblings[(kind, exclude)]
+    def of_kind(self, kind: str) -> list[Host]:
+        """Every live host of a kind (the judged one too: `learned` leaves it out), read once per kind."""
+        if kind not in self._kinds:
+            self._kinds[kind] = _of_kind(self.session, kind)
+        return self._kinds[kind]
 
     def runs(self, experiment: str, host_ids: Iterable[int]) -> list[Run]:
         ids = tuple(sorted(host_ids))
@@ -203,11 +203,13 @@ class Baselines:
 def learned(b: Baselines, host: Host, key: FigureKey, kind: str, unit: str,
             at: datetime | None = None) -> tuple[BandUsed | None, str]:
     """The learned band of a figure for a host of `kind` (None and why when there is none)."""
-    sibs = b.siblings(kind, host.id)
+    kin = b.of_kind(kind)
+    sibs = [h for h in kin if h.id != host.id]
     names = {h.id: h.name for h in sibs}
     found: dict[int, Sibling] = {}
-    for run in b.runs(key.experiment, names):
-        if run.host_id in found or run.finished_at is None or (at is not None and run.finished_at > at):
+    for run in b.runs(key.experiment, [h.id for h in kin]):
+        if (run.host_id not in names or run.host_id in found or run.finished_at is None
+                or (at is not None and run.finished_at > at)):
             continue
         for row in (run.result or {}).get("rows") or []:
             mean = _finite(row.get("mean"))
