@@ -247,7 +247,9 @@ def score(hosts: list[FaultHost], line: dict, check_json: dict) -> list[dict]:
             right = kinds <= expected_figures(h.fault) and bool(kinds)
         else:
             right = None  # not judged this time (disturbed or no baseline): neither right nor wrong
-        out.append({"host": h.name, "fault": h.fault, "verdict": v["verdict"], "failed": failed, "right": right})
+        why = next((f["reason"] for f in v["figures"] if f["status"] in ("fail", "disturbed")), v["reason"])
+        out.append({"host": h.name, "fault": h.fault, "verdict": v["verdict"], "failed": failed, "right": right,
+                    "why": str(why)[:200]})
     return out
 
 
