@@ -21,7 +21,7 @@ from app.core.db import utcnow
 from app.core.errors import FieldInvalid, NotFound
 from app.experiments.registry import RUNS
 from app.hosts.models import Host
-from app.jobs.models import Run
+from app.jobs.models import Run, RunStatus
 from app.results.verdict import usable
 from app.trends import detector
 from app.trends.service import direction, verdict_of
@@ -191,7 +191,7 @@ class Baselines:
         if (experiment, ids) not in self._runs:
             ranked = (select(Run.id, func.row_number().over(
                 partition_by=Run.host_id, order_by=(Run.finished_at.desc(), Run.id.desc())).label("k"))
-                .where(Run.experiment == experiment, Run.status == "succeeded", Run.result.is_not(None),
+                .where(Run.experiment == experiment, Run.status == RunStatus.succeeded, Run.result.is_not(None),
                        Run.finished_at.is_not(None), Run.host_id.in_(ids)).subquery())
             self._runs[(experiment, ids)] = list(self.session.scalars(
                 select(Run).join(ranked, ranked.c.id == Run.id).where(ranked.c.k <= LOOKBACK)

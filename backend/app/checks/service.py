@@ -30,7 +30,7 @@ from app.core.errors import NotFound, Unprocessable
 from app.experiments.registry import ROLE_OF
 from app.hosts.models import Host
 from app.hosts.service import health_of
-from app.jobs.models import ACTIVE, Run, SuiteRun
+from app.jobs.models import ACTIVE, Run, RunStatus, SuiteRun
 from app.results.verdict import usable
 from app.suites import service as suites
 from app.trends import notify
@@ -90,7 +90,7 @@ def judge_host(session: Session, host: Host, runs: list[Run], kind_by: str,
     for run in runs:
         if ROLE_OF.get(run.experiment) == "serve":
             continue  # the serving side of a pair: its peer's figures are the pair's
-        if run.status != "succeeded" or not run.result:
+        if run.status != RunStatus.succeeded or not run.result:
             figures.append(Figure(status="disturbed", run_id=run.id,
                                   figure=FigureKey(experiment=run.experiment, op=run.params.get("op")
                                                    if isinstance(run.params.get("op"), str) else None, threads=1,
