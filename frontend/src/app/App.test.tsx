@@ -66,7 +66,7 @@ describe('role gating (from GET /api/auth/me)', () => {
     serve();
     open('/');
     expect(await screen.findByRole('heading', { name: 'bench-a', level: 2 })).toBeInTheDocument();
-    expect(navLinks()).toEqual(['Hosts', 'Suites', 'Schedules', 'Hosts together', 'History', 'Compare', 'Trends', 'Fleet view', 'Audit']);
+    expect(navLinks()).toEqual(['Hosts', 'Suites', 'Schedules', 'Hosts together', 'Health', 'History', 'Compare', 'Trends', 'Fleet view', 'Audit']);
     expect(screen.queryByRole('link', { name: 'New job' })).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Add host' })).not.toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Account: vera (viewer)' })).toHaveAttribute('href', '/account');
@@ -78,7 +78,7 @@ describe('role gating (from GET /api/auth/me)', () => {
     serve();
     open('/');
     expect(await screen.findByRole('heading', { name: 'bench-a', level: 2 })).toBeInTheDocument();
-    expect(navLinks()).toEqual(['Hosts', 'New job', 'Suites', 'Schedules', 'Hosts together', 'History', 'Compare', 'Trends', 'Fleet view', 'Audit']);
+    expect(navLinks()).toEqual(['Hosts', 'New job', 'Suites', 'Schedules', 'Hosts together', 'Health', 'History', 'Compare', 'Trends', 'Fleet view', 'Audit']);
     expect(screen.getAllByRole('link', { name: 'New job' })).toHaveLength(2);
     expect(screen.queryByRole('button', { name: 'Add host' })).not.toBeInTheDocument();
   });
@@ -88,7 +88,7 @@ describe('role gating (from GET /api/auth/me)', () => {
     serve();
     open('/');
     expect(await screen.findByRole('heading', { name: 'bench-a', level: 2 })).toBeInTheDocument();
-    expect(navLinks()).toEqual(['Hosts', 'New job', 'Suites', 'Schedules', 'Hosts together', 'History', 'Compare', 'Trends', 'Fleet view', 'Audit', 'Users']);
+    expect(navLinks()).toEqual(['Hosts', 'New job', 'Suites', 'Schedules', 'Hosts together', 'Health', 'History', 'Compare', 'Trends', 'Fleet view', 'Audit', 'Users']);
     expect(screen.getByRole('button', { name: 'Add host' })).toBeInTheDocument();
   });
 
