@@ -38,8 +38,11 @@ def why_not() -> str | None:
 class CpuLimit:
     """`share` of one CPU (0.25: a quarter) for every process added and every process they start."""
 
-    def __init__(self, name: str, share: float):
+    def __init__(self, name: str, share: float, weight: int | None = None):
+        """`weight`: the group's CPU weight against the other processes (v1 cpu.shares, 1024 a nice-0 process; v2
+        cpu.weight, 100); unset, the default: the whole group weighs one nice-0 process."""
         self.share = share
+        self.weight = weight
         self.path: Path | None = None
         self.name = f"hostbench-{name}-{os.getpid()}"
 
@@ -54,6 +57,8 @@ class CpuLimit:
             self.path = v2 / self.name
             self.path.mkdir(exist_ok=True)
             (self.path / "cpu.max").write_text(f"{quota} {PERIOD_US}")
+            if self.weight is not None:
+                (self.path / "cpu.weight").write_text(str(max(1, min(10000, self.weight * 100 // 1024))))
             return self
         v1 = _v1_parent()
         if v1 is None:
@@ -63,6 +68,8 @@ class CpuLimit:
         self.path.mkdir(exist_ok=True)
         (self.path / "cpu.cfs_period_us").write_text(str(PERIOD_US))
         (self.path / "cpu.cfs_quota_us").write_text(str(quota))
+        if self.weight is not None:
+            (self.path / "cpu.shares").write_text(str(self.weight))
         return self
 
     def add(self, pid: int) -> None:

@@ -34,6 +34,7 @@ CPU_SHARE = 0.5
 # own, whose CPUs nobody else's processes share. Their CPU share then measures what their own host does to them
 # (its quota, its neighbours in the emulation when pinned together), not a busy build beside the test.
 HOST_NICE = -10
+NICE_10_WEIGHT = 9548  # the kernel's sched_prio_to_weight for nice -10 (nice 0: 1024)
 FAULTS = ("cpu", "disk", "link")
 
 
@@ -167,12 +168,16 @@ def start_runners(stack: Any, hosts: list[FaultHost], labels: str) -> None:
         h.state.mkdir(parents=True, exist_ok=True)
         cpu_limit = None
         if h.fault == "cpu":
-            cpu_limit = CpuLimit(f"flt-{h.name}", CPU_SHARE).__enter__()
+            # its group weighs what a nice -10 process does (a group weighs one nice-0 process, whatever is in it)
+            cpu_limit = CpuLimit(f"flt-{h.name}", CPU_SHARE, weight=NICE_10_WEIGHT).__enter__()
             h.cleanups.append(cpu_limit)
         taskset = ["taskset", "-c", ",".join(map(str, pins[h.name]))] if h.name in pins else []
-        # ahead of this machine's other work (HOST_NICE): a host's own CPUs are not shared with strangers
+        # ahead of this machine's other work (HOST_NICE): a host's own CPUs are not shared with strangers. nsenter,
+        # not `ip netns exec`: that one mounts a sysfs of its own over /sys, which hides /sys/fs/cgroup, where the
+        # runner reads its kernels' CPU quota (hostbench_runner.cgroupquota)
+        enter = ["nsenter", f"--net=/var/run/netns/{h.ns}"]
         child = stack.start_runner(h.name, state_dir=h.state,
-                                   prefix=["ip", "netns", "exec", h.ns, "nice", "-n", str(HOST_NICE), *taskset],
+                                   prefix=[*enter, "nice", "-n", str(HOST_NICE), *taskset],
                                    extra_env={"HOSTBENCH_RUNNER_NAME": h.name, "HOSTBENCH_MACHINE_ID": f"flt{h.name}",
                                               "HOSTBENCH_RUNNER_LABELS": labels},
                                    cpu_limit=cpu_limit)
