@@ -26,7 +26,8 @@ from typing import Any
 
 from hostbench_cli.cpulimit import CGROUP, CpuLimit
 
-BRIDGE, BRIDGE_IP, NET = "hbflt-br", "10.231.88.1", "10.231.88"
+SUBNET = 88  # 10.231.88.0/24: the bridge at .1, host i at .i+2 (another `tag` and subnet: another fleet beside it)
+BRIDGE_IP = f"10.231.{SUBNET}.1"
 DISK_BPS = 8 * 2**20  # 8 MiB/s: a tenth of a slow disk, far below any real one here
 LINK_MBIT = 100  # the veth's TCP goes at several Gbit/s; a tenth of a 1 GbE link
 CPU_SHARE = 0.5
@@ -58,6 +59,9 @@ class FaultHost:
     ip: str
     fault: str | None
     outer: str
+    inner: str
+    bridge: str
+    bridge_ip: str
     state: Path
     cleanups: list[Any] = field(default_factory=list)
 
@@ -113,29 +117,34 @@ def _teardown(hosts: list[FaultHost]) -> None:
     for h in hosts:
         subprocess.run(["ip", "netns", "del", h.ns], capture_output=True)
         subprocess.run(["ip", "link", "del", h.outer], capture_output=True)
-    subprocess.run(["ip", "link", "del", BRIDGE], capture_output=True)
+    if hosts:
+        subprocess.run(["ip", "link", "del", hosts[0].bridge], capture_output=True)
 
 
-def plan(n: int, faults: dict[int, str], state: Path) -> list[FaultHost]:
-    return [FaultHost(name=f"flt{i + 1}{'-' + faults[i] if i in faults else ''}", ns=f"hbflt{i + 1}",
-                      ip=f"{NET}.{i + 2}", fault=faults.get(i), outer=f"hbflt{i + 1}o", state=state / f"r{i + 1}")
+def plan(n: int, faults: dict[int, str], state: Path, tag: str = "flt", subnet: int = SUBNET) -> list[FaultHost]:
+    """N hosts (host i faulty as faults[i] says), their namespaces hb<tag><i> on the bridge hb<tag>-br."""
+    return [FaultHost(name=f"{tag}{i + 1}{'-' + faults[i] if i in faults else ''}", ns=f"hb{tag}{i + 1}",
+                      ip=f"10.231.{subnet}.{i + 2}", fault=faults.get(i), outer=f"hb{tag}{i + 1}o",
+                      inner=f"hb{tag}{i + 1}i", bridge=f"hb{tag}-br", bridge_ip=f"10.231.{subnet}.1",
+                      state=state / f"r{i + 1}")
             for i in range(n)]
 
 
 @contextmanager
 def network(hosts: list[FaultHost]) -> Iterator[None]:
-    """A bridge at BRIDGE_IP and one namespace per host on it; `link` hosts shaped to LINK_MBIT both ways."""
+    """A bridge and one namespace per host on it; `link` hosts shaped to LINK_MBIT both ways."""
     _teardown(hosts)
     try:
-        _ip("link", "add", BRIDGE, "type", "bridge")
-        _ip("addr", "add", f"{BRIDGE_IP}/24", "dev", BRIDGE)
-        _ip("link", "set", BRIDGE, "up")
+        bridge = hosts[0].bridge
+        _ip("link", "add", bridge, "type", "bridge")
+        _ip("addr", "add", f"{hosts[0].bridge_ip}/24", "dev", bridge)
+        _ip("link", "set", bridge, "up")
         for h in hosts:
-            inner = f"hbflt{h.ns[5:]}i"
+            inner = h.inner
             _ip("netns", "add", h.ns)
             _ip("link", "add", h.outer, "type", "veth", "peer", "name", inner)
             _ip("link", "set", inner, "netns", h.ns)
-            _ip("link", "set", h.outer, "master", BRIDGE)
+            _ip("link", "set", h.outer, "master", bridge)
             _ip("link", "set", h.outer, "up")
             _ip("-n", h.ns, "addr", "add", f"{h.ip}/24", "dev", inner)
             _ip("-n", h.ns, "link", "set", inner, "up")

@@ -31,7 +31,7 @@ def test_pinning_gives_the_cpu_host_a_cpu_of_its_own(tmp_path):
 
 
 def test_a_shaped_link_and_a_throttled_disk(root_only, tmp_path):
-    hosts = faults.plan(2, {1: "link"}, tmp_path)
+    hosts = faults.plan(2, {1: "link"}, tmp_path, tag="fltt", subnet=89)  # beside a fault fleet of the backend test
     with faults.network(hosts):
         for h, shaped in ((hosts[0], False), (hosts[1], True)):
             out = subprocess.run(["tc", "qdisc", "show", "dev", h.outer], capture_output=True, text=True).stdout
