@@ -173,9 +173,16 @@ def start_runners(stack: Any, hosts: list[FaultHost], labels: str) -> None:
     """Each host's runner in its namespace, with its own machine id and state (and CPUs: `pinning`); a `cpu` host
     under a CPU quota, a `disk` host's runner in a throttled cgroup (its kernels with it)."""
     pins = pinning(hosts)
+    rest = [h for h in hosts if h.fault != "cpu"]
+    shared = None
+    if pins and rest:
+        # the others, pinned together, in one group that weighs what they would as nice -10 processes each
+        cpus = len(pins[rest[0].name])
+        shared = CpuLimit("flt-others", float(cpus), weight=NICE_10_WEIGHT * len(rest)).__enter__()
+        rest[0].cleanups.append(shared)
     for h in hosts:
         h.state.mkdir(parents=True, exist_ok=True)
-        cpu_limit = None
+        cpu_limit = shared if h.fault != "cpu" else None
         if h.fault == "cpu":
             # its group weighs what a nice -10 process does (a group weighs one nice-0 process, whatever is in it)
             cpu_limit = CpuLimit(f"flt-{h.name}", CPU_SHARE, weight=NICE_10_WEIGHT).__enter__()
