@@ -64,6 +64,8 @@ def test_the_host_held_to_half_a_cpu_fails_on_cpu_and_no_other_host_fails(fleet)
             assert status == 1 and line["failed"] == [bad["host"]], line
             assert {f["figure"]["experiment"] for f in line["failures"]} == {"cpu"}
             assert all(f["distance"] < 0 and f["band"]["source"] == "learned" for f in line["failures"])
+            print(f"\nattempt {len(seen)}: {[(r['host'], r['verdict']) for r in rows]}; failures: "
+                  f"{[(f['figure']['op'], round(f['value'], 2), f['band'], round(f['distance'], 3)) for f in line['failures']]}")
             return
     pytest.fail(f"the held host was never judged in {ATTEMPTS} checks (this machine too busy for a valid "
                 f"measurement?): {seen}")
