@@ -2,7 +2,7 @@
 latest verdict of each check a host had (issue 29)
 
 Revision ID: 0017
-Revises: 0021
+Revises: 0020
 Create Date: 2026-11-29 03:30:00.000000
 """
 from collections.abc import Sequence
@@ -12,7 +12,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision: str = '0017'
-down_revision: str | None = '0021'
+down_revision: str | None = '0020'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
