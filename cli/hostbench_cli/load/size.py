@@ -295,6 +295,7 @@ class Size:
         from app.jobs import samples, service
         from app.jobs.models import Run
         from app.jobs.schemas import RunFilter
+        from sqlalchemy import text
         from sqlalchemy.orm import Session
 
         a = self.args
@@ -308,10 +309,13 @@ class Size:
                     got = fn()
                     times.append(time.perf_counter() - t0)
                     session.rollback()
-                self.report[name] = {**_pcts(times), "rows": len(got[0] if isinstance(got, tuple) else got)}
+                rows = got.data if hasattr(got, "data") else got[0] if isinstance(got, tuple) else got
+                self.report[name] = {**_pcts(times), "rows": len(rows)}
 
             timed("history_first_page", lambda: service.list_runs(session, RunFilter(), 50, 0))
-            timed("history_deep_page", lambda: service.list_runs(session, RunFilter(), 50, self.runs // 2))
+            # a deep page as the History page reads it: by keyset, from the middle of the runs
+            deep = (session.scalar(text("select max(id) from runs")) or 0) - self.runs // 2
+            timed("history_deep_page", lambda: service.list_runs(session, RunFilter(), 50, before_id=deep))
             timed("history_label_page", lambda: service.list_runs(session, RunFilter(instance_type=TYPES[3]), 50, 0))
             host = int(rng.randint(1, self.hosts))
             timed("host_trend_year", lambda: samples.host_trend(session, host, self.start, self.end))
