@@ -245,3 +245,27 @@ def test_the_list_is_light_and_the_mesh_has_the_figures(client, session):
     one = client.get(f"/api/meshes/{listed['id']}").json()
     assert one["cells"][0]["mbps"] == 500.0 and one["slowest_link"]["mbps"] == 500.0
     assert one["slowest_host"] is None  # two hosts on the same one link: neither is the slower
+
+
+def test_a_links_figure_is_judged_against_its_declared_band(client, session):
+    """The bands judge a mesh's cells (app.bands.links): a declared band for the clients' tcp_stream figure on a label
+    kind they share makes the slow link FAIL with its distance and the others PASS."""
+    from app.hosts.models import Host
+
+    hosts = _hosts(client, session, 4)
+    ids = [h for h, _ in hosts]
+    for h in ids:
+        session.get(Host, h).labels = {"rack": "b12"}
+    session.commit()
+    band = {"kind": "rack=b12", "experiment": "network_drive", "op": "tcp_stream", "threads": 1,
+            "block_bytes": STREAM["sizes"][0], "lower": 5000, "unit": "Mbit/s", "note": "the rack's links"}
+    assert client.put("/api/bands", json=band).status_code == 200
+    r = client.post("/api/meshes", json={"mode": "all_pairs", "host_ids": ids, "ops": ["tcp_stream"],
+                                         "params": STREAM})
+    assert r.status_code == 201, r.text
+    _drive_all(client, session, hosts, lambda s, c: 100.0 if {s, c} == {ids[0], ids[2]} else 9000.0)
+    m = client.get(f"/api/meshes/{r.json()['id']}").json()
+    verdicts = {(c["server_host_id"], c["client_host_id"]): c["verdict"] for c in m["cells"]}
+    slow = next(k for k in verdicts if set(k) == {ids[0], ids[2]})
+    assert verdicts.pop(slow) == "FAIL"
+    assert set(verdicts.values()) == {"PASS"}, m["cells"]
