@@ -222,3 +222,44 @@ def test_check_input_is_refused_with_a_4xx(client, session):
         assert 400 <= r.status_code < 500, (body, r.status_code, r.text)
     assert client.get("/api/checks/999").status_code == 404
     assert client.get("/api/checks/999/report").status_code == 404
+
+
+def test_a_check_may_drain_its_failed_slurm_nodes_and_says_so_in_the_audit(client, session, anon_client, monkeypatch):
+    """drain_on_fail (admins only): each FAILed host's Slurm node is drained with the check's reason
+    (app.hosts.slurm.drain, audited); off on the server, it is audited as not drained, with why. No controller
+    answers here, so scontrol's own failure is what the audit shows; the Slurm lab drains for real."""
+    from app.core.config import get_settings
+
+    for n in ("cn1", "cn2", "cn3", "cn4"):
+        _host(session, n, {"rack": "s1", "slurm_node": n})
+    body = {"suite": "quick", "label": "rack=s1", "drain_on_fail": True}
+    assert anon_client.post("/api/checks", json=body,
+                            headers=make_user(session, "op", "operator")).status_code == 403
+    # draining off on this server: the FAILed host is not drained, and the audit says why
+    r = client.post("/api/checks", json=body)
+    assert r.status_code == 201 and r.json()["drain_on_fail"] is True, r.text
+    _finish(session, r.json(), {"cn4": 40.0}, disturbed=set())
+    got = client.get(f"/api/checks/{r.json()['id']}").json()
+    assert {h["host_name"]: h["verdict"] for h in got["hosts"]}["cn4"] == "FAIL"
+
+    def drains() -> list[dict]:
+        audit = client.get("/api/audit", params={"limit": 100}).json()["data"]
+        return [e for e in audit if e["action"] == "host.slurm_drain"]
+
+    (off,) = drains()
+    assert off["detail"]["host_id"] == got["hosts"][0]["host_id"] and off["detail"]["ok"] is False
+    assert "HOSTBENCH_SLURM_DRAIN" in off["detail"]["error"] and f"check {got['id']}: FAIL" in off["detail"]["reason"]
+    # on: scontrol is asked for the node, with the reason (no controller here: it fails, and that is audited)
+    monkeypatch.setattr(get_settings(), "hostbench_slurm_drain", True)
+    monkeypatch.setenv("SLURM_CONF", "/nonexistent/slurm.conf")
+    r = client.post("/api/checks", json=body)
+    _finish(session, r.json(), {"cn4": 40.0}, disturbed=set())
+    client.get(f"/api/checks/{r.json()['id']}")
+    tried = [e for e in drains() if f"check {r.json()['id']}: FAIL" in e["detail"]["reason"]]
+    assert len(tried) == 1 and tried[0]["detail"]["node"] == "cn4" and tried[0]["detail"]["ok"] is False, tried
+    # a check without drain_on_fail drains nothing
+    before = len(drains())
+    r = client.post("/api/checks", json={**body, "drain_on_fail": False})
+    _finish(session, r.json(), {"cn4": 40.0}, disturbed=set())
+    client.get(f"/api/checks/{r.json()['id']}")
+    assert len(drains()) == before

@@ -25,6 +25,8 @@ def add_arguments(sub: Any) -> None:
     ck.add_argument("--kind", default="cpu", help="the kind learned bands take siblings from: cpu (model and "
                     "cores, the default) or a label key")
     ck.add_argument("--peer", default=None, help="a host (name or id) that serves the two-host items")
+    ck.add_argument("--drain-on-fail", action="store_true", help="drain each FAILed host's Slurm node with the "
+                    "check's reason (admins; the server needs HOSTBENCH_SLURM_DRAIN=1)")
     ck.add_argument("--wait", action="store_true", help="follow it to its verdicts")
     ck.add_argument("--timeout", type=float, default=None, help="with --wait: give up (exit 2) after this many s")
     ck.add_argument("--report", default=None, metavar="FILE", help="with --wait: save the HTML report here")
@@ -115,7 +117,7 @@ def follow(server: Server, check_id: int, timeout_s: float | None, out: IO[str] 
 
 
 def cmd_check(server: Server, args: argparse.Namespace, out: IO[str]) -> int:
-    body: dict[str, Any] = {"suite": args.suite, "kind_by": args.kind}
+    body: dict[str, Any] = {"suite": args.suite, "kind_by": args.kind, "drain_on_fail": args.drain_on_fail}
     if args.label:
         body["label"] = args.label
     else:

@@ -1,7 +1,7 @@
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Integer, String
+from sqlalchemy import ForeignKey, Integer, String, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.db import Base, JSONType, utcnow
@@ -23,6 +23,8 @@ class HealthCheck(Base):
     created_by: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     judged_at: Mapped[datetime | None]
+    # drain a FAILed host's Slurm node with the check's reason (app.hosts.slurm.drain; asked by an admin)
+    drain_on_fail: Mapped[bool] = mapped_column(default=False, server_default=false())
 
 
 class HostVerdict(Base):

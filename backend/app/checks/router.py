@@ -10,6 +10,7 @@ from app.checks import report, service
 from app.checks.schemas import CheckCreate, CheckPublic, ChecksPublic, FleetHealth
 from app.core.bounds import Id
 from app.core.deps import SessionDep
+from app.core.errors import Forbidden
 from app.core.headers import FRAME_ANCESTORS
 from app.hosts.router import public_base_url
 from app.jobs.doorbell import ring
@@ -21,10 +22,12 @@ router = APIRouter(prefix="/api", tags=["checks"])
 @router.post("/checks", response_model=CheckPublic, status_code=201)
 def start_check(body: CheckCreate, p: OperatorDep, session: SessionDep) -> CheckPublic:
     """Start a health check: the suite on every host picked (or labelled), one suite run; each host is judged when
-    its runs have ended."""
+    its runs have ended. Draining a FAILed host's Slurm node (drain_on_fail) is for admins."""
+    if body.drain_on_fail and p.role != "admin":
+        raise Forbidden("drain_on_fail: draining Slurm nodes is for admins")
     check = service.start(session, body, p.name)
     record(session, p.name, "check.start", f"health check {check.id}", suite=body.suite, host_ids=check.host_ids,
-           label=body.label)
+           label=body.label, drain_on_fail=body.drain_on_fail)
     session.commit()
     for host_id in check.host_ids:
         ring(host_id)

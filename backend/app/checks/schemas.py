@@ -22,6 +22,8 @@ class CheckCreate(BaseModel):
     kind_by: str = Field("cpu", min_length=1, max_length=64,
                          description="the kind learned bands take siblings from: cpu (model and cores) or a label key")
     peer_host_id: int | None = Field(None, ge=1, le=2**31 - 1)
+    drain_on_fail: bool = Field(False, description="drain each FAILed host's Slurm node with the check's reason "
+                                "(admins only; the server needs HOSTBENCH_SLURM_DRAIN=1; audited)")
 
     @model_validator(mode="after")
     def _one(self) -> "CheckCreate":
@@ -66,6 +68,7 @@ class CheckPublic(BaseModel):
     suite_status: str | None
     label: str | None
     kind_by: str
+    drain_on_fail: bool
     created_by: str | None
     created_at: datetime
     judged_at: datetime | None

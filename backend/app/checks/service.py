@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.audit.service import record
 from app.bands.schemas import FigureKey
 from app.bands.service import Baselines, judge
 from app.checks.models import HealthCheck, HostVerdict
@@ -26,8 +27,9 @@ from app.checks.schemas import (
     HostVerdictPublic,
 )
 from app.core.db import utcnow
-from app.core.errors import NotFound, Unprocessable
+from app.core.errors import HostbenchError, NotFound, Unavailable, Unprocessable
 from app.experiments.registry import ROLE_OF
+from app.hosts import slurm
 from app.hosts.models import Host
 from app.hosts.service import health_of
 from app.jobs.models import ACTIVE, Run, RunStatus, SuiteRun
@@ -56,7 +58,7 @@ def start(session: Session, body: CheckCreate, by: str | None) -> HealthCheck:
         raise Unprocessable(f"{len(host_ids)} hosts; a check runs on at most {MAX_HOSTS} at once")
     sr = suites.start(session, body.suite, host_ids, by, body.peer_host_id)  # commits its jobs, or raises
     check = HealthCheck(suite=sr.suite, title=sr.title, suite_run_id=sr.id, host_ids=host_ids, label=body.label,
-                        kind_by=body.kind_by, created_by=by)
+                        kind_by=body.kind_by, created_by=by, drain_on_fail=body.drain_on_fail)
     session.add(check)
     session.flush()
     return check
@@ -145,6 +147,7 @@ def judge_check(session: Session, check_id: int) -> bool:
     cfg = notify.notify_config(session)
     (hook, hook_why), _ = notify.initial_statuses(cfg)
     baselines = Baselines(session)
+    failed: list[tuple[Host, str]] = []
     hosts = {h.id: h for h in session.scalars(select(Host).where(Host.id.in_(check.host_ids)))}
     for host_id in check.host_ids:
         host = hosts.get(host_id)
@@ -163,9 +166,28 @@ def judge_check(session: Session, check_id: int) -> bool:
                                 webhook_detail=hook_why if changed else "the verdict did not change"))
         health[check.suite] = {"verdict": verdict, "at": now.isoformat(), "check_id": check.id}
         host.health = health
+        if verdict == "FAIL":
+            failed.append((host, reason))
     check.judged_at = now
     session.commit()
+    if check.drain_on_fail:
+        for host, reason in failed:
+            _drain(session, check, host, reason)
     return True
+
+
+def _drain(session: Session, check: HealthCheck, host: Host, reason: str) -> None:
+    """Drain a FAILed host's Slurm node with the check's reason (app.hosts.slurm.drain audits every attempt); a
+    host that is no Slurm node, or a server where draining is off, is audited as not drained, with why."""
+    words = " ".join(f"hostbench {check.suite} check {check.id}: FAIL, {reason}".split())[:200]
+    try:
+        slurm.drain(session, host, words, check.created_by or "hostbench")
+    except HostbenchError as exc:
+        session.rollback()
+        if not isinstance(exc, Unavailable):  # scontrol's own failure is audited by drain
+            record(session, check.created_by or "hostbench", "host.slurm_drain", f"host {host.name}",
+                   host_id=host.id, reason=words, ok=False, error=str(exc.detail)[:300])
+            session.commit()
 
 
 def judge_pending(session: Session, limit: int = 20) -> list[int]:
@@ -228,6 +250,7 @@ def public(session: Session, check: HealthCheck) -> CheckPublic:
     counts = {k: sum(h.verdict == k for h in hosts) for k in (*VERDICTS, "PENDING")}
     return CheckPublic(id=check.id, suite=check.suite, title=check.title, suite_run_id=check.suite_run_id,
                        suite_status=suite_status, label=check.label, kind_by=check.kind_by,
+                       drain_on_fail=check.drain_on_fail,
                        created_by=check.created_by, created_at=check.created_at, judged_at=check.judged_at,
                        status="judged" if check.judged_at else "running", counts=counts, hosts=hosts)
 
