@@ -8,8 +8,8 @@ from app.audit.service import record
 from app.core.bounds import Id
 from app.core.config import get_settings
 from app.core.db import utcnow
-from app.core.errors import Unprocessable
 from app.core.deps import SessionDep
+from app.core.errors import Unprocessable
 from app.hosts import admin, enrol, listing, service
 from app.hosts.models import RegistrationToken
 from app.hosts.schemas import (
