@@ -1,12 +1,19 @@
-import { queryOptions, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
 import { api } from '../../../lib/api/client';
 import { unwrap } from '../../../lib/api/errors';
+import type { paths } from '../../../lib/api/schema';
 import type { HostsPublic } from '../../../lib/api/types';
 
-export function getHosts(signal?: AbortSignal): Promise<HostsPublic> {
-  return unwrap(api.GET('/api/hosts', { signal }));
+/** GET /api/hosts's search, filters, sort and page (the server does them: app.hosts.listing). */
+export type HostListQuery = NonNullable<paths['/api/hosts']['get']['parameters']['query']>;
+export type HostSort = NonNullable<HostListQuery['sort']>;
+export type HostStatus = NonNullable<HostListQuery['status']>;
+
+export function getHosts(signal?: AbortSignal, query?: HostListQuery): Promise<HostsPublic> {
+  return unwrap(api.GET('/api/hosts', { params: { query }, signal }));
 }
 
+/** Every host (up to the server's page bound): the pickers and filters of other pages. */
 export const getHostsQueryOptions = () =>
   queryOptions({
     queryKey: ['hosts'],
@@ -17,4 +24,35 @@ export const getHostsQueryOptions = () =>
 
 export function useHosts() {
   return useQuery(getHostsQueryOptions());
+}
+
+// The table polls its one page; the server answers 304 (no body) while nothing on it changed: the browser sends
+// the ETag it holds (Cache-Control: no-cache), so the poll costs a round trip, not a page.
+export const hostPageQueryOptions = (query: HostListQuery) =>
+  queryOptions({
+    queryKey: ['hosts', 'page', query],
+    queryFn: ({ signal }) => getHosts(signal, query),
+    refetchInterval: 10_000,
+    placeholderData: keepPreviousData,
+  });
+
+export function useHostPage(query: HostListQuery) {
+  return useQuery(hostPageQueryOptions(query));
+}
+
+export function useHostFacets() {
+  return useQuery({
+    queryKey: ['hosts', 'facets'],
+    queryFn: ({ signal }) => unwrap(api.GET('/api/hosts/facets', { signal })),
+    refetchInterval: 30_000,
+  });
+}
+
+export function useHost(id: number | null) {
+  return useQuery({
+    queryKey: ['hosts', 'one', id],
+    queryFn: ({ signal }) => unwrap(api.GET('/api/hosts/{host_id}', { params: { path: { host_id: id ?? 0 } }, signal })),
+    enabled: id !== null,
+    refetchInterval: 10_000,
+  });
 }
