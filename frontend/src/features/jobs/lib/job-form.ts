@@ -14,6 +14,9 @@ export interface HostOption {
   online: boolean;
   /** Logical CPUs from the host's inventory, where it says. */
   cpus?: number | null;
+  /** Its labels (instance labels and those its enrolment token gave it): the picker filters by them. */
+  labels?: Record<string, string>;
+  hostname?: string;
 }
 
 /** The most threads the parameters ask for (`threads`: a number or a list), or null when they name none. */
