@@ -728,7 +728,8 @@ export interface paths {
         };
         /**
          * Read Prometheus
-         * @description The latest headline figure per host as Prometheus gauges. Scrape with a viewer's personal API token
+         * @description The latest headline figure per host as gauges: OpenMetrics when the scraper's Accept names
+         *     application/openmetrics-text, else the Prometheus text format. Scrape with a viewer's personal API token
          *     (`Authorization: Bearer hbpat_…`, Prometheus' `authorization: {credentials_file: …}`).
          */
         get: operations["read_prometheus_api_metrics_get"];
@@ -7746,6 +7747,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/openmetrics-text": unknown;
                     "text/plain": unknown;
                 };
             };
