@@ -4627,6 +4627,10 @@ export interface components {
             expected_duration_s: number;
             /** Experiment */
             experiment: string;
+            /** Finished At */
+            finished_at?: string | null;
+            /** Headline */
+            headline?: string | null;
             /** Host Id */
             host_id: number;
             /** Id */
@@ -4635,9 +4639,13 @@ export interface components {
             job_id: number;
             /** Op */
             op: string | null;
+            /** Started At */
+            started_at?: string | null;
             status: components["schemas"]["RunStatus"];
             /** Typical Duration S */
             typical_duration_s?: number | null;
+            /** Verdict */
+            verdict?: string | null;
         };
         /** SuiteRunsPublic */
         SuiteRunsPublic: {
