@@ -83,3 +83,24 @@ def test_an_unchanged_list_is_a_304_and_a_change_a_new_etag(client, session):
     changed = client.get("/api/hosts?sort=name", headers={"If-None-Match": tag})
     assert changed.status_code == 200 and changed.headers["etag"] != tag
     assert {h["name"]: h["labels"].get("region") for h in changed.json()["data"]}["rack-b-2"] == "eu-1"
+
+
+def test_a_heartbeat_within_the_minute_leaves_the_list_unchanged(client, session):
+    """A fleet's runners heartbeat all the time: in the list, last_seen_at is to the minute (a host's own GET has it
+    exactly), so a poll answers 304 until a host's minute, status or facts change."""
+    ids = _fleet(client, session)
+    host = session.get(Host, ids["rack-b-2"])
+    minute = utcnow().replace(second=0, microsecond=0)
+    host.last_seen_at = minute + timedelta(seconds=1)
+    session.commit()
+    first = client.get("/api/hosts?sort=name")
+    assert {h["name"]: h["last_seen_at"] for h in first.json()["data"]}["rack-b-2"].startswith(
+        minute.strftime("%Y-%m-%dT%H:%M:00"))
+    host.last_seen_at = minute + timedelta(seconds=2)
+    session.commit()
+    assert client.get("/api/hosts?sort=name", headers={"If-None-Match": first.headers["etag"]}).status_code == 304
+    assert client.get(f"/api/hosts/{ids['rack-b-2']}").json()["last_seen_at"].startswith(
+        (minute + timedelta(seconds=2)).strftime("%Y-%m-%dT%H:%M:02"))
+    host.last_seen_at = minute - timedelta(seconds=58)
+    session.commit()
+    assert client.get("/api/hosts?sort=name", headers={"If-None-Match": first.headers["etag"]}).status_code == 200

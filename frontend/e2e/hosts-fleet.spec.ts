@@ -3,20 +3,29 @@
 // page loads in under 2 s and holds them as a table the server searches, filters, sorts and pages; a host's name
 // opens its card; New job's picker finds hosts by label. Every host made here is deleted afterwards, so the other
 // specs find the two they expect.
-import type { APIRequestContext } from '@playwright/test';
+import type { APIRequestContext, APIResponse } from '@playwright/test';
 import { HOST, openHostCard, shot } from './helpers';
 import { expect, test } from './fixtures';
 
 const FLEET = 1000;
 const PREFIX = 'fleet-';
 const CPUS = ['AMD EPYC 9654 96-Core Processor', 'Intel(R) Xeon(R) Gold 6430', 'Ampere Altra Q80-30'];
-const AT_ONCE = 16;
+const AT_ONCE = 8;
 const LOAD_BUDGET_MS = 2000;
 
 const nameOf = (i: number) => `${PREFIX}${String(i).padStart(4, '0')}`;
 
 async function inBatches<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
   for (let i = 0; i < items.length; i += AT_ONCE) await Promise.all(items.slice(i, i + AT_ONCE).map(work));
+}
+
+/** A call the busy server may answer 503 or 429 (admission control): asked again after its Retry-After. */
+async function patiently(call: () => Promise<APIResponse>): Promise<APIResponse> {
+  for (let i = 0; ; i++) {
+    const res = await call();
+    if (![429, 503].includes(res.status()) || i >= 30) return res;
+    await new Promise((r) => setTimeout(r, 1000 * Math.min(Number(res.headers()['retry-after'] ?? '1') || 1, 10)));
+  }
 }
 
 async function fleetIds(request: APIRequestContext): Promise<number[]> {
@@ -27,7 +36,7 @@ async function fleetIds(request: APIRequestContext): Promise<number[]> {
 
 test.afterAll(async ({ request }) => {
   await inBatches(await fleetIds(request), async (id) => {
-    expect((await request.delete(`/api/hosts/${id}?history=delete`)).status()).toBe(204);
+    expect((await patiently(() => request.delete(`/api/hosts/${id}?history=delete`))).status()).toBe(204);
   });
 });
 
@@ -54,13 +63,13 @@ test('1,000 hosts: a table searched, filtered, sorted and paged by the server, l
   const server = process.env.HOSTBENCH_RUNNER_SERVER ?? '';
   const started = Date.now();
   await inBatches(Array.from({ length: FLEET }, (_, i) => i), async (i) => {
-    const res = await request.post(`${server}/api/runners/register`, {
+    const res = await patiently(() => request.post(`${server}/api/runners/register`, {
       data: {
         registration_token: token, name: nameOf(i), hostname: `${nameOf(i)}.lab`, version: '0',
         inventory: { cpu: { model: CPUS[i % 3], sockets: 1 + (i % 2), cores_per_socket: 8 * (1 + (i % 4)) }, memory: { total_bytes: (16 + (i % 8) * 16) * 2 ** 30 } },
         labels: { rack: `r${String(i % 20).padStart(2, '0')}`, role: i % 5 === 0 ? 'db' : 'web' },
       },
-    });
+    }));
     expect(res.status(), await res.text()).toBe(201);
   });
   console.log(`registered ${FLEET} hosts through POST /api/runners/register in ${((Date.now() - started) / 1000).toFixed(1)} s (${AT_ONCE} at once)`);
@@ -68,13 +77,29 @@ test('1,000 hosts: a table searched, filtered, sorted and paged by the server, l
   expect(refused.status()).toBe(401); // the 1,001st: the token's uses are spent
   expect(await refused.text()).toContain('no uses left');
 
-  // The page, cold: from navigation to the first page of rows drawn.
-  const t0 = Date.now();
+  // The page, loaded anew: the time from navigation start to the first page of 50 rows drawn with its count, read
+  // in the page itself at the first animation frame that shows them (performance.now() counts from navigation).
   await page.goto('/');
+  const drawn = await page.waitForFunction(
+    () => {
+      const rows = document.querySelectorAll('table.hosts-table tbody tr').length;
+      const count = [...document.querySelectorAll('[role="status"]')].some((e) => /^Hosts 1–50 of 1,00\d/.test(e.textContent ?? ''));
+      return rows === 50 && count ? performance.now() : null;
+    },
+    null,
+    { polling: 'raf', timeout: 30_000 },
+  );
+  const loadMs = Math.round((await drawn.jsonValue()) as number);
   await expect(page.getByRole('status').filter({ hasText: /^Hosts 1–50 of 1,00\d · page 1 of 21$/ })).toBeVisible();
   await expect(page.getByRole('button', { name: /^Open / })).toHaveCount(50);
-  const loadMs = Date.now() - t0;
-  console.log(`hosts page with ${FLEET + 2} hosts: first page drawn ${loadMs} ms after navigation`);
+  // where the time went: the document, the scripts, each API call (start → end, ms since navigation)
+  const timing = await page.evaluate(() => {
+    const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+    const calls = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((e) => /\/(api|assets)\//.test(e.name))
+      .map((e) => `${new URL(e.name).pathname} ${e.startTime.toFixed(0)}→${e.responseEnd.toFixed(0)}`);
+    return `document ${nav.responseEnd.toFixed(0)}, DOMContentLoaded ${nav.domContentLoadedEventEnd.toFixed(0)}; ${calls.join('; ')}`;
+  });
+  console.log(`hosts page with ${FLEET + 2} hosts: first page drawn ${loadMs} ms after navigation (${timing})`);
   expect(loadMs).toBeLessThan(LOAD_BUDGET_MS);
 
   // Search, filters, sort and pages are the server's: each answer is one page and its count.

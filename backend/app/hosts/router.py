@@ -81,7 +81,10 @@ def read_hosts(request: Request, _: ViewerDep, session: SessionDep,
     query = listing.HostQuery(q=q or None, labels=tuple(label or ()), status=status, cpu=cpu or None, sort=sort,
                               order=order)
     hosts, count = listing.list_hosts(session, query, limit, offset)
-    return listing.etagged(request, HostsPublic(data=[service.to_public(h) for h in hosts], count=count))
+    page = [service.to_public(h) for h in hosts]
+    for h in page:  # to the minute in a list: a heartbeat alone does not change a page (and its ETag) every poll
+        h.last_seen_at = h.last_seen_at and h.last_seen_at.replace(second=0, microsecond=0)
+    return listing.etagged(request, HostsPublic(data=page, count=count))
 
 
 @router.get("/facets", response_model=listing.HostFacets)
