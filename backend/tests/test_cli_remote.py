@@ -137,16 +137,11 @@ def test_wait_exits_1_when_the_run_did_not_succeed(stack):
             assert time.monotonic() < deadline, "the run never started"
             time.sleep(0.3)
         assert httpx.post(f"{url}/api/runs/{run_id}/cancel", headers=AUTH, timeout=10).status_code == 202
-        out, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 1, err
-    # it ends with the results table: each run, its status, figure, verdict, duration and end
-    table = out.splitlines()
-    assert table[0].split() == ["RUN", "HOST", "EXPERIMENT", "OP", "STATUS", "VERDICT", "HEADLINE", "TOOK", "ENDED"]
-    assert len(table) == 1 + sr["runs_total"] and all("cli-host" in row for row in table[1:]), out
-    assert any("cancelled" in row for row in table[1:]), out
     assert f"run {run_id} cancelled" in err
 
 
