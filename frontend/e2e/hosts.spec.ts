@@ -39,6 +39,7 @@ test('instance labels and a peak are edited inline; labels filter History', asyn
 
   await card.getByText('Caches and platform').click();
   await expect(card.getByText('Caches', { exact: true })).toBeVisible();
+  await page.evaluate(() => window.scrollTo(0, 0)); // the header is sticky: a full-page shot from the top
   await page.screenshot({ path: shot('hosts.png'), fullPage: true });
 
   // Escape leaves the form without saving.

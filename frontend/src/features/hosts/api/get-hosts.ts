@@ -40,12 +40,15 @@ export function useHostPage(query: HostListQuery) {
   return useQuery(hostPageQueryOptions(query));
 }
 
-export function useHostFacets() {
-  return useQuery({
+export const hostFacetsQueryOptions = () =>
+  queryOptions({
     queryKey: ['hosts', 'facets'],
     queryFn: ({ signal }) => unwrap(api.GET('/api/hosts/facets', { signal })),
     refetchInterval: 30_000,
   });
+
+export function useHostFacets() {
+  return useQuery(hostFacetsQueryOptions());
 }
 
 export function useHost(id: number | null) {
