@@ -443,3 +443,13 @@ def test_headlines_use_valid_rows_only_and_say_so_when_none_is(client, session, 
     assert any('host="over"' in x and x.endswith(" 30.0") for x in cpu)
     assert not any('host="busy"' in x for x in cpu)
     assert not any('threads="4"' in x for x in cpu)
+
+
+def test_an_excluded_points_reason_names_its_verdict_once(client, session):
+    """Issue 32: "disturbed: disturbed: CPU share ..." in Trends (the verdict's flags start with their verdict)."""
+    h = _host(session, "trend-once")
+    row = _row(50.0, verdict="disturbed")
+    row["flags"] = [{"kind": "disturbed", "severity": "caution", "text": "disturbed: CPU share 0.41 of 2 in repeat 1"}]
+    _run(session, h, [row], 1)
+    s = client.get("/api/trends/series", params={"host_id": h, **CPU}).json()
+    assert s["points"][0]["excluded_reason"] == "disturbed: CPU share 0.41 of 2 in repeat 1"
