@@ -5,7 +5,7 @@ import json
 import re
 
 from app.jobs import dispatch
-from app.reports.html import ci, extra_text, fmt, pct, peak_text, references_text, verdict_text
+from app.reports.html import ci, extra_text, fmt, mean_sd, pct, peak_text, references_text, verdict_text
 from app.reports.service import MAX_REPORT_RUNS
 from app.results.schemas import ResultRow
 
@@ -127,3 +127,13 @@ def test_a_rows_other_figures_carry_their_units():
                     valid=True, invalid_reason=None)
     assert extra_text(row) == "iops 24414 IOPS; lat_p99_us 81.50 µs; count 3.000"
     assert extra_text(row.model_copy(update={"extra": {}})) == "—"
+
+
+def test_one_repeat_has_no_spread_to_state():
+    """Issue 32: "47.67 ± 0.00" for one repeat claimed a precision nobody measured."""
+    row = ResultRow(op="fp64", threads=1, block_bytes=None, unit="GFLOP/s", n=1, mean=47.666, stddev=0.0, min=47.666,
+                    max=47.666, median=47.666, ci95_low=None, ci95_high=None, cv=0.0, values=[47.666], outliers=[],
+                    peak=None, efficiency=None, valid=True, invalid_reason=None)
+    assert mean_sd(row) == "47.67 GFLOP/s (one repeat)"
+    two = row.model_copy(update={"n": 2, "stddev": 0.5})
+    assert mean_sd(two) == "47.67 ± 0.5000 GFLOP/s"

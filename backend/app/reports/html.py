@@ -45,6 +45,13 @@ def block(b: int | None) -> str:
     return f"{b} B"
 
 
+def mean_sd(row: ResultRow) -> str:
+    """"47.67 ± 0.12 GFLOP/s"; one repeat has no spread: "47.67 GFLOP/s (one repeat)", never "± 0.00"."""
+    if row.n <= 1:
+        return f"{fmt(row.mean)} {row.unit} (one repeat)"
+    return f"{fmt(row.mean)} ± {fmt(row.stddev)} {row.unit}"
+
+
 def ci(row: ResultRow) -> str:
     if row.ci95_low is not None and row.ci95_high is not None:
         return f"{fmt(row.ci95_low)} – {fmt(row.ci95_high)} {row.unit}"
@@ -207,7 +214,7 @@ def _rows_table(rows: Iterable[ResultRow], note: str | None) -> str:
         tone = "invalid" if r.verdict == "invalid" else "valid" if r.verdict == "valid" else "caution"
         body.append(
             f'<tr class="{tone}"><td>{e(r.op or "—")}</td><td>{r.threads}</td><td>{e(block(r.block_bytes))}</td>'
-            f"<td>{e(fmt(r.mean))} ± {e(fmt(r.stddev))} {e(r.unit)}</td><td>{e(ci(r))}</td><td>{r.n}</td>"
+            f"<td>{e(mean_sd(r))}</td><td>{e(ci(r))}</td><td>{r.n}</td>"
             f"<td>{e(peak_text(r, note))}</td><td>{e(pct(r.efficiency))}</td><td>{e(references_text(r))}</td>"
             f"<td>{e(verdict_text(r))}</td><td>{e(extra_text(r))}</td></tr>")
     return f'<table class="rows">{head}{"".join(body)}</table>'
