@@ -57,6 +57,9 @@ def test_report_every_section_and_number_equals_the_stored_runs(client, session,
             assert html.escape(piece) in text, piece
         assert f"Run #{rid}: cpu on test-host" in text
     assert "51.00 ± 1.000 GFLOP/s" in text and "93.00 ± 4.243 GFLOP/s" in text
+    # times as people read them, not ISO with microseconds (issue 32)
+    assert not re.search(r"\d{2}:\d{2}:\d{2}\.\d{6}", text.split('id="report-data"')[0])
+    assert re.search(r"finished \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC", text)
     # a flagged figure is never called valid: the disturbed row says so, with its reason
     assert "caution: disturbed: CPU share 0.50" in text
     for section in ('id="machines"', "AMD EPYC 9R14", 'id="area-cpu"', 'id="methodology"', "docs/methodology/cpu.md"):

@@ -7,6 +7,7 @@ import html
 import json
 import math
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from typing import Any, get_args
 
 from app.reports.schemas import Report, ReportRun
@@ -43,6 +44,15 @@ def block(b: int | None) -> str:
         if b >= size and b % size == 0:
             return f"{b // size} {unit}"
     return f"{b} B"
+
+
+def when(t: datetime | None) -> str:
+    """A time as people read it: "2026-11-29 03:01:05 UTC" (to the second, the zone named), '—' for none."""
+    if t is None:
+        return "—"
+    if t.tzinfo is not None:
+        t = t.astimezone(UTC)
+    return t.strftime("%Y-%m-%d %H:%M:%S") + " UTC"
 
 
 def mean_sd(row: ResultRow) -> str:
@@ -238,7 +248,7 @@ def _run_html(run: ReportRun) -> str:
     head = (f'<section class="run" id="run-{run.id}"><h3>Run #{run.id}: {e(run.experiment)} on {e(run.host_name)}</h3>'
             f'<p class="meta">Job {run.job_id} · status {e(run.status)}'
             + (f" ({e(run.status_reason)})" if run.status_reason else "")
-            + f" · finished {e(run.finished_at.isoformat() if run.finished_at else '—')} · params "
+            + f" · finished {e(when(run.finished_at))} · params "
             f"<code>{e(json.dumps(run.params, sort_keys=True))}</code></p>")
     res = run.result
     if res is None:
@@ -301,7 +311,7 @@ def render(report: Report) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{csp()}">'
         f"<title>hostbench report: {e(report.selection)}</title><style>{STYLE}</style></head><body>"
         f"<h1>hostbench report: {e(report.selection)}</h1><p class='meta'>Generated "
-        f"{e(report.generated_at.isoformat())} · {len(report.runs)} run(s) on {len(report.hosts)} host(s). "
+        f"{e(when(report.generated_at))} · {len(report.runs)} run(s) on {len(report.hosts)} host(s). "
         "Print this page for a PDF.</p>"
         f'<section id="machines"><h2>Machines</h2>{hosts}</section>{areas}'
         f'<section id="methodology"><h2>Methodology</h2><p>{e(report.statistics)} '
