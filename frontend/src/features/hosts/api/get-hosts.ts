@@ -13,11 +13,23 @@ export function getHosts(signal?: AbortSignal, query?: HostListQuery): Promise<H
   return unwrap(api.GET('/api/hosts', { params: { query }, signal }));
 }
 
-/** Every host (up to the server's page bound): the pickers and filters of other pages. */
+/** Every host, page after page of the server's largest (a fleet of more than 1,000 is not cut short). */
+export async function getAllHosts(signal?: AbortSignal): Promise<HostsPublic> {
+  const first = await getHosts(signal);
+  const data = [...first.data];
+  while (data.length < first.count) {
+    const next = await getHosts(signal, { offset: data.length });
+    if (!next.data.length) break;
+    data.push(...next.data);
+  }
+  return { data, count: first.count };
+}
+
+/** Every host: the pickers and filters of other pages. */
 export const getHostsQueryOptions = () =>
   queryOptions({
     queryKey: ['hosts'],
-    queryFn: ({ signal }) => getHosts(signal),
+    queryFn: ({ signal }) => getAllHosts(signal),
     // online/offline and "last seen" are only as fresh as this.
     refetchInterval: 10_000,
   });
