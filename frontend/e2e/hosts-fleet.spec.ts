@@ -109,7 +109,8 @@ test('1,000 hosts: a table searched, filtered, sorted and paged by the server, l
     return `document ${nav.responseEnd.toFixed(0)}, DOMContentLoaded ${nav.domContentLoadedEventEnd.toFixed(0)}; ${calls.join('; ')}`;
   });
   console.log(`hosts page with ${FLEET + 2} hosts: first page drawn ${loadMs} ms after navigation (${timing})`);
-  expect(loadMs).toBeLessThan(LOAD_BUDGET_MS);
+  // soft: the test fails when over budget, and still checks (and photographs) the rest
+  expect.soft(loadMs, `first page drawn ${loadMs} ms after navigation`).toBeLessThan(LOAD_BUDGET_MS);
 
   // Search, filters, sort and pages are the server's: each answer is one page and its count.
   const search = page.getByLabel('Search', { exact: true });
