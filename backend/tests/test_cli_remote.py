@@ -164,11 +164,16 @@ def test_run_a_suite_and_follow_it_as_one_unit(stack):
         sr = runs[0]
         time.sleep(2.5)  # one progress line at least
         assert httpx.post(f"{url}/api/suite-runs/{sr['id']}/cancel", headers=AUTH, timeout=10).status_code == 202
-        _, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 1, err
+    # it ends with the results table: each run, its status, figure, verdict, duration and end
+    table = out.splitlines()
+    assert table[0].split() == ["RUN", "HOST", "EXPERIMENT", "OP", "STATUS", "VERDICT", "HEADLINE", "TOOK", "ENDED"]
+    assert len(table) == 1 + sr["runs_total"] and all("cli-host" in row for row in table[1:]), out
+    assert any("cancelled" in row for row in table[1:]), out
     assert f"suite run {sr['id']}: Quick health check on hosts" in err and f"{sr['runs_total']} runs" in err
     assert f"of {sr['runs_total']} runs done" in err  # progress as one unit
     assert f"suite run {sr['id']} cancelled" in err

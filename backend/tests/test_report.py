@@ -5,7 +5,7 @@ import json
 import re
 
 from app.jobs import dispatch
-from app.reports.html import ci, extra_text, fmt, pct, peak_text, references_text, verdict_text
+from app.reports.html import ci, extra_text, fmt, mean_sd, pct, peak_text, references_text, verdict_text
 from app.reports.service import MAX_REPORT_RUNS
 from app.results.schemas import ResultRow
 
@@ -57,6 +57,9 @@ def test_report_every_section_and_number_equals_the_stored_runs(client, session,
             assert html.escape(piece) in text, piece
         assert f"Run #{rid}: cpu on test-host" in text
     assert "51.00 ± 1.000 GFLOP/s" in text and "93.00 ± 4.243 GFLOP/s" in text
+    # times as people read them, not ISO with microseconds (issue 32)
+    assert not re.search(r"\d{2}:\d{2}:\d{2}\.\d{6}", text.split('id="report-data"')[0])
+    assert re.search(r"finished \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC", text)
     # a flagged figure is never called valid: the disturbed row says so, with its reason
     assert "caution: disturbed: CPU share 0.50" in text
     for section in ('id="machines"', "AMD EPYC 9R14", 'id="area-cpu"', 'id="methodology"', "docs/methodology/cpu.md"):
@@ -127,3 +130,13 @@ def test_a_rows_other_figures_carry_their_units():
                     valid=True, invalid_reason=None)
     assert extra_text(row) == "iops 24414 IOPS; lat_p99_us 81.50 µs; count 3.000"
     assert extra_text(row.model_copy(update={"extra": {}})) == "—"
+
+
+def test_one_repeat_has_no_spread_to_state():
+    """Issue 32: "47.67 ± 0.00" for one repeat claimed a precision nobody measured."""
+    row = ResultRow(op="fp64", threads=1, block_bytes=None, unit="GFLOP/s", n=1, mean=47.666, stddev=0.0, min=47.666,
+                    max=47.666, median=47.666, ci95_low=None, ci95_high=None, cv=0.0, values=[47.666], outliers=[],
+                    peak=None, efficiency=None, valid=True, invalid_reason=None)
+    assert mean_sd(row) == "47.67 GFLOP/s (one repeat)"
+    two = row.model_copy(update={"n": 2, "stddev": 0.5})
+    assert mean_sd(two) == "47.67 ± 0.5000 GFLOP/s"

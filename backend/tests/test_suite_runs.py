@@ -202,3 +202,31 @@ def test_only_its_owner_or_an_admin_changes_a_saved_suite(anon_client, session, 
     assert anon_client.delete(f"/api/suites/{sid}", headers=other).status_code == 403
     assert anon_client.put(f"/api/suites/{sid}", json=MINE, headers=owner).status_code == 200
     assert client.delete(f"/api/suites/{sid}").status_code == 204  # an admin may
+
+
+def test_each_run_of_a_suite_run_says_its_headline_verdict_and_when_it_ended(client, session, runner):
+    """Issue 32: the suite run page listed its runs with their status only."""
+    from app.jobs import dispatch
+
+    host_id, headers = runner
+    sr = client.post("/api/suite-runs", json={"suite": "quick", "host_ids": [host_id]}).json()
+    dispatch.dispatch_host(session, host_id)
+    a = client.get("/api/runner/work?wait_s=0", headers=headers).json()
+    run_id = a["run_id"]
+    assert a["experiment"] == "cpu" and a["params"]["op"] == "fp64"
+    client.post(f"/api/runner/runs/{run_id}/start", json={"attempt": a["attempt"], "kernel_info": {"clock_ghz": 3.65}},
+                headers=headers)
+    r = client.post(f"/api/runner/runs/{run_id}/finish", headers=headers, json={
+        "attempt": a["attempt"], "status": "succeeded",
+        "results": [{"threads": t, "repeat": k, "value": 10.0 * t + k, "unit": "GFLOP/s", "verified": True,
+                     "cpu_ns": 7} for t in a["params"]["threads"] for k in (1, 2)]})
+    assert r.status_code in (200, 204), r.text
+    runs = {x["id"]: x for x in client.get(f"/api/suite-runs/{sr['id']}").json()["runs"]}
+    done = runs[run_id]
+    own = client.get(f"/api/runs/{run_id}").json()
+    assert done["status"] == "succeeded" and done["finished_at"] and done["started_at"]
+    assert done["headline"] == own["result"]["headline"]["text"] and done["headline"].startswith("best ")
+    assert done["verdict"] == own["result"]["verdict"]
+    waiting = [x for x in runs.values() if x["id"] != run_id]
+    assert waiting and all(x["headline"] is None and x["verdict"] is None and x["finished_at"] is None
+                           for x in waiting)

@@ -363,6 +363,36 @@ def test_prometheus_scrape_needs_a_token_and_has_the_units_in_the_names(client, 
     assert any(x.startswith("hostbench_headline_efficiency_ratio{") and x.endswith(" 0.61") for x in body.splitlines())
 
 
+
+def test_metrics_are_openmetrics_when_asked_and_prometheus_text_otherwise(client, session):
+    """Issue 32: /api/metrics said OpenMetrics and served the Prometheus text format. Both formats now, each read
+    back by prometheus_client's own parser for it (the OpenMetrics one refuses a body without `# EOF`)."""
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families as read_openmetrics
+    from prometheus_client.parser import text_string_to_metric_families as read_prometheus
+
+    h = _host(session, "scraped", {"provider": "lab"})
+    _run(session, h, [_row(123.5, threads=2, eff=0.61)], 1)
+
+    def gauge(families, name: str):
+        family = next(f for f in families if f.name == name)
+        assert family.type == "gauge"
+        return family.samples[0]
+
+    om = client.get("/api/metrics", headers={"Accept": "application/openmetrics-text; version=1.0.0"})
+    assert om.status_code == 200 and om.headers["content-type"].startswith("application/openmetrics-text")
+    assert om.text.endswith("# EOF\n") and om.headers["vary"] == "Accept"
+    sample = gauge(list(read_openmetrics(om.text)), "hostbench_cpu_fp64_gigaflops")
+    assert sample.value == 123.5 and sample.labels["host"] == "scraped" and sample.labels["threads"] == "2"
+
+    for accept in ("text/plain", "*/*", None):
+        r = client.get("/api/metrics", headers={"Accept": accept} if accept else {})
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain; version=0.0.4"), accept
+        assert "# EOF" not in r.text
+        sample = gauge(list(read_prometheus(r.text)), "hostbench_cpu_fp64_gigaflops")
+        assert sample.value == 123.5 and sample.labels["provider"] == "lab"
+        eff = gauge(list(read_prometheus(r.text)), "hostbench_headline_efficiency_ratio")
+        assert eff.value == 0.61
+
 EMBEDDED = ["http://[2002:7f00:1::]/h", "http://[2002:a9fe:a9fe::1]/h", "http://[2002:a00:1::]/h",  # 6to4
             "http://[64:ff9b::7f00:1]/h", "http://[64:ff9b::a9fe:a9fe]/h", "http://[64:ff9b:1::a00:1]/h",  # NAT64
             "http://[::ffff:127.0.0.1]/h", "http://[::ffff:10.0.0.1]/h", "http://[::ffff:0:a9fe:a9fe]/h",
@@ -413,3 +443,13 @@ def test_headlines_use_valid_rows_only_and_say_so_when_none_is(client, session, 
     assert any('host="over"' in x and x.endswith(" 30.0") for x in cpu)
     assert not any('host="busy"' in x for x in cpu)
     assert not any('threads="4"' in x for x in cpu)
+
+
+def test_an_excluded_points_reason_names_its_verdict_once(client, session):
+    """Issue 32: "disturbed: disturbed: CPU share ..." in Trends (the verdict's flags start with their verdict)."""
+    h = _host(session, "trend-once")
+    row = _row(50.0, verdict="disturbed")
+    row["flags"] = [{"kind": "disturbed", "severity": "caution", "text": "disturbed: CPU share 0.41 of 2 in repeat 1"}]
+    _run(session, h, [row], 1)
+    s = client.get("/api/trends/series", params={"host_id": h, **CPU}).json()
+    assert s["points"][0]["excluded_reason"] == "disturbed: CPU share 0.41 of 2 in repeat 1"

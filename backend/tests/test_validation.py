@@ -161,3 +161,25 @@ def test_a_nul_in_the_url_is_a_422_not_a_500(client, url, part):
 
 def test_a_url_without_nul_still_reaches_its_route(client):
     assert client.get("/api/runs?instance_type=c7a.large").status_code == 200
+
+
+def test_a_parameter_no_run_would_use_is_refused_naming_what_it_applies_to(client, session, runner):
+    """Issue 32: STREAM accepted `blocks` through the API silently (and the run page listed `blocks=` beside it)."""
+    host_id, _ = runner
+    timing = {"threads": [1], "repeats": 1, "duration_s": 0.5}
+    r = client.post("/api/jobs", json={"host_ids": [host_id], "experiment": "memory",
+                                       "params": {"op": "stream_triad", "blocks": [4096], **timing}})
+    assert r.status_code == 422, r.text
+    detail = r.json()["detail"][0]
+    assert detail["loc"] == ["body", "params", "blocks"]
+    assert "blocks does not apply to op stream_triad (only to op copy" in detail["msg"]
+    r = client.post("/api/jobs", json={"host_ids": [host_id], "experiment": "memory",
+                                       "params": {"op": "copy", "sizes": [4096], **timing}})
+    assert r.status_code == 422 and "sizes does not apply to op copy (only to op latency)" in r.text
+    # an op list where one op uses it (a suite's memory item) is fine: each run gets what applies to it
+    r = client.post("/api/jobs", json={"host_ids": [host_id], "experiment": "memory",
+                                       "params": {"op": ["copy", "stream_triad"], "blocks": [4096], **timing}})
+    assert r.status_code == 201, r.text
+    r = client.post("/api/jobs", json={"host_ids": [host_id], "experiment": "memory",
+                                       "params": {"op": "copy", "blocks": [4096], **timing}})
+    assert r.status_code == 201, r.text

@@ -498,6 +498,14 @@ def _duration(s: float) -> str:
     return f"{h} h {m} min" if h else f"{m} min {sec} s" if m else f"{sec} s"
 
 
+def resolve_name(server: Server, host_id: int) -> str:
+    """A host's name for a table (its id when it cannot be read)."""
+    try:
+        return str(server.get_json(f"/api/hosts/{host_id}", f"host {host_id}")["name"])
+    except RemoteError:
+        return str(host_id)
+
+
 def start_suite(server: Server, suite: str, hosts: list[str], peer: str | None = None) -> dict:
     """POST /api/suite-runs for the hosts given by name or id (and the peer that serves the two-host items, if
     given); the suite run as the API gives it."""
@@ -537,12 +545,30 @@ def follow_suite(server: Server, suite_run_id: int, *, out: IO[str] = sys.stderr
         if sr["status"] != "running":
             status_line(out, line, tty=tty, final=True)
             return sr
-        if line != last:
+        # a terminal rewrites one line every poll; a log gets a line only when a run ends or another starts
+        step = line if tty else f"{sr['runs_done']} {now['id'] if now else ''}"
+        if step != last:
             status_line(out, line, tty=tty, final=False)
-            last = line
+            last = step
         if timeout_s is not None and time.monotonic() - t0 > timeout_s:
             raise RemoteError(f"suite run {suite_run_id} had not ended after {timeout_s:.0f} s")
         time.sleep(poll_s)
+
+
+def suite_table(sr: dict, names: dict[int, str]) -> str:
+    """The runs of a suite run as they ended: figure, verdict, how long each took and when it ended."""
+    head = ["RUN", "HOST", "EXPERIMENT", "OP", "STATUS", "VERDICT", "HEADLINE", "TOOK", "ENDED"]
+    rows = []
+    for r in sr["runs"]:
+        start, end = _epoch(r, "started_at"), _epoch(r, "finished_at")
+        took = _duration(end - start) if start is not None and end is not None else "—"
+        rows.append([escape(c) for c in (
+            str(r["id"]), names.get(r["host_id"], str(r["host_id"])), r["experiment"], r.get("op") or "—",
+            r["status"], r.get("verdict") or "—", r.get("headline") or "—", took,
+            (r.get("finished_at") or "—").replace("T", " ")[:19])])
+    widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=False)]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip()
+                     for line in [head, *rows])
 
 
 def cmd_run(server: Server, args: argparse.Namespace, out: IO[str]) -> int:
@@ -569,6 +595,9 @@ def cmd_run(server: Server, args: argparse.Namespace, out: IO[str]) -> int:
     if args.json:
         json.dump(end, out, indent=1)
         out.write("\n")
+    else:
+        names = {h: resolve_name(server, h) for h in {r["host_id"] for r in end["runs"]}}
+        print(suite_table(end, names), file=out)
     bad = [r for r in end["runs"] if r["status"] != RunStatus.succeeded]
     which = ", ".join(f"{r['id']} {r['status']}" for r in bad[:10])
     print(f"suite run {end['id']} {end['status']}: {end['runs_total'] - len(bad)} of {end['runs_total']} runs "

@@ -1,14 +1,13 @@
 // A person registers nothing here: the caller has started the backend and the runners. They open the
 // dashboard, start a tiny CPU job from the host card, watch it live, and read the result.
 import { expect, test } from './fixtures';
-import { HOST, arrivals as readArrivals, recordArrivals, shot } from './helpers';
+import { HOST, arrivals as readArrivals, openHostCard, recordArrivals, shot } from './helpers';
 
 test('a tiny CPU job runs live and ends with a GFLOP/s result for 1 thread', async ({ page }) => {
   await page.addInitScript(recordArrivals);
   await page.goto('/');
   await expect(page.getByRole('heading', { name: 'Hosts', level: 1 })).toBeVisible();
-  const card = page.getByRole('article').filter({ has: page.getByRole('heading', { name: HOST, level: 2 }) });
-  await expect(card).toBeVisible();
+  const card = await openHostCard(page, HOST);
   await expect(card.getByText('Sockets × cores × threads')).toBeVisible();
   await expect(page.getByRole('status', { name: 'System health' })).toContainText(/runner/);
 

@@ -3,7 +3,7 @@
 // Hosts card shows the disks and NICs the runner reports; every reference tool says its figure or why
 // there is none, in words.
 import { expect, test } from './fixtures';
-import { HOST, downloadText, startRun, waitForRun } from './helpers';
+import { downloadText, HOST, openHostCard, startRun, waitForRun } from './helpers';
 
 test('a run behind a busy host shows its queue position; cancel asks, and the cancelled run is not at 100 %', async ({ page, request }) => {
   const busy = await startRun(request, 'cpu', { op: 'fp64', threads: [1], repeats: 1, duration_s: 8, warmup_s: 0 });
@@ -38,8 +38,7 @@ test('History exports every listed run as CSV with its verdict', async ({ page }
 
 test('the Hosts card lists the disks and NICs the runner reports', async ({ page }) => {
   await page.goto('/');
-  const card = page.getByRole('article').filter({ has: page.getByRole('heading', { name: HOST, level: 2 }) });
-  await expect(card).toBeVisible();
+  const card = await openHostCard(page, HOST);
   const facts = card.locator('dt', { hasText: /^Disks$/ }).locator('xpath=following-sibling::dd[1]');
   await expect(facts).not.toContainText('not reported yet');
   await expect(facts).toContainText(/GiB/);

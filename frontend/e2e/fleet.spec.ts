@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HOST, fillTiming, hostBox, openNewJob, shot } from './helpers';
+import { HOST, fillTiming, hostBox, openHostCard, openNewJob, shot } from './helpers';
 import { expect, test } from './fixtures';
 
 const NETNS = process.env.HOSTBENCH_FLEET_NETNS;
@@ -62,15 +62,15 @@ test('Add host → paste the command on a second host → it registers, serves a
   expect(alive(pid)).toBe(true);
 
   // The Hosts page: the new host, online, at its own address (the namespace's), beside e2e-host's.
-  await page.goto('/');
   const fleet = card(page, NAME);
   await expect(async () => {
-    await page.reload();
+    await page.goto('/');
+    await page.getByRole('button', { name: `Open ${NAME}`, exact: true }).click({ timeout: 2_000 });
     await expect(fleet).toContainText('online', { timeout: 2_000 });
   }).toPass({ timeout: 60_000 });
   const inner = process.env.HOSTBENCH_FLEET_ADDRESS!;
   await expect(fleet).toContainText(inner);
-  await expect(card(page, HOST)).not.toContainText(inner);
+  await expect(await openHostCard(page, HOST)).not.toContainText(inner);
 
   // A two-host TCP job from the form: the new host serves, e2e-host drives and connects to its address.
   await openNewJob(page, 'network_pair', [NAME, HOST]);
@@ -91,7 +91,7 @@ test('Add host → paste the command on a second host → it registers, serves a
 
   // Revoke: the runner's next call gets 401 and its process ends.
   await page.goto('/');
-  await card(page, NAME).getByRole('button', { name: `Revoke ${NAME}` }).click();
+  await (await openHostCard(page, NAME)).getByRole('button', { name: `Revoke ${NAME}` }).click();
   await page.getByRole('dialog', { name: `Revoke ${NAME}?` }).getByRole('button', { name: 'Revoke runner' }).click();
   await expect(card(page, NAME)).toContainText('revoked');
   await page.getByRole('heading', { name: NAME, exact: true }).scrollIntoViewIfNeeded();

@@ -27,6 +27,14 @@ export async function firstHostId(request: APIRequestContext): Promise<number> {
   return id;
 }
 
+/** The Hosts page's table, then the card of the host named `name` (its row's name opens it). */
+export async function openHostCard(page: Page, name: string) {
+  await page.getByRole('button', { name: `Open ${name}`, exact: true }).click();
+  const card = page.getByRole('article').filter({ has: page.getByRole('heading', { name, level: 2, exact: true }) });
+  await expect(card).toBeVisible();
+  return card;
+}
+
 /** The new-job form with this experiment and these hosts ticked, in this order (for network_pair the
  * first serves and the second drives). */
 export async function openNewJob(page: Page, experiment: string, hosts: string[] = [HOST]): Promise<void> {

@@ -1,17 +1,17 @@
 // Instance labels edited in place on the hosts page, kept by the server, and usable as a filter.
 import { expect, test } from './fixtures';
 import { USERS } from './auth';
-import { HOST, PEER, shot, startRun, waitForRun } from './helpers';
+import { HOST, PEER, openHostCard, shot, startRun, waitForRun } from './helpers';
 
 test('instance labels and a peak are edited inline; labels filter History', async ({ page, request }) => {
   const before = await startRun(request, 'cpu', { op: 'fp64', threads: [1], repeats: 1, duration_s: 0.5, warmup_s: 0 });
   await waitForRun(request, before);
   await page.goto('/');
-  // Two hosts: the runs below go to e2e-host; e2e-peer serves two-host network jobs.
-  await expect(page.getByRole('article')).toHaveCount(2);
-  await expect(page.getByRole('heading', { name: PEER, level: 2 })).toBeVisible();
-  const card = page.getByRole('article').filter({ has: page.getByRole('heading', { name: HOST, level: 2 }) });
-  await expect(card).toBeVisible();
+  // Two hosts: the runs below go to e2e-host; e2e-peer serves two-host network jobs. One row each; a name opens the card.
+  await expect(page.getByRole('button', { name: /^Open / })).toHaveCount(2);
+  await expect(page.getByRole('button', { name: `Open ${PEER}`, exact: true })).toBeVisible();
+  await expect(page.getByRole('article')).toHaveCount(0);
+  const card = await openHostCard(page, HOST);
   const name = (await card.getByRole('heading', { level: 2 }).textContent())?.trim() ?? '';
 
   await card.getByRole('button', { name: `Edit labels of ${name}` }).click();
@@ -39,6 +39,7 @@ test('instance labels and a peak are edited inline; labels filter History', asyn
 
   await card.getByText('Caches and platform').click();
   await expect(card.getByText('Caches', { exact: true })).toBeVisible();
+  await page.evaluate(() => window.scrollTo(0, 0)); // the header is sticky: a full-page shot from the top
   await page.screenshot({ path: shot('hosts.png'), fullPage: true });
 
   // Escape leaves the form without saving.

@@ -1,7 +1,7 @@
 // The result matrix is generic: memory (blocks × threads), disk (ops × blocks, IOPS and latency
 // percentiles) and network round trips (latency) on tiny real runs, read from the run page.
 import { expect, test } from './fixtures';
-import { HOST, expectLiveSamples, openNewJob, recordArrivals, shot, startRun, waitForRun } from './helpers';
+import { expectLiveSamples, HOST, openHostCard, openNewJob, recordArrivals, shot, startRun, waitForRun } from './helpers';
 const TINY = { repeats: 2, duration_s: 0.5, warmup_s: 0 };
 
 test('memory: a column per block size, in exact binary units, with bars and whiskers', async ({ page, request }) => {
@@ -63,7 +63,7 @@ test('disk from the form: one op, sizes typed in KiB/MiB, IOPS and latency perce
   await expect(note).toContainText('enter it on the Hosts page (Peaks: Enter)');
   await expect(note).not.toContainText(/PUT|\/api\//);
   await page.goto('/');
-  const peaks = page.getByRole('article').filter({ has: page.getByRole('heading', { name: HOST, level: 2 }) }).getByRole('region', { name: 'Theoretical peaks' });
+  const peaks = (await openHostCard(page, HOST)).getByRole('region', { name: 'Theoretical peaks' });
   await expect(peaks.getByRole('button', { name: `Enter Disk bandwidth peak of ${HOST}` }).or(peaks.getByRole('option', { name: 'Disk bandwidth (MB/s)' }))).toHaveCount(1);
 });
 

@@ -45,24 +45,24 @@ test('an unknown page says so', async ({ page }) => {
 test('hosts: a slow API shows loading, a failing one an error with retry, and retry recovers', async ({ page }) => {
   let release = () => {};
   const held = new Promise<void>((resolve) => (release = resolve));
-  await page.route(/\/api\/hosts$/, async (route) => {
+  await page.route(/\/api\/hosts(\?|$)/, async (route) => {
     await held;
     await route.continue();
   });
   await page.goto('/');
   await expect(page.getByRole('status').filter({ hasText: 'Loading hosts…' })).toBeVisible();
   release();
-  await expect(page.getByRole('heading', { name: HOST, level: 2 })).toBeVisible();
+  await expect(page.getByRole('button', { name: `Open ${HOST}`, exact: true })).toBeVisible();
   await page.unrouteAll({ behavior: 'wait' });
 
-  const restore = await apiDown(page, /\/api\/hosts$/);
+  const restore = await apiDown(page, /\/api\/hosts(\?|$)/);
   await page.reload();
   const alert = page.getByRole('alert');
   await expect(alert).toContainText('Could not load hosts: e2e: the API is down');
   await page.screenshot({ path: shot('hosts-error.png'), fullPage: true });
   await restore();
   await alert.getByRole('button', { name: 'Try again' }).click();
-  await expect(page.getByRole('heading', { name: HOST, level: 2 })).toBeVisible();
+  await expect(page.getByRole('button', { name: `Open ${HOST}`, exact: true })).toBeVisible();
 });
 
 test('every other page shows the API error in words', async ({ page }) => {

@@ -1,14 +1,16 @@
+import re
 from typing import Annotated
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response
 
 from app.audit.service import record
 from app.core.bounds import Id
 from app.core.config import get_settings
 from app.core.db import utcnow
 from app.core.deps import SessionDep
-from app.hosts import admin, enrol, service
+from app.core.errors import Unprocessable
+from app.hosts import admin, enrol, listing, service
 from app.hosts.models import RegistrationToken
 from app.hosts.schemas import (
     HostLabelsUpdate,
@@ -56,16 +58,39 @@ def runner_url_for(base: str) -> str:
 
 
 # A page of hosts: each carries its inventory and peaks (about 90 ms of CPU for 1,000 hosts, ./hostbench load), so
-# a page is bounded like every other list; `count` says how many there are in all.
+# a page is bounded like every other list; `count` says how many match in all. Search, filters, sort and paging are
+# PostgreSQL's (app.hosts.listing): the dashboard's table asks for 50 at a time.
 HOSTS_PAGE_MAX = 1000
 
 
-@router.get("", response_model=HostsPublic)
-def read_hosts(_: ViewerDep, session: SessionDep,
+@router.get("", response_model=HostsPublic, responses={304: {"description": "unchanged since the ETag sent in "
+                                                                           "If-None-Match"}})
+def read_hosts(request: Request, _: ViewerDep, session: SessionDep,
                limit: Annotated[int, Query(ge=1, le=HOSTS_PAGE_MAX)] = HOSTS_PAGE_MAX,
-               offset: Annotated[int, Query(ge=0, le=10**9)] = 0) -> HostsPublic:
-    hosts, count = service.list_hosts(session, limit, offset)
-    return HostsPublic(data=[service.to_public(h) for h in hosts], count=count)
+               offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
+               q: Annotated[str | None, Query(max_length=128, description="part of the name, host name, CPU "
+                                                                          "model, address or a label")] = None,
+               label: Annotated[list[str] | None, Query(max_length=listing.LABEL_FILTERS_MAX,
+                                                        description="key=value; every one must match")] = None,
+               status: listing.HostStatus | None = None,
+               cpu: Annotated[str | None, Query(max_length=256, description="the CPU model, exactly")] = None,
+               sort: listing.HostSort = "id", order: listing.Order = "asc") -> Response:
+    bad = [x for x in label or [] if not re.match(listing.LABEL_FILTER, x)]
+    if bad:
+        raise Unprocessable(f"a label filter is key=value (the key letters, digits and . _ / -): {bad}")
+    query = listing.HostQuery(q=q or None, labels=tuple(label or ()), status=status, cpu=cpu or None, sort=sort,
+                              order=order)
+    hosts, count = listing.list_hosts(session, query, limit, offset)
+    page = [service.to_public(h) for h in hosts]
+    for h in page:  # to the minute in a list: a heartbeat alone does not change a page (and its ETag) every poll
+        h.last_seen_at = h.last_seen_at and h.last_seen_at.replace(second=0, microsecond=0)
+    return listing.etagged(request, HostsPublic(data=page, count=count))
+
+
+@router.get("/facets", response_model=listing.HostFacets)
+def read_host_facets(_: ViewerDep, session: SessionDep) -> listing.HostFacets:
+    """What the hosts table's filters offer: statuses, CPU models and labels, each with its number of hosts."""
+    return listing.facets(session)
 
 
 @router.get("/{host_id:int}", response_model=HostPublic)

@@ -1,4 +1,5 @@
 from datetime import timedelta
+from typing import Any
 
 from hostbench_common import hostfit
 from hostbench_common.estimate import host_facts, reference_plans, run_typical, runs
@@ -167,6 +168,19 @@ def admit(session: Session, body: JobCreateBase, created_by: str | None) -> None
                       _retry_after(session, created_by))
 
 
+def refuse_unused(experiment: str, params: dict[str, Any], given: set[str]) -> None:
+    """A parameter given that no run of the job would use (`blocks` with op stream_triad, `sizes` with op copy) is
+    refused, naming what it applies to, rather than stored and shown beside a run it never touched."""
+    kind = EXPERIMENTS[experiment]
+    runs = kind.split(params)
+    for p in kind.run.params:
+        if p.applies and p.name in given and not any(p.applies_to(one, {}) for one in runs):
+            where = "; ".join(f"{k} {', '.join(map(str, v))}" for k, v in p.applies.items())
+            now = "; ".join(f"{k} {params.get(k)}" for k in p.applies)
+            raise FieldInvalid(("body", "params", p.name),
+                               f"{p.name} does not apply to {now} (only to {where}): leave it out")
+
+
 def create_job(session: Session, body: JobCreateBase, created_by: str | None = None, *, commit: bool = True,
                suite_run_id: int | None = None) -> Job:
     """The job and its runs. commit=False leaves the transaction (and ADMISSION_LOCK) open for a caller that
@@ -178,8 +192,9 @@ def create_job(session: Session, body: JobCreateBase, created_by: str | None = N
         if host is None or host.revoked_at is not None or host.deleted_at is not None:
             raise Unprocessable(f"host_ids[{i}]: host {host_id} is not a registered host")
     check_hosts_fit(body, [hosts[h] for h in body.host_ids])
-    admit(session, body, created_by)  # holds ADMISSION_LOCK until the commit below
     params = body.params.model_dump(mode="json")
+    refuse_unused(body.experiment, params, body.params.model_fields_set)
+    admit(session, body, created_by)  # holds ADMISSION_LOCK until the commit below
     job = Job(experiment=body.experiment, params=params, created_by=created_by, suite_run_id=suite_run_id)
     session.add(job)
     session.flush()

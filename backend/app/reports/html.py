@@ -7,6 +7,7 @@ import html
 import json
 import math
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from typing import Any, get_args
 
 from app.reports.schemas import Report, ReportRun
@@ -43,6 +44,22 @@ def block(b: int | None) -> str:
         if b >= size and b % size == 0:
             return f"{b // size} {unit}"
     return f"{b} B"
+
+
+def when(t: datetime | None) -> str:
+    """A time as people read it: "2026-11-29 03:01:05 UTC" (to the second, the zone named), '—' for none."""
+    if t is None:
+        return "—"
+    if t.tzinfo is not None:
+        t = t.astimezone(UTC)
+    return t.strftime("%Y-%m-%d %H:%M:%S") + " UTC"
+
+
+def mean_sd(row: ResultRow) -> str:
+    """"47.67 ± 0.12 GFLOP/s"; one repeat has no spread: "47.67 GFLOP/s (one repeat)", never "± 0.00"."""
+    if row.n <= 1:
+        return f"{fmt(row.mean)} {row.unit} (one repeat)"
+    return f"{fmt(row.mean)} ± {fmt(row.stddev)} {row.unit}"
 
 
 def ci(row: ResultRow) -> str:
@@ -207,7 +224,7 @@ def _rows_table(rows: Iterable[ResultRow], note: str | None) -> str:
         tone = "invalid" if r.verdict == "invalid" else "valid" if r.verdict == "valid" else "caution"
         body.append(
             f'<tr class="{tone}"><td>{e(r.op or "—")}</td><td>{r.threads}</td><td>{e(block(r.block_bytes))}</td>'
-            f"<td>{e(fmt(r.mean))} ± {e(fmt(r.stddev))} {e(r.unit)}</td><td>{e(ci(r))}</td><td>{r.n}</td>"
+            f"<td>{e(mean_sd(r))}</td><td>{e(ci(r))}</td><td>{r.n}</td>"
             f"<td>{e(peak_text(r, note))}</td><td>{e(pct(r.efficiency))}</td><td>{e(references_text(r))}</td>"
             f"<td>{e(verdict_text(r))}</td><td>{e(extra_text(r))}</td></tr>")
     return f'<table class="rows">{head}{"".join(body)}</table>'
@@ -231,7 +248,7 @@ def _run_html(run: ReportRun) -> str:
     head = (f'<section class="run" id="run-{run.id}"><h3>Run #{run.id}: {e(run.experiment)} on {e(run.host_name)}</h3>'
             f'<p class="meta">Job {run.job_id} · status {e(run.status)}'
             + (f" ({e(run.status_reason)})" if run.status_reason else "")
-            + f" · finished {e(run.finished_at.isoformat() if run.finished_at else '—')} · params "
+            + f" · finished {e(when(run.finished_at))} · params "
             f"<code>{e(json.dumps(run.params, sort_keys=True))}</code></p>")
     res = run.result
     if res is None:
@@ -294,7 +311,7 @@ def render(report: Report) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{csp()}">'
         f"<title>hostbench report: {e(report.selection)}</title><style>{STYLE}</style></head><body>"
         f"<h1>hostbench report: {e(report.selection)}</h1><p class='meta'>Generated "
-        f"{e(report.generated_at.isoformat())} · {len(report.runs)} run(s) on {len(report.hosts)} host(s). "
+        f"{e(when(report.generated_at))} · {len(report.runs)} run(s) on {len(report.hosts)} host(s). "
         "Print this page for a PDF.</p>"
         f'<section id="machines"><h2>Machines</h2>{hosts}</section>{areas}'
         f'<section id="methodology"><h2>Methodology</h2><p>{e(report.statistics)} '

@@ -78,6 +78,11 @@ class SuiteRunRun(BaseModel):
     status: RunStatus
     expected_duration_s: float  # its cap
     typical_duration_s: float | None = None  # what it usually takes (null: a serving run, as long as its driver)
+    # How it ended (issue 32: the suite run page shows each run's figure, verdict, duration and end time)
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    headline: str | None = None  # the figure that sums it up, or why there is none (RunResult.headline.text)
+    verdict: str | None = None
 
 
 class SuiteRunPublic(BaseModel):

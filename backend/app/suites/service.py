@@ -204,7 +204,8 @@ def public(session: Session, sr: SuiteRun) -> SuiteRunPublic:
     runs = runs_of(session, sr.id)
     done = [r for r in runs if r.status not in ACTIVE]
     on = {r.host_id for r in runs}
-    inventories = {h.id: h.inventory for h in session.scalars(select(Host).where(Host.id.in_(on)))}
+    hosts = {h.id: h for h in session.scalars(select(Host).where(Host.id.in_(on)))}
+    inventories = {i: h.inventory for i, h in hosts.items()}
     typical = {r.id: run_typical(r.experiment, r.params, r.inventory_snapshot or inventories.get(r.host_id))
                for r in runs}
     per_host: dict[int, float] = {}
@@ -223,8 +224,21 @@ def public(session: Session, sr: SuiteRun) -> SuiteRunPublic:
         runs=[SuiteRunRun(id=r.id, job_id=r.job_id, host_id=r.host_id, experiment=r.experiment,
                           op=r.params.get("op") if isinstance(r.params.get("op"), str) else None,
                           status=RunStatus(r.status), expected_duration_s=r.expected_duration_s,
-                          typical_duration_s=typical[r.id])
+                          typical_duration_s=typical[r.id], started_at=r.started_at, finished_at=r.finished_at,
+                          **_ending(r, hosts.get(r.host_id)))
               for r in runs])
+
+
+def _ending(run: Run, host: Host | None) -> dict[str, str | None]:
+    """A finished run's headline text and verdict, as its own page shows them (results.service.current_result)."""
+    if run.status in ACTIVE or not run.result:
+        return {"headline": None, "verdict": None}
+    from app.results.service import current_result
+
+    result = current_result(run, host.peak_overrides if host else None, host.inventory if host else None)
+    if result is None:
+        return {"headline": None, "verdict": None}
+    return {"headline": result.headline.text if result.headline else None, "verdict": result.verdict}
 
 
 def cancel(session: Session, sr: SuiteRun, by: str | None) -> list[int]:

@@ -1,12 +1,14 @@
-"""The fleet's headline figures in the Prometheus text format (prometheus-client), for GET /api/metrics: one gauge
-family per headline, the unit in its name, one sample per host (its newest figure), and the figure's efficiency
-against its peak where there is one."""
+"""The fleet's headline figures for GET /api/metrics (prometheus-client): one gauge family per headline, the unit in its
+name, one sample per host (its newest figure), and the figure's efficiency against its peak where there is one. A
+scraper that asks for OpenMetrics (`Accept: application/openmetrics-text`) gets OpenMetrics, ending in `# EOF`; any
+other gets the Prometheus text format 0.0.4."""
 import re
 from typing import get_args
 
-from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client import CollectorRegistry
 from prometheus_client.core import GaugeMetricFamily
-from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.exposition import CONTENT_TYPE_LATEST, choose_encoder
+from prometheus_client.openmetrics.exposition import CONTENT_TYPE_LATEST as OPENMETRICS_CONTENT_TYPE
 from prometheus_client.registry import Collector
 
 from app.hosts.schemas import HostHealth
@@ -15,6 +17,7 @@ from app.trends.schemas import FleetPublic
 HEALTH_VERDICTS = get_args(HostHealth.model_fields["verdict"].annotation)
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST.split(";")[0]
+OPENMETRICS = OPENMETRICS_CONTENT_TYPE.split(";")[0]
 # A unit as Prometheus names want it (base units where they exist; the prefixes say the scale)
 UNIT_NAMES = {"GFLOP/s": "gigaflops", "GIOP/s": "gigaops_per_second", "MB/s": "megabytes_per_second",
               "Mbit/s": "megabits_per_second", "RT/s": "round_trips_per_second", "Mload/s": "megaloads_per_second",
@@ -74,7 +77,9 @@ class _Fleet(Collector):
         yield when
 
 
-def render(fleet: FleetPublic) -> bytes:
+def render(fleet: FleetPublic, accept: str = "") -> tuple[bytes, str]:
+    """The body and its content type, in the format the scraper's Accept header asks for."""
     registry = CollectorRegistry(auto_describe=False)
     registry.register(_Fleet(fleet))
-    return generate_latest(registry)
+    encode, content_type = choose_encoder(accept)
+    return encode(registry), content_type

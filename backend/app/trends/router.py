@@ -2,7 +2,7 @@
 the same figures for Prometheus (GET /api/metrics). Who may call each route: docs/security.md."""
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Query, Response
+from fastapi import APIRouter, Body, Query, Request, Response
 from sqlalchemy import select
 
 from app.audit.service import record
@@ -137,8 +137,10 @@ def read_fleet(_: ViewerDep, session: SessionDep, group_by: LabelKey = "instance
 
 
 @router.get("/metrics", response_class=Response,
-            responses={200: {"content": {exposition.CONTENT_TYPE: {}}}})
-def read_prometheus(_: ViewerDep, session: SessionDep) -> Response:
-    """The latest headline figure per host as Prometheus gauges. Scrape with a viewer's personal API token
+            responses={200: {"content": {exposition.CONTENT_TYPE: {}, exposition.OPENMETRICS: {}}}})
+def read_prometheus(request: Request, _: ViewerDep, session: SessionDep) -> Response:
+    """The latest headline figure per host as gauges: OpenMetrics when the scraper's Accept names
+    application/openmetrics-text, else the Prometheus text format. Scrape with a viewer's personal API token
     (`Authorization: Bearer hbpat_…`, Prometheus' `authorization: {credentials_file: …}`)."""
-    return Response(exposition.render(service.fleet(session, "instance_type")), media_type=exposition.CONTENT_TYPE)
+    body, content_type = exposition.render(service.fleet(session, "instance_type"), request.headers.get("accept", ""))
+    return Response(body, headers={"Content-Type": content_type, "Vary": "Accept"})

@@ -132,7 +132,9 @@ def point_of(run: Run, host: Host, row: dict[str, Any]) -> SeriesPoint | None:
     used = usable(verdict)
     reason = None
     if not used:
-        texts = [str(f["text"]) for f in row.get("flags") or [] if isinstance(f, dict) and f.get("text")]
+        # a flag's text may name its verdict already ("disturbed: CPU share 0.41 ..."): said once, not twice
+        texts = [str(f["text"]).removeprefix(f"{verdict}: ") for f in row.get("flags") or []
+                 if isinstance(f, dict) and f.get("text")]
         reason = f"{verdict}: " + ("; ".join(texts)[:300] if texts else (row.get("invalid_reason") or
                                                                          f"the run is {run.status}"))
     return SeriesPoint(run_id=run.id, host_id=run.host_id, host_name=host.name, at=run.finished_at, mean=mean,

@@ -33,6 +33,7 @@ function serve(extra?: (req: Request, path: string) => Response | null) {
     }
     if (!signedIn) return jsonResponse({ detail: 'not signed in' }, 401);
     if (path === '/api/hosts') return jsonResponse({ data: [host], count: 1 });
+    if (path === '/api/hosts/facets') return jsonResponse({ count: 1, statuses: { online: 1, offline: 0, revoked: 0 }, cpus: [], labels: [] });
     if (path === '/api/runs') return jsonResponse({ data: [], count: 0 });
     if (path === '/api/experiments') return jsonResponse({ data: [] });
     if (path === '/api/audit') return jsonResponse({ data: [], count: 0 });
@@ -65,10 +66,10 @@ describe('role gating (from GET /api/auth/me)', () => {
     signedIn = viewer;
     serve();
     open('/');
-    expect(await screen.findByRole('heading', { name: 'bench-a', level: 2 })).toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Open bench-a' }, { timeout: 5000 })).toBeInTheDocument();
     expect(navLinks()).toEqual(['Hosts', 'Suites', 'Schedules', 'Hosts together', 'Health', 'History', 'Compare', 'Trends', 'Fleet view', 'Audit']);
     expect(screen.queryByRole('link', { name: 'New job' })).not.toBeInTheDocument();
-    expect(screen.queryByRole('button', { name: 'Add host' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /^Add host/ })).not.toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Account: vera (viewer)' })).toHaveAttribute('href', '/account');
     expect(screen.getByRole('button', { name: 'Sign out' })).toBeInTheDocument();
   });
@@ -77,19 +78,20 @@ describe('role gating (from GET /api/auth/me)', () => {
     signedIn = operator;
     serve();
     open('/');
-    expect(await screen.findByRole('heading', { name: 'bench-a', level: 2 })).toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Open bench-a' }, { timeout: 5000 })).toBeInTheDocument();
     expect(navLinks()).toEqual(['Hosts', 'New job', 'Suites', 'Schedules', 'Hosts together', 'Health', 'History', 'Compare', 'Trends', 'Fleet view', 'Audit']);
     expect(screen.getAllByRole('link', { name: 'New job' })).toHaveLength(2);
-    expect(screen.queryByRole('button', { name: 'Add host' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /^Add host/ })).not.toBeInTheDocument();
   });
 
   it('an admin gets Users and Add host', async () => {
     signedIn = admin;
     serve();
     open('/');
-    expect(await screen.findByRole('heading', { name: 'bench-a', level: 2 })).toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Open bench-a' }, { timeout: 5000 })).toBeInTheDocument();
     expect(navLinks()).toEqual(['Hosts', 'New job', 'Suites', 'Schedules', 'Hosts together', 'Health', 'History', 'Compare', 'Trends', 'Fleet view', 'Audit', 'Users']);
     expect(screen.getByRole('button', { name: 'Add host' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Add hosts' })).toBeInTheDocument();
   });
 
   it('a viewer who opens /jobs/new or /users directly is told why, in words', async () => {

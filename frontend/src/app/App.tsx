@@ -11,7 +11,7 @@ import { createRouter } from './router';
 
 export function App() {
   const [queryClient] = useState(createQueryClient);
-  const [router] = useState(createRouter);
+  const [router] = useState(() => createRouter(queryClient));
 
   // A 401 from any call: the session ended (expired, signed out elsewhere, account disabled). Go to
   // the sign-in page, which brings the person back here.

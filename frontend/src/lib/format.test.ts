@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { paramSummary } from './format';
+import { formatMeanSd, paramSummary } from './format';
 
 describe('paramSummary', () => {
   it('writes lists with commas and objects as JSON, never "[object Object]"', () => {
@@ -8,5 +8,13 @@ describe('paramSummary', () => {
     );
     expect(paramSummary({ items: [{ a: 1 }, 2] })).toBe('items={"a":1},2');
     expect(paramSummary(null)).toBe('');
+  });
+});
+
+describe('formatMeanSd', () => {
+  it('gives a spread from two repeats on, and says one repeat has none (not "± 0.00")', () => {
+    expect(formatMeanSd(47.666, 0.12, 3, 2)).toBe('47.67 ± 0.12');
+    expect(formatMeanSd(47.666, 0, 1, 2)).toBe('47.67 (one repeat)');
+    expect(formatMeanSd(47.666, null, null, 2)).toBe('47.67 ± —');
   });
 });

@@ -15,6 +15,13 @@ export function formatFixed(v: number | null | undefined, decimals: number): str
   return new Intl.NumberFormat(LOCALE, { minimumFractionDigits: decimals, maximumFractionDigits: decimals }).format(v);
 }
 
+/** "47.67 ± 0.12": a mean and its sample standard deviation, to `decimals`; one repeat has no spread to state,
+ * so it reads "47.67 (one repeat)" rather than a "± 0.00" that claims a precision nobody measured. */
+export function formatMeanSd(mean: number | null | undefined, stddev: number | null | undefined, n: number | null | undefined, decimals: number): string {
+  if (n !== null && n !== undefined && n < 2) return `${formatFixed(mean, decimals)} (one repeat)`;
+  return `${formatFixed(mean, decimals)} ± ${formatFixed(stddev, decimals)}`;
+}
+
 /** Decimals that show ~4 significant digits of the larger of the values. */
 export function decimalsFor(...values: (number | null | undefined)[]): number {
   const max = Math.max(0, ...values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v)).map(Math.abs));

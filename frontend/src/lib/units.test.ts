@@ -56,7 +56,7 @@ describe('extra figures', () => {
     expect(extraMeta('clock_after_ghz', row)).toMatchObject({ label: 'Clock after', unit: 'GHz', latency: false, primary: false });
     expect(extraMeta('iops', row)).toMatchObject({ label: 'IOPS', unit: 'IOPS', primary: true });
     expect(extraMeta('cpu_share', row)).toMatchObject({ label: 'CPU share', unit: '', primary: false });
-    expect(extraMeta('sender_bytes', row)).toMatchObject({ label: 'Sender', unit: 'B', latency: false });
+    expect(extraMeta('sender_bytes', row)).toMatchObject({ label: 'Sender bytes', unit: 'B', latency: false });
   });
 
   it('labels the kernels\' other spellings: unit prefixes, flattened nested figures, counts', () => {
@@ -125,7 +125,9 @@ describe('unit helpers', () => {
 describe('issue 13: units that do not mislead', () => {
   it('a sender rate in Mbit/s is not a time', () => {
     const row = declared({ sender_mbit_s: 'Mbit/s', prefill_mb_s: 'MB/s' });
-    expect(extraMeta('sender_mbit_s', row)).toMatchObject({ unit: 'Mbit/s', label: 'Sender', latency: false });
+    expect(extraMeta('sender_mbit_s', row)).toMatchObject({ unit: 'Mbit/s', label: 'Sender throughput', latency: false });
+    // issue 32: the two sender figures no longer share one label
+    expect(extraMeta('sender_bytes', declared({ sender_bytes: 'B' })).label).toBe('Sender bytes');
     expect(formatExtra('sender_mbit_s', 23018.4, row)).toBe('23,020 Mbit/s');
     expect(extraMeta('prefill_mb_s', row).unit).toBe('MB/s');
   });

@@ -122,6 +122,10 @@ export function extraMeta(key: string, row?: ExtraUnits | null): ExtraMeta {
     label = ['latency', ...words.slice(1)].join(' ');
   } else {
     label = words.map((w) => WORDS[w] ?? w).join(' ');
+    // The unit was the key's last word: say what kind of figure is left, or "sender_bytes" and "sender_mbit_s" would
+    // both read "Sender" (issue 32)
+    if (suffix && label && unit === 'B') label += ' bytes';
+    else if (suffix && label && unit.endsWith('/s')) label += ' throughput';
   }
   return { key, label: capitalise(label || key), unit, latency, primary };
 }

@@ -36,7 +36,14 @@ function NewJob() {
         // A revoked host runs nothing: it is not offered.
         hosts={hosts.data.data
           .filter((h) => !h.revoked)
-          .map((h) => ({ id: h.id, name: h.name, online: h.online, cpus: readCpu(h.inventory).threads }))}
+          .map((h) => ({
+            id: h.id,
+            name: h.name,
+            online: h.online,
+            cpus: readCpu(h.inventory).threads,
+            hostname: h.hostname,
+            labels: Object.fromEntries(Object.entries(h.labels).filter(([, v]) => typeof v === 'string' && v !== '')) as Record<string, string>,
+          }))}
         experiments={experiments.data.data}
         initialHostIds={initialHostIds}
         initialExperiment={search.get('experiment') ?? undefined}

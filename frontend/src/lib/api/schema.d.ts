@@ -366,6 +366,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/hosts/facets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Host Facets
+         * @description What the hosts table's filters offer: statuses, CPU models and labels, each with its number of hosts.
+         */
+        get: operations["read_host_facets_api_hosts_facets_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/hosts/registration-tokens": {
         parameters: {
             query?: never;
@@ -728,7 +748,8 @@ export interface paths {
         };
         /**
          * Read Prometheus
-         * @description The latest headline figure per host as Prometheus gauges. Scrape with a viewer's personal API token
+         * @description The latest headline figure per host as gauges: OpenMetrics when the scraper's Accept names
+         *     application/openmetrics-text, else the Prometheus text format. Scrape with a viewer's personal API token
          *     (`Authorization: Bearer hbpat_…`, Prometheus' `authorization: {credentials_file: …}`).
          */
         get: operations["read_prometheus_api_metrics_get"];
@@ -2285,6 +2306,13 @@ export interface components {
             /** Data */
             data: components["schemas"]["ExperimentPublic"][];
         };
+        /** Facet */
+        Facet: {
+            /** Count */
+            count: number;
+            /** Value */
+            value: string;
+        };
         /**
          * Figure
          * @description One figure of a host in a check: judged (pass/fail/no_baseline against a band), or disturbed (its
@@ -2616,6 +2644,22 @@ export interface components {
             server_time: number;
         };
         /**
+         * HostFacets
+         * @description What the filters can pick from, over every host not deleted, with how many hosts each would show.
+         */
+        HostFacets: {
+            /** Count */
+            count: number;
+            /** Cpus */
+            cpus: components["schemas"]["Facet"][];
+            /** Labels */
+            labels: components["schemas"]["LabelFacet"][];
+            /** Statuses */
+            statuses: {
+                [key: string]: number;
+            };
+        };
+        /**
          * HostHealth
          * @description A host's latest verdict of one health check (suite), and its age (app.checks; hosts.health).
          */
@@ -2821,6 +2865,15 @@ export interface components {
             id: number;
             /** Runs */
             runs: components["schemas"]["RunPublic"][];
+        };
+        /** LabelFacet */
+        LabelFacet: {
+            /** Count */
+            count: number;
+            /** Key */
+            key: string;
+            /** Value */
+            value: string;
         };
         /** LearnedPublic */
         LearnedPublic: {
@@ -4626,6 +4679,10 @@ export interface components {
             expected_duration_s: number;
             /** Experiment */
             experiment: string;
+            /** Finished At */
+            finished_at?: string | null;
+            /** Headline */
+            headline?: string | null;
             /** Host Id */
             host_id: number;
             /** Id */
@@ -4634,9 +4691,13 @@ export interface components {
             job_id: number;
             /** Op */
             op: string | null;
+            /** Started At */
+            started_at?: string | null;
             status: components["schemas"]["RunStatus"];
             /** Typical Duration S */
             typical_duration_s?: number | null;
+            /** Verdict */
+            verdict?: string | null;
         };
         /** SuiteRunsPublic */
         SuiteRunsPublic: {
@@ -6065,6 +6126,15 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                /** @description part of the name, host name, CPU model, address or a label */
+                q?: string | null;
+                /** @description key=value; every one must match */
+                label?: string[] | null;
+                status?: ("online" | "offline" | "revoked") | null;
+                /** @description the CPU model, exactly */
+                cpu?: string | null;
+                sort?: "id" | "name" | "status" | "cpu" | "cores" | "memory" | "last_seen" | "registered";
+                order?: "asc" | "desc";
             };
             header?: never;
             path?: never;
@@ -6080,6 +6150,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HostsPublic"];
                 };
+            };
+            /** @description unchanged since the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Host header not allowed, or a body that could not be read */
             400: {
@@ -6115,6 +6192,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    read_host_facets_api_hosts_facets_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostFacets"];
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description below the route's role, a cross-site origin, or a missing CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7746,6 +7870,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/openmetrics-text": unknown;
                     "text/plain": unknown;
                 };
             };

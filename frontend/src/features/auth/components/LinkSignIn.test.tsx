@@ -3,9 +3,12 @@ import userEvent from '@testing-library/user-event';
 import { StrictMode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jsonResponse, renderWithProviders } from '../../../test/render';
-import { LinkSignIn, tokenFromHash } from './LinkSignIn';
+import { LINK_SIGNIN_KEY, LinkSignIn, tokenFromHash } from './LinkSignIn';
 
-afterEach(() => vi.unstubAllGlobals());
+afterEach(() => {
+  vi.unstubAllGlobals();
+  sessionStorage.clear();
+});
 
 const newcomer = { id: 9, name: 'nia', role: 'operator' as const, has_password: false };
 
@@ -62,5 +65,36 @@ describe('LinkSignIn (one-time link)', () => {
     renderWithProviders(<LinkSignIn token={null} onDone={vi.fn()} />);
     expect(screen.getByRole('alert')).toHaveTextContent('This address holds no sign-in token.');
     expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it('after a reload (the token gone from the address) keeps the password form while the session lasts', async () => {
+    const fetchMock = vi.fn(async (req: Request) => {
+      const path = new URL(req.url).pathname;
+      if (path === '/api/auth/link') return jsonResponse(newcomer);
+      if (path === '/api/auth/me') return jsonResponse(newcomer);
+      return new Response(null, { status: 204 });
+    });
+    vi.stubGlobal('fetch', fetchMock);
+    const first = renderWithProviders(<LinkSignIn token="hblink_secret" onDone={vi.fn()} />);
+    expect(await screen.findByRole('heading', { name: 'Signed in as nia (operator)' })).toBeInTheDocument();
+    first.unmount();
+
+    // the reload: no token in the address, the session cookie still good
+    const onDone = vi.fn();
+    const user = userEvent.setup();
+    renderWithProviders(<LinkSignIn token={null} onDone={onDone} />);
+    expect(await screen.findByRole('heading', { name: 'Signed in as nia (operator)' })).toBeInTheDocument();
+    expect(screen.getByLabelText('New password')).toBeInTheDocument();
+    expect(fetchMock.mock.calls.filter(([r]) => new URL(r.url).pathname === '/api/auth/link')).toHaveLength(1);
+    await user.click(screen.getByRole('button', { name: 'Later: go to the dashboard' }));
+    expect(onDone).toHaveBeenCalledWith(newcomer);
+    expect(sessionStorage.getItem(LINK_SIGNIN_KEY)).toBeNull();
+  });
+
+  it('after a reload whose session has ended, says the address holds no token', async () => {
+    sessionStorage.setItem(LINK_SIGNIN_KEY, '9');
+    vi.stubGlobal('fetch', vi.fn(async () => jsonResponse({ detail: 'not signed in' }, 401)));
+    renderWithProviders(<LinkSignIn token={null} onDone={vi.fn()} />);
+    expect(await screen.findByRole('alert')).toHaveTextContent('This address holds no sign-in token.');
   });
 });

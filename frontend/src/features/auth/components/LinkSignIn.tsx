@@ -2,8 +2,10 @@
 // which the browser never sends to a server or writes to a log; we post it once, drop it from the
 // address bar, then ask the person to choose a password.
 import { useEffect, useRef } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { Loading } from '../../../components/Status';
 import type { Me } from '../../../lib/api/types';
+import { meQueryOptions } from '../../../lib/auth/me';
 import { useSignInWithLink } from '../api/sign-in-with-link';
 import { linkErrorText } from '../lib/messages';
 import { PasswordForm } from './PasswordForm';
@@ -16,17 +18,50 @@ export function tokenFromHash(hash: string): string | null {
   return token || null;
 }
 
+/** This tab signed in with a link (the person it signed in, by id) and has not yet set a password or gone on: a reload,
+ * which finds no token in the address any more, shows the password form again while the session lasts. */
+export const LINK_SIGNIN_KEY = 'hostbench.linkSignIn';
+
+const remembered = (): string | null => {
+  try {
+    return globalThis.sessionStorage?.getItem(LINK_SIGNIN_KEY) ?? null;
+  } catch {
+    return null;
+  }
+};
+
+const remember = (me: Me | null) => {
+  try {
+    if (me) globalThis.sessionStorage?.setItem(LINK_SIGNIN_KEY, String(me.id));
+    else globalThis.sessionStorage?.removeItem(LINK_SIGNIN_KEY);
+  } catch {
+    // storage refused (private mode): a reload then asks for the link again
+  }
+};
+
 export function LinkSignIn({ token, onDone }: { token: string | null; onDone: (me: Me | null) => void }) {
   const exchange = useSignInWithLink();
   // A token works once: React's development double-mount must not post it twice.
   const sent = useRef(false);
+  const earlier = token ? null : remembered();
+  // After a reload: is the session the link opened still there?
+  const session = useQuery({ ...meQueryOptions(), enabled: earlier !== null });
 
   useEffect(() => {
     if (!token || sent.current) return;
     sent.current = true;
-    exchange.mutate(token);
+    exchange.mutate(token, { onSuccess: (me) => remember(me) });
   }, [token, exchange]);
 
+  const done = (me: Me | null) => {
+    remember(null);
+    onDone(me);
+  };
+
+  if (!token && earlier !== null) {
+    if (session.data && String(session.data.id) === earlier) return <SignedIn me={session.data} onDone={done} />;
+    if (session.isPending) return <Loading label="Checking your session…" />;
+  }
   if (!token) {
     return (
       <p className="state state-error" role="alert">
@@ -43,8 +78,10 @@ export function LinkSignIn({ token, onDone }: { token: string | null; onDone: (m
     );
   }
   if (!exchange.data) return <Loading label="Signing you in…" />;
+  return <SignedIn me={exchange.data} onDone={done} />;
+}
 
-  const me = exchange.data;
+function SignedIn({ me, onDone }: { me: Me; onDone: (me: Me | null) => void }) {
   return (
     <section aria-labelledby="link-signed-in">
       <h2 id="link-signed-in">

@@ -1,7 +1,7 @@
 // Every compared cell against the baseline run: each run's mean ± stddev (with unit and the
 // backend's badges) and its ratio to the baseline's mean. The table is also the bars' text form.
 import { EfficiencyBadge, VerdictBadge } from '../../../components/ResultBadges';
-import { decimalsFor, formatFixed, formatNumber } from '../../../lib/format';
+import { decimalsFor, formatMeanSd, formatNumber } from '../../../lib/format';
 import type { RatioTable as Table } from '../lib/compare';
 
 const RATIO = new Intl.NumberFormat('en-US', { minimumSignificantDigits: 3, maximumSignificantDigits: 3 });
@@ -59,7 +59,7 @@ export function RatioTable({ table, runLabels }: { table: Table; runLabels: stri
                       {i === table.baselineIndex ? `${formatRatio(1)} (baseline)` : formatRatio(ratio)}
                     </span>
                     <span className="block small tabular" title={`min ${formatNumber(row.min)}, max ${formatNumber(row.max)} ${row.unit}`}>
-                      {formatFixed(row.mean, d)} ± {formatFixed(row.stddev, d)} {row.unit}
+                      {formatMeanSd(row.mean, row.stddev, row.n, d)} {row.unit}
                     </span>
                     <span className="badges">
                       <EfficiencyBadge row={row} />

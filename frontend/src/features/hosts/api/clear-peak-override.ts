@@ -1,9 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api/client';
 import { unwrap } from '../../../lib/api/errors';
-import type { HostPublic, HostsPublic, PeakKey } from '../../../lib/api/types';
-import { getHostsQueryOptions } from './get-hosts';
-import { replaceHost } from '../lib/hosts-cache';
+import type { HostPublic, PeakKey } from '../../../lib/api/types';
+import { putHost } from '../lib/hosts-cache';
 
 /** DELETE /api/hosts/{id}/peaks/{key}: back to the computed peak (or none). */
 export function clearPeakOverride(id: number, key: PeakKey): Promise<HostPublic> {
@@ -14,6 +13,6 @@ export function useClearPeakOverride(id: number) {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (key: PeakKey) => clearPeakOverride(id, key),
-    onSuccess: (host) => qc.setQueryData(getHostsQueryOptions().queryKey, (old: HostsPublic | undefined) => replaceHost(old, host)),
+    onSuccess: (host) => putHost(qc, host),
   });
 }

@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api/client';
 import { unwrap } from '../../../lib/api/errors';
-import type { HostHistory, HostsPublic } from '../../../lib/api/types';
-import { getHostsQueryOptions } from './get-hosts';
+import { dropHost } from '../lib/hosts-cache';
+import type { HostHistory } from '../../../lib/api/types';
 
 /** DELETE /api/hosts/{id}?history=keep|delete (admin, 204): keep its runs and results, or delete them too. */
 export async function deleteHost(id: number, history: HostHistory): Promise<void> {
@@ -14,9 +14,7 @@ export function useDeleteHost() {
   return useMutation({
     mutationFn: ({ id, history }: { id: number; history: HostHistory }) => deleteHost(id, history),
     onSuccess: (_, { id }) => {
-      qc.setQueryData(getHostsQueryOptions().queryKey, (old: HostsPublic | undefined) =>
-        old ? { ...old, data: old.data.filter((h) => h.id !== id), count: Math.max(0, old.count - 1) } : old,
-      );
+      dropHost(qc, id);
       void qc.invalidateQueries({ queryKey: ['runs'] });
     },
   });

@@ -1,9 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api/client';
 import { unwrap } from '../../../lib/api/errors';
-import type { HostPublic, HostsPublic } from '../../../lib/api/types';
-import { replaceHost } from '../lib/hosts-cache';
-import { getHostsQueryOptions } from './get-hosts';
+import type { HostPublic } from '../../../lib/api/types';
+import { putHost } from '../lib/hosts-cache';
 
 /** POST /api/hosts/{id}/revoke (admin): the runner's credential stops working; its next call gets 401
  * and it stops, killing any kernel. The host stays listed (revoked) until deleted. */
@@ -15,6 +14,6 @@ export function useRevokeHost() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: revokeHost,
-    onSuccess: (host) => qc.setQueryData(getHostsQueryOptions().queryKey, (old: HostsPublic | undefined) => replaceHost(old, host)),
+    onSuccess: (host) => putHost(qc, host),
   });
 }

@@ -1,9 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api/client';
 import { unwrap } from '../../../lib/api/errors';
-import type { HostPublic, HostsPublic } from '../../../lib/api/types';
-import { replaceHost } from '../lib/hosts-cache';
-import { getHostsQueryOptions } from './get-hosts';
+import type { HostPublic } from '../../../lib/api/types';
+import { putHost } from '../lib/hosts-cache';
 
 /** POST /api/hosts/{id}/rotate-credential (admin, 202): the runner is handed a new credential on its
  * next call; `credential_rotation_pending` until it has taken it. */
@@ -15,6 +14,6 @@ export function useRotateHostCredential() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: rotateHostCredential,
-    onSuccess: (host) => qc.setQueryData(getHostsQueryOptions().queryKey, (old: HostsPublic | undefined) => replaceHost(old, host)),
+    onSuccess: (host) => putHost(qc, host),
   });
 }

@@ -1,9 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api/client';
 import { unwrap } from '../../../lib/api/errors';
-import type { HostPublic, HostsPublic, PeakKey, PeakOverride } from '../../../lib/api/types';
-import { replaceHost } from '../lib/hosts-cache';
-import { getHostsQueryOptions } from './get-hosts';
+import type { HostPublic, PeakKey, PeakOverride } from '../../../lib/api/types';
+import { putHost } from '../lib/hosts-cache';
 
 /** PUT /api/hosts/{id}/peaks/{key}: a peak entered by a person wins over the computed one for later runs. */
 export function setPeakOverride(id: number, key: PeakKey, body: PeakOverride): Promise<HostPublic> {
@@ -14,6 +13,6 @@ export function useSetPeakOverride(id: number) {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: ({ key, body }: { key: PeakKey; body: PeakOverride }) => setPeakOverride(id, key, body),
-    onSuccess: (host) => qc.setQueryData(getHostsQueryOptions().queryKey, (old: HostsPublic | undefined) => replaceHost(old, host)),
+    onSuccess: (host) => putHost(qc, host),
   });
 }

@@ -1,9 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api/client';
 import { unwrap } from '../../../lib/api/errors';
-import type { HostLabelsUpdate, HostPublic, HostsPublic } from '../../../lib/api/types';
-import { getHostsQueryOptions } from './get-hosts';
-import { replaceHost } from '../lib/hosts-cache';
+import type { HostLabelsUpdate, HostPublic } from '../../../lib/api/types';
+import { putHost } from '../lib/hosts-cache';
 
 /** PATCH /api/hosts/{id}/labels: sent keys replace, null clears, absent keys stay. */
 export function updateHostLabels(id: number, body: HostLabelsUpdate): Promise<HostPublic> {
@@ -15,7 +14,7 @@ export function useUpdateHostLabels(id: number) {
   return useMutation({
     mutationFn: (body: HostLabelsUpdate) => updateHostLabels(id, body),
     onSuccess: (host) => {
-      qc.setQueryData(getHostsQueryOptions().queryKey, (old: HostsPublic | undefined) => replaceHost(old, host));
+      putHost(qc, host);
       // History filters by the host's current labels.
       void qc.invalidateQueries({ queryKey: ['runs', 'list'] });
     },

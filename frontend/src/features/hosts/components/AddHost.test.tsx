@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { registrationToken } from '../../../test/fixtures';
 import { jsonResponse, renderWithProviders } from '../../../test/render';
-import { AddHost } from './AddHost';
+import { AddHost, loopbackUrl } from './AddHost';
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -49,5 +49,25 @@ describe('AddHost', () => {
     renderWithProviders(<AddHost />, { me: { id: 2, name: 'otto', role: 'operator', has_password: true } });
     await user.click(screen.getByRole('button', { name: 'Add host' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Could not make a registration token: Your role (operator) cannot do this: this needs the admin role; otto is operator');
+  });
+
+  it('says, beside a loopback address, that no other machine reaches it and how to change that', async () => {
+    const local = { ...registrationToken, install_command: registrationToken.install_command.replaceAll('10.0.0.1', '127.0.0.1') };
+    vi.stubGlobal('fetch', vi.fn(async () => jsonResponse(local, 201)));
+    const user = userEvent.setup();
+    renderWithProviders(<AddHost />);
+    await user.click(screen.getByRole('button', { name: 'Add host' }));
+    const warning = await screen.findByRole('alert', { name: 'Only this machine can reach this address' });
+    expect(warning).toHaveTextContent('Only this machine can reach http://127.0.0.1:8000.');
+    expect(warning).toHaveTextContent('HOSTBENCH_BIND=0.0.0.0');
+    expect(warning).toHaveTextContent('HOSTBENCH_PUBLIC_URL');
+  });
+
+  it('warns for loopback addresses only', () => {
+    expect(loopbackUrl('curl http://127.0.0.1:8001/x')).toBe('http://127.0.0.1:8001');
+    expect(loopbackUrl('curl https://localhost/x')).toBe('https://localhost');
+    expect(loopbackUrl('curl http://[::1]:8001/x')).toBe('http://[::1]:8001');
+    expect(loopbackUrl(registrationToken.install_command)).toBeNull();
+    expect(loopbackUrl('curl https://bench.example.org/x')).toBeNull();
   });
 });

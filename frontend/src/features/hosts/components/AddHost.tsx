@@ -17,6 +17,30 @@ export const TTL_CHOICES = [
   { seconds: 86400, label: '24 hours' },
 ] as const;
 
+/** The server URL a command carries when it is a loopback one (127.x, ::1, localhost): no other machine reaches it. */
+export function loopbackUrl(command: string): string | null {
+  const m = /https?:\/\/(\[[^\]]+\]|[^\s/:'"]+)(:\d+)?/.exec(command);
+  if (!m) return null;
+  const host = (m[1] ?? '').replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.startsWith('127.') || host === '::1' ? m[0] : null;
+}
+
+/** Said where a command is handed out: a loopback address works on this machine only, and how to change it. */
+export function LocalAddressWarning({ command }: { command: string }) {
+  const url = loopbackUrl(command);
+  if (!url) return null;
+  return (
+    <div className="state state-warn" role="alert" aria-label="Only this machine can reach this address">
+      <p>
+        <strong>Only this machine can reach {url}.</strong> The command works on this machine only: another host cannot connect to a loopback
+        address. To add other machines, start the server with <code>HOSTBENCH_BIND=0.0.0.0</code> (it then listens on every interface), and set{' '}
+        <code>HOSTBENCH_PUBLIC_URL</code> to the address they reach it at (for example <code>https://bench.example.org</code> behind a proxy);
+        the commands here are built from it.
+      </p>
+    </div>
+  );
+}
+
 function TokenDetails({ token, now }: { token: RegistrationToken; now: number }) {
   const left = (Date.parse(token.expires_at) - now) / 1000;
   return (
@@ -25,6 +49,7 @@ function TokenDetails({ token, now }: { token: RegistrationToken; now: number })
         This token registers <strong>one</strong> host and expires at <time dateTime={token.expires_at}>{formatDateTime(token.expires_at)}</time>
         {Number.isFinite(left) && left > 0 ? ` (in ${formatWait(left >= 60 ? Math.round(left / 60) * 60 : left)})` : ''}. It is shown only here.
       </p>
+      <LocalAddressWarning command={token.install_command} />
       <h3 className="small-heading">On the target host, as root</h3>
       <p className="small muted">
         It downloads the runner and its kernels from this server (the host needs no internet access), installs them into one directory with

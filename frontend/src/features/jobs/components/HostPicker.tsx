@@ -1,6 +1,29 @@
 // The hosts part of the new-job form. A two-host experiment takes exactly two hosts in the order
 // picked: the first serves, the second drives; the roles are shown as badges and in words.
+import { useState } from 'react';
 import { FORM_ID as ID, type HostOption } from '../lib/job-form';
+
+/** At most this many hosts are listed at once (a fleet of 1,000 is searched, not scrolled); ticked ones always are. */
+export const PICKER_SHOWN_MAX = 100;
+
+/** The hosts whose name, host name or a label contains `q` (any case) and that carry `label` ("key=value"). */
+export function matchHosts(hosts: HostOption[], q: string, label: string): HostOption[] {
+  const needle = q.trim().toLowerCase();
+  const [key, value] = label ? [label.slice(0, label.indexOf('=')), label.slice(label.indexOf('=') + 1)] : ['', ''];
+  return hosts.filter((h) => {
+    if (label && h.labels?.[key] !== value) return false;
+    if (!needle) return true;
+    const text = [h.name, h.hostname ?? '', ...Object.entries(h.labels ?? {}).map(([k, v]) => `${k}=${v}`)].join(' ').toLowerCase();
+    return text.includes(needle);
+  });
+}
+
+/** Every key=value the hosts carry, sorted, with how many hosts carry it. */
+export function labelChoices(hosts: HostOption[]): { value: string; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const h of hosts) for (const [k, v] of Object.entries(h.labels ?? {})) counts.set(`${k}=${v}`, (counts.get(`${k}=${v}`) ?? 0) + 1);
+  return [...counts.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([value, count]) => ({ value, count }));
+}
 
 export interface HostPickerProps {
   hosts: HostOption[];
@@ -14,6 +37,13 @@ export interface HostPickerProps {
 
 export function HostPicker({ hosts, hostIds, pair, error, onToggle, onSwap }: HostPickerProps) {
   const nameOf = (id: number | undefined) => hosts.find((h) => h.id === id)?.name ?? '?';
+  const [q, setQ] = useState('');
+  const [label, setLabel] = useState('');
+  const labels = labelChoices(hosts);
+  const filtering = q.trim() !== '' || label !== '';
+  const matching = matchHosts(hosts, q, label);
+  const listed = [...hosts.filter((h) => hostIds.includes(h.id) && !matching.includes(h)), ...matching].slice(0, Math.max(PICKER_SHOWN_MAX, hostIds.length));
+  const untickedMatching = matching.filter((h) => !hostIds.includes(h.id));
   return (
     <fieldset
       className="fieldset"
@@ -21,8 +51,38 @@ export function HostPicker({ hosts, hostIds, pair, error, onToggle, onSwap }: Ho
     >
       <legend>{pair ? 'Hosts (two: the first serves, the second drives)' : 'Hosts'}</legend>
       {hosts.length === 0 ? <p className="muted">No host has registered yet. Start a runner on a target host first.</p> : null}
+      {hosts.length > 5 ? (
+        <div className="filters host-picker-filters">
+          <div className="field">
+            <label htmlFor={`${ID}-host-search`}>Find hosts</label>
+            <input id={`${ID}-host-search`} type="search" value={q} placeholder="name, host name or label" onChange={(e) => setQ(e.target.value)} />
+          </div>
+          {labels.length ? (
+            <div className="field">
+              <label htmlFor={`${ID}-host-label`}>With label</label>
+              <select id={`${ID}-host-label`} value={label} onChange={(e) => setLabel(e.target.value)}>
+                <option value="">any</option>
+                {labels.map((l) => (
+                  <option key={l.value} value={l.value}>
+                    {l.value.replace('=', ': ')} ({l.count})
+                  </option>
+                ))}
+              </select>
+            </div>
+          ) : null}
+          {!pair && filtering && untickedMatching.length ? (
+            <button type="button" className="button button-small" onClick={() => untickedMatching.forEach((h) => onToggle(h.id, true))}>
+              Tick the {untickedMatching.length.toLocaleString('en-US')} matching
+            </button>
+          ) : null}
+          <p className="muted small" role="status">
+            {hostIds.length.toLocaleString('en-US')} ticked · {matching.length.toLocaleString('en-US')} of {hosts.length.toLocaleString('en-US')} match
+            {matching.length > listed.length ? `; the first ${listed.length} are listed: narrow the search for the rest` : ''}
+          </p>
+        </div>
+      ) : null}
       <ul className="host-options">
-        {hosts.map((h) => (
+        {listed.map((h) => (
           <li key={h.id}>
             <label className="check">
               <input id={`${ID}-host-${h.id}`} type="checkbox" checked={hostIds.includes(h.id)} onChange={(e) => onToggle(h.id, e.target.checked)} />

@@ -92,7 +92,7 @@ export function useJobForm({ hosts, experiments, initialHostIds, initialExperime
     hostsError: (submitted || (pair && hostIds.length > 2) ? hostError : null) ?? server.fields.host_ids ?? null,
     experimentError: server.fields.experiment ?? null,
     toggleHost: (id: number, on: boolean) => {
-      setHostIds((ids) => (on ? [...ids, id] : ids.filter((x) => x !== id)));
+      setHostIds((ids) => (on ? (ids.includes(id) ? ids : [...ids, id]) : ids.filter((x) => x !== id)));
       clearServer('host_ids');
     },
     swapRoles: () => setHostIds(([a, b, ...rest]) => [b as number, a as number, ...rest]),

@@ -121,10 +121,11 @@ describe('threads beyond a host\'s CPUs', () => {
   });
   it('warns, naming the host and its CPUs, only when a picked host has fewer CPUs than threads', () => {
     const w = oversubscription(hosts, [1, 2], { threads: [1, 2, 4, 8] });
-    expect(w).toContain('8 threads');
-    expect(w).toContain('small has 2 CPUs');
+    // every count above the host's CPUs, not only the largest (issue 32)
+    expect(w).toContain('More threads than CPUs: 4 and 8 threads on small (2 CPUs).');
     expect(w).not.toContain('big');
-    expect(w).toContain('the run still happens');
+    expect(w).toContain('The runs still happen');
+    expect(oversubscription(hosts, [1], { threads: [3, 4, 6, 8] })).toContain('3, 4, 6 and 8 threads on small (2 CPUs)');
     expect(oversubscription(hosts, [1], { threads: [1, 2] })).toBeNull();
     expect(oversubscription(hosts, [2], { threads: [8] })).toBeNull();
     expect(oversubscription(hosts, [3], { threads: [64] })).toBeNull(); // no CPU count known: no claim

@@ -14,6 +14,9 @@ export interface HostOption {
   online: boolean;
   /** Logical CPUs from the host's inventory, where it says. */
   cpus?: number | null;
+  /** Its labels (instance labels and those its enrolment token gave it): the picker filters by them. */
+  labels?: Record<string, string>;
+  hostname?: string;
 }
 
 /** The most threads the parameters ask for (`threads`: a number or a list), or null when they name none. */
@@ -27,14 +30,18 @@ export function maxThreads(params: Record<string, unknown>): number | null {
  * still happens (the course reports ask for 8 threads on small machines); its figures come back flagged
  * oversubscribed, and this says so before it starts. */
 export function oversubscription(hosts: HostOption[], hostIds: number[], params: Record<string, unknown>): string | null {
-  const threads = maxThreads(params);
-  if (threads === null) return null;
-  const small = hostIds
+  const t = params.threads;
+  const counts = [...new Set((Array.isArray(t) ? t : [t]).filter((x): x is number => typeof x === 'number' && Number.isFinite(x)))].sort((a, b) => a - b);
+  if (!counts.length) return null;
+  const and = (xs: number[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}` : String(xs[0]));
+  const where = hostIds
     .map((id) => hosts.find((h) => h.id === id))
-    .filter((h): h is HostOption => !!h && typeof h.cpus === 'number' && h.cpus > 0 && h.cpus < threads);
-  if (!small.length) return null;
-  const where = small.map((h) => `${h.name} has ${h.cpus} CPU${h.cpus === 1 ? '' : 's'}`).join(', ');
-  return `${threads} threads, more than the CPUs of the host (${where}): the run still happens, each thread gets at most a share of a CPU, and its figures will be marked oversubscribed.`;
+    .filter((h): h is HostOption => !!h && typeof h.cpus === 'number' && h.cpus > 0)
+    .map((h) => ({ h, over: counts.filter((n) => n > (h.cpus as number)) }))
+    .filter(({ over }) => over.length)
+    .map(({ h, over }) => `${and(over)} thread${over.length === 1 && over[0] === 1 ? '' : 's'} on ${h.name} (${h.cpus} CPU${h.cpus === 1 ? '' : 's'})`);
+  if (!where.length) return null;
+  return `More threads than CPUs: ${where.join('; ')}. The runs still happen, each thread gets at most a share of a CPU, and those figures will be marked oversubscribed.`;
 }
 
 /** The hosts asked for that exist; else the only host when there is one. */

@@ -4,7 +4,7 @@
 import type { ReactNode } from 'react';
 import './report.css';
 import type { ResultRow } from '../../../lib/api/types';
-import { decimalsFor, formatFixed } from '../../../lib/format';
+import { decimalsFor, formatFixed, formatMeanSd } from '../../../lib/format';
 import { formatBlockSize } from '../../../lib/units';
 import type { Report, ReportRun } from '../api/get-report';
 import { inventoryFacts, peakWords, referenceWords, verdictWords } from '../lib/format';
@@ -40,7 +40,7 @@ function RowsTable({ run }: { run: ReportRun }) {
               <td>{r.op ?? '—'}</td>
               <td className="num">{r.threads}</td>
               <td>{r.block_bytes !== null && r.block_bytes !== undefined ? formatBlockSize(r.block_bytes) : '—'}</td>
-              <td className="num">{`${formatFixed(r.mean, d)} ± ${formatFixed(r.stddev, d)} ${r.unit}`}</td>
+              <td className="num">{`${formatMeanSd(r.mean, r.stddev, r.n, d)} ${r.unit}`}</td>
               <td className="num">{ci(r)}</td>
               <td className="num">{r.n}</td>
               <td>{peakWords(r, run.result?.peak_note)}</td>

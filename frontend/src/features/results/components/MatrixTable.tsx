@@ -6,14 +6,13 @@
 import { Fragment } from 'react';
 import { EfficiencyBadge, ReferenceBadges, VerdictBadge } from '../../../components/ResultBadges';
 import type { ResultRow } from '../../../lib/api/types';
-import { decimalsFor, formatFixed, formatNumber } from '../../../lib/format';
+import { decimalsFor, formatFixed, formatMeanSd, formatNumber } from '../../../lib/format';
 import { findCell, hasBlocks, opLabel, type OpMatrix } from '../../../lib/matrix';
 import { referenceLine } from '../../../lib/references';
 import { extraKeys, extraMeta, formatBlockSize, formatExtra } from '../../../lib/units';
 
-export function meanStddev(row: Pick<ResultRow, 'mean' | 'stddev'>): string {
-  const d = decimalsFor(row.mean);
-  return `${formatFixed(row.mean, d)} ± ${formatFixed(row.stddev, d)}`;
+export function meanStddev(row: Pick<ResultRow, 'mean' | 'stddev' | 'n'>): string {
+  return formatMeanSd(row.mean, row.stddev, row.n, decimalsFor(row.mean));
 }
 
 export function spreadTitle(row: ResultRow): string {

@@ -2,10 +2,12 @@
 // was left out and why, and its runs. Operators may cancel it while it runs.
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
+import { VerdictBadge } from '../../../components/ResultBadges';
 import { RunStatusBadge } from '../../../components/RunStatusBadge';
+import type { RunResult } from '../../../lib/api/types';
 import { formatDateTime, formatDuration, formatPercent } from '../../../lib/format';
 import { useCancelSuiteRun, type SuiteRun } from '../api/suites';
-import { elapsedSince, formatEstimate, runsDoneText } from '../lib/describe';
+import { elapsedSince, formatEstimate, runTook, runsDoneText, suiteSummary } from '../lib/describe';
 import { CancelSuiteDialog } from './CancelSuiteDialog';
 import { SuiteStatusBadge } from './SuiteStatusBadge';
 
@@ -35,9 +37,24 @@ export function SuiteRunView({ run, hostName, experimentTitle, runPath, reportHr
   const [asking, setAsking] = useState(false);
   const cancel = useCancelSuiteRun(run.id);
   const pct = formatPercent(run.progress);
+  const summary = running ? null : suiteSummary(run.created_at, run.runs);
 
   return (
     <>
+      {summary ? (
+        <section className="card suite-summary" aria-label="Summary">
+          <h2 className="small-heading">Summary</h2>
+          <p>
+            {summary.text}
+            {summary.lastEnd ? (
+              <>
+                ; ended <time dateTime={summary.lastEnd}>{formatDateTime(summary.lastEnd)}</time>
+              </>
+            ) : null}
+            .
+          </p>
+        </section>
+      ) : null}
       <section className="card" aria-label="Suite run">
         <div className="card-header">
           <p>
@@ -128,9 +145,15 @@ export function SuiteRunView({ run, hostName, experimentTitle, runPath, reportHr
                 <th scope="col">Op</th>
                 <th scope="col">Host</th>
                 <th scope="col">Status</th>
+                <th scope="col">Verdict</th>
+                <th scope="col">Headline</th>
                 <th scope="col" className="num">
                   Expected
                 </th>
+                <th scope="col" className="num">
+                  Took
+                </th>
+                <th scope="col">Ended</th>
               </tr>
             </thead>
             <tbody>
@@ -145,9 +168,15 @@ export function SuiteRunView({ run, hostName, experimentTitle, runPath, reportHr
                   <td>
                     <RunStatusBadge status={r.status} />
                   </td>
+                  <td>{r.verdict ? <VerdictBadge verdict={r.verdict as RunResult['verdict']} showReasons={false} /> : '—'}</td>
+                  <td>{r.headline ?? '—'}</td>
                   <td className="num" title={`cap ${formatEstimate(r.expected_duration_s)}`}>
                     {formatEstimate(r.typical_duration_s ?? r.expected_duration_s)}
                   </td>
+                  <td className="num">
+                    {runTook(r) !== null ? formatDuration(runTook(r)) : r.started_at && r.status === 'running' ? `${formatDuration(elapsedSince(r.started_at, now))} so far` : '—'}
+                  </td>
+                  <td>{r.finished_at ? <time dateTime={r.finished_at}>{formatDateTime(r.finished_at)}</time> : '—'}</td>
                 </tr>
               ))}
             </tbody>

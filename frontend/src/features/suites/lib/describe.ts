@@ -87,3 +87,39 @@ export function elapsedSince(iso: string, now = Date.now()): number | undefined 
   const t = Date.parse(iso);
   return Number.isNaN(t) ? undefined : Math.max(0, (now - t) / 1000);
 }
+
+interface EndedRun {
+  status: string;
+  verdict?: string | null;
+  started_at?: string | null;
+  finished_at?: string | null;
+}
+
+/** How long a run took (end − start), or null while it has not both. */
+export function runTook(r: EndedRun): number | null {
+  if (!r.started_at || !r.finished_at) return null;
+  const s = (Date.parse(r.finished_at) - Date.parse(r.started_at)) / 1000;
+  return Number.isFinite(s) && s >= 0 ? s : null;
+}
+
+/** A finished suite run in one sentence: "12 of 14 runs succeeded (2 failed); verdicts: 9 valid, 3 oversubscribed;
+ * took 4 min 10 s, ended …". The last end, else null when no run ended. */
+export function suiteSummary(createdAt: string, runs: readonly EndedRun[]): { text: string; lastEnd: string | null } {
+  const count = (xs: (string | null | undefined)[]) => {
+    const m = new Map<string, number>();
+    for (const x of xs) if (x) m.set(x, (m.get(x) ?? 0) + 1);
+    return [...m.entries()].sort((a, b) => b[1] - a[1]);
+  };
+  const ok = runs.filter((r) => r.status === 'succeeded').length;
+  const other = count(runs.filter((r) => r.status !== 'succeeded').map((r) => r.status));
+  const verdicts = count(runs.map((r) => r.verdict));
+  const ends = runs.map((r) => r.finished_at).filter((x): x is string => !!x).sort();
+  const lastEnd = ends.at(-1) ?? null;
+  const took = lastEnd ? (Date.parse(lastEnd) - Date.parse(createdAt)) / 1000 : null;
+  const parts = [
+    `${ok} of ${runs.length} ${plural(runs.length, 'run', 'runs')} succeeded${other.length ? ` (${other.map(([s, n]) => `${n} ${s}`).join(', ')})` : ''}`,
+  ];
+  if (verdicts.length) parts.push(`verdicts: ${verdicts.map(([v, n]) => `${n} ${v.replace('_', ' ')}`).join(', ')}`);
+  if (took !== null && Number.isFinite(took) && took >= 0) parts.push(`took ${formatDuration(took)}`);
+  return { text: parts.join('; '), lastEnd };
+}
