@@ -246,7 +246,7 @@ export interface paths {
         /**
          * Start Check
          * @description Start a health check: the suite on every host picked (or labelled), one suite run; each host is judged when
-         *     its runs have ended.
+         *     its runs have ended. Draining a FAILed host's Slurm node (drain_on_fail) is for admins.
          */
         post: operations["start_check_api_checks_post"];
         delete?: never;
@@ -1840,6 +1840,12 @@ export interface components {
         };
         /** CheckCreate */
         CheckCreate: {
+            /**
+             * Drain On Fail
+             * @description drain each FAILed host's Slurm node with the check's reason (admins only; the server needs HOSTBENCH_SLURM_DRAIN=1; audited)
+             * @default false
+             */
+            drain_on_fail: boolean;
             /** Host Ids */
             host_ids?: number[] | null;
             /**
@@ -1871,6 +1877,8 @@ export interface components {
             created_at: string;
             /** Created By */
             created_by: string | null;
+            /** Drain On Fail */
+            drain_on_fail: boolean;
             /** Hosts */
             hosts: components["schemas"]["HostVerdictPublic"][];
             /** Id */
