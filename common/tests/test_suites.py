@@ -72,7 +72,7 @@ def test_every_suite_disk_item_measures_the_device():
     so that a suite's disk figures are the device's and never the page cache's (issue 26: the Quick health check
     reported 1,808 MB/s of 4 KiB reads from the cache)."""
     items = [(s.id, i) for s in BUILTIN.values() for i in s.items if i.experiment == "disk"]
-    assert {sid for sid, _ in items} == {"quick", "full"}
+    assert {sid for sid, _ in items} == {"quick", "standard", "burn-in", "full"}
     for sid, item in items:
         assert item.params.get("direct") is True, sid
         assert all(b % 4096 == 0 for b in item.params["blocks"]), sid

@@ -16,7 +16,7 @@ function StartCheck() {
   const [label, setLabel] = useState('');
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    start.mutate({ suite, label: label.trim(), kind_by: 'cpu' });
+    start.mutate({ suite, label: label.trim(), kind_by: 'cpu', drain_on_fail: false });
   };
   return (
     <form className="card form-row" onSubmit={submit} aria-label="Start a health check">

@@ -9,7 +9,8 @@ const band = { source: 'learned' as const, kind: 'cpu=AMD EPYC/2', lower: 80.8, 
 
 const check: Check = {
   id: 3, suite: 'quick', title: 'Quick health check', suite_run_id: 9, suite_status: 'succeeded', label: 'rack=b12',
-  kind_by: 'cpu', created_by: 'ada', created_at: '2026-11-29T03:00:00Z', judged_at: '2026-11-29T03:05:00Z',
+  kind_by: 'cpu', drain_on_fail: false, created_by: 'ada', created_at: '2026-11-29T03:00:00Z',
+  judged_at: '2026-11-29T03:05:00Z',
   status: 'judged', counts: { FAIL: 1, PASS: 1 },
   hosts: [
     { host_id: 2, host_name: 'slow', verdict: 'FAIL', reason: '1 figure(s) outside their band', counts: { fail: 1 },
