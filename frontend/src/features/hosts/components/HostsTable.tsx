@@ -3,6 +3,7 @@
 import { useEffect, useId, useState } from 'react';
 import type { HostPublic } from '../../../lib/api/types';
 import { formatBytes, formatDateTime, formatRelative } from '../../../lib/format';
+import { VerdictBadge, ageText } from '../../../components/VerdictBadge';
 import type { HostListQuery, HostSort } from '../api/get-hosts';
 import { readCpu, readMemoryBytes } from '../lib/inventory';
 
@@ -129,6 +130,7 @@ const COLUMNS: { key: HostSort | null; label: string; num?: boolean }[] = [
   { key: 'cores', label: 'Cores', num: true },
   { key: 'memory', label: 'Memory', num: true },
   { key: null, label: 'Labels' },
+  { key: null, label: 'Health check' },
   { key: 'last_seen', label: 'Last seen' },
 ];
 
@@ -200,6 +202,16 @@ export function HostsTable({ hosts, state, now, selected, onSort, onOpen }: Tabl
                 <td className="num">{cpu.cores ?? '—'}</td>
                 <td className="num">{formatBytes(readMemoryBytes(h.inventory))}</td>
                 <td className="small">{labels.length ? labels.map(([k, v]) => `${k}: ${String(v)}`).join(' · ') : '—'}</td>
+                <td>
+                  {h.health?.[0] ? (
+                    <span title={`${h.health[0].suite}, check ${h.health[0].check_id}, ${h.health[0].at}`}>
+                      <VerdictBadge verdict={h.health[0].verdict} />{' '}
+                      <span className="small muted">{ageText(h.health[0].age_s)} ago</span>
+                    </span>
+                  ) : (
+                    <span className="muted small">not checked</span>
+                  )}
+                </td>
                 <td>
                   <time dateTime={h.last_seen_at ?? undefined} title={formatDateTime(h.last_seen_at)}>
                     {formatRelative(h.last_seen_at, now)}
