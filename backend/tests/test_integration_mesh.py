@@ -17,6 +17,7 @@ from datetime import datetime
 
 import httpx
 import pytest
+from hostbench_cli.netns import bridge_add
 from hostbench_cli.stack import Stack
 
 from tests.conftest import fresh_db
@@ -53,7 +54,7 @@ def namespaces():
         pytest.skip("the `ip` and `tc` commands (iproute2) are missing")
     _teardown()
     try:
-        _ip("link", "add", BRIDGE, "type", "bridge")
+        _ip(*bridge_add(BRIDGE))
         _ip("addr", "add", f"{BRIDGE_IP}/24", "dev", BRIDGE)
         _ip("link", "set", BRIDGE, "up")
         for i, (ns, addr) in enumerate(NAMESPACES.values()):

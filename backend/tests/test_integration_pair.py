@@ -12,6 +12,7 @@ import httpx
 import psycopg
 import pytest
 from hostbench_cli import ROOT
+from hostbench_cli.netns import bridge_add
 from hostbench_cli.stack import PY, Stack
 
 from tests.conftest import fresh_db
@@ -223,7 +224,7 @@ def namespaces():
         pytest.skip("the `ip` command (iproute2) is missing")
     _teardown_netns()
     try:
-        _ip("link", "add", BRIDGE, "type", "bridge")
+        _ip(*bridge_add(BRIDGE))
         _ip("addr", "add", f"{BRIDGE_IP}/24", "dev", BRIDGE)
         _ip("link", "set", BRIDGE, "up")
         for i, (ns, addr) in enumerate(NAMESPACES.values()):

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from hostbench_cli.cpulimit import CGROUP, CpuLimit
+from hostbench_cli.netns import bridge_add
 
 SUBNET = 88  # 10.231.88.0/24: the bridge at .1, host i at .i+2 (another `tag` and subnet: another fleet beside it)
 BRIDGE_IP = f"10.231.{SUBNET}.1"
@@ -136,7 +137,7 @@ def network(hosts: list[FaultHost]) -> Iterator[None]:
     _teardown(hosts)
     try:
         bridge = hosts[0].bridge
-        _ip("link", "add", bridge, "type", "bridge")
+        _ip(*bridge_add(bridge))
         _ip("addr", "add", f"{hosts[0].bridge_ip}/24", "dev", bridge)
         _ip("link", "set", bridge, "up")
         for h in hosts:

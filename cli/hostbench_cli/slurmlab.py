@@ -262,7 +262,7 @@ class ClusterNet:
         return [f"10.233.{self.k}.{i + 1}" for i in range(1, self.nodes + 1)]
 
     def create(self) -> "ClusterNet":
-        steps = [["link", "add", self.bridge, "type", "bridge"],
+        steps = [netns.bridge_add(self.bridge),
                  ["addr", "add", f"{self.gateway}/24", "dev", self.bridge], ["link", "set", self.bridge, "up"]]
         for i, (ns, addr) in enumerate(zip(self.namespaces, self.addrs, strict=True), start=1):
             outer, inner = f"hbs{self.k}o{i}", f"hbs{self.k}i{i}"
