@@ -177,7 +177,10 @@ def _config(stack: Stack, headers: dict[str, str]) -> str:
     cannot say which numbers each of five fields allows) or that gives both or neither of interval_s and cron
     (422: no "exactly one of these" for query parameters); a job or suite estimated (the same rules as one created); a
     host name that is blank, holds an invisible or control character, or is longer than 128 characters once
-    normalised (NFKC, blanks collapsed: app/hosts/names.py, 422: a pattern cannot express NFKC)."""
+    normalised (NFKC, blanks collapsed: app/hosts/names.py, 422: a pattern cannot express NFKC); a band with neither
+    a lower nor an upper bound (422: "at least one of" two properties); a health check given both or neither of
+    host_ids and label; a mesh naming a host twice, or its server among its clients (422: uniqueness across two
+    fields)."""
     runner = _runner_token(stack, headers, "fuzz-runner")
     q = json.dumps
     return "\n".join([
@@ -192,7 +195,7 @@ def _config(stack: Stack, headers: dict[str, str]) -> str:
         "[[operations]]",
         'include-path-regex = "^/api/(jobs|jobs/estimate|suite-runs|suite-runs/estimate|suites|suites/[^/]+'
         '|reference/parse|reference/imports|runners/register'
-        '|trends/notifications|report|report/html|schedules|schedules/[^/]+)$"',
+        '|trends/notifications|report|report/html|schedules|schedules/[^/]+|bands|bands/import|checks|meshes)$"',
         '[operations.checks.positive_data_acceptance]',
         'expected-statuses = ["2xx", "401", "403", "404", "409", "422", "429"]',
         "",

@@ -39,6 +39,9 @@ PARTICULAR: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("POST", r"^/api/(suite-runs|jobs)/estimate$", ("404",)),  # an unknown suite or host
     ("PUT|DELETE", r"^/api/suites/\{suite_id\}$", ("409",)),  # a built-in suite is not changed
     ("POST", r"^/api/reference/imports$", ("404",)),  # an unknown host
+    ("POST", r"^/api/bands/remove$", ("404",)),  # no such band
+    ("GET", r"^/api/bands/learned$", ("404",)),  # no such host
+    ("POST", r"^/api/checks$", ("404", "429")),  # an unknown suite or host; the active-run caps
 )
 RETRY_AFTER = {"Retry-After": {"description": "seconds to wait", "required": True,
                                "schema": {"type": "integer", "minimum": 1}}}

@@ -10,7 +10,7 @@ from hostbench_common.verdicts import DISTURBED_SHARE, DISTURBED_WAIT, LOSSY_PCT
 
 from app.experiments.registry import RUNS
 from app.results.schemas import PairCheck
-from app.results.verdict import Flag, flag
+from app.results.verdict import Flag, cpu_quota, flag
 
 IoMode = Literal["direct", "cache_dropped", "buffered"]
 
@@ -193,7 +193,10 @@ def checked_words(experiment: str, params: dict[str, Any], raw: list[dict[str, A
     run = RUNS.get(experiment)
     kernel = run.kernel if run is not None else ""
     out = ["threads ≤ CPUs"]
-    if share_judged and judge_share:
+    if share_judged and judge_share and (quota := cpu_quota(kernel_info)) is not None:
+        out.append(f"CPU share ≥ {DISTURBED_SHARE:.2f} of what the host's CPU quota ({quota:.2f} CPU, its cgroup) "
+                   "leaves each thread, in every repeat: the figure is this host's capacity under that quota")
+    elif share_judged and judge_share:
         out.append(f"CPU share ≥ {DISTURBED_SHARE:.2f} in every repeat")
     elif share_judged and any(isinstance(r.get("wait_share"), int | float) for r in raw):
         out.append(f"run-queue wait ≤ {DISTURBED_WAIT:.0%} in every repeat (the threads sleep by design: their "

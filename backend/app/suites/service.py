@@ -225,20 +225,17 @@ def public(session: Session, sr: SuiteRun) -> SuiteRunPublic:
                           op=r.params.get("op") if isinstance(r.params.get("op"), str) else None,
                           status=RunStatus(r.status), expected_duration_s=r.expected_duration_s,
                           typical_duration_s=typical[r.id], started_at=r.started_at, finished_at=r.finished_at,
-                          **_ending(r, hosts.get(r.host_id)))
+                          **_ending(r))
               for r in runs])
 
 
-def _ending(run: Run, host: Host | None) -> dict[str, str | None]:
-    """A finished run's headline text and verdict, as its own page shows them (results.service.current_result)."""
+def _ending(run: Run) -> dict[str, str | None]:
+    """A finished run's headline text and verdict, as stored when it finished (app.jobs.stored): nothing is
+    recomputed on a read."""
     if run.status in ACTIVE or not run.result:
         return {"headline": None, "verdict": None}
-    from app.results.service import current_result
-
-    result = current_result(run, host.peak_overrides if host else None, host.inventory if host else None)
-    if result is None:
-        return {"headline": None, "verdict": None}
-    return {"headline": result.headline.text if result.headline else None, "verdict": result.verdict}
+    text = run.headline.get("text") if isinstance(run.headline, dict) else None
+    return {"headline": text if isinstance(text, str) else None, "verdict": run.verdict}
 
 
 def cancel(session: Session, sr: SuiteRun, by: str | None) -> list[int]:

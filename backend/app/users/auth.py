@@ -5,10 +5,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Annotated
+from typing import Annotated, Any
 
 import redis
 from fastapi import Depends, Request
+from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.orm import Session
 
 from app.core.auth import CSRF_HEADER, SESSION_COOKIE, UNSAFE, bearer, check_origin
@@ -80,14 +81,24 @@ class CredentialCache:
     def put(self, key: str, epoch: str | None, user: User, us: UserSession | None) -> None:
         if epoch is None:
             return
+        # copies of their columns, in no session: the rows loaded by this request's session would be expired by
+        # its rollback and then detached, and a later hit reading `.role` from them failed (DetachedInstanceError,
+        # a 500 seen in the CI run of 2026-11-29)
+        entry = (time.monotonic(), epoch, _copy(user), _copy(us) if us is not None else None)
         with self._lock:
             if len(self._entries) >= self.MAX:
                 self._entries.clear()
-            self._entries[key] = (time.monotonic(), epoch, user, us)
+            self._entries[key] = entry
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+
+
+def _copy(row: Any) -> Any:
+    """A transient copy of a row's columns (never expired, never bound to a session)."""
+    cls = type(row)
+    return cls(**{a.key: getattr(row, a.key) for a in sa_inspect(cls).column_attrs})
 
 
 CREDENTIALS = CredentialCache()

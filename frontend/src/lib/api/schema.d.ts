@@ -5603,6 +5603,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -5656,6 +5665,15 @@ export interface operations {
             };
             /** @description below the route's role, a cross-site origin, or a missing CSRF token */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5852,6 +5870,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description request body over the limit (checked before it is read) */
             413: {
                 headers: {
@@ -5868,6 +5895,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description over a limit; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6136,7 +6172,7 @@ export interface operations {
                 offset?: number;
                 /** @description part of the name, host name, CPU model, address or a label */
                 q?: string | null;
-                /** @description key=value; every one must match */
+                /** @description key=value (the key letters, digits and . _ / -); every one must match */
                 label?: string[] | null;
                 status?: ("online" | "offline" | "revoked") | null;
                 /** @description the CPU model, exactly */
