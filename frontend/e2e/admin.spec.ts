@@ -9,7 +9,7 @@ import { expect, test } from './fixtures';
 
 test('Add host: a single-use token, its expiry, the install command to copy, and the container alternative', async ({ page }) => {
   await page.goto('/');
-  await page.getByRole('button', { name: 'Add host' }).click();
+  await page.getByRole('button', { name: 'Add host', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: 'Add a host' });
   await expect(dialog).toBeVisible();
   // Long enough for a fleet test that runs after this suite to use it.

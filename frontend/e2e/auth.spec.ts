@@ -40,7 +40,7 @@ test('a viewer sees no New job, label or peak editing, and the API answers 403 w
   await expect(page.getByRole('link', { name: 'New job' })).toHaveCount(0);
   await expect(page.getByRole('link', { name: /^New job on / })).toHaveCount(0);
   await expect(page.getByRole('button', { name: /^Edit labels of / })).toHaveCount(0);
-  await expect(page.getByRole('button', { name: 'Add host' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Add host', exact: true })).toHaveCount(0);
   await expect(nav.getByRole('link', { name: 'Users' })).toHaveCount(0);
 
   // Typed in by hand, the page says why instead of offering a form.

@@ -39,7 +39,7 @@ test('Add host → paste the command on a second host → it registers, serves a
   const dir = mkdtempSync(join(process.env.HOSTBENCH_TEST_STATE ?? tmpdir(), 'fleet-runner-'));
 
   await page.goto('/');
-  await page.getByRole('button', { name: 'Add host' }).click();
+  await page.getByRole('button', { name: 'Add host', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: 'Add a host' });
   const command = ((await dialog.getByTestId('install-command').textContent()) ?? '').trim();
   expect(command).toContain(process.env.HOSTBENCH_RUNNER_SERVER ?? 'hbreg_');
