@@ -2,7 +2,7 @@
 // password in words, the way back to where the person was, a viewer who sees no New-job button and
 // whose API call gets 403 from the server, and sign-out. Each test starts signed out (not as the
 // admin the other specs use) and signs in on its own session, so signing out ends only that one.
-import { HOST, shot } from './helpers';
+import { HOST, openHostCard, shot } from './helpers';
 import { USERS, csrfOf, password, signIn } from './auth';
 import { expect, test } from './fixtures';
 
@@ -33,7 +33,7 @@ test('the sign-in page: a wrong password is said in words; the right one goes ba
 
 test('a viewer sees no New job, label or peak editing, and the API answers 403 when tried anyway', async ({ page }) => {
   await signIn(page, USERS.viewer);
-  await expect(page.getByRole('heading', { name: HOST, level: 2 })).toBeVisible();
+  await openHostCard(page, HOST); // a viewer opens a host's card from the hosts table
   const nav = page.getByRole('navigation', { name: 'Main' });
   await expect(nav.getByRole('link', { name: 'History' })).toBeVisible();
   await expect(nav.getByRole('link', { name: 'Audit' })).toBeVisible();
