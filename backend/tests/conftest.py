@@ -83,7 +83,7 @@ def clean_db() -> Iterator[None]:
         # a transaction some process left open fails the test here, loudly, instead of hanging the suite
         conn.execute(text("set local lock_timeout = '20s'"))
         conn.execute(text("truncate samples, runs, jobs, hosts, registration_tokens, users, user_sessions, api_tokens, "
-                          "sign_in_links, audit_events, meshes restart identity cascade"))
+                          "sign_in_links, audit_events, meshes, bands restart identity cascade"))
         # an API process a test started marks "api" every period; left behind, it would read as "every API is
         # down" to the next test's reconciler pass (dispatch.renew_after_gap)
         conn.execute(text("delete from server_marks where name in ('api', 'refused')"))

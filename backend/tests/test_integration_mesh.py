@@ -74,6 +74,9 @@ def namespaces():
     _teardown()
 
 
+SHAPED_MAX_MBIT = 100.0
+
+
 def _shape(a: str, b: str, mbit: float) -> None:
     """The link a - b, both ways, to `mbit` Mbit/s: on each end's interface an htb class at that rate for packets to
     the other end's address (everything else leaves unshaped, htb's direct queue)."""
@@ -137,7 +140,9 @@ def test_all_pairs_in_namespaces_name_the_shaped_link(namespaces):
         unshaped = max(row["mean"] for row in drive["result"]["rows"])
         serve = _get(url, f"/api/runs/{drive['params']['server_run_id']}")
         alone_s = _t(drive["finished_at"]) - _t(serve["started_at"])  # one pair job with the machine to itself
-        _shape(SLOW[0], SLOW[1], unshaped / 10)
+        # a tenth of it, and never above 100 Mbit/s: one unshaped figure taken in a quiet moment (20 Gbit/s) made
+        # "a tenth" faster than the other links measured later beside the CI's other suites (817 Mbit/s)
+        _shape(SLOW[0], SLOW[1], min(unshaped / 10, SHAPED_MAX_MBIT))
 
         r = httpx.post(f"{url}/api/meshes", json={"mode": MODE, "host_ids": [ids[n] for n in NAMESPACES],
                                                   "params": PARAMS}, headers=AUTH, timeout=60)
