@@ -3,7 +3,7 @@
 import { expect, test } from './fixtures';
 import { TINY_CPU, downloadText, shot, startRun, waitForRun } from './helpers';
 
-interface Row { mean: number; stddev: number; unit: string; ci95_low: number | null; ci95_high: number | null; verdict: string }
+interface Row { n: number; mean: number; stddev: number; unit: string; ci95_low: number | null; ci95_high: number | null; verdict: string }
 interface ReportDoc { runs: { id: number; result: { rows: Row[]; verdict: string } | null }[]; areas: { area: string; source: string }[] }
 
 /** The file's number format (backend/app/reports/html.py fmt): four significant digits, plain notation. */
@@ -44,7 +44,8 @@ test('a report of real runs: every section, and an HTML file that references not
   const doc = (await (await request.get(`/api/report?runs=${cpu},${trace}`)).json()) as ReportDoc;
   for (const run of doc.runs) {
     for (const row of run.result?.rows ?? []) {
-      expect(html).toContain(`${fmt(row.mean)} ± ${fmt(row.stddev)} ${row.unit}`);
+      // one repeat has no spread to state (issue 32): "47.67 GFLOP/s (one repeat)", never "± 0"
+      expect(html).toContain(row.n > 1 ? `${fmt(row.mean)} ± ${fmt(row.stddev)} ${row.unit}` : `${fmt(row.mean)} ${row.unit} (one repeat)`);
       if (row.ci95_low !== null && row.ci95_high !== null) expect(html).toContain(`${fmt(row.ci95_low)} – ${fmt(row.ci95_high)} ${row.unit}`);
     }
   }
