@@ -203,13 +203,14 @@ test.describe('injected results, through a real runner whose kernel lines are re
 
 test('no run whose verdict is not valid reads "valid" on its page', async ({ page, request }) => {
   const res = await request.get('/api/runs?limit=100');
-  const runs = ((await res.json()) as { data: { id: number; result: { verdict: string } | null }[] }).data;
-  const flagged = runs.filter((r) => r.result && r.result.verdict !== 'valid');
+  // the list is light (issue 31): each run carries its stored verdict apart, not the whole result
+  const runs = ((await res.json()) as { data: { id: number; verdict: string | null }[] }).data;
+  const flagged = runs.filter((r) => r.verdict !== null && r.verdict !== 'valid');
   expect(flagged.length).toBeGreaterThanOrEqual(2); // at least the two runs above
   for (const r of flagged.slice(0, 20)) {
     await page.goto(`/runs/${r.id}`);
     const verdict = page.getByRole('region', { name: 'Verdict' });
-    await expect(verdict).toHaveAttribute('data-verdict', r.result!.verdict);
+    await expect(verdict).toHaveAttribute('data-verdict', r.verdict!);
     await expect(verdict.locator('.badge')).not.toHaveText('valid');
     await expect(verdict.locator('li').first()).toBeVisible(); // a reason in words
   }
