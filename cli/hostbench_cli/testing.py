@@ -84,13 +84,13 @@ OWN_STACK = ("chaos", "load", "slurm", "enrol")
 # Suites that run beside the backend suite, whose real stacks and processes leave CPU idle much of its time, in two
 # lanes (sequences) of their own; their output is printed whole when the backend suite has ended. One: the ARM64
 # build under qemu-user (35 s), lint and types, the runner's tests, the dashboard's tsc, eslint and vitest. Two: the
-# small load run (it judges loss and answers), the common package's and the CLI's tests, then the browser suite's
-# stack is started. The suites that judge timing run alone: the kernels' own checks, the small chaos run (it bounds
+# small load run (it judges loss and answers), the common package's and the CLI's tests, the Slurm lab and the 50-runner
+# enrolment (neither judges timing: their bounds are minutes), then the browser suite's stack is started. The suites that judge timing run alone: the kernels' own checks, the small chaos run (it bounds
 # how long a run may wait after a fault: beside the backend suite, "worker-kill: run 4 waited 7.2 s to start (limit
 # 7 s)" failed a CI run here), and the browser suite.
 BESIDE_BACKEND = (("kernels-arm64", "ruff-common", "mypy-common", "ruff-backend", "mypy-backend", "ruff-runner",
                    "mypy-runner", "ruff-cli", "mypy-cli", "runner", "frontend-types", "frontend-lint", "frontend"),
-                  ("load", "common", "cli"))
+                  ("load", "common", "cli", "slurm", "enrol"))
 
 
 BACKEND_WORKERS = settings.load().backend_workers or min(2, os.cpu_count() or 1)
