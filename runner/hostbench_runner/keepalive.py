@@ -164,6 +164,8 @@ class LeaseKeeper:
                              self.run_id, self.last_ok - self.db_down_since)
                 self.db_down_since = self.last_db_down = None
             except Stale as exc:
+                if self._stop.is_set():  # a renewal in flight when the run finished: the 409 is the finish's own
+                    return
                 log.warning("lease refused for run=%s attempt=%s: %s", self.run_id, self.attempt, exc)
                 self.stale.set()
                 return

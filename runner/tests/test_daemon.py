@@ -376,3 +376,29 @@ def test_the_start_event_carries_the_cpu_quota_of_the_kernels_cgroup(server, set
     monkeypatch.setattr(daemon, "cpu_quota", lambda pid: None)  # no quota: nothing added
     run_once(server, settings_for(server.url, fake_kernel("ok")), assignment(run_id=7))
     assert "cpu_quota" not in server.starts[1][1]["kernel_info"]
+
+
+def test_a_renewal_refused_because_the_run_just_finished_is_not_a_warning(caplog):
+    """A renewal in flight as the finish lands gets 409 (the run is over): that is the finish's own answer, not
+    "lease refused", which the runner's log said after every run that ended so. A 409 while the run is on is."""
+    from hostbench_runner.errors import Stale
+
+    class Api:
+        def __init__(self, keeper_stops: bool):
+            self.keeper_stops, self.keeper = keeper_stops, None
+
+        def lease(self, *args, **kwargs):
+            if self.keeper_stops:
+                self.keeper.stop()  # the finish was delivered meanwhile
+            raise Stale("409: run is not running")
+
+    for stops in (True, False):
+        api = Api(stops)
+        k = LeaseKeeper(api, 3, 1, renew_s=0.01, lost_after_s=4.0, revoked=threading.Event())
+        api.keeper = k
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="hostbench.daemon"):
+            k.start()
+            k._thread.join(5)
+        refused = [r for r in caplog.records if "lease refused" in r.getMessage()]
+        assert (refused == []) if stops else (len(refused) == 1 and k.stale.is_set())
