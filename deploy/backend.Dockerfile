@@ -12,11 +12,12 @@ RUN apt-get update \
 ENV PATH=/opt/venv/bin:$PATH PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 
-# Dependencies first (their own layer: a code change does not reinstall them), at the lock's versions.
+# Dependencies first (their own layer: a code change does not reinstall them), at the lock's versions; our own
+# packages (hostbench-common) come from the repository below, never from an index.
 COPY requirements.lock /tmp/requirements.lock
 COPY backend/pyproject.toml /tmp/backend-pyproject.toml
 RUN sed -e '/^ *#/d' -e '/^ *--hash/d' -e 's/ *\\$//' /tmp/requirements.lock > /tmp/constraints.txt \
-    && python3 -c "import tomllib; print('\n'.join(tomllib.load(open('/tmp/backend-pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
+    && python3 -c "import tomllib; print('\n'.join(d for d in tomllib.load(open('/tmp/backend-pyproject.toml', 'rb'))['project']['dependencies'] if not d.startswith('hostbench-')))" > /tmp/requirements.txt \
     && pip install -c /tmp/constraints.txt -r /tmp/requirements.txt \
     && rm /tmp/requirements.lock /tmp/constraints.txt /tmp/requirements.txt /tmp/backend-pyproject.toml
 

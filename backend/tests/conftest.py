@@ -22,7 +22,7 @@ WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 
 
 def _bootstrap() -> None:
-    from hostbench_cli.services import EmbeddedPostgres, EmbeddedRedis
+    from hostbench_stack.services import EmbeddedPostgres, EmbeddedRedis
 
     tmp = Path(tempfile.mkdtemp(prefix="hb-backend-tests-"))
     db = f"hostbench_test_{WORKER}" if WORKER else "hostbench_test"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from hostbench_cli.stack import Stack
+from hostbench_stack.stack import Stack
 
 from tests.conftest import fresh_db
 

@@ -11,10 +11,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hostbench_cli import faults
-from hostbench_cli.cpulimit import why_not as no_cgroup
-from hostbench_cli.stack import Stack
 from hostbench_common.suites import BUILTIN
+from hostbench_harness import faults
+from hostbench_stack.cpulimit import why_not as no_cgroup
+from hostbench_stack.stack import Stack
 
 from tests.conftest import fresh_db
 

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from hostbench_cli import ROOT
-from hostbench_cli import netns as netns_lib
-from hostbench_cli.stack import PY, Stack
+from hostbench_stack import ROOT
+from hostbench_stack import netns as netns_lib
+from hostbench_stack.stack import PY, Stack
 
 from tests.conftest import fresh_db
 
@@ -94,7 +94,7 @@ def test_dashboard_commands_quote_every_value():
 
 @pytest.fixture
 def netns():
-    """(outer address, inner address): a veth pair between this namespace and a new one (hostbench_cli.netns,
+    """(outer address, inner address): a veth pair between this namespace and a new one (hostbench_stack.netns,
     as the browser suite's fleet test makes it; a /30 from 10.231.88-119, apart from that test's range)."""
     why = netns_lib.available()
     if why:

@@ -17,8 +17,8 @@ from datetime import datetime
 
 import httpx
 import pytest
-from hostbench_cli.netns import bridge_add
-from hostbench_cli.stack import Stack
+from hostbench_stack.netns import bridge_add
+from hostbench_stack.stack import Stack
 
 from tests.conftest import fresh_db
 from tests.test_integration_pair import AUTH, TERMINAL, _start_runner, _wait

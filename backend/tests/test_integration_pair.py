@@ -11,9 +11,9 @@ from pathlib import Path
 import httpx
 import psycopg
 import pytest
-from hostbench_cli import ROOT
-from hostbench_cli.netns import bridge_add
-from hostbench_cli.stack import PY, Stack
+from hostbench_stack import ROOT
+from hostbench_stack.netns import bridge_add
+from hostbench_stack.stack import PY, Stack
 
 from tests.conftest import fresh_db
 

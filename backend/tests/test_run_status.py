@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from hostbench_common.runstatus import ACTIVE, TERMINAL, TRANSITIONS, RunStatus, may_move
+from hostbench_stack.testing import PY_PACKAGES
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
@@ -87,8 +88,8 @@ ALLOWED = {"common/hostbench_common/runstatus.py",
 
 def test_no_production_module_spells_the_status_out():
     found = []
-    for folder in ("backend/app", "runner/hostbench_runner", "cli/hostbench_cli", "common/hostbench_common"):
-        for path in sorted((ROOT / folder).rglob("*.py")):
+    for folder, package in PY_PACKAGES:
+        for path in sorted((ROOT / folder / package).rglob("*.py")):
             rel = path.relative_to(ROOT).as_posix()
             if rel in ALLOWED:
                 continue

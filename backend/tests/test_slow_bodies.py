@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from hostbench_cli.stack import Stack
+from hostbench_stack.stack import Stack
 
 from tests.conftest import fresh_db
 

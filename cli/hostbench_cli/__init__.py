@@ -1,4 +1,2 @@
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-STATE = ROOT / ".hostbench"
+"""The product's command: `./hostbench` argv -> the package that does it (__main__), and the client of a hostbench
+server's API (remote, mesh, checks, slurm)."""

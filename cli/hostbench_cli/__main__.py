@@ -1,24 +1,38 @@
 """./hostbench COMMAND — the one entry point of the product."""
 import argparse
 import getpass
+import importlib
 import os
 import re
 import signal
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
-from hostbench_cli import ROOT, STATE, settings
-from hostbench_cli.build import frontend, kernels, say
+from hostbench_bench import AREAS
+from hostbench_bench.common import BenchReport, ToolMissing, exit_on_sigterm
+from hostbench_common.reftools.cli import main as parse_main
+from hostbench_common.runstatus import RunStatus
+from hostbench_harness import chaos as chaos_cli
+from hostbench_harness import enrolload, faults, load
+from hostbench_harness.load import size
+from hostbench_stack import ROOT, STATE, admin, settings
+from hostbench_stack.build import frontend, kernels, say
+from hostbench_stack.services import api_workers
+from hostbench_stack.stack import Stack
+from hostbench_stack.testing import PY_PACKAGES, run_all
+
+from hostbench_cli import checks, mesh, remote
+from hostbench_cli import slurm as slurm_cli
+from hostbench_cli.remote import add_server_arguments
+from hostbench_cli.safeout import install as safe_output
 
 PY = sys.executable
 
 
 def cmd_up(args: argparse.Namespace) -> int:
-    from hostbench_cli import admin
-    from hostbench_cli.stack import Stack
-
     try:
         env = settings.load()
     except settings.SettingError as exc:
@@ -41,8 +55,6 @@ def cmd_up(args: argparse.Namespace) -> int:
     except (RuntimeError, subprocess.CalledProcessError, OSError) as exc:
         say(f"error: the build failed: {exc}")
         return 1
-    from hostbench_cli.services import api_workers
-
     try:
         workers, control = api_workers(), api_workers(setting="HOSTBENCH_CONTROL_WORKERS")
     except RuntimeError as exc:
@@ -101,15 +113,18 @@ UV = "uv>=0.9"
 
 
 def cmd_lock(upgrade: bool) -> int:
-    """Regenerate requirements.lock (every Python dependency of backend, runner and CLI, test extras too,
-    pinned with hashes for Python 3.11+ on any platform) with uv, installed into .venv when missing."""
+    """Regenerate requirements.lock (every Python dependency of our packages, test extras too, pinned with hashes
+    for Python 3.11+ on any platform) with uv, installed into .venv when missing. Our own packages are resolved from
+    the checkout (each pyproject's [tool.uv.sources]) and left out: ./hostbench installs them editable."""
     uv = Path(PY).parent / "uv"
     if not uv.exists():
         say(f"installing {UV} into {Path(PY).parent.parent} (pip)")
         subprocess.run([PY, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", UV], check=True)
     argv = [str(uv), "pip", "compile", "--quiet", "--universal", "--python-version", "3.11", "--generate-hashes",
             "--extra", "test", "--custom-compile-command", "./hostbench lock",
-            "backend/pyproject.toml", "runner/pyproject.toml", "cli/pyproject.toml", "-o", LOCK_FILE.name]
+            *(f"{folder}/pyproject.toml" for folder, _ in PY_PACKAGES), "-o", LOCK_FILE.name]
+    for folder, _ in PY_PACKAGES:
+        argv += ["--no-emit-package", tomllib.loads((ROOT / folder / "pyproject.toml").read_text())["project"]["name"]]
     if upgrade:
         argv.append("--upgrade")
     r = subprocess.run(argv, cwd=ROOT)
@@ -153,10 +168,8 @@ def _duration_s(text: str) -> float:
 
 
 def cmd_admin(argv: list[str], *, stdin: str = "", link: bool = False) -> int:
-    """One backend admin command (python -m app.cli) on the database found by hostbench_cli.admin; a path
+    """One backend admin command (python -m app.cli) on the database found by hostbench_stack.admin; a path
     it prints (a sign-in link) is printed as a full URL."""
-    from hostbench_cli import admin
-
     try:
         with admin.database() as stack:
             r = subprocess.run([PY, "-m", "app.cli", *argv], cwd=ROOT / "backend", env=stack.env(), input=stdin,
@@ -175,12 +188,11 @@ def cmd_admin(argv: list[str], *, stdin: str = "", link: bool = False) -> int:
 
 
 def cmd_test(args: argparse.Namespace) -> int:
-    from hostbench_cli.testing import run_all
-
     return run_all(args)
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
+    """Every command of ./hostbench, and each one's arguments."""
     p = argparse.ArgumentParser(prog="./hostbench", description="hostbench: what your machines really deliver")
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("up", help="start the whole system on embedded PostgreSQL and Redis (port $HOSTBENCH_PORT, 8000)")
@@ -189,23 +201,15 @@ def main(argv: list[str] | None = None) -> int:
                    help="run only these suites (lint, kernels, runner, backend, fleet, frontend, e2e); repeatable")
     t.add_argument("-k", dest="keyword", default=None, help="pytest -k expression for the Python suites")
     b = sub.add_parser("bench", help="our kernel vs the reference tool on this host, side by side (installs nothing)")
-    from hostbench_cli.bench import AREAS
-
     b.add_argument("area", choices=AREAS)
     b.add_argument("--pairs", type=int, default=3, help="interleaved A/B pairs (at least 3)")
     ld = sub.add_parser("load", help="the real stack under simulated runners, live streams and dashboard reads")
-    from hostbench_cli.load import add_arguments as load_arguments
-
-    load_arguments(ld)
+    load.add_arguments(ld)
     sz = sub.add_parser("size", help="a synthetic fleet's year of history in a real-schema database, then the reads, "
                         "retention, disk and ingest measured at that size")
-    from hostbench_cli.load.size import add_arguments as size_arguments
-
-    size_arguments(sz)
+    size.add_arguments(sz)
     ch = sub.add_parser("chaos", help="faults injected into the real stack by pid; the ledger checked after each")
-    from hostbench_cli.chaos import add_arguments as chaos_arguments
-
-    chaos_arguments(ch)
+    chaos_cli.add_arguments(ch)
     pa = sub.add_parser("parse", help="parse a reference tool's output (stream, hpl, hpcc, fio, iozone, iperf3, "
                         "iperf2, ping, sockperf) into JSON metrics")
     pa.add_argument("tool")
@@ -213,10 +217,6 @@ def main(argv: list[str] | None = None) -> int:
     pa.add_argument("--import", dest="do_import", action="store_true",
                     help="store the metrics (parsed by the server) as a history row of --host, marked imported")
     pa.add_argument("--host", default=None, help="with --import: the host (name or id) whose history gets the row")
-    from hostbench_common.runstatus import RunStatus
-
-    from hostbench_cli.remote import add_server_arguments
-
     add_server_arguments(pa)
     rn = sub.add_parser("runs", help="list a server's runs (or --wait ID: follow one to its end)")
     rn.add_argument("--host", default=None, help="only this host's runs (name or id)")
@@ -239,18 +239,12 @@ def main(argv: list[str] | None = None) -> int:
     add_server_arguments(rs)
     ms = sub.add_parser("mesh", help="test hosts together over TCP: all pairs in rounds, or many to one (--wait: "
                         "the matrix; exit 0 when every link was measured)")
-    from hostbench_cli.mesh import add_arguments as add_mesh_arguments
-
-    add_mesh_arguments(ms)
+    mesh.add_arguments(ms)
     add_server_arguments(ms)
-    from hostbench_cli.checks import add_arguments as checks_arguments
-
-    checks_arguments(sub)  # check, bands
+    checks.add_arguments(sub)  # check, bands
     ft = sub.add_parser("faults", help="the health check's injected-fault measurement: N runners in namespaces, some "
                         "held back (CPU quota, disk throttle, shaped link); a table and one JSON line (root)")
-    from hostbench_cli.faults import add_arguments as faults_arguments
-
-    faults_arguments(ft)
+    faults.add_arguments(ft)
     wt = sub.add_parser("wait", help="follow a run's live progress; exit 0 when it succeeded, 1 otherwise")
     wt.add_argument("run_id", type=int)
     wt.add_argument("--timeout", type=float, default=None, help="give up (exit 2) after this many seconds")
@@ -277,9 +271,6 @@ def main(argv: list[str] | None = None) -> int:
     tk.add_argument("--image", default=None, help="the Kubernetes manifest's runner image (hostbench-runner:latest)")
     tk.add_argument("--node", action="append", default=[], metavar="NODE",
                     help="a Kubernetes node for --form kubernetes-job: a one-shot Job bound to it (repeatable)")
-    from hostbench_cli import enrolload
-    from hostbench_cli import slurm as slurm_cli
-
     slurm_cli.add_arguments(sub)
     enrolload.add_arguments(sub.add_parser("enrol-load", help="N runners join with one enrolment token of count N "
                                            "at once on a stack of our own; the N+1st refused: a table, a JSON line"))
@@ -297,25 +288,24 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("routes", help="write the route table (route -> who may call it) into docs/security.md")
     lk = sub.add_parser("lock", help="regenerate requirements.lock from the pyproject files (with uv)")
     lk.add_argument("--upgrade", action="store_true", help="move every pin to the newest allowed version")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = parser()
     args = p.parse_args(argv)
     if args.cmd not in ("up", "test", "load", "chaos"):  # those show our own processes' logs, colours included
-        from hostbench_cli.safeout import install
-
-        install()  # no runner- or server-set text reaches the terminal as control characters (safeout.py)
+        safe_output()  # no runner- or server-set text reaches the terminal as control characters (safeout.py)
     if args.cmd == "up":
         return cmd_up(args)
     if args.cmd == "test":
         return cmd_test(args)
     if args.cmd == "bench":
-        import importlib
-
-        from hostbench_cli.bench.common import ToolMissing, exit_on_sigterm
-
         exit_on_sigterm()
         if args.pairs < 3:
             p.error("--pairs must be at least 3")
         try:
-            mod = importlib.import_module(f"hostbench_cli.bench.{args.area}")
+            mod = importlib.import_module(f"hostbench_bench.{args.area}")
         except ModuleNotFoundError:
             print(f"bench {args.area}: not implemented yet", file=sys.stderr)
             return 2
@@ -324,8 +314,6 @@ def main(argv: list[str] | None = None) -> int:
         except ToolMissing as exc:
             # what this host lacks for the whole area (no fio, no CUDA device): still the report and its JSON
             # line, the reason in `skipped`, exit 3
-            from hostbench_cli.bench.common import BenchReport
-
             print(f"bench {args.area}: {exc}", file=sys.stderr, flush=True)
             report = BenchReport(args.area, skipped=[f"{args.area}: {exc}"])
             report.print()
@@ -333,40 +321,26 @@ def main(argv: list[str] | None = None) -> int:
         report.print()
         return 0
     if args.cmd == "load":
-        from hostbench_cli.load import run as load_run
-
-        return load_run(args)
+        return load.run(args)
     if args.cmd == "size":
-        from hostbench_cli.load.size import run as size_run
-
-        return size_run(args)
+        return size.run(args)
     if args.cmd == "chaos":
-        from hostbench_cli.chaos import run as chaos_run
-
         kernels()  # the trials run real runners, which run the real kernel: a fresh clone has none built yet
-        return chaos_run(args)
+        return chaos_cli.run(args)
     if args.cmd == "parse":
         if args.do_import:
             if not args.host:
                 p.error("parse --import needs --host NAME|ID")
-            from hostbench_cli import remote
-
             return remote.main(args)
-        from hostbench_common.reftools.cli import main as parse_main
-
         return parse_main([args.tool, args.file])
     if args.cmd == "faults":
-        from hostbench_cli.faults import run as faults_run
-
         kernels()
-        return faults_run(args)
+        return faults.run(args)
     if args.cmd in ("check", "bands"):
-        from hostbench_cli import checks
-
         return checks.main(args)
-    if args.cmd in ("runs", "wait", "export", "run", "mesh"):
-        from hostbench_cli import remote
-
+    if args.cmd == "mesh":
+        return remote.main(args, lambda server, a: mesh.cmd_mesh(server, a, sys.stdout))
+    if args.cmd in ("runs", "wait", "export", "run"):
         if args.cmd == "runs" and not 1 <= args.limit <= remote.RUNS_MAX:
             p.error(f"--limit must be 1..{remote.RUNS_MAX}")
         return remote.main(args)

@@ -9,7 +9,17 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from hostbench_cli.remote import FOLLOW_OUTAGE_S, RemoteError, Server, Unreachable, add_server_arguments, fmt_value
+import yaml  # type: ignore[import-untyped]
+
+from hostbench_cli.remote import (
+    FOLLOW_OUTAGE_S,
+    RemoteError,
+    Server,
+    Unreachable,
+    add_server_arguments,
+    fmt_value,
+    resolve_host,
+)
 from hostbench_cli.safeout import escape
 
 POLL_S = 3.0
@@ -63,8 +73,6 @@ def add_arguments(sub: Any) -> None:
 # ---- check ---------------------------------------------------------------------------------------------------------
 
 def _host_ids(server: Server, names: str) -> list[int]:
-    from hostbench_cli.remote import resolve_host
-
     return [resolve_host(server, n.strip())[0] for n in names.split(",") if n.strip()]
 
 
@@ -165,10 +173,6 @@ def _yaml(path: str) -> bool:
 def _load(path: str) -> Any:
     text = sys.stdin.read() if path == "-" else Path(path).read_text()
     if _yaml(path):
-        try:
-            import yaml  # type: ignore[import-untyped]
-        except ImportError:
-            raise RemoteError("reading YAML needs PyYAML (pip install pyyaml), or give a .json file") from None
         return yaml.safe_load(text)
     return json.loads(text)
 
@@ -199,10 +203,6 @@ def cmd_bands(server: Server, args: argparse.Namespace, out: IO[str]) -> int:
     if args.bands_cmd == "export":
         data = server.get_json("/api/bands/export", "exporting bands", kind=args.kind)
         if _yaml(args.file):
-            try:
-                import yaml  # type: ignore[import-untyped]
-            except ImportError:
-                raise RemoteError("writing YAML needs PyYAML (pip install pyyaml), or give a .json file") from None
             text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
         else:
             text = json.dumps(data, indent=1) + "\n"

@@ -10,15 +10,16 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
 import httpx
 from hostbench_common.runstatus import ON_HOST, RunStatus
+from hostbench_stack import admin, settings
 
-from hostbench_cli import settings
 from hostbench_cli.safeout import escape, raw
 
 RUNS_PAGE = 200  # the API's largest page
@@ -69,8 +70,6 @@ class Server:
     def from_args(cls, args: argparse.Namespace, *, say: IO[str] = sys.stderr) -> "Server":
         url = getattr(args, "server", None) or settings.load().server_url or ""
         if not url:
-            from hostbench_cli import admin
-
             up = admin.live_up()
             if up is None or not (up.get("public_url") or up.get("api_url")):
                 raise RemoteError("no server: pass --server URL or set HOSTBENCH_SERVER_URL (or start ./hostbench up "
@@ -313,8 +312,6 @@ def status_line(out: IO[str], line: str, *, tty: bool, final: bool) -> None:
 
 
 def _epoch(run: dict, key: str) -> float | None:
-    from datetime import datetime
-
     s = run.get(key)
     try:
         return datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp() if s else None
@@ -605,11 +602,14 @@ def cmd_run(server: Server, args: argparse.Namespace, out: IO[str]) -> int:
     return 0 if end["status"] == "succeeded" else 1
 
 
-def main(args: argparse.Namespace) -> int:
-    """Run one remote command; RemoteError and Ctrl-C become one line and an exit status."""
+def main(args: argparse.Namespace, command: Callable[[Server, argparse.Namespace], int] | None = None) -> int:
+    """Run one remote command (args.cmd here, or `command`: one of another module, `mesh`); RemoteError and Ctrl-C
+    become one line and an exit status."""
     server: Server | None = None
     try:
         server = Server.from_args(args)
+        if command is not None:
+            return command(server, args)
         if args.cmd == "runs":
             if args.wait is not None:
                 args.run_id, args.timeout = args.wait, None
@@ -621,10 +621,6 @@ def main(args: argparse.Namespace) -> int:
             return cmd_run(server, args, sys.stdout)
         if args.cmd == "export":
             return cmd_export(server, args)
-        if args.cmd == "mesh":
-            from hostbench_cli.mesh import cmd_mesh
-
-            return cmd_mesh(server, args, sys.stdout)
         if args.cmd == "parse":
             row = import_reference(server, args.tool, args.file, args.host)
             json.dump(row, sys.stdout, indent=1)

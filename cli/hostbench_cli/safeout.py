@@ -9,6 +9,7 @@ Binary writes (`.buffer`, the export's file content) pass as they are: they are 
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any, TextIO
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff"
@@ -39,8 +40,6 @@ class SafeText:
 
 
 def install() -> None:
-    import sys
-
     if not isinstance(sys.stdout, SafeText):
         sys.stdout = SafeText(sys.stdout)  # type: ignore[assignment]
     if not isinstance(sys.stderr, SafeText):

@@ -25,12 +25,14 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
 from hostbench_common.runstatus import TERMINAL
+from hostbench_harness import slurmtest
 
-from hostbench_cli.remote import RemoteError, Server, add_server_arguments
+from hostbench_cli.remote import RemoteError, Server, add_server_arguments, resolve_host
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE_HOSTS_MAX = 16  # SuiteRunCreate.host_ids' bound (backend/app/suites/schemas.py)
@@ -56,7 +58,7 @@ def add_arguments(sub: Any) -> None:
     ck.add_argument("--timeout", type=float, default=1800.0, help="give up after this many seconds")
     ck.add_argument("--output-dir", default=None, help="where the job's output files go (default: a temp dir)")
     lb = ss.add_parser("lab", help="the test: a Slurm cluster in network namespaces, a stack, two checks "
-                       "(hostbench_cli/slurmtest.py)")
+                       "(hostbench_harness/slurmtest.py)")
     lb.add_argument("--nodes", type=int, default=4)
     dr = ss.add_parser("drain", help="drain a host's Slurm node with a reason (the server must allow it)")
     add_server_arguments(dr)
@@ -223,8 +225,6 @@ def _wait_job_end(job: str, deadline: float) -> bool:
 
 
 def _epoch(s: str | None) -> float | None:
-    from datetime import datetime
-
     try:
         return datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp() if s else None
     except ValueError:
@@ -242,8 +242,6 @@ def table(results: dict[str, NodeResult]) -> str:
 
 
 def drain(server: Server, args: argparse.Namespace, out: IO[str]) -> int:
-    from hostbench_cli.remote import resolve_host
-
     host_id, name = resolve_host(server, args.host)
     r = server.request("POST", f"/api/hosts/{host_id}/slurm-drain", f"draining {name}",
                        json={"reason": args.reason}).json()
@@ -253,8 +251,6 @@ def drain(server: Server, args: argparse.Namespace, out: IO[str]) -> int:
 
 def main(args: argparse.Namespace) -> int:
     if args.slurm_cmd == "lab":
-        from hostbench_cli import slurmtest
-
         return slurmtest.run(args)
     server: Server | None = None
     try:

@@ -32,7 +32,7 @@ def test_server_and_token_from_flags_then_environment(monkeypatch):
 
 
 def test_no_server_anywhere_says_how_to_give_one(monkeypatch):
-    from hostbench_cli import admin
+    from hostbench_stack import admin
 
     monkeypatch.delenv("HOSTBENCH_SERVER_URL", raising=False)
     monkeypatch.setattr(admin, "live_up", lambda *a, **k: None)

@@ -4,7 +4,7 @@ aarch64 cross compiler as the host's cc, no x86-only flag anywhere in it, an aar
 runner's kernel check (`python -m hostbench_runner --check`, the installer's last gate) passing on that hbk run
 under qemu-user. The ARM kernels' own results are checked in the kernels suite (kernels/tests/check_arm64.py).
 
-The cross tools are installed by `./hostbench test` (cli/hostbench_cli/build.py arm64_tools); without them
+The cross tools are installed by `./hostbench test` (stack/hostbench_stack/build.py arm64_tools); without them
 this skips and says which is missing."""
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ def test_v1_and_hybrid_and_none(tmp_path):
 
 def test_a_real_cgroup_at_half_a_cpu():
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "cli"))
-    from hostbench_cli.cpulimit import CpuLimit, why_not
+    from hostbench_stack.cpulimit import CpuLimit, why_not
 
     why = why_not()
     if why:

@@ -7,7 +7,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 def readme(shown: str) -> dict[str, Any]:
-    """A setting listed in the README's settings table, with its default as shown there (hostbench_cli.settings)."""
+    """A setting listed in the README's settings table, with its default as shown there (hostbench_stack.settings)."""
     return {"readme": True, "shown": shown}
 
 

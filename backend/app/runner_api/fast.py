@@ -267,7 +267,7 @@ def _row(s: SampleIn) -> tuple:
 
 def ingest_params(token: str, address: str | None, run_id: int, attempt: int, rows: list[tuple]) -> dict[str, Any]:
     """INGEST's parameters for a batch of rows (each as _row() makes it, one per seq): its arrays, the lease and
-    the credential. `./hostbench size` times the same statement with them (cli/hostbench_cli/load/size.py)."""
+    the credential. `./hostbench size` times the same statement with them (harness/hostbench_harness/load/size.py)."""
     cols = list(zip(*rows, strict=True))
     params = _seen({
         "run_id": run_id, "attempt": attempt, "max_seq": max(cols[0]),

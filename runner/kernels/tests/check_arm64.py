@@ -10,7 +10,7 @@ aarch64-linux-gnu-gcc into build/arm64/ and runs it under qemu-user (correctness
   (cortex-a72), where --isa sve is `unsupported` (exit 3) before any work;
 - a corrupted chunk (test build, HBK_TEST_CORRUPT=1) is caught on the SVE paths.
 
-The tools come from `./hostbench test` (cli/hostbench_cli/build.py arm64_tools: apt-get install
+The tools come from `./hostbench test` (stack/hostbench_stack/build.py arm64_tools: apt-get install
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static); when they are missing this prints
 one "skip check_arm64: <why>" line and checks nothing. Standalone: python3 tests/check_arm64.py build"""
 

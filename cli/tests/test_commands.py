@@ -1,0 +1,36 @@
+"""./hostbench keeps every command: the tree of subcommands is the one listed here (a command added or gone fails
+until this list says so), and each one's --help is answered."""
+import argparse
+import contextlib
+import io
+
+import pytest
+
+from hostbench_cli import __main__ as entry
+
+COMMANDS = ("up", "test", "bench", "load", "size", "chaos", "parse", "runs", "run", "mesh", "check", "bands",
+            "bands list", "bands set", "bands remove", "bands export", "bands import", "faults", "wait", "export",
+            "token", "slurm", "slurm check", "slurm lab", "slurm drain", "enrol-load", "user", "user add",
+            "api-token", "sign-in-link", "openapi", "routes", "lock")
+
+
+def _tree(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> list[str]:
+    out = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                out += [" ".join((*prefix, name)), *_tree(sub, (*prefix, name))]
+    return out
+
+
+def test_every_command_is_there():
+    assert _tree(entry.parser()) == list(COMMANDS)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_each_command_answers_help(command):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as done:
+        entry.main([*command.split(), "--help"])
+    assert done.value.code == 0
+    assert out.getvalue().startswith(f"usage: ./hostbench {command}")

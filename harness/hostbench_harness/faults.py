@@ -1,0 +1,340 @@
+"""Hosts made bad on purpose, for the health check's injected-fault measurement (issue 29) and its test: N runners
+on this machine, each in its own network namespace on one bridge (each its own "host", its own machine id), some
+held back in one way each:
+
+- `cpu`: its runner (and every kernel it starts) in a cgroup held to half a CPU (cpulimit.CpuLimit);
+- `disk`: its runner's cgroup throttled on the device under its work directory (cgroup v1 blkio
+  `throttle.{read,write}_bps_device`, or v2 `io.max`), to DISK_BPS;
+- `link`: its namespace's link shaped with `tc` (a token bucket on both ends of its veth) to LINK_MBIT.
+
+`./hostbench faults` starts a stack, the fleet, warms the learned bands (the check's suite on each undisturbed host
+alone, one after the other), runs the health check on all at once through `./hostbench check --wait`, repeats it,
+and prints a table and one JSON line. Needs root (namespaces, cgroups, tc)."""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from hostbench_stack.cpulimit import CGROUP, CpuLimit
+from hostbench_stack.netns import bridge_add
+from hostbench_stack.stack import Stack
+
+SUBNET = 88  # 10.231.88.0/24: the bridge at .1, host i at .i+2 (another `tag` and subnet: another fleet beside it)
+BRIDGE_IP = f"10.231.{SUBNET}.1"
+DISK_BPS = 8 * 2**20  # 8 MiB/s: a tenth of a slow disk, far below any real one here
+LINK_MBIT = 100  # the veth's TCP goes at several Gbit/s; a tenth of a 1 GbE link
+CPU_SHARE = 0.5
+# The runners (and their kernels) run ahead of the rest of this machine's work: each stands for a machine of its
+# own, whose CPUs nobody else's processes share. Their CPU share then measures what their own host does to them
+# (its quota, its neighbours in the emulation when pinned together), not a busy build beside the test.
+HOST_NICE = -10
+NICE_10_WEIGHT = 9548  # the kernel's sched_prio_to_weight for nice -10 (nice 0: 1024)
+FAULTS = ("cpu", "disk", "link")
+
+
+def _ip(*args: str) -> None:
+    subprocess.run(["ip", *args], check=True, capture_output=True, text=True)
+
+
+def why_not() -> str | None:
+    if os.geteuid() != 0:
+        return "network namespaces, cgroups and tc need root"
+    for tool in ("ip", "tc"):
+        if shutil.which(tool) is None:
+            return f"the `{tool}` command is missing"
+    return None
+
+
+@dataclass
+class FaultHost:
+    name: str
+    ns: str
+    ip: str
+    fault: str | None
+    outer: str
+    inner: str
+    bridge: str
+    bridge_ip: str
+    state: Path
+    cleanups: list[Any] = field(default_factory=list)
+
+
+class DiskLimit:
+    """A cgroup throttled on one block device (v1 blkio, else v2 io.max)."""
+
+    def __init__(self, name: str, device: str, bps: int):
+        self.device, self.bps = device, bps
+        self.name = f"hostbench-{name}-{os.getpid()}"
+        v1 = CGROUP / "blkio"
+        self.path = v1 / self.name if (v1 / "blkio.throttle.read_bps_device").exists() else CGROUP / self.name
+
+    def __enter__(self) -> "DiskLimit":
+        self.path.mkdir(exist_ok=True)
+        if self.path.parent.name == "blkio":
+            for f in ("blkio.throttle.read_bps_device", "blkio.throttle.write_bps_device"):
+                (self.path / f).write_text(f"{self.device} {self.bps}")
+        else:
+            sub = CGROUP / "cgroup.subtree_control"
+            if "io" not in sub.read_text().split():
+                sub.write_text("+io")
+            (self.path / "io.max").write_text(f"{self.device} rbps={self.bps} wbps={self.bps}")
+        return self
+
+    def add(self, pid: int) -> None:
+        (self.path / "cgroup.procs").write_text(str(pid))
+
+    def __exit__(self, *exc: object) -> None:
+        for _ in range(50):
+            with suppress(OSError):
+                for pid in (self.path / "cgroup.procs").read_text().split():
+                    with suppress(OSError):
+                        (self.path.parent / "cgroup.procs").write_text(pid)
+                self.path.rmdir()
+                return
+            time.sleep(0.1)
+
+
+def block_device(path: Path) -> str:
+    """major:minor of the whole disk under `path` (a partition's parent: throttling applies to disks)."""
+    st = os.stat(path)
+    major, minor = os.major(st.st_dev), os.minor(st.st_dev)
+    sys_dev = Path(f"/sys/dev/block/{major}:{minor}")
+    if not sys_dev.exists():
+        raise RuntimeError(f"{path} is on {major}:{minor}, not a block device (tmpfs, overlay?): no disk to throttle")
+    if (sys_dev / "partition").exists():
+        major, minor = (int(x) for x in (sys_dev.resolve().parent / "dev").read_text().split(":"))
+    return f"{major}:{minor}"
+
+
+def _teardown(hosts: list[FaultHost]) -> None:
+    for h in hosts:
+        subprocess.run(["ip", "netns", "del", h.ns], capture_output=True)
+        subprocess.run(["ip", "link", "del", h.outer], capture_output=True)
+    if hosts:
+        subprocess.run(["ip", "link", "del", hosts[0].bridge], capture_output=True)
+
+
+def plan(n: int, faults: dict[int, str], state: Path, tag: str = "flt", subnet: int = SUBNET) -> list[FaultHost]:
+    """N hosts (host i faulty as faults[i] says), their namespaces hb<tag><i> on the bridge hb<tag>-br."""
+    return [FaultHost(name=f"{tag}{i + 1}{'-' + faults[i] if i in faults else ''}", ns=f"hb{tag}{i + 1}",
+                      ip=f"10.231.{subnet}.{i + 2}", fault=faults.get(i), outer=f"hb{tag}{i + 1}o",
+                      inner=f"hb{tag}{i + 1}i", bridge=f"hb{tag}-br", bridge_ip=f"10.231.{subnet}.1",
+                      state=state / f"r{i + 1}")
+            for i in range(n)]
+
+
+@contextmanager
+def network(hosts: list[FaultHost]) -> Iterator[None]:
+    """A bridge and one namespace per host on it; `link` hosts shaped to LINK_MBIT both ways."""
+    _teardown(hosts)
+    try:
+        bridge = hosts[0].bridge
+        _ip(*bridge_add(bridge))
+        _ip("addr", "add", f"{hosts[0].bridge_ip}/24", "dev", bridge)
+        _ip("link", "set", bridge, "up")
+        for h in hosts:
+            inner = h.inner
+            _ip("netns", "add", h.ns)
+            _ip("link", "add", h.outer, "type", "veth", "peer", "name", inner)
+            _ip("link", "set", inner, "netns", h.ns)
+            _ip("link", "set", h.outer, "master", bridge)
+            _ip("link", "set", h.outer, "up")
+            _ip("-n", h.ns, "addr", "add", f"{h.ip}/24", "dev", inner)
+            _ip("-n", h.ns, "link", "set", inner, "up")
+            _ip("-n", h.ns, "link", "set", "lo", "up")
+            if h.fault == "link":
+                tbf = ["tbf", "rate", f"{LINK_MBIT}mbit", "burst", "64kb", "latency", "50ms"]
+                subprocess.run(["tc", "qdisc", "add", "dev", h.outer, "root", *tbf], check=True, capture_output=True)
+                subprocess.run(["ip", "netns", "exec", h.ns, "tc", "qdisc", "add", "dev", inner, "root", *tbf],
+                               check=True, capture_output=True)
+        yield
+    finally:
+        _teardown(hosts)
+
+
+def pinning(hosts: list[FaultHost]) -> dict[str, list[int]]:
+    """Hosts are separate machines; here they share this one's CPUs. The `cpu` host gets a CPU of its own (the last
+    this process may use), the others the rest, so that what holds it back is its quota and not its neighbours'
+    kernels (which would make its measurement disturbed, rightly, and leave it unjudged). One CPU: no pinning."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2 or not any(h.fault == "cpu" for h in hosts):
+        return {}
+    return {h.name: cpus[-1:] if h.fault == "cpu" else cpus[:-1] for h in hosts}
+
+
+def start_runners(stack: Any, hosts: list[FaultHost], labels: str) -> None:
+    """Each host's runner in its namespace, with its own machine id and state (and CPUs: `pinning`); a `cpu` host
+    under a CPU quota, a `disk` host's runner in a throttled cgroup (its kernels with it)."""
+    pins = pinning(hosts)
+    rest = [h for h in hosts if h.fault != "cpu"]
+    shared = None
+    if pins and rest:
+        # the others, pinned together, in one group that weighs what they would as nice -10 processes each
+        cpus = len(pins[rest[0].name])
+        shared = CpuLimit("flt-others", float(cpus), weight=NICE_10_WEIGHT * len(rest)).__enter__()
+        rest[0].cleanups.append(shared)
+    for h in hosts:
+        h.state.mkdir(parents=True, exist_ok=True)
+        cpu_limit = shared if h.fault != "cpu" else None
+        if h.fault == "cpu":
+            # its group weighs what a nice -10 process does (a group weighs one nice-0 process, whatever is in it)
+            cpu_limit = CpuLimit(f"flt-{h.name}", CPU_SHARE, weight=NICE_10_WEIGHT).__enter__()
+            h.cleanups.append(cpu_limit)
+        taskset = ["taskset", "-c", ",".join(map(str, pins[h.name]))] if h.name in pins else []
+        # ahead of this machine's other work (HOST_NICE): a host's own CPUs are not shared with strangers. nsenter,
+        # not `ip netns exec`: that one mounts a sysfs of its own over /sys, which hides /sys/fs/cgroup, where the
+        # runner reads its kernels' CPU quota (hostbench_runner.cgroupquota)
+        enter = ["nsenter", f"--net=/var/run/netns/{h.ns}"]
+        child = stack.start_runner(h.name, state_dir=h.state,
+                                   prefix=[*enter, "nice", "-n", str(HOST_NICE), *taskset],
+                                   extra_env={"HOSTBENCH_RUNNER_NAME": h.name, "HOSTBENCH_MACHINE_ID": f"flt{h.name}",
+                                              "HOSTBENCH_RUNNER_LABELS": labels},
+                                   cpu_limit=cpu_limit)
+        if h.fault == "disk":
+            disk = DiskLimit(f"flt-{h.name}", block_device(h.state), DISK_BPS).__enter__()
+            h.cleanups.append(disk)
+            assert child.proc is not None  # started above
+            disk.add(child.proc.pid)
+
+
+def release(hosts: list[FaultHost]) -> None:
+    for h in hosts:
+        for c in reversed(h.cleanups):
+            with suppress(OSError, RuntimeError):
+                c.__exit__(None, None, None)
+        h.cleanups.clear()
+
+
+# ---- the measurement -----------------------------------------------------------------------------------------------
+
+def api(stack: Any, method: str, path: str, **kw: Any) -> Any:
+    r = httpx.request(method, f"{stack.url}{path}", headers=stack.admin_headers(), timeout=30, **kw)
+    if r.status_code >= 400:
+        raise RuntimeError(f"{method} {path}: {r.status_code} {r.text[:300]}")
+    return r.json()
+
+
+def wait_suite(stack: Any, suite_run_id: int, timeout: float) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        sr = api(stack, "GET", f"/api/suite-runs/{suite_run_id}")
+        if sr["status"] != "running":
+            return sr
+        time.sleep(2)
+    raise RuntimeError(f"suite run {suite_run_id} still running after {timeout:.0f} s")
+
+
+def warm(stack: Any, suite: str, host_ids: list[int], timeout: float) -> None:
+    """The suite on each host alone, one after the other: the learned bands' first valid figures."""
+    for h in host_ids:
+        sr = api(stack, "POST", "/api/suite-runs", json={"suite": suite, "host_ids": [h]})
+        wait_suite(stack, sr["id"], timeout)
+
+
+def check(stack: Any, suite: str, label: str, timeout: float) -> tuple[int, dict]:
+    """`./hostbench check --suite S --label L --wait` against the stack: (its exit status, its last JSON line)."""
+    token = stack.admin_headers()["Authorization"].split(" ", 1)[1]
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([str(root / "hostbench"), "check", "--suite", suite, "--label", label, "--wait",
+                        "--timeout", str(timeout), "--server", stack.url, "--token", token],
+                       capture_output=True, text=True, timeout=timeout + 60)
+    lines = [x for x in r.stdout.splitlines() if x.startswith("{")]
+    if not lines:
+        raise RuntimeError(f"check printed no JSON line (exit {r.returncode}): {r.stderr[-1500:]}")
+    return r.returncode, json.loads(lines[-1])
+
+
+def expected_figures(fault: str | None) -> set[str]:
+    """Which experiment a fault must fail: cpu -> cpu, disk -> disk, link -> network_drive."""
+    return {"cpu": {"cpu"}, "disk": {"disk"}, "link": {"network_drive"}}.get(fault or "", set())
+
+
+def score(hosts: list[FaultHost], line: dict, check_json: dict) -> list[dict]:
+    """Each host: its verdict, what failed, and whether that is right (a bad host FAIL on its fault's figure and
+    only there; an undisturbed one never FAIL)."""
+    by_name = {h["host_name"]: h for h in check_json["hosts"]}
+    out = []
+    for h in hosts:
+        v = by_name[h.name]
+        failed = sorted({f["figure"]["experiment"] + ":" + str(f["figure"]["op"]) for f in v["figures"]
+                         if f["status"] == "fail"})
+        kinds = {x.split(":")[0] for x in failed}
+        if h.fault is None:
+            right: bool | None = v["verdict"] != "FAIL"
+        elif v["verdict"] == "FAIL":
+            right = kinds <= expected_figures(h.fault) and bool(kinds)
+        else:
+            right = None  # not judged this time (disturbed or no baseline): neither right nor wrong
+        why = next((f["reason"] for f in v["figures"] if f["status"] in ("fail", "disturbed")), v["reason"])
+        out.append({"host": h.name, "fault": h.fault, "verdict": v["verdict"], "failed": failed, "right": right,
+                    "why": str(why)[:200]})
+    return out
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--hosts", type=int, default=8, help="runners, each in its own namespace (default 8)")
+    p.add_argument("--faults", default="cpu,disk,link", help="comma-separated faults, one host each: cpu, disk, link")
+    p.add_argument("--suite", default="quick", help="the check's suite (default quick)")
+    p.add_argument("--repeat", type=int, default=1, help="checks on all hosts at once, one after the other")
+    p.add_argument("--timeout", type=float, default=1800, help="seconds for each suite run or check")
+
+
+def run(args: argparse.Namespace) -> int:
+    why = why_not()
+    if why:
+        print(f"error: {why}", file=sys.stderr)
+        return 2
+    faults = [f.strip() for f in args.faults.split(",") if f.strip()]
+    if any(f not in FAULTS for f in faults) or len(faults) >= args.hosts:
+        print(f"error: --faults takes some of {', '.join(FAULTS)}, fewer than --hosts", file=sys.stderr)
+        return 2
+
+    state = Path(tempfile.mkdtemp(prefix="hb-faults-"))
+    hosts = plan(args.hosts, {len(faults) - 1 - i: f for i, f in enumerate(reversed(faults))}, state)
+    label = "instance_type=faults"
+    with network(hosts):
+        stack = Stack(state / "stack", with_runner=False, bind=BRIDGE_IP)
+        try:
+            stack.start()
+            start_runners(stack, hosts, label)
+            stack.wait_healthy(runners=len(hosts))
+            ids = {h["name"]: h["id"] for h in api(stack, "GET", "/api/hosts")["data"]}
+            t0 = time.monotonic()
+            warm(stack, args.suite, [ids[h.name] for h in hosts if h.fault is None], args.timeout)
+            print(f"warmed the learned bands in {time.monotonic() - t0:.0f} s", file=sys.stderr)
+            rounds = []
+            for i in range(args.repeat):
+                t0 = time.monotonic()
+                status, line = check(stack, args.suite, label, args.timeout)
+                full = api(stack, "GET", f"/api/checks/{line['check']}")
+                rows = score(hosts, line, full)
+                rounds.append({"check": line["check"], "exit": status, "seconds": round(time.monotonic() - t0),
+                               "hosts": rows})
+                print(f"check {i + 1}/{args.repeat} (id {line['check']}, {time.monotonic() - t0:.0f} s, exit "
+                      f"{status}):", file=sys.stderr)
+                for r in rows:
+                    print(f"  {r['host']:<14} {str(r['fault'] or '-'):<5} {r['verdict']:<11} "
+                          f"{'right' if r['right'] else 'WRONG' if r['right'] is False else 'not judged'}  "
+                          f"{', '.join(r['failed'])}", file=sys.stderr)
+        finally:
+            release(hosts)
+            stack.stop()
+    wrong = sum(1 for r in rounds for h in r["hosts"] if h["right"] is False)
+    false_fail = sum(1 for r in rounds for h in r["hosts"] if h["fault"] is None and h["verdict"] == "FAIL")
+    caught = sum(1 for r in rounds for h in r["hosts"] if h["fault"] and h["right"] is True)
+    judged = sum(1 for r in rounds for h in r["hosts"] if h["fault"] and h["right"] is not None)
+    print(json.dumps({"hosts": args.hosts, "faults": faults, "suite": args.suite, "checks": len(rounds),
+                      "wrong": wrong, "false_fail": false_fail, "faults_caught": caught,
+                      "faults_judged": judged,
+                      "rounds": rounds}))
+    return 1 if wrong else 0

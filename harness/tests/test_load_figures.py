@@ -1,0 +1,84 @@
+"""./hostbench load's judgement and its burst process, without a stack (the small load run in CI uses both
+against the real one)."""
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from hostbench_harness.load import server_errors
+from hostbench_harness.load.base import Figures, watch_loop_lag
+
+CLI = Path(__file__).resolve().parents[1]
+
+
+def test_a_503_is_a_refusal_and_a_500_is_a_fault() -> None:
+    errors = {"read 503": 40, "stream-open 429": 3, "read timeout": 1, "read 500": 2, "heartbeat 502": 1}
+    bursts = [{"statuses": {"200": 10, "503": 90}}, {"statuses": {"200": 1, "500": 4, "no answer": 2}}]
+    assert server_errors(errors, bursts) == 2 + 1 + 4
+    assert server_errors({"read 503": 9, "lease 409": 1}, [{"statuses": {"503": 100}}]) == 0
+
+
+def test_the_generators_loop_lag_is_counted_only_while_measuring() -> None:
+    async def go() -> Figures:
+        fig = Figures()
+        task = asyncio.create_task(watch_loop_lag(fig, 0.01))
+        await asyncio.sleep(0.05)
+        assert fig.loop_lag == []
+        fig.measuring = True
+        await asyncio.sleep(0.05)
+        time.sleep(0.2)  # the loop blocked: the next tick is late by about that
+        await asyncio.sleep(0.03)
+        task.cancel()
+        return fig
+
+    fig = asyncio.run(go())
+    assert fig.loop_lag and max(fig.loop_lag) >= 0.15
+
+
+def test_the_burst_process_times_every_request_against_a_real_server() -> None:
+    """A tiny HTTP server answering 503 to every request: the burst process opens its K connections, says ready,
+    fires on a line of stdin and reports each status and time."""
+    async def serve() -> tuple[asyncio.Server, int]:
+        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            head = await reader.readuntil(b"\r\n\r\n")
+            assert b"Authorization: Bearer tok" in head
+            writer.write(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 2\r\n\r\n{}")
+            await writer.drain()
+            writer.close()
+
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        return server, server.sockets[0].getsockname()[1]
+
+    async def go() -> dict:
+        server, port = await serve()
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "hostbench_harness.load.burster", "127.0.0.1", str(port), "20", "/api/hosts/1",
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=CLI,
+            env={**os.environ, "HOSTBENCH_BURST_TOKEN": "tok", "PYTHONPATH": str(CLI)})
+        assert proc.stdin and proc.stdout
+        assert (await asyncio.wait_for(proc.stdout.readline(), 30)).strip() == b"ready"
+        proc.stdin.write(b"go\n")
+        await proc.stdin.drain()
+        line = await asyncio.wait_for(proc.stdout.readline(), 30)
+        await proc.wait()
+        server.close()
+        return json.loads(line)
+
+    out = asyncio.run(go())
+    assert out["statuses"] == {"503": 20}
+    assert len(out["took_s"]) == 20 and out["not_opened"] == 0
+
+
+def test_the_burst_process_refuses_bad_arguments_and_a_missing_token() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "HOSTBENCH_BURST_TOKEN"}
+    env["PYTHONPATH"] = str(CLI)
+    r = subprocess.run([sys.executable, "-m", "hostbench_harness.load.burster", "127.0.0.1", "1", "5", "/x"],
+                       cwd=CLI, env=env, capture_output=True, text=True, timeout=30, check=False)
+    assert r.returncode == 2
+    env["HOSTBENCH_BURST_TOKEN"] = "t"
+    r = subprocess.run([sys.executable, "-m", "hostbench_harness.load.burster", "127.0.0.1", "1", "0", "/x"],
+                       cwd=CLI, env=env, capture_output=True, text=True, timeout=30, check=False)
+    assert r.returncode == 2 and "K must be" in r.stderr
