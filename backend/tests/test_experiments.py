@@ -59,6 +59,21 @@ def test_every_experiment_has_a_parameter_schema_for_the_form(client):
         assert len(e["roles"]) == len(e["run_kinds"]) == EXPERIMENTS[e["kind"]].hosts
 
 
+@pytest.mark.parametrize("kind", sorted(EXPERIMENTS))
+def test_a_byte_size_is_published_by_the_unit_its_kernel_declares(kind):
+    """Every parameter the built kernel declares in bytes ("x-unit": "B") is published so, and no other: the form
+    types sizes as "8 KiB" by this, never by words in a description (HPL's N says "8 N^2 bytes" and is a count)."""
+    run = EXPERIMENTS[kind].run
+    theirs = _describe(run.kernel)
+    for name, prop in PARAMS[kind].model_json_schema()["properties"].items():
+        p = run.param(name)
+        declared = theirs[p.target].get("x-unit") if p is not None else None
+        assert prop.get("x-unit") == declared, (kind, name)
+    sizes = {"memory": {"blocks", "buffer_bytes", "sizes"}, "disk": {"blocks", "file_size"}, "network": {"sizes"},
+             "network_pair": {"sizes"}, "gpu": {"bytes"}}.get(kind, set())
+    assert {n for n, s in PARAMS[kind].model_json_schema()["properties"].items() if s.get("x-unit") == "B"} == sizes
+
+
 def test_disk_runs_direct_by_default_and_takes_any_block(client, runner):
     """Device figures by default: direct is true; a block direct I/O cannot move (8 B) is no longer refused by
     the API: the kernel runs that row buffered with the page cache dropped and says so (its io_mode)."""

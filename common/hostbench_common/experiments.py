@@ -141,7 +141,8 @@ class Run:
         if p.one_of_list:
             if sub.get("type") != "array" or "items" not in sub:
                 raise ParamError(f"kernel parameter {p.target!r} is not a list")
-            sub = {**copy.deepcopy(sub["items"]), "description": sub.get("description", "")}
+            sub = {**copy.deepcopy(sub["items"]), "description": sub.get("description", ""),
+                   **({"x-unit": sub["x-unit"]} if "x-unit" in sub else {})}
         for key, value in p.narrow.items():
             if key == "items":
                 sub["items"] = {**sub.get("items", {}), **copy.deepcopy(dict(value))}
@@ -386,13 +387,15 @@ def _check_drive(params: Mapping[str, Any]) -> None:
 
 def fan_out_schema(one: Mapping[str, Any]) -> dict[str, Any]:
     """A fan_out parameter as a job gives it: one value, or a list of distinct ones (at most every choice)."""
-    item = {k: copy.deepcopy(v) for k, v in one.items() if k not in ("default", "description")}
+    item = {k: copy.deepcopy(v) for k, v in one.items() if k not in ("default", "description", "x-unit")}
     top = len(item["enum"]) if "enum" in item else 64
     out: dict[str, Any] = {"anyOf": [item, {"type": "array", "items": copy.deepcopy(item), "minItems": 1,
                                             "maxItems": top, "uniqueItems": True}]}
     if "default" in one:
         out["default"] = copy.deepcopy(one["default"])
     out["description"] = (one.get("description", "") + " A list of them runs each: one run per item.").strip()
+    if "x-unit" in one:
+        out["x-unit"] = one["x-unit"]
     return out
 
 

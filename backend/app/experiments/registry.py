@@ -57,6 +57,11 @@ def _scalar(schema: dict[str, Any]) -> Any:
     raise TypeError(f"the API cannot type a parameter of JSON type {kind!r}")
 
 
+def _extra(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """The kernel's annotations a form reads, published as they are: x-unit ("B": a size in bytes)."""
+    return {"x-unit": schema["x-unit"]} if "x-unit" in schema else None
+
+
 def _field(schema: dict[str, Any]) -> tuple[Any, Any]:
     """(annotation, Field) of one parameter from its JSON Schema."""
     if "anyOf" in schema:  # a fan_out parameter: one value, or a list of distinct ones (one run per item)
@@ -65,7 +70,8 @@ def _field(schema: dict[str, Any]) -> tuple[Any, Any]:
         listed: Any = Annotated[list[item], Field(min_length=many.get("minItems"),  # type: ignore[valid-type]
                                                   max_length=many.get("maxItems")), AfterValidator(_distinct)]
         either: Any = Union[item, listed]  # noqa: UP007 - made at run time
-        return either, Field(schema["default"], description=schema.get("description"))
+        return either, Field(schema["default"], description=schema.get("description"),
+                             json_schema_extra=_extra(schema))
     if schema.get("type") == "array":
         item = _scalar(schema["items"])
         annotation: Any = list[item]  # type: ignore[valid-type]
@@ -73,8 +79,10 @@ def _field(schema: dict[str, Any]) -> tuple[Any, Any]:
             annotation = Annotated[annotation, AfterValidator(_distinct)]
         # a plain default (pydantic copies it for each instance), so that the JSON Schema publishes it
         return annotation, Field(list(schema["default"]), min_length=schema.get("minItems"),
-                                 max_length=schema.get("maxItems"), description=schema.get("description"))
-    return _scalar(schema), Field(schema["default"], description=schema.get("description"))
+                                 max_length=schema.get("maxItems"), description=schema.get("description"),
+                                 json_schema_extra=_extra(schema))
+    return _scalar(schema), Field(schema["default"], description=schema.get("description"),
+                                  json_schema_extra=_extra(schema))
 
 
 # The run kind whose kernel rules each generated model is held to.

@@ -380,6 +380,8 @@ void hb_params_schema(hb_json *j, const hb_param_def *const *tables)
             else
                 hb_json_null(j);
             hb_json_kstr(j, "description", d->help);
+            if (d->unit)
+                hb_json_kstr(j, "x-unit", d->unit);
             hb_json_obj_end(j);
         }
     }

@@ -1,4 +1,4 @@
-/* Parameter tables {name, type, default, min, max, help}: parsing of `--name value` argv,
+/* Parameter tables {name, type, default, min, max, choices, help, unit}: parsing of `--name value` argv,
  * validation, and their JSON Schema for --describe. Every check happens before any work. */
 #ifndef HB_PARAMS_H
 #define HB_PARAMS_H
@@ -27,6 +27,10 @@ typedef struct hb_param_def {
     double min, max;             /* inclusive bounds of numbers and list items; string length */
     const char *const *choices;  /* HB_P_ENUM, HB_P_ENUM_LIST: NULL-terminated */
     const char *help;
+    /* The unit of the value (of each item of a list), published as "x-unit": "B" marks a size in
+     * bytes, which a form reads and writes as "8 KiB"; NULL: a plain count, or the unit is in the
+     * name (duration_s). The one place that says a parameter is a byte size. */
+    const char *unit;
 } hb_param_def;
 
 typedef struct hb_value {

@@ -6,12 +6,13 @@
 
 static const char *const colors[] = {"red", "green", NULL};
 static const hb_param_def table[] = {
-    {"threads", HB_P_INT_LIST, "1,2,4,8", 1, 256, NULL, "t"},
-    {"repeats", HB_P_INT, "3", 1, 100, NULL, "r"},
-    {"duration_s", HB_P_DOUBLE, "5", 0.2, 3600, NULL, "d"},
-    {"color", HB_P_ENUM, "red", 0, 0, colors, "c"},
-    {"no_sampler", HB_P_BOOL, "false", 0, 1, NULL, "b"},
-    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL},
+    {"threads", HB_P_INT_LIST, "1,2,4,8", 1, 256, NULL, "t", NULL},
+    {"blocks", HB_P_INT_LIST, "8,4096", 8, 1073741824, NULL, "b", "B"},
+    {"repeats", HB_P_INT, "3", 1, 100, NULL, "r", NULL},
+    {"duration_s", HB_P_DOUBLE, "5", 0.2, 3600, NULL, "d", NULL},
+    {"color", HB_P_ENUM, "red", 0, 0, colors, "c", NULL},
+    {"no_sampler", HB_P_BOOL, "false", 0, 1, NULL, "b", NULL},
+    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL},
 };
 static const hb_param_def *const tables[] = {table, NULL};
 
@@ -126,6 +127,19 @@ static void test_list_longer_than_64_refused(void)
     CHECK(hb_param(&p, "threads")->n == 64, "64 items");
 }
 
+/* A parameter's unit is declared in its row and published as "x-unit": a byte size is one
+ * because its row says "B", never because its help mentions bytes. */
+static void test_schema_publishes_the_declared_unit(void)
+{
+    hb_json j;
+    hb_json_init(&j);
+    hb_params_schema(&j, tables);
+    const char *text = hb_json_text(&j);
+    CHECK(strstr(text, "\"description\":\"b\",\"x-unit\":\"B\"}") != NULL, "blocks in B: %s", text);
+    CHECK(strstr(text, "\"description\":\"t\"}") != NULL, "threads has no unit: %s", text);
+    hb_json_free(&j);
+}
+
 static void test_every_kernel_default_parses_within_bounds(void)
 {
     for (int k = 0; hb_kernels[k]; k++) {
@@ -140,6 +154,9 @@ static void test_every_kernel_default_parses_within_bounds(void)
                 CHECK(d->help && d->help[0], "%s.%s has help", hb_kernels[k]->name, d->name);
                 CHECK(d->type == HB_P_ENUM || d->type == HB_P_BOOL || d->min <= d->max,
                       "%s.%s bounds", hb_kernels[k]->name, d->name);
+                CHECK(!d->unit || d->type == HB_P_INT || d->type == HB_P_INT_LIST ||
+                          d->type == HB_P_DOUBLE,
+                      "%s.%s: only a number has a unit", hb_kernels[k]->name, d->name);
             }
         CHECK(hb_kernels[k]->work && hb_kernels[k]->setup && hb_kernels[k]->unit_scale > 0,
               "%s descriptor complete", hb_kernels[k]->name);
@@ -153,6 +170,7 @@ int main(void)
     test_good_values_parse();
     test_malformed_values_refused();
     test_list_longer_than_64_refused();
+    test_schema_publishes_the_declared_unit();
     test_every_kernel_default_parses_within_bounds();
     return check_summary();
 }

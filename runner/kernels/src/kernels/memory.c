@@ -62,43 +62,43 @@ static const hb_param_def mem_params[] = {
      "(--blocks) over a buffer past the caches. stream_copy/_scale/_add/_triad: STREAM-variant "
      "kernels with STREAM's byte counting (16/16/24/24 bytes per element), plain stores; the "
      "_nt ones use non-temporal stores. latency: dependent loads, a random cycle through "
-     "--sizes working sets. Rates in MB/s = 10^6 bytes/s (latency: Mload/s, plus ns_per_load)."},
+     "--sizes working sets. Rates in MB/s = 10^6 bytes/s (latency: Mload/s, plus ns_per_load).", NULL},
     {"blocks", HB_P_INT_LIST, "8,8192,8388608,83886080", 8, 1073741824, NULL,
      "Block sizes in bytes for copy/read/write/rand_read/rand_write, multiples of 8. One "
      "operation moves one block (blocks of whole vectors in vector registers, others in 8-byte "
      "words); each thread walks its own buffer of max(block, buffer_bytes / threads) bytes, "
-     "sequentially or at random block indexes. Each op also reports ns_per_op."},
+     "sequentially or at random block indexes. Each op also reports ns_per_op.", "B"},
     {"buffer_bytes", HB_P_INT, "0", 0, 8589934592.0, NULL,
      "Block ops: bytes of buffer over all threads (copy: of the source; the destination is as "
      "large). 0: 4x the L3 of the CPUs in use, so the data comes from DRAM. Smaller than that "
-     "is refused unless allow_cache."},
+     "is refused unless allow_cache.", "B"},
     {"stores", HB_P_ENUM, "auto", 0, 0, store_names,
      "copy, write, rand_write: plain stores (each line is read into the cache before it is "
      "written; that read is not counted), nt (non-temporal: written straight to memory, no "
      "read), or auto: nt when the working set is larger than the L3 and the writes cover whole "
      "lines (sequential ops, or random blocks of at least a line), as glibc's memcpy does for "
-     "large copies; plain otherwise. Results say which was used."},
+     "large copies; plain otherwise. Results say which was used.", NULL},
     {"array_size", HB_P_INT, "0", 0, 536870912, NULL, /* 4 GiB per array: 4 x an L3 of up to 1 GiB */
      "STREAM-variant ops: elements (8-byte doubles) per array, over all threads, as STREAM's "
      "STREAM_ARRAY_SIZE; each thread sweeps its own contiguous slice. 0: 4x the L3 of the CPUs "
-     "in use per array (STREAM's rule). Smaller than that is refused unless allow_cache."},
+     "in use per array (STREAM's rule). Smaller than that is refused unless allow_cache.", NULL},
     {"sizes", HB_P_INT_LIST,
      "4096,16384,65536,262144,1048576,2097152,4194304,16777216,33554432,67108864,268435456,"
      "1073741824",
      4096, 1073741824, NULL,
      "latency: working sets in bytes per thread, multiples of the cache line; one node per "
      "line in one random cycle. Each is labelled with the cache it fits in (level L1, L2, L3, "
-     "DRAM)."},
+     "DRAM).", "B"},
     {"allow_cache", HB_P_BOOL, "false", 0, 1, NULL,
      "Block and STREAM-variant ops: run even when the working set is smaller than 4x L3, to "
-     "measure a cache on purpose; results carry the level they fit in."},
+     "measure a cache on purpose; results carry the level they fit in.", NULL},
     {"hugepages", HB_P_BOOL, "true", 0, 1, NULL,
      "Ask for transparent huge pages (madvise MADV_HUGEPAGE) so that TLB misses do not add "
-     "to the memory time; false asks for 4 KiB pages."},
+     "to the memory time; false asks for 4 KiB pages.", NULL},
     {"isa", HB_P_ENUM, "auto", 0, 0, mem_isa_choices,
      "Vector instructions of the loops. auto takes the widest this CPU supports; naming one "
-     "it lacks ends with error code unsupported."},
-    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL},
+     "it lacks ends with error code unsupported.", NULL},
+    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL},
 };
 
 /* What line_facts adds to each result line (the sample lines carry the same, less the _on_cpu
