@@ -3,7 +3,7 @@
 // Hosts card shows the disks and NICs the runner reports; every reference tool says its figure or why
 // there is none, in words.
 import { expect, test } from './fixtures';
-import { downloadText, HOST, openHostCard, startRun, waitForRun } from './helpers';
+import { downloadText, HOST, openHostCard, pickOps, startRun, waitForRun } from './helpers';
 
 test('a run behind a busy host shows its queue position; cancel asks, and the cancelled run is not at 100 %', async ({ page, request }) => {
   const busy = await startRun(request, 'cpu', { op: 'fp64', threads: [1], repeats: 1, duration_s: 8, warmup_s: 0 });
@@ -48,9 +48,9 @@ test('the Hosts card lists the disks and NICs the runner reports', async ({ page
 test('the memory form asks for a block size only where the op uses one', async ({ page }) => {
   await page.goto('/jobs/new');
   await page.getByLabel('Experiment').selectOption('memory');
-  await page.getByLabel('Op', { exact: true }).selectOption('stream_triad');
+  await pickOps(page, 'stream_triad');
   await expect(page.getByLabel('Block sizes')).toHaveCount(0);
-  await page.getByLabel('Op', { exact: true }).selectOption('copy');
+  await pickOps(page, 'copy');
   await expect(page.getByLabel('Block sizes')).toBeVisible();
 });
 

@@ -75,7 +75,7 @@ test('Add host → paste the command on a second host → it registers, serves a
   // A two-host TCP job from the form: the new host serves, e2e-host drives and connects to its address.
   await openNewJob(page, 'network_pair', [NAME, HOST]);
   await expect(page.getByRole('note', { name: 'Host roles' })).toContainText(`${NAME} serves (listens on a port it chooses); ${HOST} drives`);
-  await page.getByLabel('Sizes', { exact: true }).fill('64 KiB');
+  await page.getByLabel('Message sizes', { exact: true }).fill('64 KiB');
   await page.getByLabel('Streams', { exact: true }).fill('1');
   await fillTiming(page, { repeats: 2, duration: 1, warmup: 0 });
   await page.getByRole('button', { name: 'Start run' }).click();

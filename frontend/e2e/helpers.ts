@@ -44,6 +44,15 @@ export async function openNewJob(page: Page, experiment: string, hosts: string[]
   for (const name of hosts) await hostBox(page, name).check();
 }
 
+/** Ticks exactly these operations (the kernel's keys) in the form's Operations checkboxes (one run per op ticked). */
+export async function pickOps(page: Page, ...ops: string[]): Promise<void> {
+  const group = page.getByRole('group', { name: 'Operations', exact: true });
+  for (const box of await group.getByRole('checkbox').all()) {
+    if (ops.includes((await box.getAttribute('value')) ?? '')) await box.check();
+    else await box.uncheck();
+  }
+}
+
 export const hostBox = (page: Page, name: string) => page.getByRole('checkbox', { name: new RegExp(`^${name}\\b`) });
 
 /** Fills the repeat / duration / warm-up fields the experiments share. */

@@ -3,7 +3,7 @@
 // read from the run page. Two-host network runs between e2e-host (serves) and e2e-peer (drives).
 // GPU: whatever this host really has; without a CUDA device the run must end with its reason shown.
 import { expect, test } from './fixtures';
-import { HOST, PEER, expectLiveSamples, fillTiming, hostBox, openNewJob, recordArrivals, shot, waitForRun } from './helpers';
+import { HOST, PEER, expectLiveSamples, fillTiming, hostBox, openNewJob, pickOps, recordArrivals, shot, waitForRun } from './helpers';
 
 const runIdOf = (url: string) => Number(/\/runs\/(\d+)$/.exec(url)?.[1]);
 
@@ -13,7 +13,7 @@ test.beforeEach(async ({ page }) => {
 
 test('memory from the form: live samples, then MB/s for an 8 KiB block', async ({ page }) => {
   await openNewJob(page, 'memory');
-  await page.getByLabel('Op', { exact: true }).selectOption('copy');
+  await pickOps(page, 'copy');
   await page.getByLabel('Block sizes').fill('8 KiB');
   await page.getByLabel(/^threads/i).fill('1');
   await fillTiming(page, { repeats: 2, duration: 1, warmup: 0 });
@@ -30,8 +30,8 @@ test('memory from the form: live samples, then MB/s for an 8 KiB block', async (
 
 test('network over loopback from the form: live samples, then Mbit/s for 64 KiB messages', async ({ page }) => {
   await openNewJob(page, 'network');
-  await page.getByLabel('Op', { exact: true }).selectOption('tcp_stream');
-  await page.getByLabel('Sizes', { exact: true }).fill('64 KiB');
+  await pickOps(page, 'tcp_stream');
+  await page.getByLabel('Message sizes', { exact: true }).fill('64 KiB');
   await page.getByLabel('Streams', { exact: true }).fill('1');
   await fillTiming(page, { repeats: 2, duration: 1, warmup: 0 });
   await page.getByRole('button', { name: 'Start run' }).click();
@@ -60,7 +60,7 @@ test('network between two hosts: the first host picked serves, the second drives
   await expect(roles).toContainText(`${HOST} serves; pick the host that drives`);
 
   // One host is not enough: the form says so in place and sends nothing.
-  await page.getByLabel('Sizes', { exact: true }).fill('64 KiB');
+  await page.getByLabel('Message sizes', { exact: true }).fill('64 KiB');
   await page.getByLabel('Streams', { exact: true }).fill('1');
   await fillTiming(page, { repeats: 2, duration: 1, warmup: 0 });
   await page.getByRole('button', { name: 'Start run' }).click();
@@ -112,7 +112,7 @@ test('network between two hosts: the first host picked serves, the second drives
 
 test('GPU from the form ends with its real outcome: figures with a CUDA device, else the reason shown', async ({ page, request }) => {
   await openNewJob(page, 'gpu');
-  const ops = page.getByRole('group', { name: 'Ops' });
+  const ops = page.getByRole('group', { name: 'Operations' });
   for (const name of ['GPU FP64 FMA', 'Integer ops (INT32)', 'GPU memory bandwidth', 'Host → device copy', 'Device → host copy']) {
     await ops.getByRole('checkbox', { name }).uncheck();
   }

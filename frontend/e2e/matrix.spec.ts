@@ -34,7 +34,7 @@ test('memory: a column per block size, in exact binary units, with bars and whis
 test('disk from the form: one op, sizes typed in KiB/MiB, IOPS and latency percentiles with units', async ({ page }) => {
   await page.addInitScript(recordArrivals);
   await openNewJob(page, 'disk');
-  const ops = page.getByRole('group', { name: 'Ops' });
+  const ops = page.getByRole('group', { name: 'Operations' });
   for (const name of ['Mixed read/write 50/50', 'Sequential write', 'Random read', 'Random write']) await ops.getByRole('checkbox', { name }).uncheck();
   await expect(ops.getByRole('checkbox', { checked: true })).toHaveCount(1);
   await page.getByLabel('Block sizes').fill('4 KiB');

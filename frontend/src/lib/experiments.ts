@@ -43,6 +43,17 @@ export function fieldApplies(e: Pick<Experiment, 'parameters' | 'applies'>, name
   return Object.entries(rule).every(([other, allowed]) => allowed.some((a) => same(a, valueOf(other, values, defaults))));
 }
 
+/** Whether parameter `name` applies to any run a job of these raw form values makes: with a list for the fan-out
+ * parameter (op "copy, latency": one run per op), when it applies to one of them (the latency run has working-set
+ * sizes); the server refuses a parameter no run would use. */
+export function fieldAppliesToAny(e: Pick<Experiment, 'parameters' | 'applies' | 'duration'>, name: string, values: Params): boolean {
+  const fanOut = e.duration.fan_out;
+  const v = fanOut ? values[fanOut] : undefined;
+  const picked = typeof v === 'string' ? v.split(/[\s,;]+/).filter(Boolean) : Array.isArray(v) ? v : [];
+  if (!fanOut || picked.length === 0) return fieldApplies(e, name, values);
+  return picked.some((one) => fieldApplies(e, name, { ...values, [fanOut]: one }));
+}
+
 export interface ExpectedDuration {
   /** Seconds of measuring at `repeats`. */
   measuring: number;

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { cpuExperiment, cpuTraceExperiment } from '../test/fixtures';
-import { fieldsFromSchema, initialValues, parseField, validateParams, type FieldSpec } from './param-schema';
+import { describeBounds, fieldsFromSchema, initialValues, parseField, validateParams, type FieldSpec } from './param-schema';
 
 const fields = fieldsFromSchema(cpuExperiment.parameters);
 const field = (name: string) => fields.find((f) => f.name === name) as FieldSpec;
 
 describe('fieldsFromSchema', () => {
-  it('maps enum to select, integer list to list, number|integer union to number, with bounds', () => {
+  it('maps a fan-out enum to checkboxes, integer list to list, number|integer union to number, with bounds', () => {
     expect(fields.map((f) => [f.name, f.kind])).toEqual([
-      ['op', 'enum'],
+      ['op', 'enum-list'],
       ['threads', 'integer-list'],
       ['repeats', 'integer'],
       ['duration_s', 'number'],
@@ -72,10 +72,10 @@ const diskSchema = {
       items: { enum: ['rw', 'seq_read', 'seq_write', 'rand_read', 'rand_write'], type: 'string' },
     },
     blocks: {
-      default: [8, 8192, 8388608, 83886080], description: 'Block sizes, bytes', minItems: 1, maxItems: 64, title: 'Blocks', type: 'array',
-      items: { maximum: 1073741824, minimum: 8, multipleOf: 8, type: 'integer' },
+      default: [8, 8192, 8388608, 83886080], description: 'Block sizes', minItems: 1, maxItems: 64, title: 'Blocks', type: 'array',
+      items: { maximum: 1073741824, minimum: 8, multipleOf: 8, type: 'integer' }, 'x-unit': 'B',
     },
-    file_size: { default: 1073741824, description: 'Test file size, bytes', maximum: 68719476736, minimum: 1048576, title: 'File Size', type: 'integer' },
+    file_size: { default: 1073741824, description: 'Test file size', maximum: 68719476736, minimum: 1048576, title: 'File Size', type: 'integer', 'x-unit': 'B' },
     iodepth: { default: 1, maximum: 256, minimum: 1, type: 'integer', description: 'Outstanding I/Os per thread' },
   },
 };
@@ -84,7 +84,7 @@ describe('lists of operations and sizes in bytes', () => {
   const disk = fieldsFromSchema(diskSchema);
   const f = (name: string) => disk.find((x) => x.name === name) as FieldSpec;
 
-  it('maps an array of enums to a pick-list with labels, and byte fields by their description', () => {
+  it('maps an array of enums to a pick-list with labels, and byte fields by their declared unit', () => {
     expect(disk.map((x) => [x.name, x.kind, x.bytes])).toEqual([
       ['ops', 'enum-list', false],
       ['blocks', 'integer-list', true],
@@ -113,5 +113,67 @@ describe('lists of operations and sizes in bytes', () => {
     expect(parseField(f('ops'), 'rand_read, seq_read')).toEqual({ ok: true, value: ['seq_read', 'rand_read'] });
     expect(parseField(f('ops'), 'nope')).toMatchObject({ ok: false });
     expect(parseField(f('ops'), '')).toEqual({ ok: false, error: 'Required' });
+  });
+});
+
+// As the backend publishes CpuParams / MemoryParams / GpuParams: a fan-out op (one value or a list), a runner
+// parameter whose help mentions bytes but which is a count (HPL's N), a GPU buffer declared in bytes.
+const published = {
+  type: 'object',
+  properties: {
+    op: {
+      anyOf: [
+        { enum: ['fp64', 'fp32', 'int32'], type: 'string' },
+        { items: { enum: ['fp64', 'fp32', 'int32'], type: 'string' }, maxItems: 3, minItems: 1, type: 'array', uniqueItems: true },
+      ],
+      default: 'fp64',
+      description: 'fp64 / fp32: fused multiply-add chains. A list of them runs each: one run per item.',
+      title: 'Op',
+    },
+    isa: { default: 'auto', enum: ['auto', 'avx2'], type: 'string', title: 'Isa', description: 'Instruction set.' },
+    hpl_n: {
+      default: 0, maximum: 20000, minimum: 0, type: 'integer', title: 'Hpl N',
+      description: 'With reference on (fp64): the problem size N of hpcc\'s HPL (the matrix is 8 N^2 bytes).',
+    },
+    bytes: { default: 0, maximum: 1000000000000, minimum: 0, type: 'integer', title: 'Bytes', description: 'Buffer size, bytes', 'x-unit': 'B' },
+    sizes: {
+      default: [1, 1024], items: { minimum: 1, maximum: 4194304, type: 'integer' }, minItems: 1, maxItems: 64, type: 'array',
+      description: 'Message sizes in bytes', 'x-unit': 'B',
+    },
+  },
+};
+
+describe('the published schema in the user\'s words', () => {
+  const cpu = fieldsFromSchema(published, 'cpu');
+  const f = (name: string) => cpu.find((x) => x.name === name) as FieldSpec;
+
+  it('a size in bytes is one because the kernel declares its unit, never because its help says "bytes"', () => {
+    expect(f('hpl_n')).toMatchObject({ kind: 'integer', bytes: false });
+    expect(describeBounds(f('hpl_n'))).toBe('0 – 20000');
+    expect(f('bytes')).toMatchObject({ kind: 'integer', bytes: true });
+    expect(describeBounds(f('bytes'))).toBe('0 B – 1 TB');
+    expect(parseField(f('bytes'), '2 TB')).toEqual({ ok: false, error: '2 TB is out of range: allowed 0 B – 1 TB' });
+    expect(describeBounds(f('sizes'))).toBe('1 B – 4 MiB');
+  });
+
+  it('offers a fan-out op as checkboxes, and sends one ticked as one value, several as a list', () => {
+    expect(f('op')).toMatchObject({ kind: 'enum-list', oneOrMany: true, minItems: 1, default: 'fp64', label: 'Operations' });
+    expect(f('op').options.map((o) => o.label)).toEqual(['FP64 FLOPS', 'FP32 FLOPS', 'Integer ops (INT32)']);
+    expect(initialValues(cpu).op).toBe('fp64');
+    expect(parseField(f('op'), 'fp32')).toEqual({ ok: true, value: 'fp32' });
+    expect(parseField(f('op'), 'int32, fp64')).toEqual({ ok: true, value: ['fp64', 'int32'] });
+    expect(parseField(f('op'), '')).toEqual({ ok: false, error: 'Required' });
+  });
+
+  it('labels and explains parameters in words, per experiment where a name means different things', () => {
+    expect(f('isa').label).toBe('Instruction set');
+    expect(f('hpl_n').label).toBe('HPL matrix size N (0 = sized for you)');
+    expect(f('op').description).toMatch(/^What to measure: /);
+    expect(fieldsFromSchema(published, 'network').find((x) => x.name === 'sizes')?.label).toBe('Message sizes');
+    expect(fieldsFromSchema(published, 'memory').find((x) => x.name === 'sizes')?.label).toBe('Working-set sizes');
+    expect(f('hpl_n').description).toMatch(/^With the reference tools on/);
+    // where the vocabulary has no help for it, the kernel's own description
+    expect(f('bytes').description).toBe('Buffer size, bytes');
+    expect(fieldsFromSchema(published, 'gpu').find((x) => x.name === 'bytes')?.description).toMatch(/^The buffer for memory bandwidth/);
   });
 });

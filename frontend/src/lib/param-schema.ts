@@ -1,7 +1,10 @@
 // Turns an experiment's published JSON Schema (`parameters`, from the kernel's --describe and the
 // backend's parameter model) into form field specs, and parses/validates what a person typed
-// against the same bounds. The form never hard-codes an experiment's parameters.
-import { enumLabels, fieldLabels } from '../config/experiments';
+// against the same bounds. The form never hard-codes an experiment's parameters: a field is a size in bytes
+// because the kernel's parameter table says so (its "x-unit": "B"), never because of words in its help; its label
+// and help come from the dashboard's vocabulary (config/experiments.ts), the kernel's description where that has
+// none.
+import { enumLabels, fieldHelp, fieldLabels } from '../config/experiments';
 import { humanize } from './format';
 import { bytesInput, formatBlockSize, parseByteSize } from './units';
 
@@ -28,6 +31,8 @@ export interface JsonSchema {
   $ref?: string;
   $defs?: Record<string, JsonSchema>;
   definitions?: Record<string, JsonSchema>;
+  /** The unit the kernel's parameter table declares (hbk <kernel> --describe): "B" is a size in bytes. */
+  'x-unit'?: string;
 }
 
 export type FieldKind = 'enum' | 'enum-list' | 'integer' | 'number' | 'integer-list' | 'number-list' | 'boolean' | 'string';
@@ -50,8 +55,10 @@ export interface FieldSpec {
   exclusiveMax: number | null;
   /** Each value must be a multiple of this (e.g. 8-byte blocks). */
   multipleOf: number | null;
-  /** A size in bytes (the schema's description says so): typed as "8 KiB", shown exactly. */
+  /** A size in bytes (the kernel declares its unit "B"): typed as "8 KiB", shown exactly. */
   bytes: boolean;
+  /** One value or several (the job's fan-out parameter: one run per value): checkboxes; one picked is sent as it is. */
+  oneOrMany: boolean;
   minItems: number | null;
   maxItems: number | null;
   unique: boolean;
@@ -100,10 +107,27 @@ function isAutoTitle(title: string, name: string): boolean {
   return title.toLowerCase() === name.replace(/_/g, ' ').toLowerCase();
 }
 
-function labelFor(name: string, s: JsonSchema): string {
-  if (fieldLabels[name]) return fieldLabels[name] as string;
+/** The vocabulary's entry for this experiment's parameter ("memory.sizes"), else for the name ("sizes"). */
+function said(table: Record<string, string>, experiment: string, name: string): string | undefined {
+  return table[`${experiment}.${name}`] ?? table[name];
+}
+
+function labelFor(name: string, s: JsonSchema, experiment: string): string {
+  const label = said(fieldLabels, experiment, name);
+  if (label) return label;
   if (s.title && !isAutoTitle(s.title, name)) return s.title;
   return humanize(name);
+}
+
+/** A job's fan-out parameter as the API publishes it: one value, or a list of distinct ones of the same choices
+ * (anyOf [enum, array of that enum]). */
+function fanOutChoices(s: JsonSchema, root: JsonSchema): JsonSchema | null {
+  const branches = resolveRef(s, root).anyOf ?? resolveRef(s, root).oneOf;
+  if (!branches || branches.length !== 2) return null;
+  const [one, many] = branches.map((b) => normalize(b, root)) as [JsonSchema, JsonSchema];
+  const items = normalize(many.items ?? {}, root);
+  const same = one.enum && items.enum && one.enum.length === items.enum.length && one.enum.every((v, i) => items.enum?.[i] === v);
+  return typesOf(many).includes('array') && same ? many : null;
 }
 
 function kindOf(s: JsonSchema, root: JsonSchema): FieldKind {
@@ -121,28 +145,33 @@ function kindOf(s: JsonSchema, root: JsonSchema): FieldKind {
   return 'string';
 }
 
-export function fieldsFromSchema(schema: unknown): FieldSpec[] {
+/** The form's fields of an experiment's parameter schema; `experiment` (its kind) picks the vocabulary's words
+ * where one parameter name means different things (memory's sizes are working sets, network's are messages). */
+export function fieldsFromSchema(schema: unknown, experiment = ''): FieldSpec[] {
   if (typeof schema !== 'object' || schema === null) return [];
   const root = schema as JsonSchema;
   const props = root.properties ?? {};
   const required = new Set(root.required ?? []);
   return Object.entries(props).map(([name, raw]) => {
-    const s = normalize(raw, root);
+    const many = fanOutChoices(raw, root);
+    const { anyOf: _a, oneOf: _o, ...outer } = resolveRef(raw, root);
+    const s = many ? { ...many, ...outer, type: 'array' } : normalize(raw, root);
     const kind = kindOf(s, root);
     const bounds = kind.endsWith('-list') ? normalize(s.items ?? {}, root) : s;
     const numeric = kind === 'integer' || kind === 'integer-list';
     return {
       name,
       kind,
-      label: labelFor(name, s),
-      description: s.description ?? null,
+      label: labelFor(name, s, experiment),
+      description: said(fieldHelp, experiment, name) ?? s.description ?? null,
       default: s.default,
       min: bounds.minimum ?? null,
       max: bounds.maximum ?? null,
       exclusiveMin: bounds.exclusiveMinimum ?? null,
       exclusiveMax: bounds.exclusiveMaximum ?? null,
       multipleOf: bounds.multipleOf ?? null,
-      bytes: numeric && /\bbytes\b/i.test(s.description ?? ''),
+      bytes: numeric && s['x-unit'] === 'B',
+      oneOrMany: many !== null,
       minItems: s.minItems ?? null,
       maxItems: s.maxItems ?? null,
       unique: s.uniqueItems ?? false,
@@ -170,9 +199,25 @@ export function initialValues(fields: FieldSpec[]): RawValues {
   return out;
 }
 
+const DECIMAL = ['B', 'KB', 'MB', 'GB', 'TB'] as const;
+
+/** A size as a bound or an error reads it: exact, in binary units where one divides it (8 KiB, 80 MiB), else in
+ * decimal units where one does (10^12 → "1 TB", not "976,562,500 KiB"), else in bytes. */
+export function formatSize(bytes: number): string {
+  const binary = formatBlockSize(bytes);
+  let v = bytes;
+  let i = 0;
+  while (v >= 1000 && v % 1000 === 0 && i < DECIMAL.length - 1) {
+    v /= 1000;
+    i += 1;
+  }
+  const mantissa = (text: string) => Number(text.split(' ')[0]?.replace(/,/g, ''));
+  return i > 0 && v < mantissa(binary) ? `${new Intl.NumberFormat('en-US').format(v)} ${DECIMAL[i]}` : binary;
+}
+
 /** "1 – 256", "≥ 0", "≤ 600", "8 B – 1 GiB": the bounds as a person reads them. */
 export function describeBounds(f: FieldSpec): string | null {
-  const show = (v: number | null) => (v === null ? null : f.bytes ? formatBlockSize(v) : v);
+  const show = (v: number | null) => (v === null ? null : f.bytes ? formatSize(v) : v);
   const lo = show(f.min ?? f.exclusiveMin);
   const hi = show(f.max ?? f.exclusiveMax);
   if (lo !== null && hi !== null) return `${lo} – ${hi}`;
@@ -188,9 +233,9 @@ function checkBounds(f: FieldSpec, n: number): string | null {
     (f.max !== null && n > f.max) ||
     (f.exclusiveMin !== null && n <= f.exclusiveMin) ||
     (f.exclusiveMax !== null && n >= f.exclusiveMax);
-  if (outside) return `${f.bytes ? formatBlockSize(n) : n} is out of range: allowed ${range}`;
+  if (outside) return `${f.bytes ? formatSize(n) : n} is out of range: allowed ${range}`;
   if (f.multipleOf !== null && f.multipleOf > 0 && n % f.multipleOf !== 0) {
-    return `${f.bytes ? formatBlockSize(n) : n} is not a multiple of ${f.bytes ? formatBlockSize(f.multipleOf) : f.multipleOf}`;
+    return `${f.bytes ? formatSize(n) : n} is not a multiple of ${f.bytes ? formatSize(f.multipleOf) : f.multipleOf}`;
   }
   return null;
 }
@@ -236,7 +281,9 @@ export function parseField(f: FieldSpec, raw: RawValue | undefined): ParseResult
       if (unknown !== undefined) return { ok: false, error: `"${unknown}" is not one of ${f.options.map((o) => o.value).join(', ')}` };
       if (f.minItems !== null && parts.length < f.minItems) return { ok: false, error: `Pick at least ${f.minItems}` };
       if (f.maxItems !== null && parts.length > f.maxItems) return { ok: false, error: `Pick at most ${f.maxItems}` };
-      return { ok: true, value: f.options.filter((o) => parts.includes(String(o.value))).map((o) => o.value) };
+      const picked = f.options.filter((o) => parts.includes(String(o.value))).map((o) => o.value);
+      // one or many: a single choice is sent as one value, as the form showed it before (one run)
+      return { ok: true, value: f.oneOrMany && picked.length === 1 ? picked[0] : picked };
     }
     case 'integer-list':
     case 'number-list': {

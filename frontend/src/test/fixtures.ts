@@ -11,12 +11,16 @@ export const cpuExperiment: Experiment = {
   run_kinds: ['cpu'],
   reference_tools: ['hpcc', 'likwid-bench'],
   applies: {},
-  duration: { per_item: ['threads'], fixed: {}, reference_allowance_s: 300, reference_per: 'threads' },
+  duration: { per_item: ['threads'], fan_out: 'op', fixed: {}, reference_allowance_s: 300, reference_per: 'threads' },
   // As pydantic's model_json_schema() writes CpuParams (auto titles, number|integer unions).
   parameters: {
     additionalProperties: false,
     properties: {
-      op: { default: 'fp64', description: 'fp64 / fp32: FMA FLOPS; int32: vector integer adds', enum: ['fp64', 'fp32', 'int32'], title: 'Op', type: 'string' },
+      // a fan-out parameter: one op, or a list of them (one run per op)
+      op: {
+        anyOf: [{ enum: ['fp64', 'fp32', 'int32'], type: 'string' }, { items: { enum: ['fp64', 'fp32', 'int32'], type: 'string' }, maxItems: 3, minItems: 1, type: 'array', uniqueItems: true }],
+        default: 'fp64', description: 'fp64 / fp32: FMA FLOPS; int32: vector integer adds. A list of them runs each: one run per item.', title: 'Op',
+      },
       threads: {
         default: [1, 2, 4, 8],
         description: 'Thread counts to run, one after another',
@@ -94,7 +98,7 @@ export const diskExperiment: Experiment = {
       },
       blocks: {
         default: [8, 8192, 8388608, 83886080], description: 'Block sizes, bytes', items: { maximum: 83886080, minimum: 1, type: 'integer' },
-        maxItems: 64, minItems: 1, type: 'array',
+        maxItems: 64, minItems: 1, type: 'array', 'x-unit': 'B',
       },
       direct: { default: false, type: 'boolean', description: 'O_DIRECT (bypass the page cache)' },
       threads: { default: [1, 2, 4, 8], items: { maximum: 256, minimum: 1, type: 'integer' }, maxItems: 64, minItems: 1, type: 'array' },
@@ -118,7 +122,10 @@ export const networkPairExperiment: Experiment = {
     additionalProperties: false,
     properties: {
       op: { default: 'tcp_stream', enum: ['tcp_stream', 'udp_stream', 'tcp_rr', 'udp_rr'], type: 'string' },
-      sizes: { default: [65536], description: 'Message sizes, bytes', items: { maximum: 4194304, minimum: 1, type: 'integer' }, maxItems: 64, minItems: 1, type: 'array' },
+      sizes: {
+        default: [65536], description: 'Message sizes, bytes', items: { maximum: 4194304, minimum: 1, type: 'integer' }, maxItems: 64, minItems: 1, type: 'array',
+        'x-unit': 'B',
+      },
       streams: { default: [1], items: { maximum: 8, minimum: 1, type: 'integer' }, maxItems: 8, minItems: 1, type: 'array' },
       repeats: { default: 2, maximum: 100, minimum: 1, type: 'integer' },
       duration_s: { anyOf: [{ type: 'number' }, { type: 'integer' }], default: 1, maximum: 3600, minimum: 0.2 },
@@ -137,23 +144,22 @@ export const memoryExperiment: Experiment = {
   run_kinds: ['memory'],
   reference_tools: ['stream'],
   applies: { blocks: { op: ['copy', 'read', 'write', 'rand_read', 'rand_write'] }, sizes: { op: ['latency'] } },
-  duration: { per_item: ['blocks', 'sizes', 'threads'], fixed: {}, reference_allowance_s: 300, reference_per: 'threads' },
+  duration: { per_item: ['blocks', 'sizes', 'threads'], fan_out: 'op', fixed: {}, reference_allowance_s: 300, reference_per: 'threads' },
   parameters: {
     type: 'object',
     additionalProperties: false,
     properties: {
       op: {
-        default: 'copy',
-        enum: ['copy', 'read', 'write', 'rand_read', 'rand_write', 'stream_copy', 'stream_scale', 'stream_add', 'stream_triad', 'latency'],
-        type: 'string',
+        anyOf: [{ enum: ['copy', 'read', 'write', 'rand_read', 'rand_write', 'stream_copy', 'stream_scale', 'stream_add', 'stream_triad', 'latency'], type: 'string' }, { items: { enum: ['copy', 'read', 'write', 'rand_read', 'rand_write', 'stream_copy', 'stream_scale', 'stream_add', 'stream_triad', 'latency'], type: 'string' }, maxItems: 10, minItems: 1, type: 'array', uniqueItems: true }],
+        default: 'copy', title: 'Op',
       },
       blocks: {
         default: [64, 4096, 1048576], description: 'Block sizes in bytes, multiples of 8', items: { maximum: 1073741824, minimum: 8, multipleOf: 8, type: 'integer' },
-        maxItems: 64, minItems: 1, type: 'array',
+        maxItems: 64, minItems: 1, type: 'array', 'x-unit': 'B',
       },
       sizes: {
         default: [4096, 65536, 1048576, 16777216, 268435456, 1073741824], description: 'Working-set sizes, bytes',
-        items: { maximum: 17179869184, minimum: 4096, type: 'integer' }, maxItems: 64, minItems: 1, type: 'array',
+        items: { maximum: 17179869184, minimum: 4096, type: 'integer' }, maxItems: 64, minItems: 1, type: 'array', 'x-unit': 'B',
       },
       threads: { default: [1, 2], items: { maximum: 256, minimum: 1, type: 'integer' }, maxItems: 64, minItems: 1, type: 'array' },
       repeats: { default: 3, maximum: 100, minimum: 1, type: 'integer' },

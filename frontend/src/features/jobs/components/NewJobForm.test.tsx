@@ -27,13 +27,15 @@ describe('NewJobForm (generated from the experiment schema)', () => {
     setup();
     expect(screen.getByLabelText(/bench-a/)).toBeChecked();
     expect(screen.getByLabelText('Experiment')).toHaveValue('cpu');
-    expect(screen.getByLabelText('Op')).toHaveValue('fp64');
-    expect(screen.getByRole('option', { name: 'FP32 FLOPS' })).toBeInTheDocument();
+    // the op a job may give a list of: checkboxes, the default ticked
+    const ops = screen.getByRole('group', { name: 'Operations' });
+    expect(within(ops).getByRole('checkbox', { name: 'FP64 FLOPS' })).toBeChecked();
+    expect(within(ops).getByRole('checkbox', { name: 'FP32 FLOPS' })).not.toBeChecked();
     expect(screen.getByLabelText('Threads')).toHaveValue('1, 2, 4, 8');
     expect(screen.getByLabelText('Repeats')).toHaveValue(3);
     expect(screen.getByLabelText('Duration (s)')).toHaveValue(5);
     expect(screen.getByLabelText('Warm-up (s)')).toHaveValue(1);
-    expect(screen.getByLabelText('Repeats')).toHaveAccessibleDescription(/Measured repeats per thread count.*allowed 1 – 100/);
+    expect(screen.getByLabelText('Repeats')).toHaveAccessibleDescription(/How many times each configuration is measured.*allowed 1 – 100/);
     // 4 thread counts × (1 s warm-up + 3 × 5 s)
     expect(screen.getByText(/Estimated duration/)).toHaveTextContent('Estimated duration: 1 min 4 s');
   });
@@ -67,7 +69,7 @@ describe('NewJobForm (generated from the experiment schema)', () => {
     const first = fetchMock.mock.calls[0]?.[0] as Request;
     expect(first.url).toMatch(/\/api\/jobs\/estimate$/);
     expect(await first.clone().json()).toMatchObject({ experiment: 'cpu', host_ids: [1], params: {} });
-    await user.click(screen.getByLabelText(/Reference/));
+    await user.click(screen.getByLabelText('Also run the reference tools'));
     await waitFor(() => expect(screen.getByText(/Estimated duration/)).toHaveTextContent('about 5 min 58 s'));
     const line = screen.getByText(/Estimated duration/);
     expect(line).toHaveTextContent('measuring 1 min 4 s, then 2 reference runs: HPL N = 4,032, 1 process ~37 s; likwid-bench');
@@ -165,7 +167,7 @@ describe('NewJobForm (generated from the experiment schema)', () => {
   it('disk: operations as checkboxes, block sizes in binary units, and a typed request', async () => {
     const { user, fetchMock } = setup();
     await user.selectOptions(screen.getByLabelText('Experiment'), 'disk');
-    const ops = screen.getByRole('group', { name: 'Ops' });
+    const ops = screen.getByRole('group', { name: 'Operations' });
     expect(within(ops).getAllByRole('checkbox', { checked: true })).toHaveLength(5);
     await user.click(within(ops).getByRole('checkbox', { name: 'Mixed read/write 50/50' }));
     await user.click(within(ops).getByRole('checkbox', { name: 'Sequential write' }));
@@ -191,9 +193,9 @@ describe('NewJobForm (generated from the experiment schema)', () => {
   it('disk: refuses an empty operation list in place', async () => {
     const { user, fetchMock } = setup();
     await user.selectOptions(screen.getByLabelText('Experiment'), 'disk');
-    for (const box of within(screen.getByRole('group', { name: 'Ops' })).getAllByRole('checkbox')) await user.click(box);
+    for (const box of within(screen.getByRole('group', { name: 'Operations' })).getAllByRole('checkbox')) await user.click(box);
     await user.click(screen.getByRole('button', { name: 'Start run' }));
-    expect(screen.getByRole('group', { name: 'Ops' })).toHaveAccessibleDescription(/Required/);
+    expect(screen.getByRole('group', { name: 'Operations' })).toHaveAccessibleDescription(/Required/);
     expect(jobPosts(fetchMock)).toEqual([]);
   });
 
@@ -223,22 +225,59 @@ describe('NewJobForm (generated from the experiment schema)', () => {
   it('memory: asks for block sizes or working-set sizes as the op chosen takes them (the published applies)', async () => {
     const { user, fetchMock } = setup();
     await user.selectOptions(screen.getByLabelText('Experiment'), 'memory');
+    const ops = screen.getByRole('group', { name: 'Operations' });
+    const only = async (name: string) => {
+      for (const box of within(ops).getAllByRole('checkbox', { checked: true })) await user.click(box);
+      await user.click(within(ops).getByRole('checkbox', { name }));
+    };
     expect(screen.getByLabelText('Block sizes')).toBeInTheDocument();
-    expect(screen.queryByLabelText('Sizes')).not.toBeInTheDocument();
+    expect(screen.queryByLabelText('Working-set sizes')).not.toBeInTheDocument();
     // 3 blocks × 2 thread counts × (1 s + 3 × 3 s)
     expect(screen.getByText(/Estimated duration/)).toHaveTextContent('Estimated duration: 1 min');
-    await user.selectOptions(screen.getByLabelText('Op'), 'stream_triad');
+    await only('STREAM Triad');
     expect(screen.queryByLabelText('Block sizes')).not.toBeInTheDocument();
-    expect(screen.queryByLabelText('Sizes')).not.toBeInTheDocument();
+    expect(screen.queryByLabelText('Working-set sizes')).not.toBeInTheDocument();
     expect(screen.getByText(/Estimated duration/)).toHaveTextContent('Estimated duration: 20 s');
-    await user.selectOptions(screen.getByLabelText('Op'), 'latency');
+    await only('Load latency');
     expect(screen.queryByLabelText('Block sizes')).not.toBeInTheDocument();
-    expect(screen.getByLabelText('Sizes')).toBeInTheDocument();
+    expect(screen.getByLabelText('Working-set sizes')).toBeInTheDocument();
     // 6 sizes × 2 thread counts × 10 s
     expect(screen.getByText(/Estimated duration/)).toHaveTextContent('Estimated duration: 2 min');
     await user.click(screen.getByRole('button', { name: 'Start run' }));
     await waitFor(() => expect(fetchMock).toHaveBeenCalled());
     expect(await (jobPosts(fetchMock)[0] as Request).json()).toEqual({ host_ids: [1], experiment: 'memory', params: { op: 'latency' } });
+  });
+
+  it('several ops ticked: one run each, sent as a list; the fields of any of them are asked for', async () => {
+    const { user, fetchMock } = setup();
+    await user.click(within(screen.getByRole('group', { name: 'Operations' })).getByRole('checkbox', { name: 'Integer ops (INT32)' }));
+    // two runs of 4 thread counts × (1 s warm-up + 3 × 5 s)
+    expect(screen.getByText(/Estimated duration/)).toHaveTextContent('Estimated duration: 2 min 8 s');
+    await user.click(screen.getByRole('button', { name: 'Start run' }));
+    await waitFor(() => expect(jobPosts(fetchMock)).toHaveLength(1));
+    expect(await (jobPosts(fetchMock)[0] as Request).json()).toEqual({ host_ids: [1], experiment: 'cpu', params: { op: ['fp64', 'int32'] } });
+
+    await user.selectOptions(screen.getByLabelText('Experiment'), 'memory');
+    await user.click(within(screen.getByRole('group', { name: 'Operations' })).getByRole('checkbox', { name: 'Load latency' }));
+    // copy takes block sizes, latency working-set sizes: both are asked for
+    expect(screen.getByLabelText('Block sizes')).toBeInTheDocument();
+    expect(screen.getByLabelText('Working-set sizes')).toBeInTheDocument();
+  });
+
+  it('switching to the two-host experiment keeps the host already ticked, as the one that serves', async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => jsonResponse({ typical_s: 1, cap_s: 1, references: [] })));
+    const two = [
+      { id: 1, name: 'bench-a', online: true },
+      { id: 2, name: 'bench-b', online: true },
+    ];
+    renderWithProviders(<NewJobForm hosts={two} experiments={[cpuExperiment, networkPairExperiment]} onCreated={vi.fn()} />);
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('checkbox', { name: /^bench-b/ }));
+    await user.selectOptions(screen.getByLabelText('Experiment'), 'network_pair');
+    expect(screen.getByRole('checkbox', { name: /^bench-b/ })).toBeChecked();
+    expect(screen.getByRole('note', { name: 'Host roles' })).toHaveTextContent('bench-b serves; pick the host that drives');
+    await user.selectOptions(screen.getByLabelText('Experiment'), 'cpu');
+    expect(screen.getByRole('checkbox', { name: /^bench-b/ })).toBeChecked();
   });
 
   describe('network between two hosts', () => {
@@ -276,14 +315,14 @@ describe('NewJobForm (generated from the experiment schema)', () => {
       const { user, fetchMock, onCreated } = setupPair();
       await user.click(screen.getByRole('checkbox', { name: /^bench-a/ }));
       await user.click(screen.getByRole('checkbox', { name: /^bench-b/ }));
-      await user.selectOptions(screen.getByLabelText('Op'), 'udp_stream');
-      expect(screen.getByLabelText('Sizes')).toHaveValue('64 KiB');
+      await user.selectOptions(screen.getByLabelText('Operation'), 'udp_stream');
+      expect(screen.getByLabelText('Message sizes')).toHaveValue('64 KiB');
       await user.click(screen.getByRole('button', { name: 'Start run' }));
       await waitFor(() => expect(onCreated).toHaveBeenCalled());
       expect(await (jobPosts(fetchMock)[0] as Request).json()).toEqual({ host_ids: [1, 2], experiment: 'network_pair', params: { op: 'udp_stream' } });
     });
 
-    it("shows the kernel's rule refusing a size next to Sizes, and clears it when sizes change", async () => {
+    it("shows the kernel's rule refusing a size next to Message sizes, and clears it when sizes change", async () => {
       const { user, fetchMock } = setupPair();
       fetchMock.mockImplementation(async () =>
         jsonResponse(
@@ -302,8 +341,8 @@ describe('NewJobForm (generated from the experiment schema)', () => {
       );
       await user.click(screen.getByRole('checkbox', { name: /^bench-a/ }));
       await user.click(screen.getByRole('checkbox', { name: /^bench-b/ }));
-      await user.selectOptions(screen.getByLabelText('Op'), 'udp_stream');
-      const sizes = screen.getByLabelText('Sizes');
+      await user.selectOptions(screen.getByLabelText('Operation'), 'udp_stream');
+      const sizes = screen.getByLabelText('Message sizes');
       await user.clear(sizes);
       await user.type(sizes, '65536');
       await user.click(screen.getByRole('button', { name: 'Start run' }));

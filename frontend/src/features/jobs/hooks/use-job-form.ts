@@ -4,7 +4,7 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import { ApiError, errorMessage } from '../../../lib/api/errors';
 import type { Experiment, JobCreate, JobPublic } from '../../../lib/api/types';
-import { fieldApplies, isTwoHost } from '../../../lib/experiments';
+import { fieldAppliesToAny, isTwoHost } from '../../../lib/experiments';
 import { useCreateJob } from '../api/create-job';
 import {
   FORM_ID,
@@ -32,13 +32,13 @@ const NO_SERVER_ERRORS: MappedErrors = { fields: {}, form: [] };
 /** Raw parameter values, kept per experiment so switching back finds them as they were; `sent` holds only the
  * parameters the person changed (the server's defaults apply to the rest). */
 function useParamValues(kind: string, experiment: Experiment | undefined) {
-  const allFields = useMemo(() => fieldsFromSchema(experiment?.parameters), [experiment]);
+  const allFields = useMemo(() => fieldsFromSchema(experiment?.parameters, kind), [experiment, kind]);
   const initial = useMemo(() => initialValues(allFields), [allFields]);
   const [rawByKind, setRawByKind] = useState<Record<string, RawValues>>({});
   const raw = rawByKind[kind] ?? initial;
   // A field that does not apply to the values chosen is not shown (the experiment's `applies`: e.g. only a
-  // latency op has working-set sizes)
-  const fields = allFields.filter((f) => !experiment || fieldApplies(experiment, f.name, raw));
+  // latency op has working-set sizes); with several ops ticked, one that applies to any of their runs is
+  const fields = allFields.filter((f) => !experiment || fieldAppliesToAny(experiment, f.name, raw));
   const setValue = (name: string, value: RawValue) => setRawByKind((all) => ({ ...all, [kind]: { ...raw, [name]: value } }));
   const { params, errors } = validateParams(fields, raw);
   return { fields, raw, setValue, params, errors, sent: paramsToSend(fields, params, raw, initial) };

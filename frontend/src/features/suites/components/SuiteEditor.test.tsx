@@ -35,11 +35,13 @@ describe('SuiteEditor', () => {
     await user.click(screen.getByRole('button', { name: 'Add item' }));
     const second = screen.getByRole('group', { name: 'Item 2: Memory' });
     expect(within(second).getByLabelText('Block sizes')).toBeInTheDocument();
-    await user.selectOptions(within(second).getByLabelText('Op'), 'latency');
+    const ops = within(second).getByRole('group', { name: 'Operations' });
+    await user.click(within(ops).getByRole('checkbox', { name: 'Load latency' }));
+    await user.click(within(ops).getByRole('checkbox', { name: 'Copy (read + write)' }));
     // Working-set sizes apply to the latency op only; block sizes do not.
     expect(within(second).queryByLabelText('Block sizes')).not.toBeInTheDocument();
-    await user.clear(within(second).getByLabelText('Sizes'));
-    await user.type(within(second).getByLabelText('Sizes'), '4 KiB');
+    await user.clear(within(second).getByLabelText('Working-set sizes'));
+    await user.type(within(second).getByLabelText('Working-set sizes'), '4 KiB');
     await user.clear(within(second).getByLabelText('Threads'));
     await user.type(within(second).getByLabelText('Threads'), '1');
     // 1 size × 1 thread × (1 s + 3 × 3 s)

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../lib/api/errors';
-import type { Experiment } from '../../../lib/api/types';
 import { cpuExperiment, memoryExperiment, networkPairExperiment } from '../../../test/fixtures';
 import {
   draftFromSuite,
@@ -16,25 +15,9 @@ import {
   type DraftItem,
 } from './editor';
 
-/** As GET /api/experiments publishes a fan-out parameter: one op, or a list of them (one run per op). */
-function withFanOut(e: Experiment): Experiment {
-  const props = (e.parameters as { properties: Record<string, { enum: string[]; default: string }> }).properties;
-  const op = props.op as { enum: string[]; default: string };
-  return {
-    ...e,
-    duration: { ...e.duration, fan_out: 'op' },
-    parameters: {
-      ...e.parameters,
-      properties: {
-        ...props,
-        op: { anyOf: [{ enum: op.enum, type: 'string' }, { items: { enum: op.enum, type: 'string' }, minItems: 1, type: 'array' }], default: op.default },
-      },
-    },
-  };
-}
-
-const cpu = withFanOut(cpuExperiment);
-const memory = withFanOut(memoryExperiment);
+// The fixtures publish op as GET /api/experiments does: a fan-out parameter, one op or a list of them (one run per op).
+const cpu = cpuExperiment;
+const memory = memoryExperiment;
 const experiments = [cpu, memory, networkPairExperiment];
 
 const set = (item: DraftItem, values: Record<string, string>) => Object.entries(values).reduce((it, [k, v]) => withValue(it, k, v), item);

@@ -4,7 +4,7 @@
 // read in words. Nothing here names an experiment: fields, defaults, `applies` and duration terms come from the API.
 import { ApiError, errorMessage } from '../../../lib/api/errors';
 import type { Experiment } from '../../../lib/api/types';
-import { expectedDuration, fieldApplies, isTwoHost, parameterDefaults } from '../../../lib/experiments';
+import { expectedDuration, fieldAppliesToAny, isTwoHost, parameterDefaults } from '../../../lib/experiments';
 import { fieldsFromSchema, initialValues, validateParams, type FieldSpec, type RawValue, type RawValues } from '../../../lib/param-schema';
 
 type Params = Record<string, unknown>;
@@ -36,20 +36,16 @@ export interface SuiteBody {
 let nextKey = 1;
 const newKey = () => nextKey++;
 
-/** An item's fields: the experiment's generated ones, its fan-out parameter (op: one run per item) offered as a
- * list to pick from, since a suite item, like a job, may measure several ops. */
+/** An item's fields: the experiment's generated ones, as the New job form's (its fan-out parameter, op: one run per
+ * item, offered as checkboxes, since a suite item, like a job, may measure several ops). */
 export function itemFields(e: ItemExperiment): FieldSpec[] {
-  const fanOut = e.duration.fan_out;
-  return fieldsFromSchema(e.parameters).map((f): FieldSpec => (f.name === fanOut && f.kind === 'enum' ? { ...f, kind: 'enum-list', minItems: 1 } : f));
+  return fieldsFromSchema(e.parameters, e.kind);
 }
 
 /** Whether a field applies to the item: with a fan-out list, when it applies to any of the runs it makes (the
  * latency run of op [copy, latency] has working-set sizes). */
 export function itemFieldApplies(e: ItemExperiment, name: string, raw: RawValues): boolean {
-  const fanOut = e.duration.fan_out;
-  const picked = fanOut && typeof raw[fanOut] === 'string' ? (raw[fanOut] as string).split(/[\s,;]+/).filter(Boolean) : [];
-  if (!fanOut || picked.length === 0) return fieldApplies(e, name, raw);
-  return picked.some((v) => fieldApplies(e, name, { ...raw, [fanOut]: v }));
+  return fieldAppliesToAny(e, name, raw);
 }
 
 /** Raw form values showing these parameters (the published defaults for the rest). */
