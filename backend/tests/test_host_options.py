@@ -141,3 +141,31 @@ def test_a_disk_job_names_a_target_the_host_offers_never_a_path(client, session)
     for path in ("/etc", "../../tmp", "nvme0/../x"):
         r = _job(client, host_id, "disk", {**short, "target": path})
         assert r.status_code == 422 and r.json()["detail"][0]["loc"][-1] == "target", r.text
+
+
+def test_a_gpu_job_on_a_host_whose_inventory_lists_no_gpu_is_refused_naming_the_host(client, session):
+    """Issue 32: a GPU job on a host without a GPU was accepted (and failed on the host). Its runner's inventory
+    lists the GPUs the CUDA kernel can use (inventory/gpus.py): none is a 422 on host_ids, before anything is
+    queued; a device number past the host's GPUs names device; an inventory that does not say is left to the
+    kernel."""
+    short = {"ops": ["fp32_fma"], "repeats": 1, "duration_s": 1, "warmup_s": 0}
+    none, name = _host(client, session, {**ZEN4_INVENTORY, "gpus": []})
+    r = _job(client, none, "gpu", short)
+    assert r.status_code == 422, r.text
+    [d] = r.json()["detail"]
+    assert d["loc"] == ["body", "host_ids", 0] and d["type"] == "host_lacks"
+    assert d["msg"] == f"host {name} has no GPU: its inventory lists no NVIDIA GPU the CUDA kernel could use; " \
+                       "pick a host with one"
+    one, name = _host(client, session, {**ZEN4_INVENTORY, "gpus": [{"pci": "0000:18:00.0", "vendor": "nvidia",
+                                                                    "device_id": "0x2335", "model": "NVIDIA H200"}]})
+    assert _job(client, one, "gpu", short).status_code == 201
+    r = _job(client, one, "gpu", {**short, "device": 1})
+    assert r.status_code == 422
+    [d] = r.json()["detail"]
+    assert d["loc"] == ["body", "params", "device"] and d["msg"] == f"device 1: host {name} has 1 GPU (devices 0 to 0)"
+    # the second host of a list is judged too; a CPU job on the host without a GPU is fine
+    r = client.post("/api/jobs", json={"host_ids": [one, none], "experiment": "gpu", "params": short})
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "host_ids", 1]
+    assert _job(client, none, "cpu", {"op": "fp64", "threads": [1], "repeats": 1, "duration_s": 0.5}).status_code == 201
+    unknown, _ = _host(client, session, ZEN4_INVENTORY)  # a runner from before: its inventory does not say
+    assert "gpus" not in ZEN4_INVENTORY and _job(client, unknown, "gpu", short).status_code == 201

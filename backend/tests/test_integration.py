@@ -135,13 +135,18 @@ def test_every_kernel_runs_through_the_job_flow(stack, experiment, params, unit)
     assert rows and all(row["unit"] == unit and row["mean"] > 0 and row["valid"] for row in rows)
 
 
-def test_gpu_job_on_a_host_without_a_gpu_fails_with_the_reason(stack):
+def test_gpu_job_on_a_host_without_a_gpu_is_refused_naming_the_host(stack):
+    """The real runner's inventory lists the host's GPUs (none here): the API refuses the job, naming the host, and
+    nothing is queued (issue 32; it used to be queued and fail on the host with the kernel's reason)."""
     url = stack.url
-    body = {"host_ids": [_host_id(url)], "experiment": "gpu", "params": {"ops": ["fp32_fma"], "repeats": 1,
-                                                                         "duration_s": 0.5, "warmup_s": 0}}
-    run_id = httpx.post(f"{url}/api/jobs", json=body, headers=AUTH, timeout=10).json()["runs"][0]["id"]
-    run = _wait_status(url, run_id, {"succeeded", "failed", "untrusted"}, timeout=60)
-    if run["status"] == "succeeded":
-        pytest.skip("this host has a usable CUDA GPU")  # the unsupported path is what this test is about
-    assert run["status"] == "failed"
-    assert "unsupported" in run["status_reason"] or "CUDA" in run["status_reason"], run["status_reason"]
+    host_id = _host_id(url)
+    host = httpx.get(f"{url}/api/hosts/{host_id}", headers=AUTH, timeout=5).json()
+    if host["inventory"].get("gpus"):
+        pytest.skip("this host has a GPU")  # the refusal is what this test is about
+    assert host["inventory"]["gpus"] == []
+    body = {"host_ids": [host_id], "experiment": "gpu", "params": {"ops": ["fp32_fma"], "repeats": 1,
+                                                                  "duration_s": 0.5, "warmup_s": 0}}
+    r = httpx.post(f"{url}/api/jobs", json=body, headers=AUTH, timeout=10)
+    assert r.status_code == 422, r.text
+    [d] = r.json()["detail"]
+    assert d["loc"] == ["body", "host_ids", 0] and "it-host has no GPU" in d["msg"]

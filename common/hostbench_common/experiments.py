@@ -123,6 +123,8 @@ class Run:
     # CPU (the "disturbed" verdict): True, False (they sleep by design: blocking I/O, waiting on a socket or a
     # GPU), or only while a parameter has one of these values ({"poll": ("busy",)}).
     cpu_bound: bool | Mapping[str, tuple[Any, ...]] = True
+    # It runs on a GPU: the API refuses it on a host whose inventory lists none (hostfit.py; inventory["gpus"]).
+    needs_gpu: bool = False
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -490,7 +492,7 @@ RUNS: dict[str, Run] = {r.kind: r for r in (
         unit="Mbit/s", units_by_op=NET_UNITS, peak="nic", references=NET_TOOLS, cpu_bound=NET_BUSY),
     Run("gpu", "gpu", (Param("ops", kernel_name="op", per_item=True), Param("device"), Param("bytes"), *REPEATED),
         argv_order=("op", "device", "bytes", "repeats", "duration_s", "warmup_s", *STABLE_ARGV, *BUSY_ARGV),
-        unit="mixed", peak="gpu", cpu_bound=False),
+        unit="mixed", peak="gpu", cpu_bound=False, needs_gpu=True),
 )}
 
 EXPERIMENTS: dict[str, Experiment] = {e.kind: e for e in (

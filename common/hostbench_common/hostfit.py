@@ -110,6 +110,30 @@ def _target_refusal(run: Run, params: Mapping[str, Any], host: str, inventory: A
             "--disk-target NAME=PATH or HOSTBENCH_DISK_TARGETS)")
 
 
+def gpus(inventory: Any) -> list[Any] | None:
+    """The GPUs a host's inventory lists (the runner's inventory/gpus.py: those the CUDA kernel can use), None when
+    it does not say (a runner from before, or a PCI bus it could not read)."""
+    found = inventory.get("gpus") if isinstance(inventory, Mapping) else None
+    return found if isinstance(found, list) else None
+
+
+def host_refusal(run: Run, inventory: Any, host: str) -> str | None:
+    """Why the host `host` cannot run `run` at all, whatever its parameters (a GPU run on a host with no GPU), else
+    None. An inventory that does not say is not a host without one: the kernel decides there."""
+    if run.needs_gpu and gpus(inventory) == []:
+        return (f"host {host} has no GPU: its inventory lists no NVIDIA GPU the CUDA kernel could use; pick a host "
+                "with one")
+    return None
+
+
+def _device_refusal(run: Run, params: Mapping[str, Any], inventory: Any, host: str) -> str | None:
+    device, found = params.get("device"), gpus(inventory)
+    if not run.needs_gpu or not found or not isinstance(device, int) or device < len(found):
+        return None
+    return (f"device {device}: host {host} has {len(found)} GPU{'' if len(found) == 1 else 's'} (devices 0 to "
+            f"{len(found) - 1})")
+
+
 def refusal(run: Run, params: Mapping[str, Any], inventory: Any, host: str) -> tuple[str, str] | None:
     """(parameter, why) when the host `host` with this inventory cannot run a run of `run` with `params` (one
     run's: a fan_out list already split), else None."""
@@ -119,4 +143,7 @@ def refusal(run: Run, params: Mapping[str, Any], inventory: Any, host: str) -> t
     why = _target_refusal(run, params, host, inventory)
     if why is not None:
         return "target", why
+    why = _device_refusal(run, params, inventory, host)
+    if why is not None:
+        return "device", why
     return _cache_refusal(run, params, inventory, host)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .experiments import EXPERIMENTS
+from .hostfit import gpus
 
 NEEDS = ("gpu",)  # what an item may need of a host, beyond the experiment's own roles
 
@@ -41,8 +42,7 @@ class HostInfo:
 
     @property
     def has_gpu(self) -> bool:
-        gpus = (self.inventory or {}).get("gpus")
-        return isinstance(gpus, list) and len(gpus) > 0
+        return bool(gpus(self.inventory))
 
 
 @dataclass(frozen=True)

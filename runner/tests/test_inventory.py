@@ -3,7 +3,7 @@ from pathlib import Path
 from runner_fakes import FIXTURES
 
 from hostbench_runner import inventory
-from hostbench_runner.inventory import COLLECTORS, Collector, cpu, governor, memory, os_info, run_collector, virt
+from hostbench_runner.inventory import COLLECTORS, Collector, cpu, governor, gpus, memory, os_info, run_collector, virt
 
 THIS = FIXTURES / "host_this"
 SMALL = FIXTURES / "host_small"
@@ -101,6 +101,29 @@ def test_governor():
     assert mixed["governor"] == "mixed: performance,powersave"
 
 
+def test_gpus_are_the_nvidia_display_controllers_on_the_pci_bus(tmp_path):
+    def device(addr, vendor, cls, info=None):
+        d = tmp_path / "sys/bus/pci/devices" / addr
+        d.mkdir(parents=True)
+        (d / "vendor").write_text(vendor + "\n")
+        (d / "class").write_text(cls + "\n")
+        (d / "device").write_text("0x2335\n")
+        if info is not None:
+            (tmp_path / "proc/driver/nvidia/gpus" / addr).mkdir(parents=True)
+            (tmp_path / "proc/driver/nvidia/gpus" / addr / "information").write_text(info)
+
+    assert gpus.parse(gpus.read(tmp_path)) is None  # no PCI bus to read: unknown
+    device("0000:00:02.0", "0x8086", "0x030000")  # an Intel VGA: CUDA cannot use it
+    device("0000:00:1f.6", "0x10de", "0x020000")  # an NVIDIA network controller
+    assert gpus.parse(gpus.read(tmp_path)) == []  # a bus with no GPU for the CUDA kernel: none
+    device("0000:18:00.0", "0x10de", "0x030200", "Model: \t\t NVIDIA H200\nIRQ:   \t\t 189\n")
+    device("0000:2a:00.0", "0x10DE", "0x030000")  # no driver loaded: no model
+    assert gpus.parse(gpus.read(tmp_path)) == [
+        {"pci": "0000:18:00.0", "vendor": "nvidia", "device_id": "0x2335", "model": "NVIDIA H200"},
+        {"pci": "0000:2a:00.0", "vendor": "nvidia", "device_id": "0x2335", "model": None},
+    ]
+
+
 def test_a_failing_collector_becomes_an_error_section():
     def broken(raw):
         raise RuntimeError("cannot parse")
@@ -116,7 +139,9 @@ def test_collect_on_a_fixture_tree_has_every_section(monkeypatch):
     patched = [c if c.name != "memory" else Collector("memory", c.read, broken) for c in COLLECTORS]
     monkeypatch.setattr(inventory, "COLLECTORS", patched)
     got = inventory.collect(SMALL, kernel_info=lambda: {"version": "1"})
-    assert set(got) == {"cpu", "memory", "disks", "nics", "os", "virtualization", "governor", "runner", "kernel"}
+    assert set(got) == {"cpu", "memory", "disks", "nics", "os", "virtualization", "governor", "gpus", "runner",
+                        "kernel"}
+    assert got["gpus"] is None  # the fixture has no PCI bus: unknown, not "none"
     assert got["memory"] == {"error": "ValueError: boom"}
     assert got["cpu"]["sockets"] == 2 and got["kernel"] == {"version": "1", "cc": None, "cflags": None}
 

@@ -6,7 +6,7 @@ from app.audit.service import record
 from app.core.bounds import MAX_ID, Id
 from app.core.deps import SessionDep
 from app.core.etag import answer, matches, not_modified
-from app.experiments.registry import EXPERIMENTS, PARAMS, RunExperimentKind
+from app.experiments.registry import EXPERIMENTS, PARAMS, RUNS, RunExperimentKind
 from app.jobs import export, service
 from app.jobs.doorbell import ring
 from app.jobs.models import RunStatus
@@ -34,6 +34,7 @@ def read_experiments(_: ViewerDep) -> ExperimentsPublic:
                          units_by_op=dict(e.run.units_by_op), roles=[role for role, _ in e.roles],
                          run_kinds=[kind for _, kind in e.roles], applies=e.applies(),
                          duration=DurationTerms(**e.terms()), reference_tools=list(e.run.references),
+                         needs_gpu=any(RUNS[kind].needs_gpu for _, kind in e.roles),
                          parameters=PARAMS[e.kind].model_json_schema())
         for e in EXPERIMENTS.values()
     ])

@@ -212,6 +212,8 @@ class ExperimentPublic(BaseModel):
     duration: DurationTerms
     reference_tools: list[str] = Field(description="what reference: true runs after the kernel, on the driving "
                                                    "host for two hosts (e.g. hpcc, likwid-bench)")
+    needs_gpu: bool = Field(description="it runs on a GPU: refused (422 on host_ids) on a host whose inventory's "
+                                        "`gpus` lists none")
     parameters: dict[str, Any]
 
 

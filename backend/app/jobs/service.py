@@ -12,7 +12,7 @@ from app.core.config import get_settings
 from app.core.db import utcnow
 from app.core.errors import Conflict, FieldInvalid, NotFound, TooMany, Unprocessable
 from app.core.etag import tag_of
-from app.experiments.registry import EXPERIMENTS, ROLE_OF, SERVE_SLACK_S, expected_duration
+from app.experiments.registry import EXPERIMENTS, ROLE_OF, RUNS, SERVE_SLACK_S, expected_duration
 from app.hosts.models import Host
 from app.jobs import pairing, rounds, samples, stored
 from app.jobs.doorbell import ring
@@ -123,10 +123,14 @@ def estimate(session: Session, body: JobCreateBase) -> JobEstimate:
 
 
 def check_hosts_fit(body: JobCreateBase, hosts: list[Host]) -> None:
-    """A 422 naming the parameter when a picked host's inventory says it cannot run it (an ISA its CPU lacks)."""
+    """A 422 naming the host when a picked host's inventory says it cannot run the experiment at all (a GPU job on a
+    host with no GPU), or the parameter it cannot run (an ISA its CPU lacks, a GPU device it does not have)."""
     e = EXPERIMENTS[body.experiment]
     params = body.params.model_dump(mode="json")
     for i, host in enumerate(hosts):
+        why = hostfit.host_refusal(RUNS[e.roles[min(i, len(e.roles) - 1)][1]], host.inventory, host.name)
+        if why is not None:
+            raise FieldInvalid(("body", "host_ids", i), why, "host_lacks")
         # a serving run takes none of the job's parameters (many to one: every host after the first drives)
         if e.hosts > 1 and e.roles[min(i, len(e.roles) - 1)][1] != e.params_of:
             continue

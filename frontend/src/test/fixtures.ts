@@ -10,6 +10,7 @@ export const cpuExperiment: Experiment = {
   roles: ['host'],
   run_kinds: ['cpu'],
   reference_tools: ['hpcc', 'likwid-bench'],
+  needs_gpu: false,
   applies: {},
   duration: { per_item: ['threads'], fan_out: 'op', fixed: {}, reference_allowance_s: 300, reference_per: 'threads' },
   // As pydantic's model_json_schema() writes CpuParams (auto titles, number|integer unions).
@@ -62,6 +63,7 @@ export const cpuTraceExperiment: Experiment = {
   roles: ['host'],
   run_kinds: ['cpu_trace'],
   reference_tools: [],
+  needs_gpu: false,
   applies: {},
   duration: { per_item: [], fixed: { repeats: 1, warmup_s: 0 }, reference_allowance_s: 300, reference_per: 'threads' },
   parameters: {
@@ -83,6 +85,7 @@ export const diskExperiment: Experiment = {
   roles: ['host'],
   run_kinds: ['disk'],
   reference_tools: ['fio', 'iozone'],
+  needs_gpu: false,
   applies: {},
   duration: { per_item: ['ops', 'blocks', 'threads'], fixed: {}, reference_allowance_s: 300, reference_per: 'threads' },
   parameters: {
@@ -115,6 +118,7 @@ export const networkPairExperiment: Experiment = {
   roles: ['serve', 'drive'],
   run_kinds: ['network_serve', 'network_drive'],
   reference_tools: ['iperf3', 'sockperf', 'ping'],
+  needs_gpu: false,
   applies: {},
   duration: { per_item: ['sizes', 'streams'], fixed: {}, reference_allowance_s: 300, reference_per: null },
   parameters: {
@@ -143,6 +147,7 @@ export const memoryExperiment: Experiment = {
   roles: ['host'],
   run_kinds: ['memory'],
   reference_tools: ['stream'],
+  needs_gpu: false,
   applies: { blocks: { op: ['copy', 'read', 'write', 'rand_read', 'rand_write'] }, sizes: { op: ['latency'] } },
   duration: { per_item: ['blocks', 'sizes', 'threads'], fan_out: 'op', fixed: {}, reference_allowance_s: 300, reference_per: 'threads' },
   parameters: {

@@ -17,7 +17,7 @@ from typing import Any
 from hostbench_common.hostfit import ISA_FLAGS
 
 from .. import __version__
-from . import cpu, disks, fma_probe, governor, memory, nics, os_info, virt
+from . import cpu, disks, fma_probe, governor, gpus, memory, nics, os_info, virt
 
 log = logging.getLogger("hostbench.inventory")
 
@@ -26,7 +26,7 @@ log = logging.getLogger("hostbench.inventory")
 class Collector:
     name: str
     read: Callable[..., Any]  # thin: file contents under a root ("/" on a live host)
-    parse: Callable[[Any], dict[str, Any]]  # pure
+    parse: Callable[[Any], Any]  # pure: a section (a dict; gpus: a list, or None when unknown)
     wants_work_dir: bool = False  # read(root, work_dir, disk_targets)
 
 
@@ -38,11 +38,12 @@ COLLECTORS: list[Collector] = [
     Collector("os", os_info.read, os_info.parse),
     Collector("virtualization", virt.read, virt.parse),
     Collector("governor", governor.read, governor.parse),
+    Collector("gpus", gpus.read, gpus.parse),
 ]
 
 
 def run_collector(collector: Collector, root: Path, work_dir: Path | str | None = None,
-                  disk_targets: Mapping[str, Path] | None = None) -> dict[str, Any]:
+                  disk_targets: Mapping[str, Path] | None = None) -> Any:
     try:
         raw = collector.read(root, work_dir, disk_targets) if collector.wants_work_dir else collector.read(root)
         return collector.parse(raw)

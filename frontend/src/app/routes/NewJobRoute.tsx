@@ -3,7 +3,7 @@ import { ErrorState, Loading } from '../../components/Status';
 import { PageHeader } from '../../components/PageHeader';
 import { paths } from '../../config/paths';
 import { useHosts } from '../../features/hosts/api/get-hosts';
-import { readCpu } from '../../features/hosts/lib/inventory';
+import { readCpu, readGpus } from '../../features/hosts/lib/inventory';
 import { useExperiments } from '../../features/jobs/api/get-experiments';
 import { NewJobForm } from '../../features/jobs/components/NewJobForm';
 import { roleOfRun } from '../../lib/experiments';
@@ -41,6 +41,7 @@ function NewJob() {
             name: h.name,
             online: h.online,
             cpus: readCpu(h.inventory).threads,
+            gpus: readGpus(h.inventory),
             hostname: h.hostname,
             labels: Object.fromEntries(Object.entries(h.labels).filter(([, v]) => typeof v === 'string' && v !== '')) as Record<string, string>,
           }))}

@@ -17,14 +17,12 @@ import { draftFromSuite, newItem } from '../../features/suites/lib/editor';
 import { useMe } from '../../lib/auth/me';
 import { abilities } from '../../lib/auth/roles';
 import type { Experiment } from '../../lib/api/types';
+import { readGpus } from '../../features/hosts/lib/inventory';
 import { RoleGate } from '../RoleGate';
 
 export const suiteRunPath = (id: number | string) => `/suite-runs/${id}`;
 
-const hasGpu = (inventory: Record<string, unknown> | undefined) => {
-  const gpus = inventory?.gpus;
-  return Array.isArray(gpus) && gpus.length > 0;
-};
+const hasGpu = (inventory: Record<string, unknown> | undefined) => (readGpus(inventory) ?? 0) > 0;
 
 export function SuitesRoute() {
   const suites = useSuites();

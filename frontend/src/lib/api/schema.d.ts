@@ -2278,6 +2278,11 @@ export interface components {
             duration: components["schemas"]["DurationTerms"];
             /** Kind */
             kind: string;
+            /**
+             * Needs Gpu
+             * @description it runs on a GPU: refused (422 on host_ids) on a host whose inventory's `gpus` lists none
+             */
+            needs_gpu: boolean;
             /** Parameters */
             parameters: {
                 [key: string]: unknown;

@@ -7,6 +7,13 @@ const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
 
+/** How many GPUs the inventory lists (`gpus`: those the CUDA kernel can use), 0 for none; null when it does not
+ * say (a runner from before, or a PCI bus it could not read): the server refuses a GPU job only on a host with 0. */
+export function readGpus(inventory: unknown): number | null {
+  const gpus = obj(inventory).gpus;
+  return Array.isArray(gpus) ? gpus.length : null;
+}
+
 export interface CpuView {
   model: string | null;
   vendor: string | null;

@@ -30,12 +30,14 @@ export interface HostPickerProps {
   hostIds: number[];
   /** A two-host experiment (its roles: serve, drive). */
   pair: boolean;
+  /** A GPU experiment: a host whose inventory lists no GPU says so. */
+  needsGpu?: boolean;
   error: string | null;
   onToggle: (id: number, on: boolean) => void;
   onSwap: () => void;
 }
 
-export function HostPicker({ hosts, hostIds, pair, error, onToggle, onSwap }: HostPickerProps) {
+export function HostPicker({ hosts, hostIds, pair, needsGpu = false, error, onToggle, onSwap }: HostPickerProps) {
   const nameOf = (id: number | undefined) => hosts.find((h) => h.id === id)?.name ?? '?';
   const [q, setQ] = useState('');
   const [label, setLabel] = useState('');
@@ -88,6 +90,7 @@ export function HostPicker({ hosts, hostIds, pair, error, onToggle, onSwap }: Ho
               <input id={`${ID}-host-${h.id}`} type="checkbox" checked={hostIds.includes(h.id)} onChange={(e) => onToggle(h.id, e.target.checked)} />
               {h.name}
               <span className={`badge ${h.online ? 'badge-ok' : 'badge-muted'}`}>{h.online ? 'online' : 'offline'}</span>
+              {needsGpu && h.gpus === 0 ? <span className="badge badge-warn">no GPU</span> : null}
               {pair && hostIds.indexOf(h.id) === 0 ? <span className="badge badge-info">serves</span> : null}
               {pair && hostIds.indexOf(h.id) === 1 ? <span className="badge badge-info">drives</span> : null}
             </label>

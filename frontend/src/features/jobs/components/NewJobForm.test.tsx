@@ -280,6 +280,28 @@ describe('NewJobForm (generated from the experiment schema)', () => {
     expect(screen.getByRole('checkbox', { name: /^bench-b/ })).toBeChecked();
   });
 
+  it('a GPU job on a host whose inventory lists no GPU: said at once next to the hosts, and not sent', async () => {
+    const fetchMock = vi.fn(async () => jsonResponse({ typical_s: 1, cap_s: 1, references: [] }));
+    vi.stubGlobal('fetch', fetchMock);
+    const gpu = { ...cpuExperiment, kind: 'gpu', title: 'GPU (CUDA)', needs_gpu: true };
+    const fleet = [
+      { id: 1, name: 'bench-a', online: true, gpus: 0 },
+      { id: 2, name: 'bench-g', online: true, gpus: 2 },
+    ];
+    renderWithProviders(<NewJobForm hosts={fleet} experiments={[cpuExperiment, gpu]} onCreated={vi.fn()} />);
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('checkbox', { name: /^bench-a/ }));
+    expect(screen.queryByText(/has no GPU/)).not.toBeInTheDocument(); // a CPU job runs anywhere
+    await user.selectOptions(screen.getByLabelText('Experiment'), 'gpu');
+    expect(screen.getByText('bench-a has no GPU (its inventory lists none): a GPU job cannot run there; pick a host with one')).toBeInTheDocument();
+    expect(screen.getByRole('checkbox', { name: /^bench-a/ })).toHaveAccessibleName(/no GPU$/);
+    await user.click(screen.getByRole('button', { name: 'Start run' }));
+    expect(jobPosts(fetchMock)).toEqual([]);
+    await user.click(screen.getByRole('checkbox', { name: /^bench-a/ }));
+    await user.click(screen.getByRole('checkbox', { name: /^bench-g/ }));
+    expect(screen.queryByText(/has no GPU/)).not.toBeInTheDocument();
+  });
+
   describe('network between two hosts', () => {
     const three = [
       { id: 1, name: 'bench-a', online: true },

@@ -31,6 +31,7 @@ export function NewJobForm(props: NewJobFormProps) {
         hosts={hosts}
         hostIds={form.hostIds}
         pair={form.pair}
+        needsGpu={form.experiment?.needs_gpu ?? false}
         error={form.hostsError}
         onToggle={form.toggleHost}
         onSwap={form.swapRoles}

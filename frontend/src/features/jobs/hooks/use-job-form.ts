@@ -9,6 +9,7 @@ import { useCreateJob } from '../api/create-job';
 import {
   FORM_ID,
   hostProblem,
+  missingGpu,
   paramsToSend,
   shownFieldErrors,
   startingHostIds,
@@ -55,7 +56,9 @@ export function useJobForm({ hosts, experiments, initialHostIds, initialExperime
   const create = useCreateJob();
 
   const pair = isTwoHost(experiment);
-  const hostError = hostProblem(experiment, hostIds);
+  // a GPU experiment on a host whose inventory lists no GPU is said at once, next to the hosts
+  const gpuError = missingGpu(experiment, hosts, hostIds);
+  const hostError = hostProblem(experiment, hostIds) ?? gpuError;
   const touch = (name: string) => setTouched((t) => (t.has(name) ? t : new Set(t).add(name)));
   const clearServer = (name: string) => setServer((s) => withoutServerError(s, name));
 
@@ -89,7 +92,7 @@ export function useJobForm({ hosts, experiments, initialHostIds, initialExperime
     valid: Object.keys(clientErrors).length === 0,
     shownErrors: shownFieldErrors(clientErrors, server.fields, submitted, touched),
     // Too many hosts for a two-host job is said at once; too few waits for submit, like other fields.
-    hostsError: (submitted || (pair && hostIds.length > 2) ? hostError : null) ?? server.fields.host_ids ?? null,
+    hostsError: (submitted || (pair && hostIds.length > 2) ? hostError : null) ?? gpuError ?? server.fields.host_ids ?? null,
     experimentError: server.fields.experiment ?? null,
     toggleHost: (id: number, on: boolean) => {
       setHostIds((ids) => (on ? (ids.includes(id) ? ids : [...ids, id]) : ids.filter((x) => x !== id)));

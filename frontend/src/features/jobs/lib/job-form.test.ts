@@ -4,6 +4,7 @@ import {
   durationEstimate,
   hostProblem,
   maxThreads,
+  missingGpu,
   oversubscription,
   paramsToSend,
   shownFieldErrors,
@@ -130,5 +131,22 @@ describe('threads beyond a host\'s CPUs', () => {
     expect(oversubscription(hosts, [2], { threads: [8] })).toBeNull();
     expect(oversubscription(hosts, [3], { threads: [64] })).toBeNull(); // no CPU count known: no claim
     expect(oversubscription(hosts, [1], { sizes: [8] })).toBeNull();
+  });
+});
+
+describe('a GPU experiment', () => {
+  const fleet = [
+    { id: 1, name: 'cpu-only', online: true, gpus: 0 },
+    { id: 2, name: 'h200', online: true, gpus: 1 },
+    { id: 3, name: 'old-runner', online: true, gpus: null },
+    { id: 4, name: 'cpu-too', online: true, gpus: 0 },
+  ];
+  it('names every host picked whose inventory lists no GPU; one that does not say is left to the server', () => {
+    expect(missingGpu({ needs_gpu: true }, fleet, [1, 2])).toBe(
+      'cpu-only has no GPU (its inventory lists none): a GPU job cannot run there; pick a host with one',
+    );
+    expect(missingGpu({ needs_gpu: true }, fleet, [4, 1])).toMatch(/^cpu-too and cpu-only have no GPU \(their inventories list none\)/);
+    expect(missingGpu({ needs_gpu: true }, fleet, [2, 3])).toBeNull();
+    expect(missingGpu({ needs_gpu: false }, fleet, [1])).toBeNull();
   });
 });

@@ -14,6 +14,8 @@ export interface HostOption {
   online: boolean;
   /** Logical CPUs from the host's inventory, where it says. */
   cpus?: number | null;
+  /** GPUs its inventory lists (0: none); null or absent when it does not say. */
+  gpus?: number | null;
   /** Its labels (instance labels and those its enrolment token gave it): the picker filters by them. */
   labels?: Record<string, string>;
   hostname?: string;
@@ -64,6 +66,17 @@ export function hostProblem(experiment: Pick<Experiment, 'roles'> | undefined, h
     return `Pick exactly two hosts (${hostIds.length} picked): the first you pick serves, the second drives`;
   }
   return hostIds.length === 0 ? 'Pick at least one host' : null;
+}
+
+/** The hosts picked that a GPU experiment cannot run on (their inventory lists no GPU), in words, else null: the
+ * server refuses the job there (422 on host_ids); a host whose inventory does not say is left to the server. */
+export function missingGpu(experiment: Pick<Experiment, 'needs_gpu'> | undefined, hosts: HostOption[], hostIds: number[]): string | null {
+  if (!experiment?.needs_gpu) return null;
+  const without = hostIds.map((id) => hosts.find((h) => h.id === id)).filter((h): h is HostOption => !!h && h.gpus === 0).map((h) => h.name);
+  if (!without.length) return null;
+  const one = without.length === 1;
+  const names = one ? without[0] : `${without.slice(0, -1).join(', ')} and ${without.at(-1)}`;
+  return `${names} ${one ? 'has' : 'have'} no GPU (${one ? 'its inventory lists' : 'their inventories list'} none): a GPU job cannot run there; pick a host with one`;
 }
 
 /** Client errors of the fields touched (all once submitted), then the server's for the rest. */
