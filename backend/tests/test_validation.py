@@ -180,6 +180,12 @@ def test_a_parameter_no_run_would_use_is_refused_naming_what_it_applies_to(clien
     r = client.post("/api/jobs", json={"host_ids": [host_id], "experiment": "memory",
                                        "params": {"op": ["copy", "stream_triad"], "blocks": [4096], **timing}})
     assert r.status_code == 201, r.text
+    # each run stores (and every summary shows) only what applies to it: the STREAM run no blocks, neither run
+    # the latency op's working-set sizes (the kernel's x-applies)
+    copy, triad = (run["params"] for run in r.json()["runs"])
+    assert copy["op"] == "copy" and copy["blocks"] == [4096] and "sizes" not in copy and "array_size" not in copy
+    assert triad["op"] == "stream_triad" and not {"blocks", "buffer_bytes", "sizes"} & set(triad)
+    assert triad["threads"] == [1] and "array_size" in triad
     r = client.post("/api/jobs", json={"host_ids": [host_id], "experiment": "memory",
                                        "params": {"op": "copy", "blocks": [4096], **timing}})
     assert r.status_code == 201, r.text

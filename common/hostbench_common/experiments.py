@@ -69,9 +69,6 @@ class Param:
     # JSON Schema keywords that replace the kernel's for this experiment: only ever narrower (a test checks),
     # "items" merged into the kernel's items.
     narrow: Mapping[str, Any] = field(default_factory=dict)
-    # Passed to the kernel only while another parameter has one of these values ({"op": ("latency",)}); the
-    # dashboard does not ask for it otherwise.
-    applies: Mapping[str, tuple[Any, ...]] | None = None
     # A list whose every item is measured one after another: a factor of the expected duration.
     per_item: bool = False
     # Set by the server when it hands the run out (the driving run's peer and port), never by a person.
@@ -83,11 +80,6 @@ class Param:
     @property
     def target(self) -> str:
         return self.kernel_name or self.name
-
-    def applies_to(self, params: Mapping[str, Any], defaults: Mapping[str, Any]) -> bool:
-        if not self.applies:
-            return True
-        return all(params.get(k, defaults.get(k)) in allowed for k, allowed in self.applies.items())
 
 
 @dataclass(frozen=True)
@@ -128,6 +120,30 @@ class Run:
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
+
+    def applies_of(self, p: Param) -> dict[str, tuple[Any, ...]] | None:
+        """The values of other job parameters for which `p` means anything ({"op": ("latency",)}), as its kernel
+        declares them ("x-applies" of `hbk <kernel> --describe`: the kernel refuses it given with any other); None
+        when it always applies. Passed to the kernel only while they hold; the dashboard does not ask for it
+        otherwise, and the API refuses it given for no run of a job."""
+        declared = self.kernel_schema().get("properties", {}).get(p.target, {}).get("x-applies")
+        if not declared:
+            return None
+        by_target = {q.target: q.name for q in self.params}
+        return {by_target.get(k, k): tuple(v) for k, v in declared.items()}
+
+    def applies_to(self, p: Param, params: Mapping[str, Any], defaults: Mapping[str, Any]) -> bool:
+        """Whether `p` applies while the job's parameters are `params` (absent ones at `defaults`)."""
+        applies = self.applies_of(p)
+        if not applies:
+            return True
+        return all(params.get(k, defaults.get(k)) in allowed for k, allowed in applies.items())
+
+    def applying(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """One run's params without those that do not apply to it (a memory read's `sizes`, a STREAM op's
+        `blocks`): what it stores and shows."""
+        dropped = {p.name for p in self.params if not self.applies_to(p, params, self.defaults())}
+        return {k: v for k, v in params.items() if k not in dropped}
 
     def kernel_schema(self) -> dict[str, Any]:
         """The kernel's parameter schema (properties and x-rules), from the describe snapshot."""
@@ -211,7 +227,7 @@ class Run:
             self.check(params)
         defaults = self.defaults(kschema)
         props = kschema.get("properties", {})
-        dropped = {p.target for p in self.params if not p.applies_to(params, defaults)}
+        dropped = {p.target for p in self.params if not self.applies_to(p, params, defaults)}
         if not params.get("stable_cv"):  # fixed repeats: the kernel's defaults, argv stays short
             dropped |= set(STABLE_ARGV)
         dropped |= {name for name in BUSY_ARGV if not params.get(name)}  # 0: the kernel's default, argv stays short
@@ -320,7 +336,7 @@ class Experiment:
         values.update(run.fixed_job_values())
         configs = 1
         for p in run.params:
-            if p.per_item and p.applies_to(values, values) and isinstance(values.get(p.name), list):
+            if p.per_item and run.applies_to(p, values, values) and isinstance(values.get(p.name), list):
                 configs *= len(values[p.name])
         repeats = values.get("repeats", 1)
         if values.get("stable_cv", 0) > 0 and not typical:
@@ -373,7 +389,8 @@ class Experiment:
 
     def applies(self) -> dict[str, dict[str, list[Any]]]:
         """Parameters that apply only to some values of another ({"sizes": {"op": ["latency"]}})."""
-        return {p.name: {k: list(v) for k, v in p.applies.items()} for p in self.run.params if p.applies}
+        return {p.name: {k: list(v) for k, v in applies.items()} for p in self.run.params
+                if (applies := self.run.applies_of(p))}
 
 
 def _check_drive(params: Mapping[str, Any]) -> None:
@@ -428,8 +445,10 @@ ISA = Param("isa")
 WORK = Param("work")
 # A one-host job may give a list of ops: one run per op (a two-host job is one serve and one drive run, so one op).
 OPS = Param("op", fan_out=True)
-MEMORY_BLOCK_OPS = ("copy", "read", "write", "rand_read", "rand_write")
-MEMORY_STREAM_OPS = tuple(f"stream_{k}{nt}" for nt in ("", "_nt") for k in ("copy", "scale", "add", "triad"))
+# The memory kernel's block ops and STREAM-variant ops: those its `blocks` and its `array_size` apply to.
+MEMORY_BLOCK_OPS: tuple[str, ...] = tuple(DESCRIBE["memory"]["parameters"]["properties"]["blocks"]["x-applies"]["op"])
+MEMORY_STREAM_OPS: tuple[str, ...] = tuple(
+    DESCRIBE["memory"]["parameters"]["properties"]["array_size"]["x-applies"]["op"])
 NET_UNITS = {"tcp_rr": "RT/s", "udp_rr": "RT/s"}
 NET_TOOLS = ("iperf3", "sockperf", "ping")
 # A network kernel's threads spin only when they busy-poll; blocking, they sleep in recv by design.
@@ -454,14 +473,14 @@ RUNS: dict[str, Run] = {r.kind: r for r in (
     # it to a fresh directory on the target a job names (DISK_TARGET).
     Run("memory", "memory",
         (OPS, ISA,
-         Param("blocks", per_item=True, applies={"op": MEMORY_BLOCK_OPS}, narrow={"items": {"multipleOf": 8}}),
+         # Which op each of these applies to is the kernel's declaration (its x-applies; Run.applies_of).
+         Param("blocks", per_item=True, narrow={"items": {"multipleOf": 8}}),
          # Cache-resident runs: a buffer (block ops) or arrays (STREAM ops) smaller than 4x the L3 only with
          # allow_cache; each result then says the level its working set fits in (level: L1, L2, L3, DRAM).
-         Param("buffer_bytes", applies={"op": MEMORY_BLOCK_OPS}),
-         Param("array_size", applies={"op": MEMORY_STREAM_OPS}),
-         Param("allow_cache", applies={"op": MEMORY_BLOCK_OPS + MEMORY_STREAM_OPS}),
-         Param("sizes", per_item=True, applies={"op": ("latency",)},
-               narrow={"default": [4096, 65536, 1048576, 16777216, 268435456, 1073741824]}),
+         Param("buffer_bytes"),
+         Param("array_size"),
+         Param("allow_cache"),
+         Param("sizes", per_item=True, narrow={"default": [4096, 65536, 1048576, 16777216, 268435456, 1073741824]}),
          THREADS, *REPEATED),
         argv_order=("op", "isa", "blocks", "buffer_bytes", "array_size", "allow_cache", "sizes", "threads", "repeats",
                     "duration_s", "warmup_s", *STABLE_ARGV, *BUSY_ARGV),

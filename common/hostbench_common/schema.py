@@ -22,6 +22,9 @@ from .errors import ParamError
 _ANNOTATIONS = {
     "title", "description", "default", "examples", "unit", "$schema", "$id", "$comment",
     "format", "help", "x-unit",
+    # which values of another parameter this one applies to: the runner leaves it out of the kernel's argv
+    # otherwise (Run.applies_to), the kernel refuses it given for any other (its hb_applies)
+    "x-applies",
 }
 _CONSTRAINTS = {
     "type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "enum", "const",

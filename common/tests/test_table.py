@@ -46,7 +46,7 @@ def test_every_parameter_is_the_kernels_and_only_narrowed(kind):
             for v in default if isinstance(default, list) else [default]:
                 assert lo <= v <= hi, (kind, p.name, v)
         enum = ours.get("items", ours).get("enum")
-        if enum and p.applies is None:
+        if enum and run.applies_of(p) is None:
             assert set(enum) <= set(theirs.get("items", theirs).get("enum", enum)), (kind, p.name)
 
 
@@ -95,6 +95,22 @@ def test_expected_duration_follows_the_terms():
     assert mem.expected_duration({**base, "op": "stream_triad"}) == 2 * 2
     assert cpu.reference_allowance({"reference": True, "threads": [1, 2]}) == 2 * REFERENCE_ALLOWANCE_S
     assert cpu.reference_allowance({"reference": False, "threads": [1, 2]}) == 0
+
+
+def test_which_op_a_parameter_applies_to_is_the_kernels_declaration():
+    """One definition: the memory kernel's x-applies (its parameter table), read by the runner, the API's refusal,
+    the form's `applies` and what a run stores."""
+    props = DESCRIBE["memory"]["parameters"]["properties"]
+    declared = {name: prop["x-applies"] for name, prop in props.items() if "x-applies" in prop}
+    assert EXPERIMENTS["memory"].applies() == {k: v for k, v in declared.items() if RUNS["memory"].param(k)}
+    assert set(EXPERIMENTS["memory"].applies()) == {"blocks", "buffer_bytes", "array_size", "allow_cache", "sizes"}
+    # a run stores only what applies to it: a read has blocks, no working-set sizes; a STREAM op neither
+    run = RUNS["memory"]
+    full = {**run.defaults(), "threads": [1]}
+    assert {"blocks", "buffer_bytes", "allow_cache"} <= set(run.applying({**full, "op": "read"}))
+    assert not {"sizes", "array_size"} & set(run.applying({**full, "op": "read"}))
+    assert not {"blocks", "sizes", "buffer_bytes"} & set(run.applying({**full, "op": "stream_triad"}))
+    assert RUNS["cpu"].applying({"op": "fp64", "threads": [1]}) == {"op": "fp64", "threads": [1]}  # none declared
 
 
 def test_the_runner_drops_what_does_not_apply():

@@ -178,9 +178,10 @@ def refuse_unused(experiment: str, params: dict[str, Any], given: set[str]) -> N
     kind = EXPERIMENTS[experiment]
     runs = kind.split(params)
     for p in kind.run.params:
-        if p.applies and p.name in given and not any(p.applies_to(one, {}) for one in runs):
-            where = "; ".join(f"{k} {', '.join(map(str, v))}" for k, v in p.applies.items())
-            now = "; ".join(f"{k} {params.get(k)}" for k in p.applies)
+        applies = kind.run.applies_of(p)
+        if applies and p.name in given and not any(kind.run.applies_to(p, one, {}) for one in runs):
+            where = "; ".join(f"{k} {', '.join(map(str, v))}" for k, v in applies.items())
+            now = "; ".join(f"{k} {params.get(k)}" for k in applies)
             raise FieldInvalid(("body", "params", p.name),
                                f"{p.name} does not apply to {now} (only to {where}): leave it out")
 
@@ -207,8 +208,10 @@ def create_job(session: Session, body: JobCreateBase, created_by: str | None = N
         if commit:
             session.commit()
         return job
-    # one run per host and item of a fan_out list (op: ["fp64", "fp32"]), each with one value and its own duration
-    each = [(one, expected_duration(body.experiment, one)) for one in EXPERIMENTS[body.experiment].split(params)]
+    # one run per host and item of a fan_out list (op: ["fp64", "fp32"]), each with one value and its own duration,
+    # and only the params that apply to it (a STREAM run of op [copy, stream_triad] keeps no blocks)
+    kind = EXPERIMENTS[body.experiment]
+    each = [(kind.run.applying(one), expected_duration(body.experiment, one)) for one in kind.split(params)]
     for host_id in body.host_ids:
         for one, one_s in each:
             session.add(Run(job_id=job.id, host_id=host_id, experiment=body.experiment, params=one,

@@ -202,6 +202,49 @@ static void names_text(const hb_param_def *const *tables, char *buf, size_t size
                                     len ? ", " : "", d->name);
 }
 
+static const hb_value *find_value(const hb_params *p, const char *name)
+{
+    for (int i = 0; i < p->n; i++)
+        if (!strcmp(p->v[i].def->name, name))
+            return &p->v[i];
+    return NULL;
+}
+
+/* "copy, read, write" into buf. */
+static void applies_text(const char *const *in, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int k = 0; in[k]; k++)
+        len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s", k ? ", " : "", in[k]);
+}
+
+/* A parameter given that does not apply to the value of the one its `applies` names. */
+static hb_status applies_check(const hb_params *p, hb_err *err)
+{
+    char only[512];
+    for (int i = 0; i < p->n; i++) {
+        const hb_value *v = &p->v[i];
+        const hb_applies *a = v->def->applies;
+        if (!v->given || !a)
+            continue;
+        const hb_value *on = find_value(p, a->param);
+        if (!on || on->def->type != HB_P_ENUM)
+            return hb_errorf(err, HB_INTERNAL, "%s applies by %s, which is no enum parameter",
+                             v->def->name, a->param);
+        const char *now = on->def->choices[on->i[0]];
+        int ok = 0;
+        for (int k = 0; a->in[k] && !ok; k++)
+            ok = !strcmp(a->in[k], now);
+        if (!ok) {
+            applies_text(a->in, only, sizeof only);
+            return hb_errorf(err, HB_BAD_PARAM, "%s does not apply to %s %s (only to %s %s): "
+                             "leave it out", v->def->name, a->param, now, a->param, only);
+        }
+    }
+    return HB_OK;
+}
+
 hb_status hb_params_parse(hb_params *p, const char *kernel, const hb_param_def *const *tables,
                           int argc, char *const *argv, hb_err *err)
 {
@@ -265,7 +308,7 @@ hb_status hb_params_parse(hb_params *p, const char *kernel, const hb_param_def *
             return err->code;
         v->given = 1;
     }
-    return HB_OK;
+    return applies_check(p, err);
 }
 
 static void value_json(hb_json *j, const hb_value *v)
@@ -382,6 +425,16 @@ void hb_params_schema(hb_json *j, const hb_param_def *const *tables)
             hb_json_kstr(j, "description", d->help);
             if (d->unit)
                 hb_json_kstr(j, "x-unit", d->unit);
+            if (d->applies) {
+                hb_json_key(j, "x-applies");
+                hb_json_obj(j);
+                hb_json_key(j, d->applies->param);
+                hb_json_arr(j);
+                for (int k = 0; d->applies->in[k]; k++)
+                    hb_json_str(j, d->applies->in[k]);
+                hb_json_arr_end(j);
+                hb_json_obj_end(j);
+            }
             hb_json_obj_end(j);
         }
     }

@@ -1,4 +1,4 @@
-/* Parameter tables {name, type, default, min, max, choices, help, unit}: parsing of `--name value` argv,
+/* Parameter tables {name, type, default, min, max, choices, help, unit, applies}: parsing of `--name value` argv,
  * validation, and their JSON Schema for --describe. Every check happens before any work. */
 #ifndef HB_PARAMS_H
 #define HB_PARAMS_H
@@ -20,6 +20,14 @@ typedef enum hb_ptype {
     HB_P_ENUM_LIST, /* 1..HB_LIST_MAX distinct choices, comma-separated */
 } hb_ptype;
 
+/* The values of another (enum) parameter for which a parameter means anything: memory's `blocks`
+ * only for the block ops. Given for any other value, the parameter is refused (bad_param); --describe
+ * publishes it as "x-applies": {"op": [...]}, the one declaration the runner and the API read. */
+typedef struct hb_applies {
+    const char *param;     /* an HB_P_ENUM parameter of the same tables */
+    const char *const *in; /* NULL-terminated choices of it */
+} hb_applies;
+
 typedef struct hb_param_def {
     const char *name;            /* NULL ends a table */
     hb_ptype type;
@@ -31,6 +39,7 @@ typedef struct hb_param_def {
      * bytes, which a form reads and writes as "8 KiB"; NULL: a plain count, or the unit is in the
      * name (duration_s). The one place that says a parameter is a byte size. */
     const char *unit;
+    const hb_applies *applies; /* NULL: it applies whatever the other parameters are */
 } hb_param_def;
 
 typedef struct hb_value {

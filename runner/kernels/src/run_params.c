@@ -8,49 +8,49 @@ const hb_param_def hb_run_params[] = {
     {"threads", HB_P_INT_LIST, "1,2,4,8", 1, 256, NULL,
      "Thread counts, run one after another. Threads are pinned round-robin over the CPUs of "
      "the process affinity mask; more threads than CPUs is allowed and reported as "
-     "oversubscribed.", NULL},
+     "oversubscribed.", NULL, NULL},
     {"repeats", HB_P_INT, "3", 1, 100, NULL,
-     "Measured phases per thread count; each one gives a result line.", NULL},
+     "Measured phases per thread count; each one gives a result line.", NULL, NULL},
     {"duration_s", HB_P_DOUBLE, "5", 0.2, 86400, NULL,
-     "Length of each measured phase, seconds (a whole day at most: a cpu_trace is one phase).", NULL},
+     "Length of each measured phase, seconds (a whole day at most: a cpu_trace is one phase).", NULL, NULL},
     {"warmup_s", HB_P_DOUBLE, "1", 0, 600, NULL,
      "Warm-up phase before the measured phases of each thread count, seconds; its samples say "
-     "warmup:true and it gives no result. 0 skips it.", NULL},
+     "warmup:true and it gives no result. 0 skips it.", NULL, NULL},
     {"interval_s", HB_P_DOUBLE, "1", 0.1, 60, NULL,
-     "Sampling interval, seconds: one sample line per interval of every phase.", NULL},
+     "Sampling interval, seconds: one sample line per interval of every phase.", NULL, NULL},
     {"stable_cv", HB_P_DOUBLE, "0", 0, 0.5, NULL,
      "Repeat until stable: after `repeats` phases, keep repeating until the coefficient of "
      "variation of the phases' rates is at most this (e.g. 0.035), or `max_repeats` is reached. "
-     "0 = exactly `repeats` phases.", NULL},
+     "0 = exactly `repeats` phases.", NULL, NULL},
     {"max_repeats", HB_P_INT, "10", 1, 1000, NULL,
-     "Upper bound on measured phases per thread count when stable_cv > 0.", NULL},
+     "Upper bound on measured phases per thread count when stable_cv > 0.", NULL, NULL},
     {"no_sampler", HB_P_BOOL, "false", 0, 1, NULL,
-     "Run without the sampler (no sample lines), to show what sampling costs.", NULL},
+     "Run without the sampler (no sample lines), to show what sampling costs.", NULL, NULL},
     {"sampler_ab", HB_P_BOOL, "false", 0, 1, NULL,
      "To measure what sampling costs within one process, on the same memory and threads: the "
      "measured phases come in pairs, one with the sampler and one without, the order swapped "
      "every other pair (with/without, without/with, ...); each result says `sampler`. Needs an "
-     "even `repeats` and stable_cv 0.", NULL},
+     "even `repeats` and stable_cv 0.", NULL, NULL},
     {"work", HB_P_INT, "0", 0, 1e15, NULL,
      "Strong scaling: units of work per measured repeat over all threads (the kernel's unit: "
      "configs[].work_per_unit says what one is), split evenly (the first work % threads threads "
      "do one more); each thread stops when its share is done, and the repeat's elapsed_s is the "
      "slowest thread's. duration_s is then a cap: a repeat it cuts short is not verified. 0 = "
-     "fixed duration: every thread works for duration_s. Warm-up stays timed (warmup_s).", NULL},
+     "fixed duration: every thread works for duration_s. Warm-up stays timed (warmup_s).", NULL, NULL},
     {"quiet_wait_s", HB_P_DOUBLE, "0", 0, 600, NULL,
      "Busy hosts: before each measured phase, wait until the other processes leave the phase's "
      "threads their CPUs (the machine's busy CPUs from /proc/stat, over 0.2 s windows), for at "
      "most this many seconds per phase; the result line says how long it waited (quiet_waited_s) "
-     "and whether the host became quiet (quiet). 0 = start at once.", NULL},
+     "and whether the host became quiet (quiet). 0 = start at once.", NULL, NULL},
     {"disturbed_retries", HB_P_INT, "0", 0, 10, NULL,
      "Busy hosts: a measured phase whose worker threads spent more than disturbed_wait of it "
      "waiting for a CPU (wait_share) is measured again, up to this many more times; only the "
-     "last try gives a result line, which says how many it took (tries).", NULL},
+     "last try gives a result line, which says how many it took (tries).", NULL, NULL},
     {"disturbed_wait", HB_P_DOUBLE, "0.1", 0.01, 1, NULL,
      "The run-queue wait (wait_share) above which a phase was disturbed: the bound the "
      "server's verdict uses too (1 - this is the CPU share below which a CPU-bound phase was "
-     "disturbed).", NULL},
-    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL},
+     "disturbed).", NULL, NULL},
+    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL, NULL},
 };
 
 static const char *const yes[] = {"true", NULL};

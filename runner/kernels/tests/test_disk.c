@@ -128,8 +128,8 @@ static const char *const colors[] = {"red", "green", "blue", NULL};
 
 static void test_new_param_types(void)
 {
-    hb_param_def list = {"ops", HB_P_ENUM_LIST, "red", 0, 0, colors, "h", NULL};
-    hb_param_def str = {"dir", HB_P_STRING, ".", 1, 16, NULL, "h", NULL};
+    hb_param_def list = {"ops", HB_P_ENUM_LIST, "red", 0, 0, colors, "h", NULL, NULL};
+    hb_param_def str = {"dir", HB_P_STRING, ".", 1, 16, NULL, "h", NULL, NULL};
     hb_value v;
     hb_err err;
     CHECK(hb_param_parse_value(&list, "blue,red", &v, &err) == HB_OK && v.n == 2 && v.i[0] == 2 &&

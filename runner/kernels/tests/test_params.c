@@ -5,14 +5,17 @@
 #include "params.h"
 
 static const char *const colors[] = {"red", "green", NULL};
+static const char *const green_only[] = {"green", NULL};
+static const hb_applies to_green = {"color", green_only};
 static const hb_param_def table[] = {
-    {"threads", HB_P_INT_LIST, "1,2,4,8", 1, 256, NULL, "t", NULL},
-    {"blocks", HB_P_INT_LIST, "8,4096", 8, 1073741824, NULL, "b", "B"},
-    {"repeats", HB_P_INT, "3", 1, 100, NULL, "r", NULL},
-    {"duration_s", HB_P_DOUBLE, "5", 0.2, 3600, NULL, "d", NULL},
-    {"color", HB_P_ENUM, "red", 0, 0, colors, "c", NULL},
-    {"no_sampler", HB_P_BOOL, "false", 0, 1, NULL, "b", NULL},
-    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL},
+    {"threads", HB_P_INT_LIST, "1,2,4,8", 1, 256, NULL, "t", NULL, NULL},
+    {"blocks", HB_P_INT_LIST, "8,4096", 8, 1073741824, NULL, "b", "B", NULL},
+    {"repeats", HB_P_INT, "3", 1, 100, NULL, "r", NULL, NULL},
+    {"duration_s", HB_P_DOUBLE, "5", 0.2, 3600, NULL, "d", NULL, NULL},
+    {"color", HB_P_ENUM, "red", 0, 0, colors, "c", NULL, NULL},
+    {"no_sampler", HB_P_BOOL, "false", 0, 1, NULL, "b", NULL, NULL},
+    {"shade", HB_P_INT, "0", 0, 9, NULL, "s", NULL, &to_green},
+    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL, NULL},
 };
 static const hb_param_def *const tables[] = {table, NULL};
 
@@ -140,6 +143,26 @@ static void test_schema_publishes_the_declared_unit(void)
     hb_json_free(&j);
 }
 
+/* A parameter that applies only to some values of another is refused when given with any other
+ * (its default is not "given"), and --describe publishes the values it applies to. */
+static void test_a_parameter_that_does_not_apply_is_refused(void)
+{
+    hb_params p;
+    hb_err err;
+    char *green[] = {"--color", "green", "--shade", "3"};
+    CHECK(parse(&p, &err, 4, green) == HB_OK, "applies to green: %s", err.message);
+    char *none[] = {"--color", "red"};
+    CHECK(parse(&p, &err, 2, none) == HB_OK, "not given: its default is no refusal: %s", err.message);
+    REFUSED("shade does not apply to color red (only to color green): leave it out", "--shade", "3");
+    REFUSED("shade does not apply to color red", "--shade", "3", "--color", "red");
+    hb_json j;
+    hb_json_init(&j);
+    hb_params_schema(&j, tables);
+    CHECK(strstr(hb_json_text(&j), "\"description\":\"s\",\"x-applies\":{\"color\":[\"green\"]}}") != NULL,
+          "x-applies: %s", hb_json_text(&j));
+    hb_json_free(&j);
+}
+
 static void test_every_kernel_default_parses_within_bounds(void)
 {
     for (int k = 0; hb_kernels[k]; k++) {
@@ -157,6 +180,22 @@ static void test_every_kernel_default_parses_within_bounds(void)
                 CHECK(!d->unit || d->type == HB_P_INT || d->type == HB_P_INT_LIST ||
                           d->type == HB_P_DOUBLE,
                       "%s.%s: only a number has a unit", hb_kernels[k]->name, d->name);
+                if (d->applies) { /* names an enum of the same tables, and only its choices */
+                    const hb_param_def *on = NULL;
+                    for (int u = 0; kt[u]; u++)
+                        for (const hb_param_def *e = kt[u]; e->name; e++)
+                            if (!strcmp(e->name, d->applies->param))
+                                on = e;
+                    CHECK(on && on->type == HB_P_ENUM, "%s.%s applies by an enum",
+                          hb_kernels[k]->name, d->name);
+                    for (int a = 0; on && d->applies->in[a]; a++) {
+                        int known = 0;
+                        for (int c = 0; on->choices[c]; c++)
+                            known |= !strcmp(on->choices[c], d->applies->in[a]);
+                        CHECK(known, "%s.%s applies to %s, one of its choices",
+                              hb_kernels[k]->name, d->name, d->applies->in[a]);
+                    }
+                }
             }
         CHECK(hb_kernels[k]->work && hb_kernels[k]->setup && hb_kernels[k]->unit_scale > 0,
               "%s descriptor complete", hb_kernels[k]->name);
@@ -171,6 +210,7 @@ int main(void)
     test_malformed_values_refused();
     test_list_longer_than_64_refused();
     test_schema_publishes_the_declared_unit();
+    test_a_parameter_that_does_not_apply_is_refused();
     test_every_kernel_default_parses_within_bounds();
     return check_summary();
 }

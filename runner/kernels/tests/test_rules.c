@@ -10,14 +10,14 @@
 
 static const char *const modes[] = {"fast", "slow", "busy", NULL};
 static const hb_param_def table[] = {
-    {"mode", HB_P_ENUM, "fast", 0, 0, modes, "m", NULL},
-    {"sizes", HB_P_INT_LIST, "1,64", 1, 1000000, NULL, "s", NULL},
-    {"file", HB_P_INT, "4096", 1, 1 << 30, NULL, "f", NULL},
-    {"cv", HB_P_DOUBLE, "0", 0, 1, NULL, "c", NULL},
-    {"paired", HB_P_BOOL, "false", 0, 1, NULL, "p", NULL},
-    {"count", HB_P_INT, "3", 1, 100, NULL, "n", NULL},
-    {"cap", HB_P_INT, "10", 1, 1000, NULL, "x", NULL},
-    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL},
+    {"mode", HB_P_ENUM, "fast", 0, 0, modes, "m", NULL, NULL},
+    {"sizes", HB_P_INT_LIST, "1,64", 1, 1000000, NULL, "s", NULL, NULL},
+    {"file", HB_P_INT, "4096", 1, 1 << 30, NULL, "f", NULL, NULL},
+    {"cv", HB_P_DOUBLE, "0", 0, 1, NULL, "c", NULL, NULL},
+    {"paired", HB_P_BOOL, "false", 0, 1, NULL, "p", NULL, NULL},
+    {"count", HB_P_INT, "3", 1, 100, NULL, "n", NULL, NULL},
+    {"cap", HB_P_INT, "10", 1, 1000, NULL, "x", NULL, NULL},
+    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL, NULL},
 };
 static const hb_param_def *const tables[] = {table, NULL};
 

@@ -587,11 +587,11 @@ typedef struct cpu_state {
 static const hb_param_def cpu_params[] = {
     {"op", HB_P_ENUM, "fp64", 0, 0, op_names,
      "fp64 / fp32: fused multiply-add chains (x <- x*m + c; mul+add without FMA), in GFLOP/s; "
-     "int32: vector integer add chains, in GIOP/s.", NULL},
+     "int32: vector integer add chains, in GIOP/s.", NULL, NULL},
     {"isa", HB_P_ENUM, "auto", 0, 0, isa_choices,
      "Instruction set. auto takes the widest this CPU supports; naming one it lacks ends with "
-     "error code unsupported.", NULL},
-    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL},
+     "error code unsupported.", NULL, NULL},
+    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL, NULL},
 };
 
 /* What cpu_result_facts adds to each result line. */

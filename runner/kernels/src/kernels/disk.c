@@ -26,11 +26,11 @@ static const hb_param_def disk_params[] = {
      "Operations, each run at every block size: rw (a sequential stream, each I/O a read or a "
      "write at random, 50/50, like fio rw=rw), seq_read, seq_write (each thread streams through "
      "its own slice of the file), rand_read, rand_write (uniform block-aligned offsets over the "
-     "whole file).", NULL},
+     "whole file).", NULL, NULL},
     {"blocks", HB_P_INT_LIST, "8,8192,8388608,83886080", 1, (double)MAX_BLOCK, NULL,
      "Block sizes in bytes, 1 B to 80 MiB (e.g. 1,1024,4096,1048576). Direct I/O moves whole "
      "blocks of the device's logical block size (512 or 4096): any other block runs buffered "
-     "with the page cache dropped (see direct).", "B"},
+     "with the page cache dropped (see direct).", "B", NULL},
     {"direct", HB_P_BOOL, "true", 0, 1, NULL,
      "true (default): O_DIRECT, the page cache is bypassed and the device is measured (aligned "
      "buffers) for every block that is a multiple of the device's logical block size; a block "
@@ -38,49 +38,49 @@ static const hb_param_def disk_params[] = {
      "cache dropped: the file is dropped from the page cache before the phase and after every "
      "pass, and writes end with fdatasync inside the timed window. false: buffered I/O through "
      "the page cache for every block (see cold_cache and fsync_writes). Each result says which "
-     "ran (io_mode) and why (io_mode_why).", NULL},
+     "ran (io_mode) and why (io_mode_why).", NULL, NULL},
     {"iodepth", HB_P_INT, "1", 1, 256, NULL,
      "I/Os in flight per thread. 1: one at a time. More needs an asynchronous engine (io_uring, "
-     "or Linux AIO which is only asynchronous with direct I/O).", NULL},
+     "or Linux AIO which is only asynchronous with direct I/O).", NULL, NULL},
     {"submit_batch", HB_P_INT, "1", 1, 256, NULL,
      "Most completions reaped, and I/Os handed to the kernel, per group (io_uring, libaio). 1: "
      "each completion is taken and its slot resubmitted at once, like fio's default "
      "(iodepth_batch_submit = iodepth_batch_complete_max = 1), so the queue stays at iodepth and "
      "the average latency is iodepth / IOPS. Larger batches save system calls, but the block "
-     "layer then holds the batch back (plugging) and the first I/O waits for the last.", NULL},
+     "layer then holds the batch back (plugging) and the first I/O waits for the last.", NULL, NULL},
     {"engine", HB_P_ENUM, "auto", 0, 0, engine_names,
      "How I/O is issued. auto: pread/pwrite at iodepth 1; io_uring when this kernel allows it, "
-     "else libaio (Linux native AIO) for deeper queues. The start event says which ran and why.", NULL},
+     "else libaio (Linux native AIO) for deeper queues. The start event says which ran and why.", NULL, NULL},
     {"file_size", HB_P_INT, "1073741824", (double)MiB, (double)(64 * GiB), NULL,
      "Size of the test file in bytes (a multiple of 4096), 1 MiB to 64 GiB. It must fit in the "
      "free space of the work directory's filesystem minus a reserve of max(1 GiB, 5 %). Make it "
-     "larger than RAM to defeat the page cache with buffered I/O.", "B"},
+     "larger than RAM to defeat the page cache with buffered I/O.", "B", NULL},
     {"cold_cache", HB_P_BOOL, "true", 0, 1, NULL,
      "Buffered I/O only. true: each thread drops the file's pages from the page cache every "
      "time it has moved its share of the file (its slice, or file_size / threads for random "
      "ops), so every pass goes to the device through readahead and the cache (fio does the same "
      "at each loop over its file). false: only before each phase; later passes over a file "
-     "smaller than RAM then measure the page cache.", NULL},
+     "smaller than RAM then measure the page cache.", NULL, NULL},
     {"fsync_writes", HB_P_BOOL, "false", 0, 1, NULL,
      "true: every thread of a phase that writes ends with fdatasync(), inside the timed window, "
-     "so buffered writes are counted only once they are on the device.", NULL},
+     "so buffered writes are counted only once they are on the device.", NULL, NULL},
     {"hugepages", HB_P_BOOL, "true", 0, 1, NULL,
      "true: a thread's I/O buffers, once they add up to 2 MiB or more, are 2 MiB-aligned and "
      "advised onto transparent huge pages, so a large direct I/O is a few physically contiguous "
      "memory segments. false: 4 KiB pages (MADV_NOHUGEPAGE), as a program's malloc'd buffers "
      "usually are (fio's default): a 1 MiB direct I/O is then 256 segments, and a device that "
      "takes fewer per request (queue/max_segments) gets it split. The result's huge_page_buffers "
-     "says whether the buffers were advised onto huge pages (the kernel accepted the advice).", NULL},
+     "says whether the buffers were advised onto huge pages (the kernel accepted the advice).", NULL, NULL},
     {"placement", HB_P_ENUM, "auto", 0, 0, placement_names,
      "Where the threads run. auto: when the device has one queue, the first thread on the CPU "
      "that takes its completion interrupts (found by watching /proc/interrupts during a short "
      "burst of reads), the others round-robin from there; else spread. spread: pinned "
      "round-robin from the first CPU of the affinity mask. unpinned: anywhere in the mask (the "
-     "scheduler follows the interrupts; what fio does by default).", NULL},
+     "scheduler follows the interrupts; what fio does by default).", NULL, NULL},
     {"workdir", HB_P_STRING, ".", 1, 4096, NULL,
      "Directory for the test file, set by the runner (its own work directory), never by a job. "
-     "It must exist and belong to this process's user.", NULL},
-    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL},
+     "It must exist and belong to this process's user.", NULL, NULL},
+    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL, NULL},
 };
 
 static const char *const psync_only[] = {"psync", NULL};

@@ -37,24 +37,24 @@ static const hb_param_def gpu_params[] = {
      "(FFMA / DFMA), GFLOP/s (an FMA is 2 FLOP). int32: chains of 32-bit integer multiply-adds "
      "(IMAD), GIOP/s (an IMAD is 2 ops). dram_bw: triad a = b + s*c over three device arrays "
      "far larger than L2, GB/s counting 2 reads and 1 write per element. h2d / d2h: "
-     "cudaMemcpyAsync between pinned host memory and the device, GB/s.", NULL},
+     "cudaMemcpyAsync between pinned host memory and the device, GB/s.", NULL, NULL},
     {"device", HB_P_INT, "0", 0, 15, NULL,
-     "CUDA device index (as CUDA numbers them; CUDA_VISIBLE_DEVICES applies).", NULL},
+     "CUDA device index (as CUDA numbers them; CUDA_VISIBLE_DEVICES applies).", NULL, NULL},
     {"bytes", HB_P_INT, "0", 0, 1e12, NULL,
      "Buffer size for dram_bw (each of its three arrays) and for h2d / d2h (the host and the "
      "device buffer), bytes; 0 picks: dram_bw the larger of 512 MiB and 16x the L2 cache, "
      "h2d / d2h 256 MiB. dram_bw refuses arrays smaller than 4x L2 (that would measure the "
-     "cache).", "B"},
+     "cache).", "B", NULL},
     {"batch_ms", HB_P_DOUBLE, "20", 1, 1000, NULL,
      "GPU time per batch, milliseconds: kernel launches (or copies) are sized and grouped to "
-     "about this, and the count is published when each batch finishes.", NULL},
-    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL},
+     "about this, and the count is published when each batch finishes.", NULL, NULL},
+    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL, NULL},
 };
 
 static const hb_param_def gpu_threads = {
     "threads", HB_P_INT_LIST, "1", 1, 1, NULL,
     "Host threads driving the device: one. It keeps the GPU busy with back-to-back launches; "
-    "the parallelism is on the device (every SM filled, see the result's plan).", NULL};
+    "the parallelism is on the device (every SM filled, see the result's plan).", NULL, NULL};
 
 /* What gpu_result_facts adds to each result line; declared in every build (the description of a
  * build without CUDA is the same). */

@@ -56,49 +56,68 @@ static long long per_thread_bytes(const mem_state *st, const hb_config *c, int t
 
 /* ---- parameters ---- */
 
+/* Which ops each of the sizing parameters means anything to (hb_applies: given with another op,
+ * it is refused); the runner and the API read the same lists from --describe's "x-applies". */
+static const char *const block_ops[] = {"copy", "read", "write", "rand_read", "rand_write", NULL};
+static const char *const stream_ops[] = {"stream_copy", "stream_scale", "stream_add", "stream_triad",
+                                         "stream_copy_nt", "stream_scale_nt", "stream_add_nt",
+                                         "stream_triad_nt", NULL};
+static const char *const cached_ops[] = {"copy", "read", "write", "rand_read", "rand_write",
+                                         "stream_copy", "stream_scale", "stream_add", "stream_triad",
+                                         "stream_copy_nt", "stream_scale_nt", "stream_add_nt",
+                                         "stream_triad_nt", NULL};
+static const char *const latency_ops[] = {"latency", NULL};
+/* stores: the block ops that write (the stream_*_nt ops are the non-temporal STREAM variants) */
+static const char *const write_ops[] = {"copy", "write", "rand_write", NULL};
+static const hb_applies to_block_ops = {"op", block_ops};
+static const hb_applies to_stream_ops = {"op", stream_ops};
+static const hb_applies to_cached_ops = {"op", cached_ops};
+static const hb_applies to_latency = {"op", latency_ops};
+static const hb_applies to_write_ops = {"op", write_ops};
+
 static const hb_param_def mem_params[] = {
     {"op", HB_P_ENUM, "copy", 0, 0, mem_op_names,
      "copy (read+write), read, write, rand_read, rand_write: one operation per block "
      "(--blocks) over a buffer past the caches. stream_copy/_scale/_add/_triad: STREAM-variant "
      "kernels with STREAM's byte counting (16/16/24/24 bytes per element), plain stores; the "
      "_nt ones use non-temporal stores. latency: dependent loads, a random cycle through "
-     "--sizes working sets. Rates in MB/s = 10^6 bytes/s (latency: Mload/s, plus ns_per_load).", NULL},
+     "--sizes working sets. Rates in MB/s = 10^6 bytes/s (latency: Mload/s, plus ns_per_load).", NULL, NULL},
     {"blocks", HB_P_INT_LIST, "8,8192,8388608,83886080", 8, 1073741824, NULL,
      "Block sizes in bytes for copy/read/write/rand_read/rand_write, multiples of 8. One "
      "operation moves one block (blocks of whole vectors in vector registers, others in 8-byte "
      "words); each thread walks its own buffer of max(block, buffer_bytes / threads) bytes, "
-     "sequentially or at random block indexes. Each op also reports ns_per_op.", "B"},
+     "sequentially or at random block indexes. Each op also reports ns_per_op.", "B", &to_block_ops},
     {"buffer_bytes", HB_P_INT, "0", 0, 8589934592.0, NULL,
      "Block ops: bytes of buffer over all threads (copy: of the source; the destination is as "
      "large). 0: 4x the L3 of the CPUs in use, so the data comes from DRAM. Smaller than that "
-     "is refused unless allow_cache.", "B"},
+     "is refused unless allow_cache.", "B", &to_block_ops},
     {"stores", HB_P_ENUM, "auto", 0, 0, store_names,
      "copy, write, rand_write: plain stores (each line is read into the cache before it is "
      "written; that read is not counted), nt (non-temporal: written straight to memory, no "
      "read), or auto: nt when the working set is larger than the L3 and the writes cover whole "
      "lines (sequential ops, or random blocks of at least a line), as glibc's memcpy does for "
-     "large copies; plain otherwise. Results say which was used.", NULL},
+     "large copies; plain otherwise. Results say which was used.", NULL, &to_write_ops},
     {"array_size", HB_P_INT, "0", 0, 536870912, NULL, /* 4 GiB per array: 4 x an L3 of up to 1 GiB */
      "STREAM-variant ops: elements (8-byte doubles) per array, over all threads, as STREAM's "
      "STREAM_ARRAY_SIZE; each thread sweeps its own contiguous slice. 0: 4x the L3 of the CPUs "
-     "in use per array (STREAM's rule). Smaller than that is refused unless allow_cache.", NULL},
+     "in use per array (STREAM's rule). Smaller than that is refused unless allow_cache.", NULL, &to_stream_ops},
     {"sizes", HB_P_INT_LIST,
      "4096,16384,65536,262144,1048576,2097152,4194304,16777216,33554432,67108864,268435456,"
      "1073741824",
      4096, 1073741824, NULL,
      "latency: working sets in bytes per thread, multiples of the cache line; one node per "
      "line in one random cycle. Each is labelled with the cache it fits in (level L1, L2, L3, "
-     "DRAM).", "B"},
+     "DRAM).", "B", &to_latency},
     {"allow_cache", HB_P_BOOL, "false", 0, 1, NULL,
      "Block and STREAM-variant ops: run even when the working set is smaller than 4x L3, to "
-     "measure a cache on purpose; results carry the level they fit in.", NULL},
+     "measure a cache on purpose; results carry the level they fit in.", NULL, &to_cached_ops},
     {"hugepages", HB_P_BOOL, "true", 0, 1, NULL,
      "Ask for transparent huge pages (madvise MADV_HUGEPAGE) so that TLB misses do not add "
-     "to the memory time; false asks for 4 KiB pages.", NULL},
+     "to the memory time; false asks for 4 KiB pages.", NULL, NULL},
     {"isa", HB_P_ENUM, "auto", 0, 0, mem_isa_choices,
      "Vector instructions of the loops. auto takes the widest this CPU supports; naming one "
-     "it lacks ends with error code unsupported.", NULL},
-    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL},
+     "it lacks ends with error code unsupported.", NULL, NULL},
+    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL, NULL},
 };
 
 /* What line_facts adds to each result line (the sample lines carry the same, less the _on_cpu
@@ -165,16 +184,6 @@ static const char *mem_supported(const hb_params *p)
     return NULL;
 }
 
-/* A parameter given for an op it does not apply to is refused: it would silently not act. */
-static hb_status only_for(const hb_params *p, const char *name, int applies, const char *ops,
-                          hb_err *err)
-{
-    if (hb_param(p, name)->given && !applies)
-        return hb_errorf(err, HB_BAD_PARAM, "--%s applies to %s only, not to --op %s", name, ops,
-                         mem_op_names[hb_param_choice(p, "op")]);
-    return HB_OK;
-}
-
 static hb_status too_small(hb_err *err, const mem_state *st, const char *what, double bytes,
                            const char *fix)
 {
@@ -190,18 +199,7 @@ static hb_status too_small(hb_err *err, const mem_state *st, const char *what, d
 static hb_status check_params(const hb_params *p, mem_state *st, hb_err *err)
 {
     int block = st->family == FAM_BLOCK, stream = st->family == FAM_STREAM;
-    int writes = st->op == OP_COPY || st->op == OP_WRITE || st->op == OP_RAND_WRITE;
-    hb_status s;
-    if ((s = only_for(p, "blocks", block, "copy, read, write, rand_read, rand_write", err)) ||
-        (s = only_for(p, "buffer_bytes", block, "copy, read, write, rand_read, rand_write",
-                      err)) ||
-        (s = only_for(p, "stores", writes, "copy, write, rand_write (the stream_*_nt ops are "
-                      "the non-temporal STREAM variants)", err)) ||
-        (s = only_for(p, "array_size", stream, "the stream_* ops", err)) ||
-        (s = only_for(p, "sizes", st->family == FAM_LATENCY, "latency", err)) ||
-        (s = only_for(p, "allow_cache", block || stream, "block and stream_* ops (latency "
-                      "measures every level on purpose)", err)))
-        return s;
+    /* a parameter given for an op it does not apply to was refused when parsing (hb_applies) */
     const hb_value *blocks = hb_param(p, "blocks"), *sizes = hb_param(p, "sizes");
     if (block)
         for (int i = 0; i < blocks->n; i++)

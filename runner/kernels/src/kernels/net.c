@@ -35,41 +35,41 @@ static const hb_param_def net_params[] = {
     {"role", HB_P_ENUM, "loopback", 0, 0, role_names,
      "loopback: measure over this host's loopback with server threads in this process (no "
      "peer); serve: listen on --bind/--port, print a listening event with the port, serve "
-     "drivers until SIGTERM or --serve_s; drive: measure against the server at --peer/--port.", NULL},
+     "drivers until SIGTERM or --serve_s; drive: measure against the server at --peer/--port.", NULL, NULL},
     {"op", HB_P_ENUM, "tcp_stream", 0, 0, op_names,
      "tcp_stream / udp_stream: one-way throughput in Mbit/s (10^6 bit/s) counted by the "
      "receiver (UDP: also datagrams sent, received, loss %); tcp_rr / udp_rr: ping-pong of one "
      "message, round trips/s plus round-trip latency avg/p50/p99 in µs (full round trip, not "
-     "half).", NULL},
+     "half).", NULL, NULL},
     {"sizes", HB_P_INT_LIST, "1,1024,65536", 1, HB_NET_TCP_MAX, NULL,
      "Message sizes in bytes, one configuration each: the size of every send (TCP) or datagram "
-     "payload (UDP, at most 65507).", "B"},
+     "payload (UDP, at most 65507).", "B", NULL},
     {"poll", HB_P_ENUM, "blocking", 0, 0, poll_names,
      "Round-trip ops only. blocking: the thread sleeps in recv until the reply; busy: "
      "non-blocking recv in a spin loop on both ends, plus SO_BUSY_POLL where permitted. Busy "
-     "needs a CPU per spinning thread.", NULL},
+     "needs a CPU per spinning thread.", NULL, NULL},
     {"peer", HB_P_STRING, "127.0.0.1", 2, 45, NULL,
      "drive: the server's IPv4 or IPv6 address literal (the address of the serving runner); "
-     "host names are never looked up.", NULL},
+     "host names are never looked up.", NULL, NULL},
     {"port", HB_P_INT, "0", 0, 65535, NULL,
      "drive: the server's port (from its listening event), required; serve and loopback: the "
-     "port to listen on, 0 takes a free one. UDP uses the same port number.", NULL},
+     "port to listen on, 0 takes a free one. UDP uses the same port number.", NULL, NULL},
     {"bind", HB_P_STRING, "127.0.0.1", 2, 45, NULL,
      "serve and loopback: the local IPv4 or IPv6 address literal to listen on (0.0.0.0 or :: "
-     "for every address).", NULL},
+     "for every address).", NULL, NULL},
     {"server_cpu", HB_P_INT, "-1", -1, 4095, NULL,
      "CPU of the server thread of each stream. -1: loopback puts it on the affinity CPU after "
      "its stream's client CPU (across vCPUs when there are two or more); serve leaves it to the "
-     "OS. Give the same CPU as --client_cpu to measure both ends on one vCPU.", NULL},
+     "OS. Give the same CPU as --client_cpu to measure both ends on one vCPU.", NULL, NULL},
     {"client_cpu", HB_P_INT, "-1", -1, 4095, NULL,
      "CPU of every driving (client) thread. -1: stream i runs on the i-th CPU of the affinity "
-     "mask, round-robin.", NULL},
+     "mask, round-robin.", NULL, NULL},
     {"sockbuf_kib", HB_P_INT, "0", 0, 65536, NULL,
      "SO_SNDBUF and SO_RCVBUF of every data socket, both ends, in KiB; 0 keeps the OS default "
-     "(and TCP autotuning), except the udp_stream receiver, which takes 4096 KiB.", NULL},
+     "(and TCP autotuning), except the udp_stream receiver, which takes 4096 KiB.", NULL, NULL},
     {"serve_s", HB_P_DOUBLE, "3600", 1, 604800, NULL,
-     "serve: stop serving after this many seconds even without SIGTERM.", NULL},
-    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL},
+     "serve: stop serving after this many seconds even without SIGTERM.", NULL, NULL},
+    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL, NULL},
 };
 
 static const char *const udp_ops[] = {"udp_stream", "udp_rr", NULL};
@@ -125,7 +125,7 @@ static const hb_result net_results[] = {
 static const hb_param_def net_streams = {
     "streams", HB_P_INT_LIST, "1", 1, 8, NULL,
     "Concurrent streams, run one after another: each is its own thread (pinned) with its own "
-    "connection and, in loopback, its own server thread.", NULL};
+    "connection and, in loopback, its own server thread.", NULL, NULL};
 
 static int in_affinity(const net_state *st, int cpu)
 {

@@ -27,7 +27,7 @@ static void null_work(hb_worker *w)
 }
 
 static const hb_param_def null_params[] = {
-    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL},
+    {NULL, HB_P_INT, NULL, 0, 0, NULL, NULL, NULL, NULL},
 };
 
 const hb_kernel hb_kernel_null = {
