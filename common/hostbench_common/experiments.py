@@ -263,7 +263,7 @@ class Run:
             else:
                 raise ParamError(f"{p.name if p else name}: required (the kernel has no default)")
             out[name] = [value] if p is not None and p.one_of_list else value
-        validate(out, kschema)
+        validate(out, kschema, unsaid=tuple(self.fixed))  # the API's words: no condition on what the kind pins
         return out
 
     def argv(self, kernel_bin: Path | str, kernel_params: Mapping[str, Any]) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from .errors import ParamError
@@ -62,8 +62,9 @@ def _where(path: str) -> str:
     return path or "params"
 
 
-def validate(value: Any, schema: Mapping[str, Any], path: str = "") -> None:
-    """Raise ParamError naming the first offending parameter; return None when the value fits."""
+def validate(value: Any, schema: Mapping[str, Any], path: str = "", unsaid: Collection[str] = ()) -> None:
+    """Raise ParamError naming the first offending parameter; return None when the value fits. `unsaid`: the
+    parameters whose conditions a broken rule's message leaves out (rule_violation)."""
     if not isinstance(schema, Mapping):
         raise ParamError(f"{_where(path)}: schema is not an object")
     unknown = set(schema) - _ANNOTATIONS - _CONSTRAINTS
@@ -133,7 +134,7 @@ def validate(value: Any, schema: Mapping[str, Any], path: str = "") -> None:
             elif isinstance(extra, dict):
                 validate(item, extra, _join(path, str(name)))
         for rule in schema.get("x-rules", []):
-            broken = rule_violation(rule, value, props)
+            broken = rule_violation(rule, value, props, unsaid)
             if broken is not None:
                 raise ParamError(broken[2])
 
@@ -151,10 +152,12 @@ def _same(a: Any, b: Any) -> bool:
     return a == b and isinstance(a, bool) == isinstance(b, bool)
 
 
-def rule_violation(rule: Mapping[str, Any], value: Mapping[str, Any],
-                   props: Mapping[str, Any]) -> tuple[str, Any, str] | None:
+def rule_violation(rule: Mapping[str, Any], value: Mapping[str, Any], props: Mapping[str, Any],
+                   unsaid: Collection[str] = ()) -> tuple[str, Any, str] | None:
     """(parameter, offending item, message) when the parameters `value` (absent ones at their defaults in
-    `props`) break one rule of a kernel's "x-rules", else None. The message is the kernel's own, word for word."""
+    `props`) break one rule of a kernel's "x-rules", else None. The message is the kernel's own, word for word,
+    less the conditions on `unsaid` parameters (checked all the same): those a person never sets (the network
+    experiment's role: "when op is udp_rr", not "when op is udp_rr and role is loopback")."""
     if not isinstance(rule, Mapping) or set(rule) - _RULE_KEYS or len(set(rule) & _RULE_CONSTRAINTS) != 1:
         raise ParamError(f"x-rules: rule {_short(rule)} is not one the runner knows")
 
@@ -177,7 +180,8 @@ def rule_violation(rule: Mapping[str, Any], value: Mapping[str, Any],
         if "enum" in cond:
             if not any(_same(now, e) for e in cond["enum"]):
                 return None
-            said.append(f"{name} is {_text(now)}")
+            if name not in unsaid:
+                said.append(f"{name} is {_text(now)}")
         else:
             if isinstance(now, bool) or not isinstance(now, (int, float)) or not now > cond["exclusiveMinimum"]:
                 return None

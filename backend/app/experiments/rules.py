@@ -29,10 +29,12 @@ def kernel_values(run: Run, params: BaseModel) -> dict[str, Any]:
 
 def violation(run: Run, values: Mapping[str, Any]) -> tuple[Mapping[str, Any], Any, str] | None:
     """(rule, offending value, message) for the first rule of the kernel that `values` (kernel parameter names;
-    absent ones at the kernel's defaults) break, else None. The message is the kernel's, word for word."""
+    absent ones at the kernel's defaults) break, else None. The message is the kernel's, word for word, less its
+    conditions on the parameters the run kind pins (role)."""
     schema = run.kernel_schema()
     for rule in schema.get("x-rules", []):
-        found = rule_violation(rule, values, schema["properties"])
+        # a kernel param the run kind pins (network's role) is no person's: its condition goes unsaid
+        found = rule_violation(rule, values, schema["properties"], unsaid=run.fixed)
         if found is not None:
             return rule, found[1], found[2]
     return None
