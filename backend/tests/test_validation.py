@@ -186,6 +186,14 @@ def test_a_parameter_no_run_would_use_is_refused_naming_what_it_applies_to(clien
     assert copy["op"] == "copy" and copy["blocks"] == [4096] and "sizes" not in copy and "array_size" not in copy
     assert triad["op"] == "stream_triad" and not {"blocks", "buffer_bytes", "sizes"} & set(triad)
     assert triad["threads"] == [1] and "array_size" in triad
+    # a run stored before that (blocks beside its STREAM op) is shown without them
+    from app.jobs.models import Run
+
+    old = session.get(Run, r.json()["runs"][1]["id"])
+    old.params = {**old.params, "blocks": [4096], "sizes": [4096]}
+    session.commit()
+    shown = client.get(f"/api/runs/{old.id}").json()["params"]
+    assert shown["op"] == "stream_triad" and not {"blocks", "sizes"} & set(shown)
     r = client.post("/api/jobs", json={"host_ids": [host_id], "experiment": "memory",
                                        "params": {"op": "copy", "blocks": [4096], **timing}})
     assert r.status_code == 201, r.text

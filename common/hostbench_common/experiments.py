@@ -142,7 +142,12 @@ class Run:
     def applying(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """One run's params without those that do not apply to it (a memory read's `sizes`, a STREAM op's
         `blocks`): what it stores and shows."""
-        dropped = {p.name for p in self.params if not self.applies_to(p, params, self.defaults())}
+        conditional = [(p, applies) for p in self.params if (applies := self.applies_of(p))]
+        if not conditional:
+            return dict(params)
+        # the defaults only where a condition's parameter is absent (a stored run has them all)
+        defaults = self.defaults() if any(k not in params for _, a in conditional for k in a) else {}
+        dropped = {p.name for p, _ in conditional if not self.applies_to(p, params, defaults)}
         return {k: v for k, v in params.items() if k not in dropped}
 
     def kernel_schema(self) -> dict[str, Any]:

@@ -48,7 +48,9 @@ def run_to_public(run: Run, host_name: str, created_by: str | None = None, host:
     typical = run_typical(run.experiment, run.params, run.inventory_snapshot or (host.inventory if host else None))
     return RunPublic(
         id=run.id, job_id=run.job_id, host_id=run.host_id, host_name=host_name, experiment=run.experiment,
-        params=run.params, status=run.status, status_reason=run.status_reason,  # type: ignore[arg-type]
+        # only what applies to it: a run stored before runs were stored so keeps no STREAM blocks in any summary
+        params=RUNS[run.experiment].applying(run.params) if run.experiment in RUNS else run.params,
+        status=run.status, status_reason=run.status_reason,  # type: ignore[arg-type]
         attempt=run.attempt, created_at=run.created_at, started_at=run.started_at, finished_at=run.finished_at,
         expected_duration_s=run.expected_duration_s, typical_duration_s=typical,
         phase=run.phase if run.status in ON_HOST else None,  # type: ignore[arg-type]
