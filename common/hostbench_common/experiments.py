@@ -531,7 +531,7 @@ EXPERIMENTS: dict[str, Experiment] = {e.kind: e for e in (
     Experiment("network", "Network (loopback)", "TCP/UDP throughput and round-trip latency over loopback on one host.",
                (("host", "network"),), "network"),
     Experiment("network_pair", "Network (two hosts)", "TCP/UDP throughput and round-trip latency between two hosts: "
-               "host_ids[0] serves on a port it chooses, host_ids[1] drives.",
+               "the first host picked serves on a port it chooses, the second drives.",
                (("serve", "network_serve"), ("drive", "network_drive")), "network_drive", reference_per=None),
     Experiment("gpu", "GPU (CUDA)", "FP32/FP64 FMA FLOPS, integer ops, device memory bandwidth, host-device copies.",
                (("host", "gpu"),), "gpu", reference_per=None),

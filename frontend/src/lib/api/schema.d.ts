@@ -3301,7 +3301,7 @@ export interface components {
         };
         /**
          * NetworkPairJobCreate
-         * @description host_ids = [serve host, drive host]: TCP/UDP throughput and round-trip latency between two hosts: host_ids[0] serves on a port it chooses, host_ids[1] drives.
+         * @description host_ids = [serve host, drive host]: TCP/UDP throughput and round-trip latency between two hosts: the first host picked serves on a port it chooses, the second drives.
          */
         NetworkPairJobCreate: {
             /**

@@ -18,7 +18,7 @@ export function ExperimentField({ experiments, kind, description, error, onChang
       <select id={`${ID}-experiment`} value={kind} aria-describedby={`${ID}-experiment-help`} onChange={(e) => onChange(e.target.value)}>
         {experiments.map((x) => (
           <option key={x.kind} value={x.kind}>
-            {x.title} ({x.kind})
+            {x.title}
           </option>
         ))}
       </select>
