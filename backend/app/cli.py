@@ -3,6 +3,7 @@ They talk to the database named by DATABASE_URL; `./hostbench` finds the embedde
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 
@@ -34,14 +35,15 @@ def _token(session: Any, args: argparse.Namespace) -> str:
         raise BadRequest(f"--label wants key=value, got {[kv for kv in args.label if '=' not in kv]}")
     fields: dict[str, Any] = {"uses": None if args.uses == "unlimited" else args.uses, "name": args.name,
                               "labels": labels}
-    if args.ttl_s is not None:
-        fields["ttl_s"] = args.ttl_s
+    ttl_s = args.ttl_s if args.expires is None else args.expires
+    if ttl_s is not None:
+        fields["ttl_s"] = ttl_s
     fields.update({k: v for k, v in (("namespace", args.namespace), ("image", args.image), ("nodes", args.node)) if v})
     try:
         body = RegistrationTokenCreate.model_validate(fields)
     except ValidationError as exc:
         raise BadRequest("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from exc
-    token, row = enrol.create(session, body.ttl_s if args.ttl_s is not None else None, "cli", body.uses, body.name,
+    token, row = enrol.create(session, body.ttl_s if ttl_s is not None else None, "cli", body.uses, body.name,
                               body.labels)
     record(session, "cli", "host.registration_token", f"token {row.id}", expires_at=row.expires_at.isoformat(),
            uses=body.uses, name=body.name, labels=body.labels)
@@ -58,29 +60,76 @@ def _token(session: Any, args: argparse.Namespace) -> str:
     return "\n\n".join([head] + [f"# {name}\n{forms[field]}" for name, field in FORM_FIELDS.items() if forms[field]])
 
 
+def duration_s(text: str) -> float:
+    """--expires: 900, 30m, 12h, 7d, in seconds."""
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    t = text.strip().lower()
+    try:
+        return float(t[:-1]) * units[t[-1]] if t and t[-1] in units else float(t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seconds or a number with s, m, h or d (7d), got {text!r}") from None
+
+
+# The admin commands that ./hostbench also offers, declared once, here: `python -m app.cli` parses with them, and
+# ./hostbench (hostbench_cli) declares its `token`, `user add`, `api-token` and `sign-in-link` with them, then hands
+# the same words to `python -m app.cli` on the database it found.
+def _token_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--ttl-s", type=float, default=None, help="seconds it stays valid (default: the server's)")
+    p.add_argument("--expires", type=duration_s, default=None, metavar="DURATION",
+                   help="how long it stays valid: 900, 30m, 12h, 7d (the same as --ttl-s)")
+    p.add_argument("--uses", default="1", metavar="N|unlimited", help="how many runners may join with it (1)")
+    p.add_argument("--name", default=None, help="what it is for, shown in the dashboard's token list")
+    p.add_argument("--label", action="append", default=[], metavar="K=V",
+                   help="a label for every host that joins with it (repeatable)")
+    p.add_argument("--form", default="token", choices=FORMS,
+                   help="print the token (default), one install form with it, or all (docs/fleet.md)")
+    p.add_argument("--namespace", default=None, help="the Kubernetes manifest's namespace (hostbench)")
+    p.add_argument("--image", default=None, help="the Kubernetes manifest's runner image (hostbench-runner:latest)")
+    p.add_argument("--node", action="append", default=[], metavar="NODE",
+                   help="a Kubernetes node for --form kubernetes-job: a one-shot Job bound to it (repeatable)")
+
+
+def _user_add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name")
+    p.add_argument("--role", choices=["viewer", "operator", "admin"], required=True)
+    p.add_argument("--api-token", metavar="LABEL", default=None,
+                   help="also print a new personal API token of this name for the user (last line)")
+
+
+def _api_token_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name")
+    p.add_argument("--label", default="cli", help="the token's name, shown in the dashboard")
+
+
+def _sign_in_link_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name")
+
+
+# name -> (what it does, its arguments)
+ADMIN_COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "token": ("print a new runner registration token (single use unless --uses), or the ways to install runners "
+              "with it (--form)", _token_arguments),
+    "user-add": ("create a user; password on stdin (typed, unechoed, at a terminal); an empty one prints a one-time "
+                 "sign-in link instead", _user_add_arguments),
+    "api-token": ("print a new personal API token for a user (Authorization: Bearer ...)", _api_token_arguments),
+    "sign-in-link": ("print a new one-time sign-in link for a user", _sign_in_link_arguments),
+}
+
+
+def add_admin_command(sub: "argparse._SubParsersAction[argparse.ArgumentParser]", command: str,
+                      name: str | None = None) -> argparse.ArgumentParser:
+    """Declare the admin command `command` in `sub` (as `name`, where the caller calls it otherwise)."""
+    what, arguments = ADMIN_COMMANDS[command]
+    p = sub.add_parser(name or command, help=what)
+    arguments(p)
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m app.cli")
     sub = p.add_subparsers(dest="cmd", required=True)
-    t = sub.add_parser("token", help="create a runner registration token (single use unless --uses)")
-    t.add_argument("--ttl-s", type=float, default=None)
-    t.add_argument("--uses", default="1", help="how many runners may join with it: a number or 'unlimited'")
-    t.add_argument("--name", default=None)
-    t.add_argument("--label", action="append", default=[], metavar="K=V")
-    t.add_argument("--namespace", default=None)
-    t.add_argument("--image", default=None)
-    t.add_argument("--node", action="append", default=[], help="a Kubernetes node for --form kubernetes-job")
-    t.add_argument("--form", choices=FORMS, default="token",
-                   help="what to print: the token (default), one install form, or all of them")
-    u = sub.add_parser("user-add", help="create a user; the password is read from stdin (empty: a sign-in link)")
-    u.add_argument("name")
-    u.add_argument("--role", choices=["viewer", "operator", "admin"], required=True)
-    u.add_argument("--api-token", metavar="LABEL", default=None,
-                   help="also print a new personal API token of this name for the user (last line)")
-    a = sub.add_parser("api-token", help="print a new personal API token for a user")
-    a.add_argument("name")
-    a.add_argument("--label", default="cli", help="the token's name, shown in the dashboard")
-    s = sub.add_parser("sign-in-link", help="print a new one-time sign-in path for a user")
-    s.add_argument("name")
+    for command in ADMIN_COMMANDS:
+        add_admin_command(sub, command)
     sub.add_parser("bootstrap-admin", help="when nobody exists yet, create 'admin' and print a sign-in path")
     sub.add_parser("routes", help="print every route and who may call it (Markdown)")
     sub.add_parser("openapi", help="print the OpenAPI document")

@@ -209,3 +209,11 @@ def test_cli_token_makes_a_fleet_token_and_prints_its_forms(capsys, session):
     assert cli.main(["token"]) == 0 and capsys.readouterr().out.startswith("hbreg_")
     assert cli.main(["token", "--uses", "0"]) == 1 and "uses" in capsys.readouterr().err
     assert cli.main(["token", "--label", "novalue"]) == 1
+    # --expires (./hostbench token's, declared once here): a duration in words; a wrong one is refused by argparse
+    assert cli.main(["token", "--expires", "2h", "--name", "two hours"]) == 0
+    row = session.query(RegistrationToken).filter_by(name="two hours").one()
+    left = (row.expires_at - row.created_at).total_seconds()
+    assert 7200 - 60 <= left <= 7200 + 60, left
+    with pytest.raises(SystemExit) as refused:
+        cli.main(["token", "--expires", "2 weeks"])
+    assert refused.value.code == 2 and "--expires" in capsys.readouterr().err

@@ -11,6 +11,7 @@ import time
 import tomllib
 from pathlib import Path
 
+from app.cli import add_admin_command
 from hostbench_bench import AREAS
 from hostbench_bench.common import BenchReport, ToolMissing, exit_on_sigterm
 from hostbench_common.reftools.cli import main as parse_main
@@ -157,16 +158,6 @@ def _one_line_error(text: str) -> str:
     return f"error: {lines[-1]}" if lines else ""
 
 
-def _duration_s(text: str) -> float:
-    """900, 30m, 12h, 7d: seconds."""
-    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-    t = text.strip().lower()
-    try:
-        return float(t[:-1]) * units[t[-1]] if t and t[-1] in units else float(t)
-    except ValueError:
-        raise SystemExit(f"error: --expires wants seconds or a number with s, m, h or d (7d), got {text!r}") from None
-
-
 def cmd_admin(argv: list[str], *, stdin: str = "", link: bool = False) -> int:
     """One backend admin command (python -m app.cli) on the database found by hostbench_stack.admin; a path
     it prints (a sign-in link) is printed as a full URL."""
@@ -254,36 +245,14 @@ def parser() -> argparse.ArgumentParser:
     ex.add_argument("--format", choices=["csv", "json", "ndjson"], default="csv")
     ex.add_argument("-o", "--output", default=None, metavar="FILE", help="write here (default: stdout)")
     add_server_arguments(ex)
-    tk = sub.add_parser("token", help="print a new runner registration token (single use unless --uses), or the "
-                        "ways to install runners with it (--form)")
-    tk.add_argument("--ttl-s", type=float, default=None, help="seconds it stays valid (default: the server's)")
-    tk.add_argument("--expires", default=None, metavar="DURATION",
-                    help="how long it stays valid: 900, 30m, 12h, 7d (the same as --ttl-s)")
-    tk.add_argument("--uses", default="1", metavar="N|unlimited", help="how many runners may join with it (1)")
-    tk.add_argument("--name", default=None, help="what it is for, shown in the dashboard's token list")
-    tk.add_argument("--label", action="append", default=[], metavar="K=V",
-                    help="a label for every host that joins with it (repeatable)")
-    tk.add_argument("--form", default="token",
-                    choices=["token", "install", "container", "shell", "cloud-init", "kubernetes", "kubernetes-job",
-                             "all"],
-                    help="print the token (default), one install form with it, or all (docs/fleet.md)")
-    tk.add_argument("--namespace", default=None, help="the Kubernetes manifest's namespace (hostbench)")
-    tk.add_argument("--image", default=None, help="the Kubernetes manifest's runner image (hostbench-runner:latest)")
-    tk.add_argument("--node", action="append", default=[], metavar="NODE",
-                    help="a Kubernetes node for --form kubernetes-job: a one-shot Job bound to it (repeatable)")
+    add_admin_command(sub, "token")
     slurm_cli.add_arguments(sub)
     enrolload.add_arguments(sub.add_parser("enrol-load", help="N runners join with one enrolment token of count N "
                                            "at once on a stack of our own; the N+1st refused: a table, a JSON line"))
-    us = sub.add_parser("user", help="manage users").add_subparsers(dest="user_cmd", required=True)
-    ua = us.add_parser("add", help="create a user; password on stdin (typed, unechoed, at a terminal); "
-                       "an empty one prints a one-time sign-in link instead")
-    ua.add_argument("name")
-    ua.add_argument("--role", choices=["viewer", "operator", "admin"], required=True)
-    at = sub.add_parser("api-token", help="print a new personal API token for a user (Authorization: Bearer ...)")
-    at.add_argument("name")
-    at.add_argument("--label", default="cli", help="the token's name, shown in the dashboard")
-    sl = sub.add_parser("sign-in-link", help="print a new one-time sign-in link for a user")
-    sl.add_argument("name")
+    users = sub.add_parser("user", help="manage users").add_subparsers(dest="user_cmd", required=True)
+    add_admin_command(users, "user-add", "add")
+    add_admin_command(sub, "api-token")
+    add_admin_command(sub, "sign-in-link")
     sub.add_parser("openapi", help="write frontend/openapi.json from the backend")
     sub.add_parser("routes", help="write the route table (route -> who may call it) into docs/security.md")
     lk = sub.add_parser("lock", help="regenerate requirements.lock from the pyproject files (with uv)")
@@ -292,6 +261,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     p = parser()
     args = p.parse_args(argv)
     if args.cmd not in ("up", "test", "load", "chaos"):  # those show our own processes' logs, colours included
@@ -348,31 +318,20 @@ def main(argv: list[str] | None = None) -> int:
         return slurm_cli.main(args)
     if args.cmd == "enrol-load":
         return enrolload.run(args)
-    if args.cmd == "token":
-        ttl = args.ttl_s if args.expires is None else _duration_s(args.expires)
-        argv = ["token", "--uses", args.uses, "--form", args.form, *(["--ttl-s", str(ttl)] if ttl is not None else [])]
-        for flag, value in (("--name", args.name), ("--namespace", args.namespace), ("--image", args.image)):
-            argv += [flag, value] if value else []
-        for kv in args.label:
-            argv += ["--label", kv]
-        for node in args.node:
-            argv += ["--node", node]
-        return cmd_admin(argv)
+    # the admin commands: declared by app.cli (add_admin_command), so the words given here are handed on as they are
+    if args.cmd in ("token", "api-token", "sign-in-link"):
+        return cmd_admin([args.cmd, *argv[1:]], link=args.cmd == "sign-in-link")
     if args.cmd == "user":
         try:
             password = _read_password(args.name)
         except (RuntimeError, EOFError, KeyboardInterrupt) as exc:
             print(f"error: {exc or 'no password read'}", file=sys.stderr)
             return 1
-        rc = cmd_admin(["user-add", args.name, "--role", args.role], stdin=password, link=True)
+        rc = cmd_admin(["user-add", *argv[2:]], stdin=password, link=True)
         if rc == 0:
             print(f"created {args.role} {args.name!r}" + ("" if password else
                   "; the link above signs them in once (24 h), then they set a password"), file=sys.stderr)
         return rc
-    if args.cmd == "api-token":
-        return cmd_admin(["api-token", args.name, "--label", args.label])
-    if args.cmd == "sign-in-link":
-        return cmd_admin(["sign-in-link", args.name], link=True)
     if args.cmd == "lock":
         return cmd_lock(args.upgrade)
     # openapi and routes read the application only: placeholder URLs, nothing is connected to

@@ -5,6 +5,7 @@ import contextlib
 import io
 
 import pytest
+from app import cli as admin_cli
 
 from hostbench_cli import __main__ as entry
 
@@ -21,6 +22,28 @@ def _tree(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> list
             for name, sub in action.choices.items():
                 out += [" ".join((*prefix, name)), *_tree(sub, (*prefix, name))]
     return out
+
+
+def _sub(parser: argparse.ArgumentParser, *path: str) -> argparse.ArgumentParser:
+    for name in path:
+        parser = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[name]
+    return parser
+
+
+def _arguments(parser: argparse.ArgumentParser) -> list[tuple]:
+    return [(a.option_strings, a.dest, a.choices, a.default, a.type, a.required, a.help) for a in parser._actions]
+
+
+def test_the_admin_commands_are_app_clis():
+    """./hostbench's token, user add, api-token and sign-in-link are declared by app.cli (declared once): the same
+    arguments, the same help, as `python -m app.cli` parses them."""
+    ours, server = entry.parser(), argparse.ArgumentParser()
+    sub = server.add_subparsers()
+    for command in admin_cli.ADMIN_COMMANDS:
+        admin_cli.add_admin_command(sub, command)
+    for path, command in ((("token",), "token"), (("user", "add"), "user-add"), (("api-token",), "api-token"),
+                          (("sign-in-link",), "sign-in-link")):
+        assert _arguments(_sub(ours, *path)) == _arguments(_sub(server, command)), path
 
 
 def test_every_command_is_there():
