@@ -214,7 +214,7 @@ def parser() -> argparse.ArgumentParser:
     rn.add_argument("--status", default=None,
                     choices=[s.value for s in RunStatus])
     rn.add_argument("--limit", type=int, default=20, help="at most this many, newest first (default 20, at most "
-                    "10000)")
+                    f"{remote.RUNS_MAX})")
     rn.add_argument("--json", action="store_true", help="the runs as the API gives them, as JSON")
     rn.add_argument("--wait", type=int, default=None, metavar="ID", help="follow run ID instead (as `wait`)")
     add_server_arguments(rn)

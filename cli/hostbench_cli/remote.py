@@ -17,14 +17,13 @@ from pathlib import Path
 from typing import IO, Any
 
 import httpx
+from app.core.bounds import RUNS_PAGE_MAX, SAMPLES_PAGE_MAX
 from hostbench_common.runstatus import ON_HOST, RunStatus
 from hostbench_stack import admin, settings
 
 from hostbench_cli.safeout import escape, raw
 
-RUNS_PAGE = 200  # the API's largest page
-RUNS_MAX = 10_000
-SAMPLES_PAGE = 20_000  # the API's largest page of samples
+RUNS_MAX = 10_000  # `runs --limit`: at most this many, paged RUNS_PAGE_MAX at a time
 BUSY_RETRIES = 5
 
 
@@ -155,15 +154,15 @@ def resolve_host(server: Server, host: str) -> tuple[int, str]:
 
 def list_runs(server: Server, *, host_id: int | None = None, status: str | None = None,
               limit: int = 20, full: bool = False) -> tuple[list[dict], int, bool]:
-    """The newest `limit` runs matching, paged through the API 200 at a time (keyset: before_id); how many match
-    in all, and whether that is a lower bound (the server counts exactly up to a bound, then says "more than").
+    """The newest `limit` runs matching, paged through the API RUNS_PAGE_MAX at a time (keyset: before_id); how many
+    match in all, and whether that is a lower bound (the server counts exactly up to a bound, then says "more than").
     full: each run's whole result (its rows), not only its headline and verdict."""
     out: list[dict] = []
     count, more = 0, False
     before: int | None = None
     while len(out) < limit:
         page = server.get_json("/api/runs", "listing runs", host_id=host_id, status=status,
-                               limit=min(RUNS_PAGE, limit - len(out)), before_id=before,
+                               limit=min(RUNS_PAGE_MAX, limit - len(out)), before_id=before,
                                detail="full" if full else None)
         count, more = page["count"], bool(page.get("count_more"))
         out.extend(page["data"])
@@ -412,21 +411,21 @@ class _Meter:
 
 
 def export_ndjson(server: Server, run_id: int, out: IO[bytes]) -> int:
-    """Every sample of a run, one JSON object per line, paged from GET /api/runs/{id}/samples (20,000 at a time, in
-    seq order): memory bounded by one page whatever the run's length. Returns the number of samples."""
+    """Every sample of a run, one JSON object per line, paged from GET /api/runs/{id}/samples (SAMPLES_PAGE_MAX at a
+    time, in seq order): memory bounded by one page whatever the run's length. Returns the number of samples."""
     server.get_json(f"/api/runs/{run_id}", f"run {run_id}")  # 404 before anything is written
     meter = _Meter(f"run {run_id} samples")
     after, n = -1, 0
     while True:
         page = server.get_json(f"/api/runs/{run_id}/samples", f"run {run_id} samples", after_seq=after,
-                               limit=SAMPLES_PAGE)["data"]
+                               limit=SAMPLES_PAGE_MAX)["data"]
         if not page:
             break
         out.write("".join(json.dumps(s, separators=(",", ":")) + "\n" for s in page).encode())
         n += len(page)
         meter.add(len(page), "samples")
         after = page[-1]["seq"]
-        if len(page) < SAMPLES_PAGE:
+        if len(page) < SAMPLES_PAGE_MAX:
             break
     meter.done("samples")
     return n

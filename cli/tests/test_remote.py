@@ -6,6 +6,8 @@ import json
 
 import httpx
 import pytest
+from app.core.bounds import RUNS_PAGE_MAX, SAMPLES_PAGE_MAX
+from hostbench_stack import ROOT
 
 from hostbench_cli import remote
 
@@ -69,6 +71,7 @@ def test_runs_are_paged_to_the_limit_by_keyset():
         return httpx.Response(200, json={"data": data, "count": 450, "next_before_id": data[-1]["id"]})
 
     runs, count, more = remote.list_runs(_server(handler), limit=300)
+    assert RUNS_PAGE_MAX == 200  # (the pages below)
     assert (len(runs), count, more) == (300, 450, False) and seen == [(200, None), (100, "801")]
     assert len({r["id"] for r in runs}) == 300
 
@@ -121,6 +124,19 @@ def test_sse_parser_joins_data_lines_and_skips_comments():
     assert list(remote.sse_events(iter(lines))) == [("sample", "{\"a\":\n1}", "3")]
 
 
+def test_the_pages_are_the_apis_own():
+    """The client pages by the API's own bounds (app.core.bounds), which the OpenAPI document publishes; it keeps no
+    copy of them."""
+    doc = json.loads((ROOT / "frontend" / "openapi.json").read_text())
+
+    def largest(path: str) -> int:
+        return next(p["schema"]["maximum"] for p in doc["paths"][path]["get"]["parameters"] if p["name"] == "limit")
+
+    assert (largest("/api/runs"), largest("/api/runs/{run_id}/samples")) == (RUNS_PAGE_MAX, SAMPLES_PAGE_MAX)
+    assert (remote.RUNS_PAGE_MAX, remote.SAMPLES_PAGE_MAX) == (RUNS_PAGE_MAX, SAMPLES_PAGE_MAX)
+    assert not [name for name in vars(remote) if name in ("RUNS_PAGE", "SAMPLES_PAGE")]
+
+
 def test_ndjson_export_pages_by_seq():
     calls = []
 
@@ -128,16 +144,16 @@ def test_ndjson_export_pages_by_seq():
         if req.url.path.endswith("/samples"):
             after = int(req.url.params["after_seq"])
             calls.append(after)
-            n = remote.SAMPLES_PAGE if after < 0 else 3
+            n = SAMPLES_PAGE_MAX if after < 0 else 3
             return httpx.Response(200, json={"data": [{"seq": after + 1 + i} for i in range(n)], "count": n})
         return httpx.Response(200, json={"id": 1})
 
     buf = io.BytesIO()
     n = remote.export_ndjson(_server(handler), 1, buf)
     lines = buf.getvalue().decode().splitlines()
-    assert n == len(lines) == remote.SAMPLES_PAGE + 3
-    assert calls == [-1, remote.SAMPLES_PAGE - 1]
-    assert [json.loads(x)["seq"] for x in lines[-2:]] == [remote.SAMPLES_PAGE + 1, remote.SAMPLES_PAGE + 2]
+    assert n == len(lines) == SAMPLES_PAGE_MAX + 3
+    assert calls == [-1, SAMPLES_PAGE_MAX - 1]
+    assert [json.loads(x)["seq"] for x in lines[-2:]] == [SAMPLES_PAGE_MAX + 1, SAMPLES_PAGE_MAX + 2]
 
 
 def test_following_a_suite_rides_out_a_server_restart_but_not_a_long_outage():

@@ -31,6 +31,11 @@ MAX_ID = 2**31 - 1
 Id = Annotated[int, Ge(1), Le(MAX_ID)]
 BodyId = Annotated[int, Ge(1), Le(MAX_ID), JSON_NUMBER]
 
+# The largest pages the API answers: GET /api/runs (runs) and GET /api/runs/{id}/samples (samples). ./hostbench's
+# remote client pages by them (hostbench_cli.remote).
+RUNS_PAGE_MAX = 200
+SAMPLES_PAGE_MAX = 20_000
+
 # A run's attempt counter is an `integer` column too.
 MAX_ATTEMPT = MAX_ID
 

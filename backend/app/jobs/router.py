@@ -3,7 +3,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, Query, Request, Response
 
 from app.audit.service import record
-from app.core.bounds import MAX_ID, Id
+from app.core.bounds import MAX_ID, RUNS_PAGE_MAX, SAMPLES_PAGE_MAX, Id
 from app.core.deps import SessionDep
 from app.core.etag import answer, matches, not_modified
 from app.experiments.registry import EXPERIMENTS, PARAMS, RUNS, RunExperimentKind
@@ -83,7 +83,7 @@ def read_runs(
     region: Label = None,
     created_after: IsoDatetime | None = None,
     created_before: IsoDatetime | None = None,
-    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    limit: Annotated[int, Query(ge=1, le=RUNS_PAGE_MAX)] = 50,
     before_id: Annotated[Id | None, Query(description="keyset paging: the runs older than this one (the previous "
                                                        "page's next_before_id); stable while runs are added")] = None,
     offset: Annotated[int, Query(ge=0, le=10**9, deprecated=True,
@@ -129,7 +129,7 @@ def read_samples(
     session: SessionDep,
     after_seq: Annotated[int, Query(ge=-1, le=10**12, description="keyset paging: the samples after this seq (the "
                                                                   "previous page's next_after_seq)")] = -1,
-    limit: Annotated[int, Query(ge=1, le=20000)] = 20000,
+    limit: Annotated[int, Query(ge=1, le=SAMPLES_PAGE_MAX)] = SAMPLES_PAGE_MAX,
 ) -> SamplesPublic:
     data = service.samples_after(session, service.get_run(session, run_id), after_seq, limit)
     return SamplesPublic(data=data, count=len(data), next_after_seq=data[-1].seq if len(data) == limit else None)

@@ -7,7 +7,7 @@ from sqlalchemy import Select, and_, any_, func, or_, select
 from sqlalchemy.orm import Session, defer
 
 from app.core import broker
-from app.core.bounds import human_duration
+from app.core.bounds import SAMPLES_PAGE_MAX, human_duration
 from app.core.config import get_settings
 from app.core.db import utcnow
 from app.core.errors import Conflict, FieldInvalid, NotFound, TooMany, Unprocessable
@@ -298,9 +298,9 @@ def list_runs(session: Session, f: RunFilter, limit: int, offset: int = 0, *, be
 def all_samples(session: Session, run: Run) -> list[SamplePublic]:
     out: list[SamplePublic] = []
     while True:
-        batch = samples_after(session, run, out[-1].seq if out else -1, 20000)
+        batch = samples_after(session, run, out[-1].seq if out else -1, SAMPLES_PAGE_MAX)
         out.extend(batch)
-        if len(batch) < 20000:
+        if len(batch) < SAMPLES_PAGE_MAX:
             return out
 
 

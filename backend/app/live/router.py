@@ -21,7 +21,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.core import broker
 from app.core.admission import slot
-from app.core.bounds import Id
+from app.core.bounds import SAMPLES_PAGE_MAX, Id
 from app.core.config import get_settings
 from app.core.db import busy_as_503, get_sessionmaker
 from app.core.errors import Forbidden, TooMany, Unauthorized
@@ -108,7 +108,7 @@ def give_slot(user: str, slot_id: str) -> None:
 def _snapshot(run_id: int, after_seq: int) -> tuple[dict, list[dict]]:
     with busy_as_503("dashboard"), get_sessionmaker()() as session:
         run = service.get_run(session, run_id)
-        samples = service.samples_after(session, run, after_seq, 20000)
+        samples = service.samples_after(session, run, after_seq, SAMPLES_PAGE_MAX)
         return service.run_public(session, run).model_dump(mode="json"), [s.model_dump() for s in samples]
 
 
