@@ -1,7 +1,9 @@
 """The way back declared once (issue 33 item 1): the result fields' bounds come from the kernels' declaration
 (`hbk <kernel> --describe`, the describe snapshot) through hostbench_common.resultfields, and no layer on the way
 back writes a bound of its own for a field the declaration covers; ResultRow extends stats.Summary instead of
-retyping its fields. No database: these read the code and the OpenAPI document."""
+retyping its fields; what the server judges in a kernel's results beyond what every run gets is what the kernel
+names (--describe "checks"), never chosen by the kernel's name. No database but the last test's: these read the
+code and the OpenAPI document."""
 import ast
 from pathlib import Path
 
@@ -11,7 +13,9 @@ from hostbench_common.describe import DESCRIBE
 
 from app.jobs.models import Sample
 from app.main import app
+from app.results import checks
 from app.results.schemas import ResultRow
+from app.results.service import compute_result
 from app.results.stats import Summary
 from tests.test_bounds import _assert_422_names, _count, _json_raw, _running, _sample
 
@@ -100,6 +104,58 @@ def test_result_row_extends_the_summary():
     retyped = [s.target.id for s in row.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
                and s.target.id in Summary.model_fields]
     assert retyped == []
+
+
+def _names_a_kernel(node: ast.AST) -> bool:
+    """`kind.kernel == "disk"`, `kernel in ("memory", "net")`, `"cpu" == run.kernel`: a comparison with a run's
+    kernel, which picks by the kernel's name. (The table's `peak` kinds, "cpu" or "disk", are declared: not this.)"""
+    if not isinstance(node, ast.Compare):
+        return False
+    return any(isinstance(n, ast.Attribute) and n.attr == "kernel" or isinstance(n, ast.Name)
+               and (n.id == "kernel" or n.id.endswith("_kernel"))
+               for part in (node.left, *node.comparators) for n in ast.walk(part))
+
+
+def _kernel_conditionals(root: Path) -> list[str]:
+    return [f"{path.name}:{node.lineno}" for path in sorted(root.rglob("*.py"))
+            for node in ast.walk(ast.parse(path.read_text())) if _names_a_kernel(node)]
+
+
+def test_result_features_are_never_chosen_by_the_kernel_s_name():
+    assert _kernel_conditionals(APP / "results") == [], "name the judgement in the kernel's checks (harness.h)"
+
+
+def test_the_scan_finds_a_kernel_conditional(tmp_path):
+    (tmp_path / "service.py").write_text('if kind.kernel == "disk":\n    pass\nok = "storage" in checks\n'
+                                         'x = kernel in ("memory", "net")\ny = kind.peak == "cpu"\n'
+                                         'z = "net" == run_kernel\n')
+    assert _kernel_conditionals(tmp_path) == ["service.py:1", "service.py:4", "service.py:6"]
+
+
+def test_every_check_a_kernel_names_is_one_the_server_knows():
+    named = {c for d in DESCRIBE.values() for c in d.get("checks", [])}
+    assert named <= set(checks.CHECKS), "a check the server does not judge: add it to app.results.checks.CHECKS"
+    assert set(checks.CHECKS) <= named, "a check no kernel names: nothing applies it"
+
+
+def test_a_judgement_follows_the_kernel_s_declaration(monkeypatch):
+    """A kernel gets a judgement by naming it, and loses it by not: memory without "cache_levels" has no caches
+    beside its rows, cpu naming "cache_levels" gets them."""
+    raw = [{"op": "read", "threads": 1, "repeat": 1, "value": 90000.0, "unit": "MB/s", "verified": True,
+            "block_bytes": 64, "level": "L1", "working_set_bytes": 65536}]
+    inventory = {"cpu": {"l1d_bytes": 32768, "l2_bytes": 1048576}}
+    cpu = [{"op": "fp64", "threads": 1, "repeat": 1, "value": 1.0, "unit": "GFLOP/s", "verified": True}]
+    assert compute_result("memory", {"op": "read"}, raw, {}, inventory).caches == {"L1d": 32768, "L2": 1048576}
+    assert compute_result("cpu", {"op": "fp64"}, cpu, {}, inventory).caches is None
+    monkeypatch.setitem(DESCRIBE["memory"], "checks", [])
+    monkeypatch.setitem(DESCRIBE["cpu"], "checks", ["strong_scaling", "cache_levels"])
+    checks.declared_checks.cache_clear()
+    try:
+        assert compute_result("memory", {"op": "read"}, raw, {}, inventory).caches is None
+        assert compute_result("cpu", {"op": "fp64"}, cpu, {}, inventory).caches == {"L1d": 32768, "L2": 1048576}
+    finally:
+        monkeypatch.undo()
+        checks.declared_checks.cache_clear()
 
 
 def test_a_sample_beyond_the_declared_threads_is_a_422(client, session, runner):

@@ -68,7 +68,10 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
    "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
    "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread)."},
    "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written."}
-  }
+  },
+  "checks": [
+   "strong_scaling"
+  ]
  },
  "disk": {
   "v": 1,
@@ -158,7 +161,10 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
    "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
    "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread)."},
    "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written."}
-  }
+  },
+  "checks": [
+   "storage"
+  ]
  },
  "gpu": {
   "v": 1,
@@ -233,7 +239,8 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
    "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
    "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread)."},
    "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written."}
-  }
+  },
+  "checks": []
  },
  "memory": {
   "v": 1,
@@ -310,7 +317,10 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
    "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
    "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread)."},
    "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written."}
-  }
+  },
+  "checks": [
+   "cache_levels"
+  ]
  },
  "net": {
   "v": 1,
@@ -395,6 +405,9 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
    "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
    "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread)."},
    "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written."}
-  }
+  },
+  "checks": [
+   "network"
+  ]
  }
 }''')

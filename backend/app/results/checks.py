@@ -4,8 +4,10 @@ verdict.py holds the flags and their order; service.compute_result calls these p
 and why each bound: docs/methodology/verdicts.md.
 """
 import math
+from functools import cache
 from typing import Any, Literal
 
+from hostbench_common.describe import DESCRIBE
 from hostbench_common.verdicts import DISTURBED_SHARE, DISTURBED_WAIT, LOSSY_PCT, spread_bound
 
 from app.experiments.registry import RUNS
@@ -13,6 +15,20 @@ from app.results.schemas import PairCheck
 from app.results.verdict import Flag, cpu_quota, flag
 
 IoMode = Literal["direct", "cache_dropped", "buffered"]
+
+# The judgements a kernel may name in its --describe "checks" (runner/kernels/src/harness.h), beyond those every
+# run gets: each applies to the run kinds whose kernel names it, never chosen by the kernel's name. "storage": how
+# the I/O went, the page cache, the device's bus (disk_flags); "network": loss, the receiver's run-queue wait,
+# loopback (net_flags); "cache_levels": the host's caches beside the rows' levels; "strong_scaling": fixed work
+# over the thread counts (scaling.py). backend/tests/test_result_declared.py fails on a name not here.
+CHECKS = ("storage", "network", "cache_levels", "strong_scaling")
+
+
+@cache
+def declared_checks(experiment: str) -> frozenset[str]:
+    """The judgements the run kind's kernel names (`hbk <kernel> --describe` "checks", the describe snapshot)."""
+    run = RUNS.get(experiment)
+    return frozenset(DESCRIBE.get(run.kernel, {}).get("checks", ())) if run is not None else frozenset()
 
 # The fastest a single device's bus can carry, MB/s: a figure above it is not the device's. PCIe 5.0 x4 (4 lanes x
 # 32 GT/s x 128/130, the widest link an NVMe drive has). Not the rotational flag's SATA bound: virtio disks report
@@ -188,10 +204,11 @@ def peer_cpu_words(raw: list[dict[str, Any]]) -> str:
 
 def checked_words(experiment: str, params: dict[str, Any], raw: list[dict[str, Any]], *, judge_share: bool,
                   share_judged: bool, peak_known: bool, pair: PairCheck | None,
-                  kernel_info: dict[str, Any]) -> list[str]:
-    """What a run's verdict checked, in words, so that "valid" names only those (the dashboard says them)."""
+                  kernel_info: dict[str, Any], floored: bool) -> list[str]:
+    """What a run's verdict checked, in words, so that "valid" names only those (the dashboard says them).
+    floored: the kernel declares a figure that has a physical floor (limits.FLOORS)."""
     run = RUNS.get(experiment)
-    kernel = run.kernel if run is not None else ""
+    checks = declared_checks(experiment)
     out = ["threads ≤ CPUs"]
     if share_judged and judge_share and (quota := cpu_quota(kernel_info)) is not None:
         out.append(f"CPU share ≥ {DISTURBED_SHARE:.2f} of what the host's CPU quota ({quota:.2f} CPU, its cgroup) "
@@ -211,9 +228,9 @@ def checked_words(experiment: str, params: dict[str, Any], raw: list[dict[str, A
     out.append("verified")
     if peak_known:
         out.append("within the peak")
-    if kernel in ("memory", "net", "disk"):
+    if floored:
         out.append("above the physical floor")
-    if kernel == "net":
+    if "network" in checks:
         if any(r.get("op") in ("udp_stream", "udp_rr") for r in raw) or params.get("op") in ("udp_stream", "udp_rr"):
             out.append(f"UDP loss ≤ {LOSSY_PCT:g} %")
         if run is not None and run.peak == "loopback":
@@ -227,7 +244,7 @@ def checked_words(experiment: str, params: dict[str, Any], raw: list[dict[str, A
             else:
                 out.append("whether the peer is another machine: not known")
             out.append(peer_cpu_words(raw))
-    if kernel == "disk":
+    if "storage" in checks:
         modes = sorted({io_mode(kernel_info, params, [r]) for r in raw}, key=IO_MODES.index) or \
             [io_mode(kernel_info, params)]
         out.append(f"I/O mode {', '.join(m.replace('_', '-') for m in modes)}: a row the page cache served is "

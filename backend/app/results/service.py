@@ -10,8 +10,16 @@ from hostbench_common.verdicts import busy_summary
 from app.experiments.registry import ROLE_OF, RUNS
 from app.hosts.peaks import cpu_peak, peak_clock_ghz, readable_inventory
 from app.hosts.schemas import Peak
-from app.results.checks import checked_words, disk_flags, io_mode, net_flags, pair_flags, spread_flags
-from app.results.limits import below_floor, other_peak
+from app.results.checks import (
+    checked_words,
+    declared_checks,
+    disk_flags,
+    io_mode,
+    net_flags,
+    pair_flags,
+    spread_flags,
+)
+from app.results.limits import FLOORS, below_floor, other_peak
 from app.results.scaling import strong_scaling
 from app.results.schemas import (
     CACHE_LEVELS,
@@ -169,6 +177,7 @@ def compute_result(
     unit = unit_for(experiment, params)
     kind = RUNS.get(experiment)
     cpu_peaks = kind is not None and kind.peak == "cpu"
+    checks = declared_checks(experiment)  # what the kernel's --describe names, beyond what every run gets
     # a server waits for its peer: its CPU share says nothing; threads that sleep by design are not "disturbed"
     share_judged = ROLE_OF.get(experiment) != "serve"
     sleeps = kind is not None and not kind.judged_by_cpu_share(params)
@@ -215,8 +224,8 @@ def compute_result(
         if bad:
             flags.append(flag("non_finite", f"repeat(s) {bad} reported a non-finite value (NaN or infinity): the "
                                             "kernel's arithmetic or its timer failed; the statistics use the rest"))
-        direct = io_mode(info, params, reps) == "direct" if kind is not None and kind.kernel == "disk" else None
-        if (floor := below_floor(experiment, extra, params, direct)) is not None:
+        direct = io_mode(info, params, reps) == "direct" if "storage" in checks else None
+        if (floor := below_floor(extra, params, direct)) is not None:
             flags.append(flag("below_floor", floor))
         unfinished = [r.get("repeat") for r in reps if str(r.get("reason") or "").startswith("unfinished")]
         if unfinished:
@@ -239,9 +248,9 @@ def compute_result(
         if share_judged:
             flags += share_flags(threads, all_reps, cpus, judge_share=not sleeps, quota=cpu_quota(info))
         flags += spread_flags(values, s.cv, params)
-        if kind is not None and kind.kernel == "net":
+        if "network" in checks:
             flags += net_flags(experiment, op, reps, pair)
-        if kind is not None and kind.kernel == "disk":
+        if "storage" in checks:
             flags += disk_flags(op, info, params, reps, extra, values, row_unit,
                                 peak is not None and peak.source == "user")
         peak_known = peak_known or peak is not None
@@ -260,14 +269,14 @@ def compute_result(
             ), experiment,
         ))
     checked = checked_words(experiment, params, raw_results, judge_share=not sleeps, share_judged=share_judged,
-                            peak_known=peak_known, pair=pair, kernel_info=info)
+                            peak_known=peak_known, pair=pair, kernel_info=info,
+                            floored=any(key in FLOORS for key in declared_figures(experiment)))
     result = RunResult(unit=unit, rows=rows, refused=refused_rows(info) or None,
                        peak_note="; ".join(sorted(notes)) or None, flags=run_flags,
                        checked=checked, pair=pair,
                        busy=BusySummary.model_validate(busy) if (busy := busy_summary(raw_results)) else None,
-                       caches=detected_caches(inventory) if kind is not None and kind.kernel == "memory" else None,
-                       scaling=(strong_scaling(rows, params) or None) if kind is not None and kind.kernel == "cpu"
-                       else None)
+                       caches=detected_caches(inventory) if "cache_levels" in checks else None,
+                       scaling=(strong_scaling(rows, params) or None) if "strong_scaling" in checks else None)
     return with_verdict(result)
 
 

@@ -104,6 +104,14 @@ typedef struct hb_kernel {
      * --describe prints them with the harness's hb_run_results. Every key it writes must be
      * declared (tests/check_results.py). Optional: NULL for a kernel without result_facts. */
     const hb_result *results;
+    /* What the server judges in its result lines beyond what it judges in every kernel's (verification,
+     * spread, CPU share, the peak): the names of those judgements, NULL-terminated; --describe prints
+     * them as "checks" beside "results" (docs/kernel-protocol.md), and the server applies a judgement to
+     * the kernels that name it, never by the kernel's name. "storage": how the I/O went (io_mode), the page
+     * cache, the device's bus; "network": loss, the receiver's run-queue wait, loopback; "cache_levels":
+     * the host's caches beside the rows' levels; "strong_scaling": fixed work over the thread counts.
+     * Optional: NULL for none. */
+    const char *const *checks;
 
     /* NULL when this host can run the kernel with these parameters, else why not. */
     const char *(*supported)(const hb_params *p);

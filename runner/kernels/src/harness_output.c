@@ -120,6 +120,11 @@ hb_status hb_describe(const hb_kernel *k, hb_err *err)
     hb_json_obj_end(&j);
     hb_json_key(&j, "results");
     hb_results_schema(&j, results);
+    hb_json_key(&j, "checks");
+    hb_json_arr(&j);
+    for (const char *const *c = k->checks; c && *c; c++)
+        hb_json_str(&j, *c);
+    hb_json_arr_end(&j);
     hb_json_obj_end(&j);
     hbi_emit(&j);
     hb_json_free(&j);

@@ -177,6 +177,8 @@ def test_describe_is_json_schema():
         d = describe(kernel)
         check(d.get("v") == 1 and d.get("kernel") == kernel and d.get("unit"),
               f"{kernel} describe header")
+        check(isinstance(d.get("checks"), list) and all(isinstance(c, str) and c for c in d["checks"]),
+              f"{kernel} describe names its server-side checks (a list of words, maybe empty)")
         params = d.get("parameters", {})
         check(params.get("type") == "object" and params.get("additionalProperties") is False,
               f"{kernel} parameters object is closed")

@@ -768,6 +768,8 @@ static void cpu_teardown(hb_setup *s)
     s->state = NULL;
 }
 
+static const char *const cpu_checks[] = {"strong_scaling", NULL};
+
 const hb_kernel hb_kernel_cpu = {
     .name = "cpu",
     .title = "CPU arithmetic throughput",
@@ -778,6 +780,7 @@ const hb_kernel hb_kernel_cpu = {
     .unit_scale = 1e-9,
     .params = cpu_params,
     .results = cpu_results,
+    .checks = cpu_checks,
     .supported = cpu_supported,
     .setup = cpu_setup,
     .facts = cpu_facts,

@@ -243,6 +243,8 @@ static void disk_teardown(hb_setup *s)
     s->state = NULL;
 }
 
+static const char *const disk_checks[] = {"storage", NULL};
+
 const hb_kernel hb_kernel_disk = {
     .name = "disk",
     .title = "Disk throughput, IOPS and latency",
@@ -255,6 +257,7 @@ const hb_kernel hb_kernel_disk = {
     .params = disk_params,
     .rules = disk_rules,
     .results = disk_results,
+    .checks = disk_checks,
     .setup = disk_setup,
     .facts = disk_facts,
     .thread_setup = disk_thread_setup,

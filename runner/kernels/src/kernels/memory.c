@@ -504,6 +504,8 @@ static void mem_teardown(hb_setup *s)
     s->state = NULL;
 }
 
+static const char *const memory_checks[] = {"cache_levels", NULL};
+
 const hb_kernel hb_kernel_memory = {
     .name = "memory",
     .title = "Memory bandwidth and latency",
@@ -520,6 +522,7 @@ const hb_kernel hb_kernel_memory = {
     .unit_scale = 1e-6,
     .params = mem_params,
     .results = mem_results,
+    .checks = memory_checks,
     .supported = mem_supported,
     .setup = mem_setup,
     .facts = mem_facts,

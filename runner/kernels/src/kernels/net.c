@@ -383,6 +383,8 @@ static void net_teardown(hb_setup *s)
     s->state = NULL;
 }
 
+static const char *const net_checks[] = {"network", NULL};
+
 const hb_kernel hb_kernel_net = {
     .name = "net",
     .title = "Network throughput, latency and loss",
@@ -395,6 +397,7 @@ const hb_kernel hb_kernel_net = {
     .params = net_params,
     .rules = net_rules,
     .results = net_results,
+    .checks = net_checks,
     .setup = net_setup,
     .facts = net_facts,
     .thread_setup = net_thread_setup,
