@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hostbench_common import resultfields
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -465,7 +466,8 @@ def _runner_token(stack: dict) -> str:
 
 
 def test_a_large_finish_passes_nginx(compose_stack, admin_token):
-    """A 60 MB finish (more than the widest kernel's 100,000 results) reaches the API through nginx: the API
+    """A 60 MB finish (the most result lines a run may give, resultfields.MAX_RESULT_LINES, padded) reaches the API
+    through nginx: the API
     answers it (the run is over: a resent finish is acknowledged and changes nothing), nginx does not refuse it
     with 413; above nginx's limit (client_max_body_size, above every limit of the API's) nginx does."""
     token = _runner_token(compose_stack)
@@ -473,7 +475,7 @@ def test_a_large_finish_passes_nginx(compose_stack, admin_token):
     assert run_id, "the cpu job test did not leave a finished run"
     admin = Http(compose_stack["http"], admin_token)
     before = admin.json("GET", f"/api/runs/{run_id}")
-    results = [_disk_result(i) for i in range(100_000)]
+    results = [_disk_result(i) for i in range(resultfields.MAX_RESULT_LINES)]
     for res in results:
         res.pop("v"), res.pop("type")
     body = json.dumps({"attempt": 1, "status": "succeeded", "results": results}).encode()

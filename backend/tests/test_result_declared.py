@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hostbench_common import resultfields
 from hostbench_common.describe import DESCRIBE
+from hostbench_runner import protocol
 
 from app.jobs.models import Sample
 from app.main import app
@@ -24,6 +25,7 @@ APP = Path(__file__).resolve().parents[1] / "app"
 # the trend queries that name a result's row.
 WAY_BACK = [APP / "runner_api" / "schemas.py", APP / "results" / "schemas.py", APP / "trends" / "schemas.py"]
 BOUND_WORDS = {"ge", "gt", "le", "lt"}
+LENGTH_WORDS = {"max_length"}
 
 
 def _literal(node: ast.expr) -> bool:
@@ -33,7 +35,8 @@ def _literal(node: ast.expr) -> bool:
 
 def _redeclared(path: Path) -> list[str]:
     """`field: ... = Field(ge=4096)` or `field: Annotated[..., Field(le=4096)]` in a class body, a literal bound
-    for a field whose bounds the kernels declare (resultfields.BOUNDS)."""
+    for a field whose bounds the kernels declare (resultfields.BOUNDS), or a literal max_length for a list whose
+    length is declared there (resultfields.LENGTHS: results)."""
     found = []
     for cls in ast.walk(ast.parse(path.read_text())):
         if not isinstance(cls, ast.ClassDef):
@@ -42,11 +45,10 @@ def _redeclared(path: Path) -> list[str]:
             if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
                 continue
             name = stmt.target.id
-            if name not in resultfields.BOUNDS:
-                continue
+            words = BOUND_WORDS if name in resultfields.BOUNDS else LENGTH_WORDS if name in resultfields.LENGTHS \
+                else set()
             for node in ast.walk(ast.Module(body=[stmt], type_ignores=[])):
-                if isinstance(node, ast.Call) and any(k.arg in BOUND_WORDS and _literal(k.value)
-                                                      for k in node.keywords):
+                if isinstance(node, ast.Call) and any(k.arg in words and _literal(k.value) for k in node.keywords):
                     found.append(f"{path.name}:{stmt.lineno} {cls.name}.{name}")
     return found
 
@@ -61,8 +63,11 @@ def test_the_scan_finds_a_redeclared_bound(tmp_path):
     old = tmp_path / "schemas.py"
     old.write_text("class ResultIn(BaseModel):\n    threads: JsonInt = Field(ge=0, le=4096)\n"
                    "    repeat: Annotated[int, Field(ge=0, le=10000)]\n    seq: JsonInt = Field(ge=0)\n"
-                   "class SampleIn(BaseModel):\n    threads: Annotated[int, Field(ge=resultfields.THREADS[0])]\n")
-    assert _redeclared(old) == ["schemas.py:2 ResultIn.threads", "schemas.py:3 ResultIn.repeat"]
+                   "class SampleIn(BaseModel):\n    threads: Annotated[int, Field(ge=resultfields.THREADS[0])]\n"
+                   "class RunFinish(BaseModel):\n    results: list[ResultIn] = Field(max_length=100000)\n"
+                   "    references: list[ReferenceIn] = Field(max_length=100)\n")
+    assert _redeclared(old) == ["schemas.py:2 ResultIn.threads", "schemas.py:3 ResultIn.repeat",
+                                "schemas.py:8 RunFinish.results"]
 
 
 def _param_span(names: tuple[str, ...]) -> tuple[int, int]:
@@ -82,6 +87,9 @@ def test_openapi_bounds_are_the_declarations():
         assert (props["threads"]["minimum"], props["threads"]["maximum"]) == threads, model
         assert (props["repeat"]["minimum"], props["repeat"]["maximum"]) == (repeat_min, repeat_max), model
     assert threads == resultfields.THREADS == (1, 256)
+    # how many result lines a run may give: one cap, the runner's check of the stream and the API's finish alike
+    assert schemas["RunFinish"]["properties"]["results"]["maxItems"] == resultfields.MAX_RESULT_LINES
+    assert protocol.MAX_RESULTS == resultfields.MAX_RESULT_LINES
 
 
 def test_result_fields_typed_as_declared():

@@ -55,6 +55,13 @@ SAMPLE_REPEAT: tuple[int, int] = (0, REPEAT[1])
 BOUNDS: dict[str, tuple[int, int]] = {"threads": THREADS, "repeat": REPEAT}
 SAMPLE_BOUNDS: dict[str, tuple[int, int]] = {"threads": THREADS, "repeat": SAMPLE_REPEAT}
 
+# The most result lines one run may give (thread counts x repeats, and ops x blocks where a kernel lists them): the
+# runner's check of the stream refuses more (hostbench_runner.protocol), the API's finish takes as many
+# (app.runner_api.schemas.RunFinish). A cap of ours, not the product of the parameters' maxima.
+MAX_RESULT_LINES = 10_000
+# List fields on the way back → the most items they may hold.
+LENGTHS: dict[str, int] = {"results": MAX_RESULT_LINES}
+
 
 def out_of_bounds(line: dict[str, Any], bounds: dict[str, tuple[int, int]]) -> str | None:
     """Why a line's bounded field lies outside its declared bounds, or None when none does."""

@@ -16,7 +16,7 @@ from .errors import ProtocolError
 
 VERSION = 1
 MAX_LINE_BYTES = 64 * 1024
-MAX_RESULTS = 10_000  # thread counts × repeats is far below this
+MAX_RESULTS = resultfields.MAX_RESULT_LINES
 
 _NUM = "number"
 _INT = "integer"

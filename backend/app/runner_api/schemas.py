@@ -181,6 +181,6 @@ class ReferenceIn(BaseModel):
 class RunFinish(AttemptBody):
     status: Literal[RunStatus.succeeded, RunStatus.failed, RunStatus.untrusted]  # what a runner may report
     reason: str | None = Field(None, max_length=2000)
-    results: list[ResultIn] = Field(default_factory=list, max_length=100000)
+    results: list[ResultIn] = Field(default_factory=list, max_length=resultfields.MAX_RESULT_LINES)
     references: list[ReferenceIn] = Field(default_factory=list, max_length=100)
     end: dict[str, Any] | None = None
