@@ -6,7 +6,7 @@ import os
 import random
 import subprocess
 import sys
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 import psycopg
 from sqlalchemy import func, select, text
@@ -65,6 +65,16 @@ def test_a_run_s_samples_read_back_whole_and_its_minutes_counted_once(client, se
     assert [(m, lo, round(mean, 9), hi, n) for _, m, lo, mean, hi, n in samples.minutes(session, [run_id])] == [
         (m, min(v), round(sum(v) / len(v), 9), max(v), len(v)) for m, v in sorted(by_minute.items())]
     assert samples.measured(session, run) == [(s["t"], s["value"]) for s in measured]
+    # the host's hour of its runs' measured samples, per figure (op '' for none), counted once as well
+    by_op: dict[str, list[float]] = {}
+    for s in measured:
+        by_op.setdefault(s["op"] or "", []).append(s["value"])
+    hour = run.created_at.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+    trend = samples.host_trend(session, host_id, hour, hour + timedelta(hours=1), run.experiment)
+    assert [(h, e, u, o, lo, round(mean, 9), hi, n) for h, e, u, o, lo, mean, hi, n in trend] == [
+        (hour, run.experiment, "GB/s", o, min(v), round(sum(v) / len(v), 9), max(v), len(v))
+        for o, v in sorted(by_op.items())]
+    assert samples.host_trend(session, host_id, hour + timedelta(hours=1), hour + timedelta(days=365)) == []
     # the export carries the same fields
     csv = client.get(f"/api/runs/{run_id}/export?format=json").json()
     assert csv["samples"] == sent
@@ -180,6 +190,8 @@ def test_the_migration_moves_every_sample_equal():
             assert len(after) == len(before) == len(old)
             assert after == before
             assert conn.execute("select sum(n) from sample_minutes").fetchone()[0] == len(old)
+            # the hosts' hours (migration 0024) from the rollup: every measured sample of the runs' every attempt
+            assert conn.execute("select sum(n) from host_hours").fetchone()[0] == sum(1 for o in old if not o[7])
             assert conn.execute("select count(*) from samples_default").fetchone()[0] == 0  # each in its month
             # one phase per distinct constants (None apart from ''), however many samples share them
             assert conn.execute("select count(*) from sample_phases").fetchone()[0] == len(

@@ -200,6 +200,26 @@ class SampleMinute(Base):
     total: Mapped[float] = mapped_column(Float)
 
 
+class HostHour(Base):
+    """A host's hourly rollup of its runs' measured samples, per figure (experiment, unit and op; op '' when none):
+    count, min, sum and max of the samples of runs created in that hour. What a host's trend over a year reads
+    (app.jobs.samples.host_trend): one index range per host, at most 8,760 rows a figure a year, however many runs
+    and samples the fleet stored. Written in the statement that stores a batch, from the rows it inserted (as
+    sample_minutes), and kept when retention drops the samples."""
+
+    __tablename__ = "host_hours"
+
+    host_id: Mapped[int] = mapped_column(ForeignKey("hosts.id", ondelete="CASCADE"), primary_key=True)
+    experiment: Mapped[str] = mapped_column(String(32), primary_key=True)
+    unit: Mapped[str] = mapped_column(String(16), primary_key=True)
+    op: Mapped[str] = mapped_column(String(32), primary_key=True)
+    hour: Mapped[datetime] = mapped_column(primary_key=True)
+    n: Mapped[int] = mapped_column(BigInteger)
+    lo: Mapped[float] = mapped_column(Float)
+    hi: Mapped[float] = mapped_column(Float)
+    total: Mapped[float] = mapped_column(Float)
+
+
 class ServerMark(Base):
     """A moment the server itself records, by name: "reconciled" is when the reconciler last ran to the end. A
     gap in it means nothing was watching leases (PostgreSQL, the worker or beat was down), so no runner could

@@ -37,7 +37,7 @@ from app.core.errors import Conflict, Unauthorized, Unavailable
 from app.core.security import hash_token
 from app.hosts.service import authenticate_runner, ip_literal, note_address
 from app.jobs.models import ON_HOST, Run, RunStatus
-from app.jobs.samples import MINUTE, SAMPLE_COLUMNS, SAMPLE_FROM
+from app.jobs.samples import HOUR, MINUTE, SAMPLE_COLUMNS, SAMPLE_FROM
 from app.jobs.schemas import SAMPLE_FIELDS
 from app.runner_api.schemas import SampleIn
 from app.runner_api.service import SEEN_EVERY_S, _owned_run, check_renewable
@@ -82,8 +82,9 @@ select lease_expires_at, changed from r"""  # noqa: S608 - this module's constan
 
 # One batch: the run locked by its own UPDATE (a run's batches go one at a time), then its phases (what is constant
 # over a stretch of samples: threads, repeat, warm-up, unit, op, block size; app.jobs.models.SamplePhase) upserted,
-# the samples inserted from unnest(arrays) ON CONFLICT DO NOTHING, and the minute rollup fed from the rows this
-# statement inserted (a resent batch inserts none, so counts once): ten array parameters whatever the batch's
+# the samples inserted from unnest(arrays) ON CONFLICT DO NOTHING, and the minute rollup and the host's hour of its
+# measured samples (app.jobs.models.HostHour) fed from the rows this statement inserted (a resent batch inserts none,
+# so counts once): ten array parameters whatever the batch's
 # size, nothing compiled per sample. A sample's run_at is its run's created_at (the partition key: app.jobs.
 # partitions). The phases' upsert is DO UPDATE (of nothing that changes) so that it returns the id of a phase
 # already stored too. Samples of the current attempt are kept after the run ended (a runner cut off uploads its
@@ -93,7 +94,7 @@ with h as ({_HOST}),
 r as (update runs set last_seq = greatest(last_seq, %(max_seq)s),
         lease_expires_at = case when status in {_ON_HOST} then %(until)s else lease_expires_at end
       where id = %(run_id)s and attempt = %(attempt)s and host_id = (select id from h)
-      returning id, created_at),
+      returning id, created_at, experiment),
 u as (select * from unnest(cast(%(seq)s as bigint[]), cast(%(t)s as float8[]), cast(%(interval_s)s as float8[]),
                            cast(%(threads)s as int[]), cast(%(rep)s as int[]), cast(%(warmup)s as boolean[]),
                            cast(%(value)s as float8[]), cast(%(unit)s as varchar[]), cast(%(op)s as varchar[]),
@@ -118,6 +119,14 @@ roll as (insert into sample_minutes as m (run_id, phase_id, minute, n, lo, hi, t
          on conflict (run_id, phase_id, minute) do update
          set n = m.n + excluded.n, lo = least(m.lo, excluded.lo), hi = greatest(m.hi, excluded.hi),
              total = m.total + excluded.total),
+hours as (insert into host_hours as hh (host_id, experiment, unit, op, hour, n, lo, hi, total)
+          select (select id from h), (select experiment from r), ph.unit, coalesce(ph.op, ''),
+                 {HOUR.format(created_at="(select created_at from r)")}, count(*), min(ins.value), max(ins.value),
+                 sum(ins.value)
+          from ins join ph on ph.id = ins.phase_id where not ph.warmup group by 3, 4
+          on conflict (host_id, experiment, unit, op, hour) do update
+          set n = hh.n + excluded.n, lo = least(hh.lo, excluded.lo), hi = greatest(hh.hi, excluded.hi),
+              total = hh.total + excluded.total),
 {_SEEN}
 select exists (select 1 from r), coalesce((select array_agg(seq) from ins), '{{}}')"""  # noqa: S608 - as _LEASE
 

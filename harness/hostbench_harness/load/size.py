@@ -5,16 +5,17 @@ It starts an embedded PostgreSQL of its own (or uses --database-url: an empty da
 and fills it: --hosts hosts with instance labels, --runs finished runs spread evenly over --days days ending now
 (a job each, ids growing with time as a real fleet's do), two phases a run (warm-up, measured) and
 --samples-per-run samples a run, sent with COPY into the partitioned sample table in chunks of runs, each chunk's
-minute rollup computed after it. Hosts, jobs, runs and phases are made by INSERT ... SELECT on the server; only
-the samples, the bulk, go through COPY. Runs carry no result (the History reads below pay for none).
+minute rollup and the hosts' hours computed after it. Hosts, jobs, runs and phases are made by INSERT ... SELECT on
+the server; only the samples, the bulk, go through COPY. Runs carry no result (the History reads below pay for none).
 
 Then it measures, each read --repeat times (p50 and p95, ms), through the backend's own functions on one
 connection: the History first page and a deep page (half the runs back), a page filtered by a label, a host's
-trend over the year and a report over a quarter (both from the minute rollup, app.jobs.samples), one run's
-samples; the retention of the oldest month (app.worker.retention); bytes on disk per sample (the sample table's
-partitions and their index, then with the phases and the rollup); and the ingest rate of the real ingest statement
-(app.runner_api.fast.INGEST, batches of 60 samples) at that size against the same database empty, before the
-fill. It prints a table, then one JSON line. The machine's other work disturbs the times: say so with them.
+trend over the year (its hourly rollup, host_hours) and a report over a quarter (the minute rollup; both
+app.jobs.samples), one run's samples; the retention of the oldest month (app.worker.retention); bytes on disk per
+sample (the sample table's partitions and their index, then with the phases and the rollups); and the ingest rate
+of the real ingest statement (app.runner_api.fast.INGEST, batches of 60 samples) at that size against the same
+database empty, before the fill. It prints a table, then one JSON line. The machine's other work disturbs the
+times: say so with them.
 
 The backend's modules (app.*) are imported inside the functions that use them, after the database URL is in the
 environment: the backend's settings are read when its modules are first imported."""
@@ -216,6 +217,16 @@ class Size:
                 c.execute(f"""insert into sample_minutes (run_id, phase_id, minute, n, lo, hi, total)
                               select run_id, phase_id, {_minute()}, count(*), min(value), max(value), sum(value)
                               from samples where run_id between %(lo)s and %(hi)s group by 1, 2, 3""", p)  # noqa: S608
+                # the hosts' hours from the chunk's rollup (an hour may straddle two chunks: added up)
+                c.execute(f"""insert into host_hours as hh (host_id, experiment, unit, op, hour, n, lo, hi, total)
+                              select r.host_id, r.experiment, p.unit, coalesce(p.op, ''),
+                                     {_hour()}, sum(m.n), min(m.lo), max(m.hi), sum(m.total)
+                              from sample_minutes m join sample_phases p on p.id = m.phase_id
+                              join runs r on r.id = m.run_id
+                              where m.run_id between %(lo)s and %(hi)s and not p.warmup group by 1, 2, 3, 4, 5
+                              on conflict (host_id, experiment, unit, op, hour) do update
+                              set n = hh.n + excluded.n, lo = least(hh.lo, excluded.lo),
+                                  hi = greatest(hh.hi, excluded.hi), total = hh.total + excluded.total""", p)  # noqa: S608
             done += (hi - lo + 1) * per
             el = time.monotonic() - t0
             say(f"{done:,} samples, {hi:,} runs stored ({done / el:,.0f} samples/s over {el:.0f} s)")
@@ -284,11 +295,13 @@ class Size:
                      "where inhparent = 'samples'::regclass")
         phases = size("select pg_total_relation_size('sample_phases')")
         minutes = size("select pg_total_relation_size('sample_minutes')")
+        hours = size("select pg_total_relation_size('host_hours')")
         self.report["samples_stored"] = n
         self.report["bytes_per_sample_table"] = round(table / n, 1)
         self.report["bytes_per_sample_table_and_index"] = round(total / n, 1)
         self.report["bytes_per_sample_with_phases"] = round((total + phases) / n, 1)
         self.report["rollup_bytes_per_sample"] = round(minutes / n, 2)
+        self.report["host_hours_bytes_per_sample"] = round(hours / n, 3)
         self.report["database_gib"] = round(size("select pg_database_size(current_database())") / 2**30, 2)
 
     def reads(self) -> None:
@@ -317,7 +330,7 @@ class Size:
             timed("history_deep_page", lambda: service.list_runs(session, RunFilter(), 50, before_id=deep))
             timed("history_label_page", lambda: service.list_runs(session, RunFilter(instance_type=TYPES[3]), 50, 0))
             host = int(rng.randint(1, self.hosts))
-            timed("host_trend_year", lambda: samples.host_trend(session, host, self.start, self.end))
+            timed("host_trend_year", lambda: samples.host_trend(session, host, self.start, self.end, "memory"))
             q_end = self.end - timedelta(days=30)
             timed("report_quarter", lambda: samples.daily(session, q_end - timedelta(days=91), q_end,
                                                           "instance_type", TYPES[5]))
@@ -353,3 +366,9 @@ def _minute() -> str:
     from app.jobs.samples import MINUTE
 
     return MINUTE
+
+
+def _hour() -> str:
+    from app.jobs.samples import HOUR
+
+    return HOUR.format(created_at="r.created_at")
