@@ -15,6 +15,7 @@ from app.core.errors import install_error_handlers
 from app.core.headers import SecurityHeaders
 from app.core.hostcheck import AllowedHosts
 from app.core.openapi import document_access
+from app.core.readcache import ReadCacheMiddleware
 from app.health import Health, health
 from app.hosts.router import router as hosts_router
 from app.hosts.slurm import router as slurm_router
@@ -50,6 +51,7 @@ def create_app() -> FastAPI:
     # Outermost last. A body is read (deadline, minimum rate, per-address bound) before its request takes an
     # admission slot, and a runner's credential is checked before its body is read (issue 27)
     app.add_middleware(Admission)  # requests wait in the event loop for a slot of their class (app.core.admission)
+    app.add_middleware(ReadCacheMiddleware)  # a read made a moment ago answered from its bytes (app.core.readcache)
     app.add_middleware(BodyLimits)  # size limits, finite numbers, slow bodies cut off (app.core.body)
     app.add_middleware(RunnerCredentials)  # /api/runner/: 401 before the body (app.runner_api.gate)
     app.add_middleware(AllowedHosts)

@@ -64,6 +64,9 @@ os.environ.setdefault("API_RECONCILE", "false")
 os.environ.setdefault("HOSTBENCH_DASHBOARD_SHED_LAG_S", "2.0")
 # TestClient calls come with Host: testserver; the allowed-hosts check must let that name in.
 os.environ.setdefault("HOSTBENCH_ALLOWED_HOSTS", "testserver")
+# Reads are not answered from the read cache (app.core.readcache) unless a test means it (test_read_cache): many tests
+# write to PostgreSQL directly, not through the API, and read the change back at once.
+os.environ.setdefault("HOSTBENCH_READ_CACHE_S", "0")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -79,6 +79,9 @@ class Settings(BaseSettings):
     hostbench_dashboard_shed_lag_s: float = Field(default=0.25, gt=0)
     hostbench_dashboard_shed_min: int = Field(default=8, ge=1)
     hostbench_dashboard_deadline_s: float = Field(default=4.0, gt=0)
+    # How long a dashboard read's answer is served again from its bytes while nothing was written (app.core.readcache;
+    # 0: never).
+    hostbench_read_cache_s: float = Field(default=1.0, ge=0, le=60)
     frontend_dist: str | None = None
     # The URL people and runners use to reach this server (install commands and sign-in links are built from
     # it; its host is allowed). Without it, they are built from the request's own Host, which the allowed-hosts

@@ -1,19 +1,22 @@
 """Who is calling, and may they: the people's side of app.core.auth. A person's role is declared on a route through
 exactly one of `ViewerDep`, `OperatorDep`, `AdminDep`; app.core.routes reads it back (docs/security.md)."""
+import asyncio
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Annotated, Any
 
 import redis
+import redis.asyncio as aioredis
 from fastapi import Depends, Request
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.orm import Session
 
 from app.core.auth import CSRF_HEADER, SESSION_COOKIE, UNSAFE, bearer, check_origin
-from app.core.broker import get_redis
+from app.core.broker import REDIS_TIMEOUT_S, get_async_redis, get_redis
 from app.core.config import get_settings
 from app.core.db import get_session, utcnow
 from app.core.errors import Forbidden, Unauthorized
@@ -52,6 +55,8 @@ class CredentialCache:
         self._entries: dict[str, tuple[float, str, User, UserSession | None]] = {}
         self._lock = threading.Lock()
         self._redis: redis.Redis | None = None
+        self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = \
+            weakref.WeakKeyDictionary()
         self.hits = 0
 
     def epoch(self) -> str | None:
@@ -61,6 +66,18 @@ class CredentialCache:
                 self._redis = get_redis()  # one client per process: its connection pool is shared by the threads
             return str(self._redis.get(users.CREDENTIALS_EPOCH) or 0)
         except redis.RedisError:
+            return None
+
+    async def epoch_async(self) -> str | None:
+        """The same, from the event loop without blocking it (app.core.readcache): one client per loop."""
+        try:
+            loop = asyncio.get_running_loop()
+            client = self._async.get(loop)
+            if client is None:
+                client = self._async[loop] = get_async_redis()
+            async with asyncio.timeout(REDIS_TIMEOUT_S):
+                return str(await client.get(users.CREDENTIALS_EPOCH) or 0)
+        except (redis.RedisError, OSError, TimeoutError):
             return None
 
     def get(self, key: str, epoch: str | None) -> tuple[User, UserSession | None] | None:

@@ -1,0 +1,101 @@
+"""The read cache (app.core.readcache): a dashboard read made a moment ago is answered again from its bytes, in the
+event loop, to a caller whose credential this process checked; a write anywhere drops what is kept, a revoked
+credential is not answered from it, and what the runners change shows within the cache's life. Real PostgreSQL and
+Redis (the cross-process message goes through Redis pub/sub)."""
+import time
+
+import pytest
+from sqlalchemy import text
+
+from app.core import broker
+from app.core.config import get_settings
+from app.core.readcache import CACHE, READS_CHANNEL
+from app.users import service as users
+from tests.conftest import make_user, wait_until
+
+TTL_S = 2.0  # long enough for a step of a test on a loaded machine
+
+
+@pytest.fixture
+def cached(client):
+    """The cache on (the tests run without it), and this client's subscription live."""
+    s = get_settings()
+    keep = s.hostbench_read_cache_s
+    s.hostbench_read_cache_s = TTL_S
+    try:
+        client.get("/api/hosts")  # starts the subscription
+        wait_until(lambda: _hit(client, "/api/hosts"), 10, "the read cache serving (its Redis subscription live)")
+        yield client
+    finally:
+        s.hostbench_read_cache_s = keep
+
+
+def _hit(client, path: str, headers: dict | None = None) -> bool:
+    client.get(path, headers=headers)
+    before = CACHE.hits
+    client.get(path, headers=headers)
+    return CACHE.hits == before + 1
+
+
+def test_a_read_again_is_served_from_its_bytes_until_a_write(cached, runner, session):
+    client = cached
+    host_id, _ = runner
+    first = client.get(f"/api/hosts/{host_id}")
+    assert first.status_code == 200
+    hits = CACHE.hits
+    again = client.get(f"/api/hosts/{host_id}")
+    assert CACHE.hits == hits + 1 and again.content == first.content
+    # a change made behind the API's back (as a runner's or a Celery task's) shows within the cache's life
+    session.execute(text("update hosts set hostname = 'changed.local' where id = :h"), {"h": host_id})
+    session.commit()
+    assert client.get(f"/api/hosts/{host_id}").json()["hostname"] == "test.local"  # still the kept answer
+    time.sleep(TTL_S + 0.1)
+    assert client.get(f"/api/hosts/{host_id}").json()["hostname"] == "changed.local"
+    # a write through the API drops what is kept at once
+    client.get(f"/api/hosts/{host_id}")
+    r = client.patch(f"/api/hosts/{host_id}/labels", json={"region": "eu-9"})
+    assert r.status_code == 200, r.text
+    assert client.get(f"/api/hosts/{host_id}").json()["labels"]["region"] == "eu-9"
+    # a write in another process says so on Redis: this one drops what it keeps
+    assert _hit(client, "/api/runs?limit=5")
+    generation = CACHE.generation
+    broker.publish(READS_CHANNEL, {"at": time.time()})
+    wait_until(lambda: CACHE.generation > generation, 5, "the other process's write heard")
+    hits = CACHE.hits
+    client.get("/api/runs?limit=5")
+    assert CACHE.hits == hits
+
+
+def test_an_etag_is_answered_304_from_the_cache(cached, runner):
+    client = cached
+    path = "/api/runs?limit=5"
+    first = client.get(path)
+    etag = first.headers["etag"]
+    hits = CACHE.hits
+    r = client.get(path, headers={"If-None-Match": etag})
+    assert r.status_code == 304 and r.headers["etag"] == etag and CACHE.hits == hits + 1
+
+
+def test_a_caller_not_checked_or_revoked_goes_the_full_way(cached, session, runner):
+    client = cached
+    host_id, _ = runner
+    path = f"/api/hosts/{host_id}"
+    assert client.get(path).status_code == 200  # kept
+    hits = CACHE.hits
+    assert client.get(path, headers={"Authorization": "Bearer hbpat_nobody"}).status_code == 401
+    assert client.get(path, headers={"Authorization": "Bearer runner-token"}).status_code == 401
+    assert CACHE.hits == hits
+    viewer = make_user(session, "cache-viewer", "viewer")
+    session.commit()
+    assert client.get(path, headers=viewer).status_code == 200  # checked in PostgreSQL, then cached
+    assert _hit(client, path, viewer)
+    # revoked by another process (no write through this one: what it keeps stays), the epoch moved in Redis
+    session.execute(text("update api_tokens set revoked_at = now() where user_id = "
+                         "(select id from users where name = 'cache-viewer')"))
+    session.commit()
+    users.credentials_changed()
+    hits = CACHE.hits
+    assert client.get(path, headers=viewer).status_code == 401
+    assert CACHE.hits == hits
+    # everyone's credential is checked in PostgreSQL again once (the epoch moved), then served from the cache again
+    assert _hit(client, path)
