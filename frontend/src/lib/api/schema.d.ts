@@ -6516,6 +6516,13 @@ export interface operations {
                     "application/json": components["schemas"]["HostPublic"];
                 };
             };
+            /** @description unchanged since the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Host header not allowed, or a body that could not be read */
             400: {
                 headers: {
