@@ -99,3 +99,23 @@ def test_a_caller_not_checked_or_revoked_goes_the_full_way(cached, session, runn
     assert CACHE.hits == hits
     # everyone's credential is checked in PostgreSQL again once (the epoch moved), then served from the cache again
     assert _hit(client, path)
+
+
+def test_a_run_s_change_of_state_drops_what_every_process_keeps(cached, runner, session):
+    """A run started or ended by a runner's call (in a control process, which does not publish its writes) drops
+    what every process keeps before the run's watchers hear of it: a page that re-reads on that event is not
+    answered the state before."""
+    from app.jobs import service
+    from tests.test_light_reads import _jobs
+
+    client = cached
+    host_id, _ = runner
+    run_id = _jobs(client, host_id, 1)[0]
+    path = f"/api/runs/{run_id}"
+    assert _hit(client, path)
+    generation = CACHE.generation
+    service.publish_run(session, service.get_run(session, run_id))  # as finish_run does, wherever it runs
+    assert CACHE.generation > generation
+    hits = CACHE.hits
+    client.get(path)
+    assert CACHE.hits == hits

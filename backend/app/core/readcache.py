@@ -11,8 +11,10 @@ handlers looks at who asks), and answers the same read again from them, in the e
   and in every API process when a dashboard write anywhere publishes on Redis (READS_CHANNEL: a job created, labels
   or peaks changed, a run cancelled, a host revoked...). What the runners change (samples, progress, a run's end,
   heartbeats) arrives in the control processes, which do not publish: a read shows it at most that 1 s late, as
-  the dashboard's live streams and polls already do. While this process's Redis subscription is not live (app.live.
-  hub), nothing is served from the cache: a missed message could leave an answer stale;
+  the dashboard's live streams and polls already do; but a run's change of state (started, ended: app.jobs.service.
+  publish_run), on which a page re-reads at once, drops what every process keeps before its watchers hear of it.
+  While this process's Redis subscription is not live (app.live.hub), nothing is served from the cache: a missed
+  message could leave an answer stale;
 - only to a caller whose credential this process checked within its credential cache's life and epoch
   (app.users.auth.CREDENTIALS: a revocation anywhere ends it at once), with the viewer role at least; anyone else
   goes the full way, which checks them and answers (or refuses) as before;
@@ -80,6 +82,13 @@ CACHE = ReadCache()
 def published_change() -> None:
     """Tell every API process that what it keeps may be stale (off the caller's time, app.core.broker)."""
     broker.publish(READS_CHANNEL, {"at": time.time()})
+
+
+def changed_everywhere() -> None:
+    """What this process and every other keeps may be stale: a run's state moved (app.jobs.service.publish_run),
+    which a page re-reads on at once. (A write through the dashboard says so by itself: ReadCacheMiddleware.)"""
+    CACHE.changed()
+    published_change()
 
 
 async def _listen(sub) -> None:  # noqa: ANN001 - app.live.hub.Subscription

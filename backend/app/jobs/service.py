@@ -6,7 +6,7 @@ from hostbench_common.estimate import host_facts, reference_plans, run_typical, 
 from sqlalchemy import Select, and_, any_, func, or_, select
 from sqlalchemy.orm import Session, defer
 
-from app.core import broker
+from app.core import broker, readcache
 from app.core.bounds import SAMPLES_PAGE_MAX, human_duration
 from app.core.config import get_settings
 from app.core.db import utcnow
@@ -81,7 +81,10 @@ def run_etag(session: Session, run: Run) -> str | None:
 
 
 def publish_run(session: Session, run: Run) -> None:
+    """A run's state changed (started, ended, cancelled): its watchers are told, and every API process drops the
+    reads it keeps (app.core.readcache) first, so that a page that re-reads on this event gets the new state."""
     body = run_public(session, run).model_dump(mode="json")
+    readcache.changed_everywhere()
     broker.publish(broker.run_channel(run.id), {"type": "run", "run": body})
 
 
