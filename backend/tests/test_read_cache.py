@@ -119,3 +119,30 @@ def test_a_run_s_change_of_state_drops_what_every_process_keeps(cached, runner, 
     hits = CACHE.hits
     client.get(path)
     assert CACHE.hits == hits
+
+
+def test_a_burst_of_one_read_goes_the_full_way_once(cached, admin_headers):
+    """Thirty simultaneous reads of the same page (nothing kept): one goes the full way, the others wait for its
+    answer and are served it; without that, each took an admission slot (six) and most were refused 503."""
+    import asyncio
+
+    from app.main import app
+    from tests.bench_read_cache import _get
+
+    cached.get("/api/runs?limit=7")  # this caller's credential checked in this process
+
+    async def burst() -> tuple[list[int], int]:
+        for _ in range(100):  # this event loop's subscription live
+            before = CACHE.hits
+            await _get(app, "/api/hosts", admin_headers)
+            await _get(app, "/api/hosts", admin_headers)
+            if CACHE.hits > before:
+                break
+            await asyncio.sleep(0.1)
+        CACHE.changed()
+        misses = CACHE.misses
+        got = await asyncio.gather(*(_get(app, "/api/runs?limit=7", admin_headers) for _ in range(30)))
+        return list(got), CACHE.misses - misses
+
+    statuses, full_way = asyncio.run(burst())
+    assert statuses == [200] * 30 and full_way == 1

@@ -18,7 +18,9 @@ handlers looks at who asks), and answers the same read again from them, in the e
 - only to a caller whose credential this process checked within its credential cache's life and epoch
   (app.users.auth.CREDENTIALS: a revocation anywhere ends it at once), with the viewer role at least; anyone else
   goes the full way, which checks them and answers (or refuses) as before;
-- with the ETag the handler gave, and a 304 to an If-None-Match that names it.
+- with the ETag the handler gave, and a 304 to an If-None-Match that names it;
+- once per burst: a read that arrives while the same read is going the full way waits for that one's answer (at
+  most HOSTBENCH_DASHBOARD_DEADLINE_S) instead of going the full way too.
 
 What is kept: 200 answers of JSON, with no cookie set, of at most ENTRY_MAX bytes; at most TOTAL_MAX bytes in
 all (beyond it the cache starts again empty). Requests that need PostgreSQL still get it; a hit needs none."""
@@ -59,6 +61,10 @@ class ReadCache:
     generation: int = 0
     size: int = 0
     hits: int = 0
+    misses: int = 0  # reads that went the full way, their answer then kept or not
+    # a read going the full way now, per key: the same read arriving meanwhile waits for its answer instead of
+    # going the full way too (a burst of one read costs one read)
+    inflight: dict[bytes, asyncio.Future] = field(default_factory=dict)
 
     def changed(self) -> None:
         self.generation += 1
@@ -168,15 +174,44 @@ class ReadCacheMiddleware:
             return await self.app(scope, receive, send)
         key = path.encode() + b"?" + scope.get("query_string", b"")
         live = _live()
+        if live and await self._kept(scope, send, key, ttl):
+            return None
+        leader = CACHE.inflight.get(key)
+        if leader is not None and (leader.done() or leader.get_loop() is not asyncio.get_running_loop()):
+            leader = None  # (another event loop's: a test's client that has gone)
+        if live and leader is not None:
+            try:  # the same read is on its way: its answer, once kept, serves this one too
+                async with asyncio.timeout(get_settings().hostbench_dashboard_deadline_s):
+                    await asyncio.shield(leader)
+            except TimeoutError:
+                pass
+            if await self._kept(scope, send, key, ttl):
+                return None
+        mine = asyncio.get_running_loop().create_future() if live and leader is None else None
+        if mine is not None:
+            CACHE.inflight[key] = mine
+        try:
+            await self._through(scope, receive, send, key, CACHE.generation if live else -1)
+        finally:
+            if mine is not None:
+                if CACHE.inflight.get(key) is mine:
+                    del CACHE.inflight[key]
+                mine.set_result(None)
+
+    @staticmethod
+    async def _kept(scope: Scope, send: Send, key: bytes, ttl: float) -> bool:
+        """Answered from what is kept for this read, if fresh and the caller may have it."""
         entry = CACHE.entries.get(key)
-        if live and entry is not None and entry.generation == CACHE.generation \
-                and time.monotonic() - entry.at <= ttl and await _viewer(scope):
+        if entry is not None and entry.generation == CACHE.generation and time.monotonic() - entry.at <= ttl \
+                and await _viewer(scope):
             CACHE.hits += 1
-            return await _answer(scope, send, entry)
-        await self._through(scope, receive, send, key, CACHE.generation if live else -1)
+            await _answer(scope, send, entry)
+            return True
+        return False
 
     async def _through(self, scope: Scope, receive: Receive, send: Send, key: bytes, generation: int) -> None:
         """The full way; its answer kept when it may be."""
+        CACHE.misses += 1
         start: Message | None = None
         chunks: list[bytes] = []
         size = 0
