@@ -57,6 +57,8 @@ class CredentialCache:
         self._redis: redis.Redis | None = None
         self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = \
             weakref.WeakKeyDictionary()
+        self._epoch_reads: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task] = \
+            weakref.WeakKeyDictionary()
         self.hits = 0
 
     def epoch(self) -> str | None:
@@ -69,9 +71,17 @@ class CredentialCache:
             return None
 
     async def epoch_async(self) -> str | None:
-        """The same, from the event loop without blocking it (app.core.readcache): one client per loop."""
+        """The same, from the event loop without blocking it (app.core.readcache): one client per loop, and one GET
+        at a time, shared by the callers that ask while it is on its way (a burst of a thousand reads is one GET,
+        not a thousand connections to Redis)."""
+        loop = asyncio.get_running_loop()
+        pending = self._epoch_reads.get(loop)
+        if pending is None or pending.done():
+            pending = self._epoch_reads[loop] = loop.create_task(self._read_epoch(loop))
+        return await asyncio.shield(pending)
+
+    async def _read_epoch(self, loop: asyncio.AbstractEventLoop) -> str | None:
         try:
-            loop = asyncio.get_running_loop()
             client = self._async.get(loop)
             if client is None:
                 client = self._async[loop] = get_async_redis()
