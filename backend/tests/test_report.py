@@ -57,9 +57,23 @@ def test_report_every_section_and_number_equals_the_stored_runs(client, session,
             assert html.escape(piece) in text, piece
         assert f"Run #{rid}: cpu on test-host" in text
     assert "51.00 ± 1.000 GFLOP/s" in text and "93.00 ± 4.243 GFLOP/s" in text
-    # times as people read them, not ISO with microseconds (issue 32)
-    assert not re.search(r"\d{2}:\d{2}:\d{2}\.\d{6}", text.split('id="report-data"')[0])
+    # times as people read them, not ISO with microseconds, anywhere in the file, its data included (issue 32)
+    assert not re.search(r"\d{2}:\d{2}:\d{2}\.\d+", text)
     assert re.search(r"finished \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC", text)
+    # the first screen: what was measured, each run's headline with its verdict, what to look at first (issue 32)
+    summary = doc["summary"]
+    assert summary["hosts"] == ["test-host"] and summary["experiments"] == ["CPU throughput (2)"]
+    assert [(r["run_id"], r["verdict"]) for r in summary["runs"]] == [(quiet, "valid"), (busy, "disturbed")]
+    assert [(a["run_id"], a["kind"]) for a in summary["attention"]] == [(busy, "verdict")]
+    assert "CPU share 0.50" in summary["attention"][0]["text"]
+    first = text.index('id="summary"')
+    assert first < text.index('id="machines"') and first < text.index(f'id="run-{quiet}"')
+    top = text[first:text.index('id="machines"')]
+    for r in summary["runs"]:
+        stored = client.get(f"/api/runs/{r['run_id']}").json()["result"]
+        assert r["headline"] == stored["headline"]["text"] and html.escape(r["headline"]) in top
+    assert "caution: disturbed" in top and f'href="#run-{busy}"' in top and "1 thread" in top
+    assert re.search(r"from \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC to ", top)
     # a flagged figure is never called valid: the disturbed row says so, with its reason
     assert "caution: disturbed: CPU share 0.50" in text
     for section in ('id="machines"', "AMD EPYC 9R14", 'id="area-cpu"', 'id="methodology"', "docs/methodology/cpu.md"):
@@ -140,3 +154,52 @@ def test_one_repeat_has_no_spread_to_state():
     assert mean_sd(row) == "47.67 GFLOP/s (one repeat)"
     two = row.model_copy(update={"n": 2, "stddev": 0.5})
     assert mean_sd(two) == "47.67 ± 0.5000 GFLOP/s"
+
+
+def _row(mean, threads, block=None, peak=None, n=3, op="tcp_stream", unit="Mbit/s"):
+    from app.results.schemas import Peak
+    return ResultRow(op=op, threads=threads, block_bytes=block, unit=unit, n=n, mean=mean, stddev=mean / 50,
+                     min=mean, max=mean, median=mean, ci95_low=None, ci95_high=None, cv=0.02, values=[mean] * n,
+                     outliers=[], peak=Peak(value=peak, unit=unit, formula="f", source="computed") if peak else None,
+                     efficiency=mean / peak if peak else None, valid=True, invalid_reason=None)
+
+
+def _texts(svg_text):
+    return [(float(m.group(1)), float(m.group(2)), m.group(3), m.group(4))
+            for m in re.finditer(r'<text x="([\d.]+)" y="([\d.]+)"([^>]*)>([^<]*)</text>', svg_text)]
+
+
+def test_report_charts_are_ticked_labelled_in_the_kernels_words_and_keep_the_peak_inside():
+    """Issue 32: the downloaded charts overprinted their labels, clipped the peak line and had no ticks."""
+    from hostbench_common.axes import axes
+
+    from app.reports.summary import size
+    from app.reports.svg import bars, nice_ticks
+
+    assert nice_ticks(57) == [0, 20, 40, 60] and nice_ticks(9400) == [0, 2000, 4000, 6000, 8000, 10000]
+    rows = [_row(100.0 * (i + 1), t, b, peak=1000.0) for i, (b, t) in enumerate(
+        (b, t) for b in (1, 1024, 65536) for t in (1, 2, 4, 8))]
+    out = bars(rows, "tcp_stream", axes("net", "tcp_stream"), fmt, size)
+    h = float(re.search(r'viewBox="0 0 [\d.]+ ([\d.]+)"', out).group(1))
+    texts = _texts(out)
+    words = [t[3] for t in texts]
+    # the axes in network terms, the value axis ticked with its unit
+    assert "message size · streams" in words and "Mbit/s" in words and "1 stream" not in " ".join(words[:3])
+    assert any("64 KiB, 8 streams" == w for w in words) and not any("thread" in w for w in words)
+    for tick in ("0", "250", "500", "750", "1,000", "1,250"):
+        assert tick in words
+    # the peak line and its label inside the picture
+    [peak_y] = [float(y) for y in re.findall(r'<line x1="\d+" y1="([\d.]+)"[^>]*stroke-dasharray="6 4"', out)]
+    [label] = [t for t in texts if t[3].startswith("peak ")]
+    assert 0 < label[1] - 12 and label[1] < peak_y < h
+    # 12 bars are narrow: their labels are turned, each from its own bar, none overprinting the next
+    turned = [t for t in texts if "rotate(-40" in t[2]]
+    assert len(turned) == 12 and all(b[0] - a[0] >= 12 for a, b in zip(turned, turned[1:], strict=False))
+    assert max(t[1] for t in turned) < h
+    # few wide bars: two short lines under each, centred on the bar, apart from the next bar's
+    few = bars([_row(50.0, 1, op="fp64", unit="GFLOP/s"), _row(90.0, 2, op="fp64", unit="GFLOP/s")], "fp64",
+               axes("cpu", "fp64"), fmt, size)
+    under = [t for t in _texts(few) if t[3] in ("1 thread", "2 threads")]
+    assert len(under) == 2 and under[1][0] - under[0][0] > 6 * len("2 threads") * 1.2
+    assert "threads" in [t[3] for t in _texts(few)]
+    assert axes("net", "udp_rr").sized == "datagrams" and axes("memory", "latency").size == "working set per thread"

@@ -1,0 +1,158 @@
+"""The report's first screen, computed once (the dashboard's report page and the downloaded HTML both show this):
+what was measured (hosts, experiments, from when to when), each run's headline figure with its unit, the peak it is
+set against, its efficiency, the reference tool beside it and its verdict, and what to look at first: runs
+without a result, verdicts that are not valid, headline figures far below their peak or far from their reference
+tool's. Nothing is recomputed: every figure is the stored result's (its headline, the headline's row)."""
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Literal
+
+from hostbench_common.axes import axes, count_words
+from pydantic import BaseModel, Field
+
+from app.experiments.registry import EXPERIMENTS, ROLE_OF, RUNS
+from app.jobs.schemas import RunPublic
+from app.results.schemas import ResultRow
+from app.results.verdict import Verdict
+
+# What to look at first: a headline below this share of its peak ...
+PEAK_GAP = 0.5
+# ... or whose ratio to a reference tool's figure (ours / theirs) is off by more than this factor either way.
+REFERENCE_GAP = 1.25
+
+
+class SummaryRun(BaseModel):
+    run_id: int
+    experiment: str = Field(description="the experiment in words: 'CPU throughput', 'Network (two hosts)'")
+    host_name: str
+    status: str
+    headline: str = Field(description="the headline figure in words, or why there is none")
+    value: float | None = None
+    unit: str = ""
+    where: str | None = Field(default=None, description="the headline row in words: 'FP64, 4 threads', 'tcp_stream, "
+                                                "64 KiB messages, 1 stream'")
+    peak: float | None = None
+    peak_unit: str | None = None
+    efficiency: float | None = None
+    reference: str | None = Field(default=None, description="the first reference tool's figure beside the headline's")
+    reference_ratio: float | None = None
+    verdict: Verdict | None = None
+    took_s: float | None = None
+    ended_at: datetime | None = None
+
+
+class Attention(BaseModel):
+    run_id: int
+    kind: Literal["no_result", "verdict", "peak_gap", "reference_gap"]
+    text: str
+
+
+class ReportSummary(BaseModel):
+    hosts: list[str]
+    experiments: list[str] = Field(description="each experiment in words with its run count: 'CPU throughput (2)'")
+    started_at: datetime | None = Field(default=None, description="the first run's start")
+    ended_at: datetime | None = Field(default=None, description="the last run's end")
+    runs: list[SummaryRun]
+    attention: list[Attention] = Field(description="what to look at first, the worst first")
+    bounds: str = Field(description="what counts as a big gap, in words")
+
+
+def experiment_title(run_kind: str) -> str:
+    """A run kind's experiment in words ('network_drive' → 'Network (two hosts)'), with its role when it has one."""
+    for e in EXPERIMENTS.values():
+        for role, kind in e.roles:
+            if kind == run_kind:
+                return e.title if role == "host" else f"{e.title}, {'serving' if role == 'serve' else 'driving'}"
+    return run_kind
+
+
+def row_words(kernel: str | None, row: ResultRow) -> str:
+    """'64 KiB messages, 1 stream', '8 threads' — a row's coordinates in its kernel's words."""
+    a = axes(kernel, row.op)
+    parts = [row.op] if row.op else []
+    if row.block_bytes is not None:
+        parts.append(f"{size(row.block_bytes)} {a.sized}")
+    parts.append(count_words(a, row.threads))
+    return ", ".join(parts)
+
+
+def size(b: int) -> str:
+    """8192 → '8 KiB', 8000 → '8000 B' (exact, the binary unit only when it divides)."""
+    for unit, n in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= n and b % n == 0:
+            return f"{b // n} {unit}"
+    return f"{b} B"
+
+
+def _headline_row(run: RunPublic) -> ResultRow | None:
+    res = run.result
+    h = res.headline if res else None
+    if res is None or h is None or h.value is None or h.threads is None:
+        return None
+    return next((r for r in res.rows if (r.op, r.threads, r.block_bytes) == (h.op, h.threads, h.block_bytes)), None)
+
+
+def _reference(row: ResultRow) -> tuple[str | None, float | None]:
+    ok = next((r for r in row.references if r.status == "ok" and r.value is not None), None)
+    if ok is None:
+        return None, None
+    return f"{ok.tool} {ok.value:.4g} {ok.unit or ''}".strip(), ok.ratio
+
+
+def summarise(runs: Sequence[RunPublic], hosts: list[str]) -> ReportSummary:
+    out: list[SummaryRun] = []
+    attention: list[Attention] = []
+    counts: dict[str, int] = {}
+    for run in runs:
+        title = experiment_title(run.experiment)
+        counts[title] = counts.get(title, 0) + 1
+        kind = RUNS.get(run.experiment)
+        res = run.result
+        took = ((run.finished_at - run.started_at).total_seconds()
+                if run.finished_at is not None and run.started_at is not None else None)
+        if res is None:
+            if ROLE_OF.get(run.experiment) != "serve":  # a serving run has no figures of its own
+                attention.append(Attention(run_id=run.id, kind="no_result",
+                                           text=f"run {run.id} ({title} on {run.host_name}) {run.status}"
+                                                + (f": {run.status_reason}" if run.status_reason else "")))
+            out.append(SummaryRun(run_id=run.id, experiment=title, host_name=run.host_name, status=run.status,
+                                  headline="no result" + (f": {run.status_reason}" if run.status_reason else ""),
+                                  took_s=took, ended_at=run.finished_at))
+            continue
+        row = _headline_row(run)
+        ref, ratio = _reference(row) if row is not None else (None, None)
+        h = res.headline
+        item = SummaryRun(
+            run_id=run.id, experiment=title, host_name=run.host_name, status=run.status,
+            headline=h.text if h is not None else "—", value=h.value if h is not None else None,
+            unit=h.unit if h is not None else res.unit,
+            where=row_words(kind.kernel if kind else None, row) if row is not None else None,
+            peak=row.peak.value if row is not None and row.peak is not None else None,
+            peak_unit=row.peak.unit if row is not None and row.peak is not None else None,
+            efficiency=row.efficiency if row is not None else None, reference=ref, reference_ratio=ratio,
+            verdict=res.verdict, took_s=took, ended_at=run.finished_at)
+        out.append(item)
+        where = f"run {run.id} ({title} on {run.host_name})"
+        if res.verdict != "valid":
+            reasons = [f.text for f in res.flags] + [f.text for r in res.rows for f in r.flags]
+            if res.trace is not None:
+                reasons += [f.text for f in res.trace.flags]
+            first = list(dict.fromkeys(reasons))[:2]
+            attention.append(Attention(run_id=run.id, kind="verdict",
+                                       text=f"{where}: {res.verdict}" + (f" ({'; '.join(first)})" if first else "")))
+        if item.efficiency is not None and item.efficiency < PEAK_GAP:
+            attention.append(Attention(run_id=run.id, kind="peak_gap",
+                                       text=f"{where}: {h.text if h else ''} is {item.efficiency * 100:.0f} % of its "
+                                            f"peak {item.peak:.4g} {item.peak_unit or ''}".replace("  ", " ")))
+        if ratio is not None and ratio > 0 and not 1 / REFERENCE_GAP <= ratio <= REFERENCE_GAP:
+            attention.append(Attention(run_id=run.id, kind="reference_gap",
+                                       text=f"{where}: ours / {ref} = {ratio:.2f}"))
+    order = {"no_result": 0, "verdict": 1, "peak_gap": 2, "reference_gap": 3}
+    attention.sort(key=lambda a: order[a.kind])
+    return ReportSummary(
+        hosts=hosts, experiments=[f"{t} ({n})" for t, n in counts.items()],
+        started_at=min((r.started_at for r in runs if r.started_at is not None), default=None),
+        ended_at=max((r.finished_at for r in runs if r.finished_at is not None), default=None),
+        runs=out, attention=attention,
+        bounds=f"a headline below {PEAK_GAP * 100:.0f} % of its peak, or off its reference tool's figure by more "
+               f"than a factor {REFERENCE_GAP:g} either way")
