@@ -16,6 +16,7 @@ import { roleOfRun } from '../../lib/experiments';
 import { useTheme, type Theme } from '../../lib/theme';
 import { RunExportLinks } from '../../features/export/components/RunExportLinks';
 import { useExperiments } from '../../features/jobs/api/get-experiments';
+import { axesOf } from '../../lib/axes';
 import { useRunSamples, type RunStreamSnapshot } from '../../features/live-run/hooks/use-run-samples';
 import { LiveRunChart } from '../../features/live-run/components/LiveRunChart';
 import { ResultsView } from '../../features/results/components/ResultsView';
@@ -116,7 +117,7 @@ function RunPage({ run, live, cancel }: RunPageProps) {
         </div>
       ) : null}
 
-      {run.result ? <RunVerdict result={run.result} /> : null}
+      {run.result ? <RunVerdict result={run.result} axes={axesOf(experiments, run.experiment)} /> : null}
       {run.result && run.result_updating ? (
         <p className="muted small" role="note">
           This host&apos;s peaks changed: the result is being recomputed against them. The figures below are the ones stored until then.
@@ -139,7 +140,7 @@ function RunPage({ run, live, cancel }: RunPageProps) {
       <section className="card" aria-labelledby="results-heading">
         <h2 id="results-heading">Results</h2>
         {run.result ? (
-          <ResultsView result={run.result} theme={theme} fileBase={fileBase} charts={!run.result.trace} />
+          <ResultsView result={run.result} theme={theme} fileBase={fileBase} charts={!run.result.trace} axes={axesOf(experiments, run.experiment)} />
         ) : active ? (
           <p className="muted">Results appear here when the run finishes.</p>
         ) : (
