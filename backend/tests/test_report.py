@@ -172,8 +172,8 @@ def _texts(svg_text):
 def test_report_charts_are_ticked_labelled_in_the_kernels_words_and_keep_the_peak_inside():
     """Issue 32: the downloaded charts overprinted their labels, clipped the peak line and had no ticks."""
     from hostbench_common.axes import axes
+    from hostbench_common.axes import size_words as size
 
-    from app.reports.summary import size
     from app.reports.svg import bars, nice_ticks
 
     assert nice_ticks(57) == [0, 20, 40, 60] and nice_ticks(9400) == [0, 2000, 4000, 6000, 8000, 10000]
@@ -203,3 +203,43 @@ def test_report_charts_are_ticked_labelled_in_the_kernels_words_and_keep_the_pea
     assert len(under) == 2 and under[1][0] - under[0][0] > 6 * len("2 threads") * 1.2
     assert "threads" in [t[3] for t in _texts(few)]
     assert axes("net", "udp_rr").sized == "datagrams" and axes("memory", "latency").size == "working set per thread"
+
+
+def test_the_summary_points_at_big_gaps_to_peak_and_reference_and_runs_without_a_result():
+    """What to look at first: a headline far below its peak, or far from its reference tool; a failed run; never a
+    serving run (it has no figures of its own)."""
+    from datetime import UTC, datetime, timedelta
+
+    from app.jobs.schemas import RunPublic
+    from app.reports.summary import PEAK_GAP, REFERENCE_GAP, summarise
+    from app.results.schemas import ReferenceFigure, RunHeadline, RunResult
+
+    t0 = datetime(2026, 11, 29, 3, 1, 5, 123456, tzinfo=UTC)
+
+    def run(i, kind, row=None, status="succeeded", reason=None):
+        res = None
+        if row is not None:
+            res = RunResult(unit=row.unit, rows=[row], headline=RunHeadline(
+                value=row.mean, unit=row.unit, threads=row.threads, op=row.op, block_bytes=row.block_bytes,
+                text=f"best {row.mean:g} {row.unit}"))
+        return RunPublic.model_construct(id=i, host_name="h", experiment=kind, status=status, status_reason=reason,
+                                         result=res, started_at=t0 + timedelta(minutes=i),
+                                         finished_at=t0 + timedelta(minutes=i, seconds=65))
+
+    far = _row(400.0, 1, 65536, peak=1000.0)  # 40 % of its peak
+    near = _row(900.0, 1, 1, peak=1000.0).model_copy(update={"references": [ReferenceFigure(
+        tool="iperf3", status="ok", value=600.0, unit="Mbit/s", ratio=1.5)]})
+    ok = _row(50.0, 2, op="fp64", unit="GFLOP/s", peak=60.0)
+    s = summarise([run(1, "network_drive", far), run(2, "network_drive", near), run(3, "cpu", ok),
+                   run(4, "network_serve"), run(5, "memory", status="failed", reason="kernel exited 2")], ["h"])
+    assert s.experiments == ["Network (two hosts) (2)", "CPU throughput (1)", "Network (two hosts), serving (1)",
+                             "Memory (1)"]
+    assert (s.started_at, s.ended_at) == (t0 + timedelta(minutes=1), t0 + timedelta(minutes=5, seconds=65))
+    assert [(a.run_id, a.kind) for a in s.attention] == [(5, "no_result"), (1, "peak_gap"), (2, "reference_gap")]
+    assert "40 % of its peak 1000 Mbit/s" in s.attention[1].text and "= 1.50" in s.attention[2].text
+    assert PEAK_GAP * 1000 > far.mean and near.references[0].ratio > REFERENCE_GAP
+    [r1, r2, r3, r4, r5] = s.runs
+    assert (r1.where, r1.efficiency, r1.took_s) == ("tcp_stream, 64 KiB messages, 1 stream", 0.4, 65.0)
+    assert (r2.reference, r2.reference_ratio) == ("iperf3 600 Mbit/s", 1.5)
+    assert (r3.where, r3.verdict, r3.peak) == ("fp64, 2 threads", "valid", 60.0)
+    assert r4.headline == "no result" and r5.headline == "no result: kernel exited 2"

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from .experiments import EXPERIMENTS, RUNS
+
 
 @dataclass(frozen=True)
 class Axes:
@@ -41,3 +43,31 @@ def axes(kernel: str | None, op: str | None = None) -> Axes:
 def count_words(a: Axes, n: int) -> str:
     """4 → "4 threads", 1 → "1 stream"."""
     return f"{n} {a.count if n == 1 else a.counts}"
+
+
+def size_words(b: int) -> str:
+    """8192 → '8 KiB', 8000 → '8000 B': exact, a binary unit only where it divides."""
+    for unit, n in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= n and b % n == 0:
+            return f"{b // n} {unit}"
+    return f"{b} B"
+
+
+def experiment_title(run_kind: str) -> str:
+    """A run kind's experiment in words: 'cpu' → 'CPU throughput', 'network_drive' → 'Network (two hosts)'."""
+    for e in EXPERIMENTS.values():
+        for role, kind in e.roles:
+            if kind == run_kind:
+                return e.title if role in ("host", "drive") else f"{e.title}, serving"
+    return run_kind
+
+
+def coordinates(run_kind: str, op: str | None, threads: int, block_bytes: int | None) -> str:
+    """A row's coordinates in its kernel's words: 'tcp_stream, 64 KiB messages, 1 stream', 'fp64, 8 threads'."""
+    run = RUNS.get(run_kind)
+    a = axes(run.kernel if run else None, op)
+    parts = [op] if op else []
+    if block_bytes is not None:
+        parts.append(f"{size_words(block_bytes)} {a.sized}")
+    parts.append(count_words(a, threads))
+    return ", ".join(parts)

@@ -10,12 +10,12 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, get_args
 
-from hostbench_common.axes import Axes, axes
+from hostbench_common.axes import Axes, axes, size_words
 
 from app.experiments.registry import RUNS
 from app.reports import svg
 from app.reports.schemas import Report, ReportRun
-from app.reports.summary import ReportSummary, size
+from app.reports.summary import ReportSummary
 from app.results.schemas import ResultRow, StrongScaling
 from app.results.verdict import Verdict
 
@@ -43,7 +43,7 @@ def pct(v: float | None) -> str:
 
 
 def block(b: int | None) -> str:
-    return "—" if b is None else size(b)
+    return "—" if b is None else size_words(b)
 
 
 def when(t: datetime | None) -> str:
@@ -245,7 +245,7 @@ def _run_html(run: ReportRun) -> str:
         out.append(_rows_table(res.rows, res.peak_note, axes(kernel, res.rows[0].op)))
         ops = list(dict.fromkeys(r.op for r in res.rows))
         out += [svg.bars([r for r in res.rows if r.op == op], f"{op or run.experiment}: mean, whiskers ± sd",
-                         axes(kernel, op), fmt, size) for op in ops if res.trace is None]
+                         axes(kernel, op), fmt, size_words) for op in ops if res.trace is None]
     out += [_scaling_table(s) for s in res.scaling or []]
     out.append(_trace_html(run))
     return "".join(out) + "</section>"

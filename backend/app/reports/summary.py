@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Literal
 
-from hostbench_common.axes import axes, count_words
+from hostbench_common.axes import coordinates, experiment_title
 from pydantic import BaseModel, Field
 
-from app.experiments.registry import EXPERIMENTS, ROLE_OF, RUNS
+from app.experiments.registry import ROLE_OF
 from app.jobs.schemas import RunPublic
 from app.results.schemas import ResultRow
 from app.results.verdict import Verdict
@@ -57,33 +57,6 @@ class ReportSummary(BaseModel):
     bounds: str = Field(description="what counts as a big gap, in words")
 
 
-def experiment_title(run_kind: str) -> str:
-    """A run kind's experiment in words ('network_drive' → 'Network (two hosts)'), with its role when it has one."""
-    for e in EXPERIMENTS.values():
-        for role, kind in e.roles:
-            if kind == run_kind:
-                return e.title if role == "host" else f"{e.title}, {'serving' if role == 'serve' else 'driving'}"
-    return run_kind
-
-
-def row_words(kernel: str | None, row: ResultRow) -> str:
-    """'64 KiB messages, 1 stream', '8 threads' — a row's coordinates in its kernel's words."""
-    a = axes(kernel, row.op)
-    parts = [row.op] if row.op else []
-    if row.block_bytes is not None:
-        parts.append(f"{size(row.block_bytes)} {a.sized}")
-    parts.append(count_words(a, row.threads))
-    return ", ".join(parts)
-
-
-def size(b: int) -> str:
-    """8192 → '8 KiB', 8000 → '8000 B' (exact, the binary unit only when it divides)."""
-    for unit, n in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if b >= n and b % n == 0:
-            return f"{b // n} {unit}"
-    return f"{b} B"
-
-
 def _headline_row(run: RunPublic) -> ResultRow | None:
     res = run.result
     h = res.headline if res else None
@@ -106,7 +79,6 @@ def summarise(runs: Sequence[RunPublic], hosts: list[str]) -> ReportSummary:
     for run in runs:
         title = experiment_title(run.experiment)
         counts[title] = counts.get(title, 0) + 1
-        kind = RUNS.get(run.experiment)
         res = run.result
         took = ((run.finished_at - run.started_at).total_seconds()
                 if run.finished_at is not None and run.started_at is not None else None)
@@ -126,7 +98,7 @@ def summarise(runs: Sequence[RunPublic], hosts: list[str]) -> ReportSummary:
             run_id=run.id, experiment=title, host_name=run.host_name, status=run.status,
             headline=h.text if h is not None else "—", value=h.value if h is not None else None,
             unit=h.unit if h is not None else res.unit,
-            where=row_words(kind.kernel if kind else None, row) if row is not None else None,
+            where=coordinates(run.experiment, row.op, row.threads, row.block_bytes) if row is not None else None,
             peak=row.peak.value if row is not None and row.peak is not None else None,
             peak_unit=row.peak.unit if row is not None and row.peak is not None else None,
             efficiency=row.efficiency if row is not None else None, reference=ref, reference_ratio=ratio,
