@@ -64,8 +64,8 @@ def test_report_every_section_and_number_equals_the_stored_runs(client, session,
     summary = doc["summary"]
     assert summary["hosts"] == ["test-host"] and summary["experiments"] == ["CPU throughput (2)"]
     assert [(r["run_id"], r["verdict"]) for r in summary["runs"]] == [(quiet, "valid"), (busy, "disturbed")]
-    assert [(a["run_id"], a["kind"]) for a in summary["attention"]] == [(busy, "verdict")]
-    assert "CPU share 0.50" in summary["attention"][0]["text"]
+    assert [(a["run_ids"], a["kind"], a["verdict"]) for a in summary["attention"]] == [([busy], "verdict", "disturbed")]
+    assert summary["attention"][0]["text"].startswith(f"run {busy} (CPU throughput on test-host) disturbed: CPU share 0.50")
     first = text.index('id="summary"')
     assert first < text.index('id="machines"') and first < text.index(f'id="run-{quiet}"')
     top = text[first:text.index('id="machines"')]
@@ -213,13 +213,14 @@ def test_the_summary_points_at_big_gaps_to_peak_and_reference_and_runs_without_a
     from app.jobs.schemas import RunPublic
     from app.reports.summary import PEAK_GAP, REFERENCE_GAP, summarise
     from app.results.schemas import ReferenceFigure, RunHeadline, RunResult
+    from app.results.verdict import Flag
 
     t0 = datetime(2026, 11, 29, 3, 1, 5, 123456, tzinfo=UTC)
 
     def run(i, kind, row=None, status="succeeded", reason=None):
         res = None
         if row is not None:
-            res = RunResult(unit=row.unit, rows=[row], headline=RunHeadline(
+            res = RunResult(unit=row.unit, rows=[row], verdict=row.verdict, headline=RunHeadline(
                 value=row.mean, unit=row.unit, threads=row.threads, op=row.op, block_bytes=row.block_bytes,
                 text=f"best {row.mean:g} {row.unit}"))
         return RunPublic.model_construct(id=i, host_name="h", experiment=kind, status=status, status_reason=reason,
@@ -235,7 +236,7 @@ def test_the_summary_points_at_big_gaps_to_peak_and_reference_and_runs_without_a
     assert s.experiments == ["Network (two hosts) (2)", "CPU throughput (1)", "Network (two hosts), serving (1)",
                              "Memory (1)"]
     assert (s.started_at, s.ended_at) == (t0 + timedelta(minutes=1), t0 + timedelta(minutes=5, seconds=65))
-    assert [(a.run_id, a.kind) for a in s.attention] == [(5, "no_result"), (1, "peak_gap"), (2, "reference_gap")]
+    assert [(a.run_ids, a.kind) for a in s.attention] == [([5], "no_result"), ([1], "peak_gap"), ([2], "reference_gap")]
     assert "40 % of its peak 1000 Mbit/s" in s.attention[1].text and "= 1.50" in s.attention[2].text
     assert PEAK_GAP * 1000 > far.mean and near.references[0].ratio > REFERENCE_GAP
     [r1, r2, r3, r4, r5] = s.runs
@@ -243,3 +244,15 @@ def test_the_summary_points_at_big_gaps_to_peak_and_reference_and_runs_without_a
     assert (r2.reference, r2.reference_ratio) == ("iperf3 600 Mbit/s", 1.5)
     assert (r3.where, r3.verdict, r3.peak) == ("fp64, 2 threads", "valid", 60.0)
     assert r4.headline == "no result" and r5.headline == "no result: kernel exited 2"
+
+    # many runs of one verdict are one item: the list stays one screen however many runs a suite has
+    def disturbed(share):
+        return ok.model_copy(update={"verdict": "disturbed", "flags": [Flag(
+            kind="disturbed", severity="caution", text=f"disturbed: CPU share {share} in repeat 1 (below 0.90)")]})
+    s = summarise([run(6, "cpu", disturbed(0.23)), run(7, "cpu", disturbed(0.05)), run(8, "cpu", disturbed(0.5)),
+                   run(9, "cpu", ok.model_copy(update={"verdict": "invalid", "flags": [Flag(
+                       kind="above_peak", severity="invalid", text="120 % of the peak")]}))], ["h"])
+    assert [(a.run_ids, a.verdict) for a in s.attention] == [([9], "invalid"), ([6, 7, 8], "disturbed")]
+    assert s.attention[1].text == ("3 runs disturbed: 6, 7, 8; run 6 (CPU throughput on h): CPU share 0.23 in "
+                                   "repeat 1 (below 0.90)")
+    assert s.attention[0].text == "run 9 (CPU throughput on h) invalid: 120 % of the peak"

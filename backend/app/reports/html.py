@@ -203,7 +203,8 @@ def _summary_html(s: ReportSummary) -> str:
     look at first."""
     span = (f"from {when(s.started_at)} to {when(s.ended_at)}" if s.started_at and s.ended_at
             else f"ended {when(s.ended_at)}" if s.ended_at else "not run yet")
-    look = ("".join(f'<li class="{e(a.kind)}"><a href="#run-{a.run_id}">{e(a.text)}</a></li>' for a in s.attention)
+    look = ("".join(f'<li class="{e(a.kind)}">{e(a.text)} '
+                    + " ".join(f'<a href="#run-{i}">#{i}</a>' for i in a.run_ids) + "</li>" for a in s.attention)
             if s.attention else "<li>Nothing: every verdict is valid, no headline is far from its peak or "
                                 "reference.</li>")
     head = ("<tr><th>Run</th><th>Experiment</th><th>Host</th><th>Headline</th><th>Where</th><th>Peak</th>"

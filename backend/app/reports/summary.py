@@ -12,8 +12,8 @@ from pydantic import BaseModel, Field
 
 from app.experiments.registry import ROLE_OF
 from app.jobs.schemas import RunPublic
-from app.results.schemas import ResultRow
-from app.results.verdict import Verdict
+from app.results.schemas import ResultRow, RunResult
+from app.results.verdict import CAUTION_ORDER, Verdict
 
 # What to look at first: a headline below this share of its peak ...
 PEAK_GAP = 0.5
@@ -42,8 +42,12 @@ class SummaryRun(BaseModel):
 
 
 class Attention(BaseModel):
-    run_id: int
+    """One thing to look at: a run, or the runs of one verdict together (the first one's reason given), so that
+    the list stays short when many runs share a verdict."""
+
+    run_ids: list[int]
     kind: Literal["no_result", "verdict", "peak_gap", "reference_gap"]
+    verdict: Verdict | None = None
     text: str
 
 
@@ -72,9 +76,36 @@ def _reference(row: ResultRow) -> tuple[str | None, float | None]:
     return f"{ok.tool} {ok.value:.4g} {ok.unit or ''}".strip(), ok.ratio
 
 
+def first_reason(res: RunResult) -> str | None:
+    """The first reason of the result's verdict, without the verdict's own word in front ("disturbed: CPU share
+    0.23 ..." reads "CPU share 0.23 ..." after "disturbed")."""
+    flags = list(res.flags) + [f for r in res.rows for f in r.flags] + (list(res.trace.flags) if res.trace else [])
+    f = next((f for f in flags if f.kind == res.verdict), flags[0] if flags else None)
+    if f is None:
+        return None
+    prefix = f"{f.kind.replace('_', ' ')}: "
+    return f.text[len(prefix):] if f.text.lower().startswith(prefix.lower()) else f.text
+
+
+def _by_verdict(items: list[tuple[Verdict, int, str, str | None]]) -> list[Attention]:
+    """Runs of one verdict as one item, the worst verdict first: '3 runs disturbed: 4, 5, 6; run 4 (CPU throughput
+    on vm): CPU share 0.23 ...'."""
+    order = ["invalid", *CAUTION_ORDER]
+    out = []
+    for v in sorted({i[0] for i in items}, key=lambda v: order.index(v) if v in order else len(order)):
+        group = [i for i in items if i[0] == v]
+        _, first, where, reason = group[0]
+        why = f"{where}: {reason}" if reason else where
+        text = (f"{where} {v}" + (f": {reason}" if reason else "") if len(group) == 1 else
+                f"{len(group)} runs {v}: {', '.join(str(i[1]) for i in group)}; {why}")
+        out.append(Attention(run_ids=[i[1] for i in group], kind="verdict", verdict=v, text=text))
+    return out
+
+
 def summarise(runs: Sequence[RunPublic], hosts: list[str]) -> ReportSummary:
     out: list[SummaryRun] = []
     attention: list[Attention] = []
+    judged: list[tuple[Verdict, int, str, str | None]] = []
     counts: dict[str, int] = {}
     for run in runs:
         title = experiment_title(run.experiment)
@@ -84,7 +115,7 @@ def summarise(runs: Sequence[RunPublic], hosts: list[str]) -> ReportSummary:
                 if run.finished_at is not None and run.started_at is not None else None)
         if res is None:
             if ROLE_OF.get(run.experiment) != "serve":  # a serving run has no figures of its own
-                attention.append(Attention(run_id=run.id, kind="no_result",
+                attention.append(Attention(run_ids=[run.id], kind="no_result",
                                            text=f"run {run.id} ({title} on {run.host_name}) {run.status}"
                                                 + (f": {run.status_reason}" if run.status_reason else "")))
             out.append(SummaryRun(run_id=run.id, experiment=title, host_name=run.host_name, status=run.status,
@@ -106,21 +137,16 @@ def summarise(runs: Sequence[RunPublic], hosts: list[str]) -> ReportSummary:
         out.append(item)
         where = f"run {run.id} ({title} on {run.host_name})"
         if res.verdict != "valid":
-            reasons = [f.text for f in res.flags] + [f.text for r in res.rows for f in r.flags]
-            if res.trace is not None:
-                reasons += [f.text for f in res.trace.flags]
-            first = list(dict.fromkeys(reasons))[:2]
-            attention.append(Attention(run_id=run.id, kind="verdict",
-                                       text=f"{where}: {res.verdict}" + (f" ({'; '.join(first)})" if first else "")))
+            judged.append((res.verdict, run.id, where, first_reason(res)))
         if item.efficiency is not None and item.efficiency < PEAK_GAP:
-            attention.append(Attention(run_id=run.id, kind="peak_gap",
+            attention.append(Attention(run_ids=[run.id], kind="peak_gap",
                                        text=f"{where}: {h.text if h else ''} is {item.efficiency * 100:.0f} % of its "
                                             f"peak {item.peak:.4g} {item.peak_unit or ''}".replace("  ", " ")))
         if ratio is not None and ratio > 0 and not 1 / REFERENCE_GAP <= ratio <= REFERENCE_GAP:
-            attention.append(Attention(run_id=run.id, kind="reference_gap",
+            attention.append(Attention(run_ids=[run.id], kind="reference_gap",
                                        text=f"{where}: ours / {ref} = {ratio:.2f}"))
     order = {"no_result": 0, "verdict": 1, "peak_gap": 2, "reference_gap": 3}
-    attention.sort(key=lambda a: order[a.kind])
+    attention = sorted(attention + _by_verdict(judged), key=lambda a: order[a.kind])
     return ReportSummary(
         hosts=hosts, experiments=[f"{t} ({n})" for t, n in counts.items()],
         started_at=min((r.started_at for r in runs if r.started_at is not None), default=None),

@@ -1591,17 +1591,23 @@ export interface components {
             /** Run Id */
             run_id: number;
         };
-        /** Attention */
+        /**
+         * Attention
+         * @description One thing to look at: a run, or the runs of one verdict together (the first one's reason given), so that
+         *     the list stays short when many runs share a verdict.
+         */
         Attention: {
             /**
              * Kind
              * @enum {string}
              */
             kind: "no_result" | "verdict" | "peak_gap" | "reference_gap";
-            /** Run Id */
-            run_id: number;
+            /** Run Ids */
+            run_ids: number[];
             /** Text */
             text: string;
+            /** Verdict */
+            verdict?: ("valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
         };
         /** AuditEventPublic */
         AuditEventPublic: {

@@ -16,8 +16,8 @@ const summary: Report['summary'] = {
     { run_id: 9, experiment: 'Memory', host_name: 'e2e-host', status: 'failed', headline: 'no result: kernel exited 2', value: null, unit: '', where: null, peak: null, peak_unit: null, efficiency: null, reference: null, reference_ratio: null, verdict: null, took_s: 4, ended_at: '2026-11-29T03:09:40.654321Z' },
   ],
   attention: [
-    { run_id: 9, kind: 'no_result', text: 'run 9 (Memory on e2e-host) failed: kernel exited 2' },
-    { run_id: 8, kind: 'verdict', text: 'run 8 (CPU throughput on e2e-host): disturbed (CPU share 0.50)' },
+    { run_ids: [9], kind: 'no_result', verdict: null, text: 'run 9 (Memory on e2e-host) failed: kernel exited 2' },
+    { run_ids: [8, 10], kind: 'verdict', verdict: 'disturbed', text: '2 runs disturbed: 8, 10; run 8 (CPU throughput on e2e-host): CPU share 0.50' },
   ],
 };
 
@@ -34,8 +34,8 @@ describe('ReportSummary (the report\'s first screen, issue 32)', () => {
   it('lists what to look at first, each linked to its run, and every run with its headline, peak, reference and verdict', () => {
     render(<ReportSummary summary={summary} />);
     const look = screen.getByRole('list', { name: 'Look at first' });
-    expect(within(look).getAllByRole('link').map((a) => a.getAttribute('href'))).toEqual(['#run-9', '#run-8']);
-    expect(look).toHaveTextContent('disturbed (CPU share 0.50)');
+    expect(within(look).getAllByRole('link').map((a) => a.getAttribute('href'))).toEqual(['#run-9', '#run-8', '#run-10']);
+    expect(look).toHaveTextContent('2 runs disturbed: 8, 10; run 8 (CPU throughput on e2e-host): CPU share 0.50');
     const rows = screen.getAllByRole('row').slice(1);
     expect(rows).toHaveLength(3);
     expect(rows[0]).toHaveTextContent('best 52.3 GFLOP/s');

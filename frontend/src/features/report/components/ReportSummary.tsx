@@ -26,8 +26,13 @@ export function ReportSummary({ summary }: { summary: Summary }) {
       <ul className="report-attention" aria-label="Look at first">
         {summary.attention.length ? (
           summary.attention.map((a, i) => (
-            <li key={i} className={a.kind === 'verdict' || a.kind === 'no_result' ? 'text-bad' : 'text-warn'}>
-              <a href={`#run-${a.run_id}`}>{a.text}</a>
+            <li key={i} className={a.kind === 'no_result' || a.verdict === 'invalid' ? 'text-bad' : 'text-warn'}>
+              {a.text}{' '}
+              {a.run_ids.map((id) => (
+                <a key={id} href={`#run-${id}`} className="report-attention-run">
+                  #{id}
+                </a>
+              ))}
             </li>
           ))
         ) : (
