@@ -55,7 +55,7 @@ def test_report_every_section_and_number_equals_the_stored_runs(client, session,
         for piece in (f"{fmt(row.mean)} ± {fmt(row.stddev)} {row.unit}", ci(row), peak_text(row, None),
                       pct(row.efficiency), verdict_text(row), references_text(row)):
             assert html.escape(piece) in text, piece
-        assert f"Run #{rid}: cpu on test-host" in text
+        assert f"Run #{rid}: CPU throughput on test-host" in text  # the experiment in words (issue 32)
     assert "51.00 ± 1.000 GFLOP/s" in text and "93.00 ± 4.243 GFLOP/s" in text
     # times as people read them, not ISO with microseconds, anywhere in the file, its data included (issue 32)
     assert not re.search(r"\d{2}:\d{2}:\d{2}\.\d+", text)

@@ -31,8 +31,8 @@ test('a report of real runs: every section, and an HTML file that references not
   await expect(report.getByRole('region', { name: 'Machines' })).toContainText('e2e-host');
   await expect(report.getByRole('region', { name: 'Machines' })).toContainText('CPU');
   const area = report.getByRole('region', { name: 'CPU', exact: true });
-  await expect(area.getByRole('heading', { name: new RegExp(`Run #${cpu}: cpu on e2e-host`) })).toBeVisible();
-  await expect(area.getByRole('heading', { name: new RegExp(`Run #${trace}: cpu_trace on e2e-host`) })).toBeVisible();
+  await expect(area.getByRole('heading', { name: new RegExp(`Run #${cpu}: CPU throughput on e2e-host`) })).toBeVisible();
+  await expect(area.getByRole('heading', { name: new RegExp(`Run #${trace}: CPU trace on e2e-host`) })).toBeVisible();
   const table = area.getByRole('region', { name: `Run ${cpu}` }).locator('table.report-rows');
   await expect(table).toContainText('95 % CI');
   await expect(table).toContainText(/\d ± \d.* GFLOP\/s/);

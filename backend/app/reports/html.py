@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, get_args
 
-from hostbench_common.axes import Axes, axes, size_words
+from hostbench_common.axes import Axes, axes, experiment_title, size_words
 
 from app.experiments.registry import RUNS
 from app.reports import svg
@@ -224,7 +224,8 @@ def _summary_html(s: ReportSummary) -> str:
 
 
 def _run_html(run: ReportRun) -> str:
-    head = (f'<section class="run" id="run-{run.id}"><h3>Run #{run.id}: {e(run.experiment)} on {e(run.host_name)}</h3>'
+    head = (f'<section class="run" id="run-{run.id}"><h3>Run #{run.id}: {e(experiment_title(run.experiment))} on '
+            f"{e(run.host_name)}</h3>"
             f'<p class="meta">Job {run.job_id} · status {e(run.status)}'
             + (f" ({e(run.status_reason)})" if run.status_reason else "")
             + f" · finished {e(when(run.finished_at))} · params "

@@ -8,6 +8,7 @@ import type { ResultRow } from '../../../lib/api/types';
 import { decimalsFor, formatFixed, formatMeanSd } from '../../../lib/format';
 import { FIELD_AXES, axisTitle, type AxesOf } from '../../../lib/axes';
 import { formatDateTime } from '../../../lib/format';
+import { opLabel } from '../../../lib/matrix';
 import { formatBlockSize } from '../../../lib/units';
 import type { Report, ReportRun } from '../api/get-report';
 import { inventoryFacts, peakWords, referenceWords, verdictWords } from '../lib/format';
@@ -44,7 +45,7 @@ function RowsTable({ run, axes }: { run: ReportRun; axes: AxesOf }) {
           const d = decimalsFor(r.mean);
           return (
             <tr key={i} data-verdict={r.verdict ?? 'valid'} className={r.verdict === 'invalid' ? 'cell-invalid' : r.verdict && r.verdict !== 'valid' ? 'cell-caution' : undefined}>
-              <td>{r.op ?? '—'}</td>
+              <td>{r.op ? opLabel(r.op) : '—'}</td>
               <td className="num">{r.threads}</td>
               <td>{r.block_bytes !== null && r.block_bytes !== undefined ? formatBlockSize(r.block_bytes) : '—'}</td>
               <td className="num">{`${formatMeanSd(r.mean, r.stddev, r.n, d)} ${r.unit}`}</td>
@@ -64,6 +65,8 @@ function RowsTable({ run, axes }: { run: ReportRun; axes: AxesOf }) {
 
 export function ReportPage({ report, htmlUrl, renderRun, axesOf = () => () => FIELD_AXES }: ReportPageProps) {
   const byId = new Map(report.runs.map((r) => [r.id, r]));
+  // each run's experiment in words, as the summary names it (the server's one naming)
+  const titles = new Map(report.summary.runs.map((r) => [r.run_id, r.experiment]));
   return (
     <article className="report" aria-label="Report">
       <header className="report-head">
@@ -108,7 +111,7 @@ export function ReportPage({ report, htmlUrl, renderRun, axesOf = () => () => FI
             return (
               <section key={id} id={`run-${id}`} className="report-run" aria-label={`Run ${id}`}>
                 <h3>
-                  Run #{run.id}: {run.experiment} on {run.host_name}
+                  Run #{run.id}: {titles.get(run.id) ?? run.experiment} on {run.host_name}
                 </h3>
                 <p className="muted small">
                   Job {run.job_id} · {run.status}
