@@ -26,7 +26,7 @@ test('memory: a column per block size, in exact binary units, with bars and whis
   const live = page.getByRole('figure', { name: /Live throughput/ });
   await expect(live).toHaveAttribute('data-markers', '4');
   await live.getByText('Phases (4)').click();
-  await expect(live.getByRole('listitem')).toHaveText([/8 KiB · 1 thr · repeat 1$/, /repeat 2$/, /8 MiB · 1 thr · repeat 1$/, /repeat 2$/]);
+  await expect(live.getByRole('listitem')).toHaveText([/8 KiB · 1 thread · repeat 1$/, /repeat 2$/, /8 MiB · 1 thread · repeat 1$/, /repeat 2$/]);
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: shot('memory-run.png'), fullPage: true });
 });
