@@ -57,6 +57,13 @@ def test_every_experiment_has_a_parameter_schema_for_the_form(client):
     for e in data:
         assert set(e["parameters"]["properties"]) == set(PARAMS[e["kind"]].model_fields)
         assert len(e["roles"]) == len(e["run_kinds"]) == EXPERIMENTS[e["kind"]].hosts
+    # what result rows' threads and block sizes are, in words, as hostbench_common.axes declares them (issue 32)
+    by = {e["kind"]: e for e in data}
+    for kind in ("network", "network_pair"):
+        assert by[kind]["axes"] == {"count": "stream", "counts": "streams", "size": "message size", "sized": "messages"}
+        assert by[kind]["axes_by_op"]["udp_stream"]["size"] == "datagram size"
+    assert by["cpu"]["axes"]["counts"] == "threads" and by["cpu"]["axes_by_op"] == {}
+    assert by["memory"]["axes_by_op"]["latency"]["size"] == "working set per thread"
 
 
 @pytest.mark.parametrize("kind", sorted(EXPERIMENTS))

@@ -276,6 +276,7 @@ def test_a_run_below_its_threshold_records_an_event_and_the_webhook_gets_it(clie
         ev = client.get("/api/trends/events", params={"host_id": h}).json()["data"]
         assert [(e["kind"], e["run_id"], e["webhook_status"]) for e in ev] == [("threshold", crossing, "pending")]
         assert "below the threshold 90" in ev[0]["text"]
+        assert ev[0]["text"].startswith("hooked CPU throughput: fp64, 2 threads: 85")  # in words (issue 32)
         assert ev[0]["email_status"] == "skipped" and "SMTP is not configured" in ev[0]["email_detail"]
         notify_trend_event.apply(args=[ids[0]])  # the task as the worker runs it, with its retries
         assert len(hook.received) == 3

@@ -26,7 +26,7 @@ test('memory: a column per block size, in exact binary units, with bars and whis
   const live = page.getByRole('figure', { name: /Live throughput/ });
   await expect(live).toHaveAttribute('data-markers', '4');
   await live.getByText('Phases (4)').click();
-  await expect(live.getByRole('listitem')).toHaveText([/8 KiB · 1 thr · repeat 1$/, /repeat 2$/, /8 MiB · 1 thr · repeat 1$/, /repeat 2$/]);
+  await expect(live.getByRole('listitem')).toHaveText([/8 KiB · 1 thread · repeat 1$/, /repeat 2$/, /8 MiB · 1 thread · repeat 1$/, /repeat 2$/]);
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: shot('memory-run.png'), fullPage: true });
 });
@@ -71,9 +71,10 @@ test('network round trips: latency percentiles in µs next to round trips per se
   const id = await startRun(request, 'network', { ...TINY, op: 'tcp_rr', sizes: [64], streams: [1] });
   expect(['succeeded', 'untrusted']).toContain(await waitForRun(request, id));
   await page.goto(`/runs/${id}`);
-  const table = page.getByRole('table', { name: /^TCP round trips: threads × block size → mean ± stddev over repeats \(RT\/s\)$/ });
+  // issue 32: in network terms, not "threads × block size"
+  const table = page.getByRole('table', { name: /^TCP round trips: streams × message size → mean ± stddev over repeats \(RT\/s\)$/ });
   await expect(table).toBeVisible();
-  await expect(table.getByRole('columnheader', { name: '64 B' })).toBeVisible();
+  await expect(table.getByRole('columnheader')).toHaveText(['Streams', '64 B']);
   await expect(table.getByRole('cell').first()).toContainText(/p50 latency[\d,.]+ µs/);
   await expect(page.getByRole('figure', { name: /TCP round trips: latency/ })).toBeVisible();
 });

@@ -21,11 +21,18 @@ test('a report of real runs: every section, and an HTML file that references not
   await page.goto(`/report?runs=${cpu},${trace}`);
   const report = page.getByRole('article', { name: 'Report' });
   await expect(report.getByRole('heading', { name: `Report: runs ${cpu}, ${trace}`, level: 1 })).toBeVisible();
+  // issue 32: one screen at the top says what was measured, the headlines with their verdicts, what to look at first
+  const summary = report.getByRole('region', { name: 'Summary' });
+  await expect(summary).toContainText('Measured: CPU throughput (1), CPU trace (1) on e2e-host, from ');
+  await expect(summary.getByRole('list', { name: 'Look at first' })).toBeVisible();
+  await expect(summary.locator('tbody tr')).toHaveCount(2);
+  await expect(summary.locator('tbody tr').first()).toContainText(/best [\d.,]+ GFLOP\/s|no valid row/);
+  expect(await summary.evaluate((el) => el.getBoundingClientRect().top)).toBeLessThan(await report.getByRole('region', { name: 'Machines' }).evaluate((el) => el.getBoundingClientRect().top));
   await expect(report.getByRole('region', { name: 'Machines' })).toContainText('e2e-host');
   await expect(report.getByRole('region', { name: 'Machines' })).toContainText('CPU');
   const area = report.getByRole('region', { name: 'CPU', exact: true });
-  await expect(area.getByRole('heading', { name: new RegExp(`Run #${cpu}: cpu on e2e-host`) })).toBeVisible();
-  await expect(area.getByRole('heading', { name: new RegExp(`Run #${trace}: cpu_trace on e2e-host`) })).toBeVisible();
+  await expect(area.getByRole('heading', { name: new RegExp(`Run #${cpu}: CPU throughput on e2e-host`) })).toBeVisible();
+  await expect(area.getByRole('heading', { name: new RegExp(`Run #${trace}: CPU trace on e2e-host`) })).toBeVisible();
   const table = area.getByRole('region', { name: `Run ${cpu}` }).locator('table.report-rows');
   await expect(table).toContainText('95 % CI');
   await expect(table).toContainText(/\d ± \d.* GFLOP\/s/);
@@ -41,6 +48,18 @@ test('a report of real runs: every section, and an HTML file that references not
   const html = await downloadText(download);
   expect(html.replaceAll('xmlns="http://www.w3.org/2000/svg"', '')).not.toMatch(/(https?:)?\/\/[a-z0-9]/i);
   expect(html).not.toMatch(/<(link|img|iframe)\b|\bsrc=/i);
+  // the summary first; no timestamp with fractions of a second anywhere in the file (issue 32)
+  expect(html.indexOf('id="summary"')).toBeGreaterThan(0);
+  expect(html.indexOf('id="summary"')).toBeLessThan(html.indexOf('id="machines"'));
+  expect(html).not.toMatch(/\d{2}:\d{2}:\d{2}\.\d/);
+  // the file as a reader opens it: its first screen and a chart, photographed
+  const file = await page.context().newPage();
+  await file.setViewportSize({ width: 1200, height: 900 });
+  await file.setContent(html);
+  await expect(file.locator('#summary')).toContainText('Look at first');
+  await file.screenshot({ path: shot('report-html.png') });
+  await file.locator('section.run svg').first().screenshot({ path: shot('report-html-chart.png') });
+  await file.close();
   const doc = (await (await request.get(`/api/report?runs=${cpu},${trace}`)).json()) as ReportDoc;
   for (const run of doc.runs) {
     for (const row of run.result?.rows ?? []) {

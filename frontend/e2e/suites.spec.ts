@@ -89,6 +89,9 @@ test('the Quick health check: run it on the e2e host, watch it as one unit, canc
   await expect(page.getByRole('button', { name: 'Cancel suite' })).toHaveCount(0);
   for (const row of await rows.all()) await expect(row).toContainText('cancelled');
   started = null;
+  // an ended suite leads with its summary (issue 32)
+  await expect(page.getByRole('region', { name: 'Summary' })).toContainText(new RegExp(`0 of ${sr.runs_total} runs succeeded \\(${sr.runs_total} cancelled\\)`));
+  await page.screenshot({ path: shot('suite-run-ended.png'), fullPage: true });
   // Its report: every run of the suite run in one document.
   await page.getByRole('link', { name: 'Report', exact: true }).click();
   await expect(page).toHaveURL(new RegExp(`/report\\?suite=${sr.id}$`));

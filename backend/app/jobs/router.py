@@ -1,6 +1,7 @@
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Query, Request, Response
+from hostbench_common.axes import BY_OP, axes
 
 from app.audit.service import record
 from app.core.bounds import MAX_ID, RUNS_PAGE_MAX, SAMPLES_PAGE_MAX, Id
@@ -11,6 +12,7 @@ from app.jobs import export, service
 from app.jobs.doorbell import ring
 from app.jobs.models import RunStatus
 from app.jobs.schemas import (
+    AxesPublic,
     DurationTerms,
     ExperimentPublic,
     ExperimentsPublic,
@@ -35,7 +37,9 @@ def read_experiments(_: ViewerDep) -> ExperimentsPublic:
                          run_kinds=[kind for _, kind in e.roles], applies=e.applies(),
                          duration=DurationTerms(**e.terms()), reference_tools=list(e.run.references),
                          needs_gpu=any(RUNS[kind].needs_gpu for _, kind in e.roles),
-                         parameters=PARAMS[e.kind].model_json_schema())
+                         parameters=PARAMS[e.kind].model_json_schema(),
+                         axes=AxesPublic(**axes(e.run.kernel).public()),
+                         axes_by_op={op: AxesPublic(**a.public()) for op, a in BY_OP.get(e.run.kernel, {}).items()})
         for e in EXPERIMENTS.values()
     ])
 

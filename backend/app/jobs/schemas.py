@@ -199,6 +199,15 @@ class DurationTerms(BaseModel):
     reference_per: str | None
 
 
+class AxesPublic(BaseModel):
+    """What a result row's `threads` and `block_bytes` are, in words (hostbench_common.axes)."""
+
+    count: str = Field(description="one of `threads`: 'thread', 'stream'")
+    counts: str = Field(description="more than one, and the axis title: 'threads', 'streams'")
+    size: str = Field(description="the axis title of `block_bytes`: 'block size', 'message size'")
+    sized: str = Field(description="after a size: 'blocks' (8 KiB blocks), 'messages' (1 B messages)")
+
+
 class ExperimentPublic(BaseModel):
     kind: str
     title: str
@@ -215,6 +224,9 @@ class ExperimentPublic(BaseModel):
     needs_gpu: bool = Field(description="it runs on a GPU: refused (422 on host_ids) on a host whose inventory's "
                                         "`gpus` lists none")
     parameters: dict[str, Any]
+    axes: AxesPublic = Field(description="what its result rows' threads and block sizes are, in words")
+    axes_by_op: dict[str, AxesPublic] = Field(default_factory=dict,
+                                              description="where an op's rows read otherwise (udp_stream: datagrams)")
 
 
 class ExperimentsPublic(BaseModel):

@@ -10,7 +10,12 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, get_args
 
+from hostbench_common.axes import Axes, axes, experiment_title, size_words
+
+from app.experiments.registry import RUNS
+from app.reports import svg
 from app.reports.schemas import Report, ReportRun
+from app.reports.summary import ReportSummary
 from app.results.schemas import ResultRow, StrongScaling
 from app.results.verdict import Verdict
 
@@ -38,12 +43,7 @@ def pct(v: float | None) -> str:
 
 
 def block(b: int | None) -> str:
-    if b is None:
-        return "—"
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if b >= size and b % size == 0:
-            return f"{b // size} {unit}"
-    return f"{b} B"
+    return "—" if b is None else size_words(b)
 
 
 def when(t: datetime | None) -> str:
@@ -123,66 +123,6 @@ def _inventory(inv: dict[str, Any]) -> list[tuple[str, str]]:
     return facts
 
 
-def _bars_svg(rows: list[ResultRow], title: str) -> str:
-    """Mean per row with ± sd whiskers and the peak as a dashed line where there is one."""
-    w, h, left, bottom = 640, 220, 60, 40
-    peak = max((r.peak.value for r in rows if r.peak is not None), default=None)
-    top = max([r.mean + r.stddev for r in rows] + ([peak] if peak else [])) or 1.0
-    bw = (w - left - 10) / max(1, len(rows))
-    y = lambda v: h - bottom - (h - bottom - 10) * v / top  # noqa: E731
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" role="img" aria-label="{e(title)}">',
-             f'<line x1="{left}" y1="{h - bottom}" x2="{w}" y2="{h - bottom}" stroke="#555"/>',
-             f'<text x="4" y="14" font-size="11">{e(rows[0].unit)}</text>',
-             f'<text x="4" y="{y(top) + 12:.1f}" font-size="10">{e(fmt(top))}</text>']
-    for i, r in enumerate(rows):
-        x = left + i * bw
-        tone = "#c0392b" if r.verdict == "invalid" else "#d68910" if r.verdict != "valid" else "#2e86c1"
-        parts.append(f'<rect x="{x + bw * 0.15:.1f}" y="{y(r.mean):.1f}" width="{bw * 0.7:.1f}" '
-                     f'height="{y(0) - y(r.mean):.1f}" fill="{tone}"><title>{e(fmt(r.mean))} {e(r.unit)}'
-                     "</title></rect>")
-        cx = x + bw / 2
-        parts.append(f'<line x1="{cx:.1f}" y1="{y(r.mean + r.stddev):.1f}" x2="{cx:.1f}" '
-                     f'y2="{y(max(0.0, r.mean - r.stddev)):.1f}" stroke="#000"/>')
-        label = f"{r.threads}t" + (f" {block(r.block_bytes)}" if r.block_bytes is not None else "")
-        parts.append(f'<text x="{cx:.1f}" y="{h - bottom + 14}" font-size="10" text-anchor="middle">{e(label)}</text>')
-    if peak:
-        parts.append(f'<line x1="{left}" y1="{y(peak):.1f}" x2="{w}" y2="{y(peak):.1f}" stroke="#c0392b" '
-                     f'stroke-dasharray="6 4"/><text x="{w - 4}" y="{y(peak) - 4:.1f}" font-size="10" '
-                     f'text-anchor="end">peak {e(fmt(peak))} {e(rows[0].unit)}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def _trace_svg(run: ReportRun) -> str:
-    """The trace's points, its mean, and its stretches shaded: throttled red, CPU lost orange."""
-    trace = run.result.trace if run.result else None
-    pts = run.trace_points
-    if trace is None or not pts:
-        return ""
-    w, h, left, bottom = 640, 200, 60, 30
-    t1 = max(p[0] for p in pts) or 1.0
-    hi = max(p[1] for p in pts) or 1.0
-    x = lambda t: left + (w - left - 10) * t / t1  # noqa: E731
-    y = lambda v: h - bottom - (h - bottom - 10) * v / hi  # noqa: E731
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" role="img" aria-label="trace">']
-    for s in trace.stretches:
-        color = "#f5b041" if s.cause == "cpu_lost" else "#e74c3c"
-        parts.append(f'<rect x="{x(s.from_s):.1f}" y="10" width="{max(1.0, x(s.to_s) - x(s.from_s)):.1f}" '
-                     f'height="{h - bottom - 10}" fill="{color}" opacity="0.3"><title>{e(s.cause)} '
-                     f'{e(fmt(s.from_s))}–{e(fmt(s.to_s))} s</title></rect>')
-    if trace.throttle is not None:
-        parts.append(f'<line x1="{x(trace.throttle.at_s):.1f}" y1="10" x2="{x(trace.throttle.at_s):.1f}" '
-                     f'y2="{h - bottom}" stroke="#c0392b" stroke-width="2"/>')
-    line = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in pts)
-    parts += [f'<polyline points="{line}" fill="none" stroke="#2e86c1" stroke-width="1.2"/>',
-              f'<line x1="{left}" y1="{y(trace.mean):.1f}" x2="{w}" y2="{y(trace.mean):.1f}" stroke="#555" '
-              f'stroke-dasharray="4 3"/>',
-              f'<line x1="{left}" y1="{h - bottom}" x2="{w}" y2="{h - bottom}" stroke="#555"/>',
-              f'<text x="4" y="14" font-size="11">{e(run.unit)}</text>',
-              f'<text x="{w - 4}" y="{h - 8}" font-size="10" text-anchor="end">{e(fmt(t1))} s</text></svg>']
-    return "".join(parts)
-
-
 def _trace_html(run: ReportRun) -> str:
     trace = run.result.trace if run.result else None
     if trace is None:
@@ -201,7 +141,8 @@ def _trace_html(run: ReportRun) -> str:
     return (f'<div class="trace"><h4>Trace</h4><p>{trace.n} samples: min {e(fmt(trace.min))}, mean '
             f"{e(fmt(trace.mean))} ± {e(fmt(trace.stddev))}, max {e(fmt(trace.max))} {u}"
             + (f"; CPU share {e(fmt(trace.cpu_share))}" if trace.cpu_share is not None else "") + f".{bucket}</p>"
-            + _trace_svg(run) + (f"<ul>{''.join(items)}</ul>" if items else "<p>No throttling or CPU-lost stretch.</p>")
+            + svg.trace(run, fmt)
+            + (f"<ul>{''.join(items)}</ul>" if items else "<p>No throttling or CPU-lost stretch.</p>")
             + "</div>")
 
 
@@ -215,8 +156,9 @@ def extra_text(row: ResultRow) -> str:
     return "; ".join(parts) or "—"
 
 
-def _rows_table(rows: Iterable[ResultRow], note: str | None) -> str:
-    head = ("<tr><th>Op</th><th>Threads</th><th>Block</th><th>Mean ± sd</th><th>95 % CI</th><th>n</th>"
+def _rows_table(rows: Iterable[ResultRow], note: str | None, words: Axes) -> str:
+    head = (f"<tr><th>Op</th><th>{e(words.counts.capitalize())}</th><th>{e(words.size.capitalize())}</th>"
+            "<th>Mean ± sd</th><th>95 % CI</th><th>n</th>"
             "<th>Peak (arithmetic)</th><th>Efficiency</th><th>Reference</th><th>Verdict</th>"
             "<th>Other figures (means)</th></tr>")
     body = []
@@ -244,8 +186,46 @@ def _scaling_table(s: StrongScaling) -> str:
             f"split over the threads</p><table class=\"scaling\">{head}{''.join(body)}</table>")
 
 
+def took(seconds: float | None) -> str:
+    """65 → '1 min 5 s', 3700 → '1 h 1 min'; '—' for none."""
+    if seconds is None:
+        return "—"
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s"
+    return f"{s // 3600} h {s % 3600 // 60} min"
+
+
+def _summary_html(s: ReportSummary) -> str:
+    """The first screen: what was measured, each run's headline with its peak, reference and verdict, and what to
+    look at first."""
+    span = (f"from {when(s.started_at)} to {when(s.ended_at)}" if s.started_at and s.ended_at
+            else f"ended {when(s.ended_at)}" if s.ended_at else "not run yet")
+    look = ("".join(f'<li class="{e(a.kind)}">{e(a.text)} '
+                    + " ".join(f'<a href="#run-{i}">#{i}</a>' for i in a.run_ids) + "</li>" for a in s.attention)
+            if s.attention else "<li>Nothing: every verdict is valid, no headline is far from its peak or "
+                                "reference.</li>")
+    head = ("<tr><th>Run</th><th>Experiment</th><th>Host</th><th>Headline</th><th>Where</th><th>Peak</th>"
+            "<th>Efficiency</th><th>Reference (ours / theirs)</th><th>Verdict</th><th>Took</th><th>Ended</th></tr>")
+    body = "".join(
+        f'<tr class="{svg.tone(r.verdict) if r.verdict else "invalid"}"><td><a href="#run-{r.run_id}">#{r.run_id}</a>'
+        f"</td><td>{e(r.experiment)}</td><td>{e(r.host_name)}</td><td>{e(r.headline)}</td><td>{e(r.where or '—')}"
+        f"</td><td>{e(fmt(r.peak) + ' ' + (r.peak_unit or '') if r.peak is not None else '—')}</td>"
+        f"<td>{e(pct(r.efficiency))}</td>"
+        f"<td>{e((r.reference or '—') + (f' ({fmt(r.reference_ratio)})' if r.reference_ratio is not None else ''))}"
+        f"</td><td>{e(VERDICT_WORDS[r.verdict] if r.verdict else r.status)}</td><td>{e(took(r.took_s))}</td>"
+        f"<td>{e(when(r.ended_at))}</td></tr>" for r in s.runs)
+    return (f'<section id="summary"><h2>Summary</h2><p><strong>Measured:</strong> {e(", ".join(s.experiments))} '
+            f"on {e(', '.join(s.hosts) or '—')}, {e(span)}.</p>"
+            f'<p><strong>Look at first</strong> <span class="note">({e(s.bounds)})</span>:</p>'
+            f'<ul class="attention">{look}</ul><table class="summary">{head}{body}</table></section>')
+
+
 def _run_html(run: ReportRun) -> str:
-    head = (f'<section class="run" id="run-{run.id}"><h3>Run #{run.id}: {e(run.experiment)} on {e(run.host_name)}</h3>'
+    head = (f'<section class="run" id="run-{run.id}"><h3>Run #{run.id}: {e(experiment_title(run.experiment))} on '
+            f"{e(run.host_name)}</h3>"
             f'<p class="meta">Job {run.job_id} · status {e(run.status)}'
             + (f" ({e(run.status_reason)})" if run.status_reason else "")
             + f" · finished {e(when(run.finished_at))} · params "
@@ -262,10 +242,12 @@ def _run_html(run: ReportRun) -> str:
     if res.peak_note:
         out.append(f"<p class='note'>Efficiency unavailable: {e(res.peak_note)}</p>")
     if res.rows:
-        out.append(_rows_table(res.rows, res.peak_note))
+        kind = RUNS.get(run.experiment)
+        kernel = kind.kernel if kind else None
+        out.append(_rows_table(res.rows, res.peak_note, axes(kernel, res.rows[0].op)))
         ops = list(dict.fromkeys(r.op for r in res.rows))
-        out += [_bars_svg([r for r in res.rows if r.op == op], f"{op or run.experiment}") for op in ops
-                if res.trace is None]
+        out += [svg.bars([r for r in res.rows if r.op == op], f"{op or run.experiment}: mean, whiskers ± sd",
+                         axes(kernel, op), fmt, size_words) for op in ops if res.trace is None]
     out += [_scaling_table(s) for s in res.scaling or []]
     out.append(_trace_html(run))
     return "".join(out) + "</section>"
@@ -278,8 +260,16 @@ table{border-collapse:collapse;width:100%;margin:.5em 0}
 th,td{border:1px solid #bbb;padding:3px 6px;text-align:left;vertical-align:top;font-size:12px}
 tr.invalid td{background:#fdecea}tr.caution td{background:#fef5e7}svg{max-width:100%;height:auto;display:block}
 code{font-size:11px;word-break:break-all}.meta,.note{color:#444}
+#summary{border:2px solid #333;padding:0 1em 1em;margin-top:1em}#summary h2{margin-top:.5em}
+ul.attention li.verdict,ul.attention li.no_result{color:#922}
 @media print{body{margin:0;max-width:none}section.run,svg,table{break-inside:avoid}h2{break-before:auto}}
 """
+
+
+def _json_default(x: object) -> str:
+    if isinstance(x, datetime):
+        return x.astimezone(UTC).isoformat(timespec="seconds") if x.tzinfo else x.isoformat(timespec="seconds")
+    raise TypeError(f"not JSON: {type(x).__name__}")
 
 
 def csp() -> str:
@@ -305,7 +295,8 @@ def render(report: Report) -> str:
     if other:
         areas += '<section class="area"><h2>Other</h2>' + "".join(_run_html(r) for r in other) + "</section>"
     method = "".join(f"<h3>{e(a.title)}</h3><p>{e(a.methodology)} <em>({e(a.source)})</em></p>" for a in report.areas)
-    data = json.dumps(report.model_dump(mode="json"), ensure_ascii=True).replace("</", "<\\/")
+    # times to the second in the data too: no ISO timestamp with microseconds anywhere in the file
+    data = json.dumps(report.model_dump(mode="python"), ensure_ascii=True, default=_json_default).replace("</", "<\\/")
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f'<meta http-equiv="Content-Security-Policy" content="{csp()}">'
@@ -313,6 +304,7 @@ def render(report: Report) -> str:
         f"<h1>hostbench report: {e(report.selection)}</h1><p class='meta'>Generated "
         f"{e(when(report.generated_at))} · {len(report.runs)} run(s) on {len(report.hosts)} host(s). "
         "Print this page for a PDF.</p>"
+        f"{_summary_html(report.summary)}"
         f'<section id="machines"><h2>Machines</h2>{hosts}</section>{areas}'
         f'<section id="methodology"><h2>Methodology</h2><p>{e(report.statistics)} '
         f"<em>(docs/methodology/statistics.md)</em></p>{method}</section>"

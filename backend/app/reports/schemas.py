@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 from app.hosts.schemas import HostPublic
 from app.jobs.schemas import RunPublic
 from app.reports.methodology import Area
+from app.reports.summary import ReportSummary
 
 
 class ReportRun(RunPublic):
@@ -29,6 +30,8 @@ class ReportArea(BaseModel):
 class Report(BaseModel):
     generated_at: datetime
     selection: str = Field(description="how the set was named: 'runs 3, 4' or 'job 7'")
+    summary: ReportSummary = Field(description="the first screen: what was measured, the headlines with their "
+                                               "verdicts, what to look at first")
     hosts: list[HostPublic]
     runs: list[ReportRun]
     areas: list[ReportArea]

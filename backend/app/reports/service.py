@@ -14,6 +14,7 @@ from app.jobs.models import Job, Run, SuiteRun
 from app.jobs.samples import measured
 from app.reports.methodology import AREA_TITLES, AREAS, KERNEL_AREA, METHODOLOGY, STATISTICS, Area, source
 from app.reports.schemas import Report, ReportArea, ReportRun
+from app.reports.summary import summarise
 from app.suites import service as suites
 
 MAX_REPORT_RUNS = 50  # one report, one page: a suite's runs fit; more is a 422 naming the limit
@@ -85,5 +86,6 @@ def build_report(session: Session, run_ids: list[int] | None, job_id: int | None
     areas = [ReportArea(area=a, title=AREA_TITLES[a], run_ids=[r.id for r in out if r.area == a],
                         methodology=METHODOLOGY[a], source=source(a))
              for a in AREAS if any(r.area == a for r in out)]
-    return Report(generated_at=utcnow(), selection=label, hosts=[to_public(hosts[i]) for i in host_ids if i in hosts],
-                  runs=out, areas=areas, statistics=STATISTICS)
+    public_hosts = [to_public(hosts[i]) for i in host_ids if i in hosts]
+    return Report(generated_at=utcnow(), selection=label, summary=summarise(out, [h.name for h in public_hosts]),
+                  hosts=public_hosts, runs=out, areas=areas, statistics=STATISTICS)

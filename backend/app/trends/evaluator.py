@@ -4,6 +4,7 @@ in its host's series, records an event (trend_events); its notifications go out 
 from datetime import timedelta
 from typing import Any
 
+from hostbench_common.axes import coordinates, experiment_title
 from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
@@ -31,9 +32,9 @@ def _fmt(x: float) -> str:
 
 
 def _where(key: MetricKey, host: Host) -> str:
-    cfg = key.op or key.experiment
-    extra = f", {key.block_bytes} B" if key.block_bytes else ""
-    return f"{host.name} {key.experiment} {cfg}, {key.threads} thread{'s' if key.threads != 1 else ''}{extra}"
+    """'node-3 Network (two hosts): tcp_stream, 1 B messages, 1 stream' (hostbench_common.axes)."""
+    return f"{host.name} {experiment_title(key.experiment)}: " + coordinates(key.experiment, key.op, key.threads,
+                                                                              key.block_bytes)
 
 
 def _threshold_events(session: Session, run: Run, host: Host, key: MetricKey, mean: float, unit: str,

@@ -4,7 +4,6 @@ import { FleetViewPage } from '../features/fleet-view/components/FleetViewPage';
 import { hostFacetsQueryOptions, hostPageQueryOptions } from '../features/hosts/api/get-hosts';
 import { readTableState, toQuery } from '../features/hosts/components/HostsTable';
 import { SchedulesPage } from '../features/schedules/components/SchedulesPage';
-import { TrendsPage } from '../features/trends/components/TrendsPage';
 import { Layout } from './Layout';
 import { AccountRoute } from './routes/AccountRoute';
 import { AuditRoute } from './routes/AuditRoute';
@@ -22,6 +21,7 @@ import { SignInLinkRoute } from './routes/SignInLinkRoute';
 import { SignInRoute } from './routes/SignInRoute';
 import { SuiteRunRoute } from './routes/SuiteRunRoute';
 import { SuitesRoute } from './routes/SuitesRoute';
+import { TrendsRoute } from './routes/TrendsRoute';
 import { UsersRoute } from './routes/UsersRoute';
 
 /** /runs was the first name of History; old links keep working, filters included. */
@@ -63,7 +63,7 @@ export const routesWith = (qc?: QueryClient): RouteObject[] => [
       { path: 'runs/:id', element: <RunRoute /> },
       { path: 'compare', element: <CompareRoute /> },
       { path: 'report', element: <ReportRoute /> },
-      { path: 'trends', element: <TrendsPage /> },
+      { path: 'trends', element: <TrendsRoute /> },
       { path: 'fleet-view', element: <FleetViewPage /> },
       { path: 'account', element: <AccountRoute /> },
       { path: 'users', element: <UsersRoute /> },

@@ -2,6 +2,7 @@
 // grouping and labelling; every figure in a cell is the backend's row, never recomputed.
 import { enumLabels } from '../config/experiments';
 import type { ResultRow } from './api/types';
+import { FIELD_AXES, countWords, type Axes } from './axes';
 import { formatBlockSize } from './units';
 
 /** A cell's coordinates: the result row's own fields (generated from the OpenAPI document), not retyped. */
@@ -26,8 +27,9 @@ export function opLabel(op: string | null | undefined): string {
   return enumLabels.op?.[op] ?? op;
 }
 
-export function threadsLabel(n: number): string {
-  return `${n} thread${n === 1 ? '' : 's'}`;
+/** "4 threads", or in the run's words: "1 stream". */
+export function threadsLabel(n: number, a: Axes = FIELD_AXES): string {
+  return countWords(a, n);
 }
 
 /** "FP64 FLOPS · 8 KiB · 4 threads" (parts that do not vary can be left out). */

@@ -4,6 +4,7 @@
 // GAP_FACTOR × the sample interval (the chart runs with spanGaps: false).
 import type { Sample } from './api/types';
 import { GAP_FACTOR } from '../config/live';
+import { FIELD_AXES, type AxesOf } from './axes';
 import { threadsLabel } from './matrix';
 import { formatBlockSize } from './units';
 
@@ -51,7 +52,8 @@ export function seriesOrigin(samples: readonly Sample[]): number | null {
   return first ? first.t - first.interval_s : null;
 }
 
-export function buildSeries(samples: readonly Sample[], t0: number | null, gapFactor = GAP_FACTOR): Series[] {
+/** `axes`: the run's words for a thread count ("1 stream" for network, lib/axes.ts). */
+export function buildSeries(samples: readonly Sample[], t0: number | null, gapFactor = GAP_FACTOR, axes: AxesOf = () => FIELD_AXES): Series[] {
   const origin = t0 ?? seriesOrigin(samples) ?? 0;
   const ops = new Set(samples.map((s) => s.op ?? ''));
   const blocks = new Set(samples.map((s) => s.block_bytes ?? null));
@@ -72,7 +74,7 @@ export function buildSeries(samples: readonly Sample[], t0: number | null, gapFa
     if (!series) {
       const opPrefix = ops.size > 1 && s.op ? `${s.op} ` : '';
       const blockPrefix = blocks.size > 1 && s.block_bytes != null ? `${formatBlockSize(s.block_bytes)} ` : '';
-      const threads = threadsLabel(s.threads);
+      const threads = threadsLabel(s.threads, axes(s.op));
       series = {
         key,
         label: `${opPrefix}${blockPrefix}${threads}${s.warmup ? ' (warm-up)' : ''}`,

@@ -57,6 +57,9 @@ describe('extra figures', () => {
     expect(extraMeta('iops', row)).toMatchObject({ label: 'IOPS', unit: 'IOPS', primary: true });
     expect(extraMeta('cpu_share', row)).toMatchObject({ label: 'CPU share', unit: '', primary: false });
     expect(extraMeta('sender_bytes', row)).toMatchObject({ label: 'Sender bytes', unit: 'B', latency: false });
+    // a share the kernel declares lower is better is no latency: not on the latency chart, not in the cell (issue 32)
+    const shares = declared({ wait_share: '', peer_wait_share: '' }, ['wait_share', 'peer_wait_share']);
+    expect(extraMeta('wait_share', shares)).toMatchObject({ latency: false, primary: false });
   });
 
   it('labels the kernels\' other spellings: unit prefixes, flattened nested figures, counts', () => {

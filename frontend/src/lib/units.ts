@@ -53,7 +53,8 @@ export interface ExtraMeta {
   label: string;
   /** Display unit, as the kernel declares it ('' when it declares none, or does not declare the figure). */
   unit: string;
-  /** A latency (declared lower is better): drawn on the latency chart. */
+  /** A latency (declared lower is better, in a unit of time): drawn on the latency chart. A share the kernel
+   * declares lower is better (wait_share, a fraction) is not a latency. */
   latency: boolean;
   /** Shown in the matrix cell itself; the rest only in the cell's details. */
   primary: boolean;
@@ -98,7 +99,7 @@ function unitSuffixes(unit: string): string[] {
 /** A figure's label from its key, its unit and latency-ness from the row (the kernel's declaration). */
 export function extraMeta(key: string, row?: ExtraUnits | null): ExtraMeta {
   const unit = row?.extra_units?.[key] ?? '';
-  const latency = row?.extra_lower_is_better?.includes(key) ?? false;
+  const latency = (row?.extra_lower_is_better?.includes(key) ?? false) && TIME_UNITS.has(unit);
   const primary = latency || PRIMARY.test(key);
   // "ns_per_load": a time per unit of work (memory latency).
   const per = /^(ns|us|ms)_per_(.+)$/.exec(key);

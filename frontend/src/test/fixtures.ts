@@ -3,6 +3,7 @@ import type { Experiment, HostPublic, Me, RegistrationToken, ResultRow, RunPubli
 
 export const cpuExperiment: Experiment = {
   kind: 'cpu',
+  axes: { count: 'thread', counts: 'threads', size: 'block size', sized: 'blocks' },
   title: 'CPU throughput',
   description: 'FP64/FP32 FLOPS or integer ops at each thread count, repeated.',
   unit_hint: 'GFLOP/s',
@@ -56,6 +57,7 @@ export const cpuExperiment: Experiment = {
 
 export const cpuTraceExperiment: Experiment = {
   kind: 'cpu_trace',
+  axes: { count: 'thread', counts: 'threads', size: 'block size', sized: 'blocks' },
   title: 'CPU trace',
   description: 'One thread count held for a duration, sampled every second.',
   unit_hint: 'GFLOP/s',
@@ -78,6 +80,7 @@ export const cpuTraceExperiment: Experiment = {
 
 export const diskExperiment: Experiment = {
   kind: 'disk',
+  axes: { count: 'thread', counts: 'threads', size: 'block size', sized: 'blocks' },
   title: 'Disk',
   description: 'Sequential/random read/write and mixed I/O over block sizes.',
   unit_hint: 'MB/s',
@@ -111,6 +114,11 @@ export const diskExperiment: Experiment = {
 
 export const networkPairExperiment: Experiment = {
   kind: 'network_pair',
+  axes: { count: 'stream', counts: 'streams', size: 'message size', sized: 'messages' },
+  axes_by_op: {
+    udp_stream: { count: 'stream', counts: 'streams', size: 'datagram size', sized: 'datagrams' },
+    udp_rr: { count: 'stream', counts: 'streams', size: 'datagram size', sized: 'datagrams' },
+  },
   title: 'Network (two hosts)',
   description: 'TCP/UDP throughput and round-trip latency between two hosts: host_ids[0] serves, host_ids[1] drives.',
   unit_hint: 'Mbit/s',
@@ -140,6 +148,8 @@ export const networkPairExperiment: Experiment = {
 
 export const memoryExperiment: Experiment = {
   kind: 'memory',
+  axes: { count: 'thread', counts: 'threads', size: 'block size', sized: 'blocks' },
+  axes_by_op: { latency: { count: 'thread', counts: 'threads', size: 'working set per thread', sized: 'working set' } },
   title: 'Memory',
   description: 'Bandwidth of block ops and STREAM-variant kernels; dependent-load latency against working-set size.',
   unit_hint: 'MB/s',

@@ -1,7 +1,7 @@
 // The run page composes two features: the run itself (runs) and its live samples (live-run). The
 // server pushes RunPublic over the same event stream; we copy it into the query cache so every view
 // of this run agrees.
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { CopyLinkButton } from '../../components/CopyLinkButton';
@@ -16,6 +16,7 @@ import { roleOfRun } from '../../lib/experiments';
 import { useTheme, type Theme } from '../../lib/theme';
 import { RunExportLinks } from '../../features/export/components/RunExportLinks';
 import { useExperiments } from '../../features/jobs/api/get-experiments';
+import { axesOf } from '../../lib/axes';
 import { useRunSamples, type RunStreamSnapshot } from '../../features/live-run/hooks/use-run-samples';
 import { LiveRunChart } from '../../features/live-run/components/LiveRunChart';
 import { ResultsView } from '../../features/results/components/ResultsView';
@@ -116,7 +117,7 @@ function RunPage({ run, live, cancel }: RunPageProps) {
         </div>
       ) : null}
 
-      {run.result ? <RunVerdict result={run.result} /> : null}
+      {run.result ? <RunVerdict result={run.result} axes={axesOf(experiments, run.experiment)} /> : null}
       {run.result && run.result_updating ? (
         <p className="muted small" role="note">
           This host&apos;s peaks changed: the result is being recomputed against them. The figures below are the ones stored until then.
@@ -134,12 +135,12 @@ function RunPage({ run, live, cancel }: RunPageProps) {
       <p className="small">
         <Link to={`/report?job=${run.job_id}`}>Report of job {run.job_id}</Link> (every run of the job: tables, charts, methodology; HTML download)
       </p>
-      <RunChart run={run} live={live} theme={theme} fileBase={fileBase} role={roleOfRun(experiments, run.experiment)} />
+      <RunChart run={run} live={live} theme={theme} fileBase={fileBase} role={roleOfRun(experiments, run.experiment)} experiments={experiments} />
 
       <section className="card" aria-labelledby="results-heading">
         <h2 id="results-heading">Results</h2>
         {run.result ? (
-          <ResultsView result={run.result} theme={theme} fileBase={fileBase} charts={!run.result.trace} />
+          <ResultsView result={run.result} theme={theme} fileBase={fileBase} charts={!run.result.trace} axes={axesOf(experiments, run.experiment)} />
         ) : active ? (
           <p className="muted">Results appear here when the run finishes.</p>
         ) : (
@@ -205,12 +206,15 @@ interface RunChartProps {
   fileBase: string;
   /** The run's role in its job ("serve": it listens and records no samples). */
   role: string | undefined;
+  experiments: Experiment[] | undefined;
 }
 
 /** A trace (a run whose result has a trace summary) with samples draws as a trace; every other run as the live
  * throughput chart. */
-function RunChart({ run, live, theme, fileBase, role }: RunChartProps) {
+function RunChart({ run, live, theme, fileBase, role, experiments }: RunChartProps) {
   const trace = run.result?.trace ?? null; // the server summarises a trace run kind's samples (the table's trace)
+  // the run's words for its thread counts ("1 stream"), once per experiments answer (the chart memoises on it)
+  const axes = useMemo(() => axesOf(experiments, run.experiment), [experiments, run.experiment]);
   return (
     <section className="card" aria-label={trace ? 'Trace' : 'Live chart'}>
       {trace && live.samples.length ? (
@@ -223,6 +227,7 @@ function RunChart({ run, live, theme, fileBase, role }: RunChartProps) {
           theme={theme}
           fileName={`${fileBase}-live.png`}
           emptyText={liveEmptyText(run, live, role)}
+          axes={axes}
         />
       )}
     </section>

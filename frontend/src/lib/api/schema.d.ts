@@ -1591,6 +1591,24 @@ export interface components {
             /** Run Id */
             run_id: number;
         };
+        /**
+         * Attention
+         * @description One thing to look at: a run, or the runs of one verdict together (the first one's reason given), so that
+         *     the list stays short when many runs share a verdict.
+         */
+        Attention: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "no_result" | "verdict" | "peak_gap" | "reference_gap";
+            /** Run Ids */
+            run_ids: number[];
+            /** Text */
+            text: string;
+            /** Verdict */
+            verdict?: ("valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
+        };
         /** AuditEventPublic */
         AuditEventPublic: {
             /** Action */
@@ -1617,6 +1635,32 @@ export interface components {
             count: number;
             /** Data */
             data: components["schemas"]["AuditEventPublic"][];
+        };
+        /**
+         * AxesPublic
+         * @description What a result row's `threads` and `block_bytes` are, in words (hostbench_common.axes).
+         */
+        AxesPublic: {
+            /**
+             * Count
+             * @description one of `threads`: 'thread', 'stream'
+             */
+            count: string;
+            /**
+             * Counts
+             * @description more than one, and the axis title: 'threads', 'streams'
+             */
+            counts: string;
+            /**
+             * Size
+             * @description the axis title of `block_bytes`: 'block size', 'message size'
+             */
+            size: string;
+            /**
+             * Sized
+             * @description after a size: 'blocks' (8 KiB blocks), 'messages' (1 B messages)
+             */
+            sized: string;
         };
         /**
          * BandIn
@@ -2272,6 +2316,15 @@ export interface components {
                 [key: string]: {
                     [key: string]: unknown[];
                 };
+            };
+            /** @description what its result rows' threads and block sizes are, in words */
+            axes: components["schemas"]["AxesPublic"];
+            /**
+             * Axes By Op
+             * @description where an op's rows read otherwise (udp_stream: datagrams)
+             */
+            axes_by_op?: {
+                [key: string]: components["schemas"]["AxesPublic"];
             };
             /** Description */
             description: string;
@@ -3844,6 +3897,8 @@ export interface components {
              * @description how the tables' figures are computed (docs/methodology/statistics.md)
              */
             statistics: string;
+            /** @description the first screen: what was measured, the headlines with their verdicts, what to look at first */
+            summary: components["schemas"]["ReportSummary"];
         };
         /** ReportArea */
         ReportArea: {
@@ -3944,6 +3999,38 @@ export interface components {
             unit: string;
             /** Verdict */
             verdict?: ("valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
+        };
+        /** ReportSummary */
+        ReportSummary: {
+            /**
+             * Attention
+             * @description what to look at first, the worst first
+             */
+            attention: components["schemas"]["Attention"][];
+            /**
+             * Bounds
+             * @description what counts as a big gap, in words
+             */
+            bounds: string;
+            /**
+             * Ended At
+             * @description the last run's end
+             */
+            ended_at?: string | null;
+            /**
+             * Experiments
+             * @description each experiment in words with its run count: 'CPU throughput (2)'
+             */
+            experiments: string[];
+            /** Hosts */
+            hosts: string[];
+            /** Runs */
+            runs: components["schemas"]["SummaryRun"][];
+            /**
+             * Started At
+             * @description the first run's start
+             */
+            started_at?: string | null;
         };
         /** ResultIn */
         ResultIn: {
@@ -4721,6 +4808,56 @@ export interface components {
         SuitesPublic: {
             /** Data */
             data: components["schemas"]["SuitePublic"][];
+        };
+        /** SummaryRun */
+        SummaryRun: {
+            /** Efficiency */
+            efficiency?: number | null;
+            /** Ended At */
+            ended_at?: string | null;
+            /**
+             * Experiment
+             * @description the experiment in words: 'CPU throughput', 'Network (two hosts)'
+             */
+            experiment: string;
+            /**
+             * Headline
+             * @description the headline figure in words, or why there is none
+             */
+            headline: string;
+            /** Host Name */
+            host_name: string;
+            /** Peak */
+            peak?: number | null;
+            /** Peak Unit */
+            peak_unit?: string | null;
+            /**
+             * Reference
+             * @description the first reference tool's figure beside the headline's
+             */
+            reference?: string | null;
+            /** Reference Ratio */
+            reference_ratio?: number | null;
+            /** Run Id */
+            run_id: number;
+            /** Status */
+            status: string;
+            /** Took S */
+            took_s?: number | null;
+            /**
+             * Unit
+             * @default
+             */
+            unit: string;
+            /** Value */
+            value?: number | null;
+            /** Verdict */
+            verdict?: ("valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
+            /**
+             * Where
+             * @description the headline row in words: 'FP64, 4 threads', 'tcp_stream, 64 KiB messages, 1 stream'
+             */
+            where?: string | null;
         };
         /**
          * ThresholdCreate

@@ -17,7 +17,7 @@ describe('LiveRunChart phase markers', () => {
     render(<LiveRunChart samples={samples} t0={1000} unit="GFLOP/s" theme="light" />);
     const fig = screen.getByRole('figure', { name: /Live throughput/ });
     expect(fig).toHaveAttribute('data-markers', '3');
-    expect(markersOf().map((m) => m.label)).toEqual(['1 thr · warm-up', 'repeat 1', '2 thr · repeat 1']);
+    expect(markersOf().map((m) => m.label)).toEqual(['1 thread · warm-up', 'repeat 1', '2 threads · repeat 1']);
     expect(screen.getByText('Phases (3)')).toBeInTheDocument();
     expect(fig).toHaveTextContent('1 s: repeat 1');
   });
@@ -30,7 +30,7 @@ describe('LiveRunChart phase markers', () => {
     expect(chartSpies.instances).toHaveLength(1);
     expect(chart.options.plugins).toBe(plugins); // options effect did not run
     rerender(<LiveRunChart samples={[sample(0), sample(1), sample(2), sample(3, { repeat: 2 })]} t0={1000} unit="GFLOP/s" theme="light" />);
-    expect(markersOf().map((m) => m.label)).toEqual(['1 thr · repeat 1', 'repeat 2']);
+    expect(markersOf().map((m) => m.label)).toEqual(['1 thread · repeat 1', 'repeat 2']);
   });
 });
 

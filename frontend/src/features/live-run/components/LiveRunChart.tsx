@@ -12,6 +12,7 @@ import { LIVE_DECIMATION } from '../../../config/live';
 import type { Sample } from '../../../lib/api/types';
 import { formatNumber } from '../../../lib/format';
 import type { Theme } from '../../../lib/theme';
+import type { AxesOf } from '../../../lib/axes';
 import { buildSeries, seriesOrigin } from '../../../lib/series';
 import { phaseMarkers } from '../lib/phases';
 
@@ -25,13 +26,15 @@ export interface LiveRunChartProps {
   emptyText?: string;
   /** File name for the PNG download. */
   fileName?: string;
+  /** The run's words for its thread counts ("1 stream" for network, lib/axes.ts). */
+  axes?: AxesOf;
 }
 
-export function LiveRunChart({ samples, t0, unit, theme, title = 'Live throughput', emptyText, fileName = 'hostbench-live.png' }: LiveRunChartProps) {
+export function LiveRunChart({ samples, t0, unit, theme, title = 'Live throughput', emptyText, fileName = 'hostbench-live.png', axes }: LiveRunChartProps) {
   const captionId = useId();
-  const series = useMemo(() => buildSeries(samples, t0), [samples, t0]);
+  const series = useMemo(() => buildSeries(samples, t0, undefined, axes), [samples, t0, axes]);
   // Markers change only at a phase boundary; keyed by content so options stay stable in between.
-  const markerKey = useMemo(() => JSON.stringify(phaseMarkers(samples, t0 ?? seriesOrigin(samples))), [samples, t0]);
+  const markerKey = useMemo(() => JSON.stringify(phaseMarkers(samples, t0 ?? seriesOrigin(samples), axes)), [samples, t0, axes]);
   const markers = useMemo(() => JSON.parse(markerKey) as ChartMarker[], [markerKey]);
   // GPU runs mix units across ops (GFLOP/s, GB/s): then each line names its unit.
   const unitByOp = useMemo(() => {

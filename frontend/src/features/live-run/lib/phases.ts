@@ -3,10 +3,12 @@
 // (threads, repeat, warmup, op, block_bytes), placed at the start of the phase's first interval.
 import type { ChartMarker } from '../../../components/chart/plugins/markers';
 import type { Sample } from '../../../lib/api/types';
+import { FIELD_AXES, countWords, type AxesOf } from '../../../lib/axes';
 import { sameConfig } from '../../../lib/series';
 import { formatBlockSize } from '../../../lib/units';
 
-export function phaseMarkers(samples: readonly Sample[], origin: number | null): ChartMarker[] {
+/** `axes`: the run's words for a thread count ("1 stream" for network, lib/axes.ts). */
+export function phaseMarkers(samples: readonly Sample[], origin: number | null, axes: AxesOf = () => FIELD_AXES): ChartMarker[] {
   const first = samples[0];
   if (!first) return [];
   const t0 = origin ?? first.t - first.interval_s;
@@ -22,7 +24,7 @@ export function phaseMarkers(samples: readonly Sample[], origin: number | null):
       if (configChanged) {
         if (ops.size > 1 && s.op) parts.push(s.op);
         if (blocks.size > 1 && s.block_bytes !== null && s.block_bytes !== undefined) parts.push(formatBlockSize(s.block_bytes));
-        parts.push(`${s.threads} thr`);
+        parts.push(countWords(axes(s.op), s.threads));
       }
       parts.push(s.warmup ? 'warm-up' : `repeat ${s.repeat}`);
       out.push({

@@ -1,7 +1,8 @@
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { resultRow } from '../../../test/fixtures';
+import { networkPairExperiment, resultRow } from '../../../test/fixtures';
+import { axesOf } from '../../../lib/axes';
 import { groupMatrix } from '../../../lib/matrix';
 import { MatrixTable } from './MatrixTable';
 
@@ -152,5 +153,22 @@ describe('MatrixTable (memory: the cache level of each row)', () => {
   it('shows no level where the result has none (CPU)', () => {
     table([resultRow()]);
     expect(screen.queryByText(/^(L1|L2|L3|DRAM)$/)).not.toBeInTheDocument();
+  });
+});
+
+describe('MatrixTable (network: in network terms, issue 32)', () => {
+  it('heads a network run streams × message size, not threads × block size, with the words of its experiment', async () => {
+    const rows = [
+      resultRow({ op: 'tcp_stream', unit: 'Mbit/s', block_bytes: 1, threads: 1, mean: 40 }),
+      resultRow({ op: 'tcp_stream', unit: 'Mbit/s', block_bytes: 64 * KiB, threads: 1, mean: 9400 }),
+    ];
+    const words = axesOf([networkPairExperiment], 'network_drive');
+    render(<MatrixTable matrix={groupMatrix(rows)[0]!} axes={words('tcp_stream')} />);
+    const t = screen.getByRole('table', { name: 'TCP throughput: streams × message size → mean ± stddev over repeats (Mbit/s)' });
+    expect(within(t).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Streams', '1 B', '64 KiB']);
+    expect(within(t).getAllByText(/details/)[0]).toHaveTextContent('details for 1 stream, 1 B');
+    // UDP sizes are datagrams; a run kind no experiment names keeps the field names
+    expect(words('udp_rr').size).toBe('datagram size');
+    expect(axesOf([networkPairExperiment], 'gpu')('fp32_fma').counts).toBe('threads');
   });
 });

@@ -9,6 +9,7 @@ import type { ResultRow } from '../../../lib/api/types';
 import { decimalsFor, formatFixed, formatMeanSd, formatNumber } from '../../../lib/format';
 import { findCell, hasBlocks, opLabel, type OpMatrix } from '../../../lib/matrix';
 import { referenceLine } from '../../../lib/references';
+import { FIELD_AXES, axisTitle, countWords, type Axes } from '../../../lib/axes';
 import { extraKeys, extraMeta, formatBlockSize, formatExtra } from '../../../lib/units';
 
 export function meanStddev(row: Pick<ResultRow, 'mean' | 'stddev' | 'n'>): string {
@@ -27,13 +28,13 @@ export function ciText(row: Pick<ResultRow, 'ci95_low' | 'ci95_high' | 'n'>, d: 
   return row.n > 1 ? '— (spread too wide: a 95 % interval would reach below zero)' : '— (one repeat)';
 }
 
-function CellDetails({ row }: { row: ResultRow }) {
+function CellDetails({ row, axes }: { row: ResultRow; axes: Axes }) {
   const keys = extraKeys([row]);
   const d = decimalsFor(row.mean);
   return (
     <details className="cell-details">
       <summary>
-        details<span className="visually-hidden"> for {row.threads} threads{row.block_bytes !== null && row.block_bytes !== undefined ? `, ${formatBlockSize(row.block_bytes)}` : ''}</span>
+        details<span className="visually-hidden"> for {countWords(axes, row.threads)}{row.block_bytes !== null && row.block_bytes !== undefined ? `, ${formatBlockSize(row.block_bytes)}` : ''}</span>
       </summary>
       <dl className="facts facts-compact">
         <dt>Min</dt>
@@ -86,7 +87,7 @@ function cellClass(row: ResultRow): string {
   return v === 'invalid' || !row.valid ? ' cell-invalid' : v === 'valid' ? '' : ' cell-caution';
 }
 
-export function MatrixCell({ row, peakNote }: { row: ResultRow | undefined; peakNote?: string | null }) {
+export function MatrixCell({ row, peakNote, axes = FIELD_AXES }: { row: ResultRow | undefined; peakNote?: string | null; axes?: Axes }) {
   if (!row) return <td className="num muted">not measured</td>;
   const headline = extraKeys([row]).filter((k) => extraMeta(k, row).primary);
   return (
@@ -129,22 +130,24 @@ export function MatrixCell({ row, peakNote }: { row: ResultRow | undefined; peak
       ) : !row.valid && row.invalid_reason ? (
         <span className="invalid-reason">{row.invalid_reason}</span>
       ) : null}
-      <CellDetails row={row} />
+      <CellDetails row={row} axes={axes} />
     </td>
   );
 }
 
-export function MatrixTable({ matrix, peakNote }: { matrix: OpMatrix; peakNote?: string | null }) {
+/** `axes`: what the rows' threads and block sizes are (lib/axes.ts): streams and message sizes for network. */
+export function MatrixTable({ matrix, peakNote, axes = FIELD_AXES }: { matrix: OpMatrix; peakNote?: string | null; axes?: Axes }) {
   const blocks = hasBlocks(matrix);
   return (
     <div className="table-scroll">
       <table className="table matrix-table">
         <caption>
-          {opLabel(matrix.op)}: threads{blocks ? ' × block size' : ''} → mean ± stddev over repeats ({matrix.unit})
+          {opLabel(matrix.op)}: {axes.counts}
+          {blocks ? ` × ${axes.size}` : ''} → mean ± stddev over repeats ({matrix.unit})
         </caption>
         <thead>
           <tr>
-            <th scope="col">Threads</th>
+            <th scope="col">{axisTitle(axes.counts)}</th>
             {blocks ? (
               matrix.blocks.map((b) => (
                 <th scope="col" key={String(b)}>
@@ -163,7 +166,7 @@ export function MatrixTable({ matrix, peakNote }: { matrix: OpMatrix; peakNote?:
                 {t}
               </th>
               {matrix.blocks.map((b) => (
-                <MatrixCell key={String(b)} row={findCell(matrix, b, t)} peakNote={peakNote} />
+                <MatrixCell key={String(b)} row={findCell(matrix, b, t)} peakNote={peakNote} axes={axes} />
               ))}
             </tr>
           ))}

@@ -1,5 +1,5 @@
 // The results of any experiment, generic over its matrix: per operation a table (threads × block
-// size) and grouped bar charts — throughput with stddev whiskers, and latency where the rows carry
+// size, in the run's own words: streams × message size for network, lib/axes.ts) and grouped bar charts — throughput with stddev whiskers, and latency where the rows carry
 // latency extras. The peak note says why an efficiency is missing; rows the kernel refused on this host
 // (a working set that does not fit its memory) are listed with the reason.
 import { useMemo } from 'react';
@@ -7,6 +7,7 @@ import { GroupedBarChart } from '../../../components/chart/GroupedBarChart';
 import type { RunResult } from '../../../lib/api/types';
 import { groupMatrix, hasBlocks, opLabel, type OpMatrix } from '../../../lib/matrix';
 import type { Theme } from '../../../lib/theme';
+import { FIELD_AXES, countWords, type Axes, type AxesOf } from '../../../lib/axes';
 import { formatBlockSize, lowerIsBetter } from '../../../lib/units';
 import { cacheMarkers, latencyBars, throughputBars } from '../lib/chart-data';
 import { MatrixTable } from './MatrixTable';
@@ -19,9 +20,11 @@ export interface ResultsViewProps {
   fileBase: string;
   /** Hide the charts (e.g. a trace run, whose chart is the trace itself). */
   charts?: boolean;
+  /** What the rows' threads and block sizes are, by op (lib/axes.ts axesOf: the run's experiment's words). */
+  axes?: AxesOf;
 }
 
-export function ResultsView({ result, theme, fileBase, charts = true }: ResultsViewProps) {
+export function ResultsView({ result, theme, fileBase, charts = true, axes = () => FIELD_AXES }: ResultsViewProps) {
   const matrices = useMemo(() => groupMatrix(result.rows), [result.rows]);
   if (result.rows.length === 0) return <p className="state state-empty">The run finished without result rows.</p>;
   return (
@@ -38,8 +41,7 @@ export function ResultsView({ result, theme, fileBase, charts = true }: ResultsV
             {result.refused.map((r) => (
               <li key={`${r.op ?? ''}-${r.block_bytes ?? ''}-${r.threads}`}>
                 {opLabel(r.op)}
-                {r.block_bytes != null ? `, ${formatBlockSize(r.block_bytes)}` : ''}, {r.threads} thread
-                {r.threads === 1 ? '' : 's'}: {r.reason}
+                {r.block_bytes != null ? `, ${formatBlockSize(r.block_bytes)}` : ''}, {countWords(axes(r.op), r.threads)}: {r.reason}
               </li>
             ))}
           </ul>
@@ -56,6 +58,7 @@ export function ResultsView({ result, theme, fileBase, charts = true }: ResultsV
           charts={charts}
           caches={result.caches}
           scaling={result.scaling?.find((s) => (s.op ?? null) === (m.op ?? null))}
+          axes={axes(m.op)}
         />
       ))}
     </div>
@@ -73,18 +76,19 @@ interface OpResultsProps {
   caches?: RunResult['caches'];
   /** A fixed-work run's strong scaling of this operation (speedup, efficiency), if it is one. */
   scaling?: StrongScaling;
+  axes: Axes;
 }
 
-function OpResults({ matrix: m, titled, peakNote, theme, fileBase, charts, caches, scaling }: OpResultsProps) {
-  const tp = useMemo(() => throughputBars(m), [m]);
-  const lat = useMemo(() => latencyBars(m), [m]);
+function OpResults({ matrix: m, titled, peakNote, theme, fileBase, charts, caches, scaling, axes }: OpResultsProps) {
+  const tp = useMemo(() => throughputBars(m, axes), [m, axes]);
+  const lat = useMemo(() => latencyBars(m, axes), [m, axes]);
   const cacheLines = useMemo(() => (hasBlocks(m) ? cacheMarkers(m.blocks, caches) : []), [m, caches]);
   const name = opLabel(m.op);
   const slug = `${fileBase}-${(m.op ?? 'result').replace(/[^a-z0-9]+/gi, '-')}`;
   return (
     <section className="result-op" aria-label={`${name} results`}>
       {titled ? <h3 className="result-op-title">{name}</h3> : null}
-      <MatrixTable matrix={m} peakNote={peakNote} />
+      <MatrixTable matrix={m} peakNote={peakNote} axes={axes} />
       {scaling ? <ScalingTable scaling={scaling} /> : null}
       {charts ? (
         <div className="chart-grid">

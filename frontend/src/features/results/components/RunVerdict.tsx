@@ -3,6 +3,7 @@
 // (app/results/verdict.py); nothing is recomputed here.
 import { verdictClass, verdictLabels, type Flag, type Verdict } from '../../../components/ResultBadges';
 import type { RunResult } from '../../../lib/api/types';
+import { FIELD_AXES, type AxesOf } from '../../../lib/axes';
 import { opLabel, threadsLabel } from '../../../lib/matrix';
 import { formatBlockSize } from '../../../lib/units';
 
@@ -11,13 +12,14 @@ export interface VerdictReason {
   flag: Flag;
 }
 
-/** Every flag of a result (the run's own, each row's, the trace's), each with where it applies. */
-export function verdictReasons(result: RunResult): VerdictReason[] {
+/** Every flag of a result (the run's own, each row's, the trace's), each with where it applies (in the run's words:
+ * "1 stream", lib/axes.ts). */
+export function verdictReasons(result: RunResult, axes: AxesOf = () => FIELD_AXES): VerdictReason[] {
   const out: VerdictReason[] = (result.flags ?? []).map((flag) => ({ where: null, flag }));
   for (const row of result.rows) {
     const where = [
       row.op ? opLabel(row.op) : null,
-      threadsLabel(row.threads),
+      threadsLabel(row.threads, axes(row.op)),
       row.block_bytes !== null && row.block_bytes !== undefined ? formatBlockSize(row.block_bytes) : null,
     ]
       .filter(Boolean)
@@ -44,9 +46,9 @@ export function busyWords(busy: RunResult['busy']): string | null {
   return `Busy host: ${parts.join('; ')}.`;
 }
 
-export function RunVerdict({ result }: { result: RunResult }) {
+export function RunVerdict({ result, axes }: { result: RunResult; axes?: AxesOf }) {
   const verdict: Verdict = result.verdict ?? 'valid';
-  const reasons = verdictReasons(result);
+  const reasons = verdictReasons(result, axes);
   const busy = busyWords(result.busy);
   const tone = verdict === 'valid' ? 'valid' : verdict === 'invalid' ? 'invalid' : 'caution';
   return (

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { resultRow } from '../../../test/fixtures';
+import { networkPairExperiment, resultRow } from '../../../test/fixtures';
+import { axesOf } from '../../../lib/axes';
 import { groupMatrix } from '../../../lib/matrix';
 import { cacheMarkers, latencyBars, throughputBars } from './chart-data';
 
@@ -30,6 +31,25 @@ describe('throughputBars', () => {
   });
 });
 
+describe('network bars in network terms (issue 32)', () => {
+  it('groups by message size with a series per stream count, and names the axes so', () => {
+    const rows = [
+      resultRow({ op: 'tcp_rr', unit: 'RT/s', block_bytes: 64, threads: 1, mean: 30000, extra: { lat_p50_us: 30 }, extra_units: { lat_p50_us: 'µs' }, extra_lower_is_better: ['lat_p50_us'] }),
+      resultRow({ op: 'tcp_rr', unit: 'RT/s', block_bytes: 64, threads: 2, mean: 50000, extra: { lat_p50_us: 40 }, extra_units: { lat_p50_us: 'µs' }, extra_lower_is_better: ['lat_p50_us'] }),
+    ];
+    const m = groupMatrix(rows)[0]!;
+    const a = axesOf([networkPairExperiment], 'network')('tcp_rr');
+    expect(axesOf([networkPairExperiment], 'network_drive')('tcp_rr')).toMatchObject({ counts: 'streams', size: 'message size' });
+    const pair = axesOf([networkPairExperiment], 'network_drive')('tcp_rr');
+    const bars = throughputBars(m, pair);
+    expect(bars.xTitle).toBe('message size');
+    expect(bars.series.map((s) => s.label)).toEqual(['1 stream', '2 streams']);
+    expect(latencyBars(m, pair)).toMatchObject({ categories: ['64 B · 1 stream', '64 B · 2 streams'], xTitle: 'message size' });
+    // the loopback run kind is not in this fixture: the field names, never a guess
+    expect(throughputBars(m, a).xTitle).toBe('block size');
+  });
+});
+
 describe('latencyBars', () => {
   // as the backend attaches them from the disk kernel's declaration
   const units = { extra_units: { lat_p99_us: 'µs', lat_p50_us: 'µs', lat_avg_us: 'µs', iops: 'IOPS' }, extra_lower_is_better: ['lat_avg_us', 'lat_p50_us', 'lat_p99_us'] };
@@ -41,7 +61,7 @@ describe('latencyBars', () => {
     ];
     const bars = latencyBars(groupMatrix(rows)[0]!);
     expect(bars?.unit).toBe('µs');
-    expect(bars?.categories).toEqual(['4 KiB · 1 thr', '4 KiB · 2 thr']);
+    expect(bars?.categories).toEqual(['4 KiB · 1 thread', '4 KiB · 2 threads']);
     expect(bars?.series.map((s) => s.label)).toEqual(['Avg latency', 'p50 latency', 'p99 latency']);
     expect(bars?.series[2]?.values).toEqual([90, 120]);
   });

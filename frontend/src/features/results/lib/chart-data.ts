@@ -8,6 +8,7 @@ import type { ChartMarker } from '../../../components/chart/plugins/markers';
 import type { ResultRow, RunResult } from '../../../lib/api/types';
 import { formatNumber, formatPercent } from '../../../lib/format';
 import { findCell, hasBlocks, threadsLabel, type OpMatrix } from '../../../lib/matrix';
+import { FIELD_AXES, countWords, type Axes } from '../../../lib/axes';
 import { extraMetaIn, formatBlockSize } from '../../../lib/units';
 
 export interface BarChartData {
@@ -27,26 +28,27 @@ export function rowNotes(row: ResultRow): string[] {
   return notes;
 }
 
-function cells(m: OpMatrix): { categories: string[]; xTitle: string; pick: (cat: number, ser: number) => ResultRow | undefined; seriesLabels: string[] } {
+function cells(m: OpMatrix, a: Axes): { categories: string[]; xTitle: string; pick: (cat: number, ser: number) => ResultRow | undefined; seriesLabels: string[] } {
   if (hasBlocks(m)) {
     const multi = m.threads.length > 1;
     return {
       categories: m.blocks.map((b) => formatBlockSize(b)),
-      xTitle: 'block size',
-      seriesLabels: m.threads.map((t) => (multi ? threadsLabel(t) : `${threadsLabel(t)} (${m.unit})`)),
+      xTitle: a.size,
+      seriesLabels: m.threads.map((t) => (multi ? threadsLabel(t, a) : `${threadsLabel(t, a)} (${m.unit})`)),
       pick: (c, s) => findCell(m, m.blocks[c] ?? null, m.threads[s] as number),
     };
   }
   return {
-    categories: m.threads.map((t) => threadsLabel(t)),
-    xTitle: 'threads',
+    categories: m.threads.map((t) => threadsLabel(t, a)),
+    xTitle: a.counts,
     seriesLabels: ['mean ± stddev'],
     pick: (c) => findCell(m, null, m.threads[c] as number),
   };
 }
 
-export function throughputBars(m: OpMatrix): BarChartData {
-  const { categories, xTitle, pick, seriesLabels } = cells(m);
+/** `a`: what the rows' threads and block sizes are (lib/axes.ts): streams and message sizes for network. */
+export function throughputBars(m: OpMatrix, a: Axes = FIELD_AXES): BarChartData {
+  const { categories, xTitle, pick, seriesLabels } = cells(m, a);
   const series: BarSeries[] = seriesLabels.map((label, s) => {
     const rows = categories.map((_, c) => pick(c, s));
     return {
@@ -82,7 +84,7 @@ export function cacheMarkers(blocks: readonly (number | null)[], caches: RunResu
 }
 
 /** Latency extras of one operation, grouped by their unit; null when the rows carry none. */
-export function latencyBars(m: OpMatrix): BarChartData | null {
+export function latencyBars(m: OpMatrix, a: Axes = FIELD_AXES): BarChartData | null {
   const keys = [...new Set(m.rows.flatMap((r) => Object.keys(r.extra ?? {})))].filter((k) => extraMetaIn(m.rows, k).latency).sort(byPercentile);
   if (!keys.length) return null;
   const unit = extraMetaIn(m.rows, keys[0] as string).unit;
@@ -91,7 +93,7 @@ export function latencyBars(m: OpMatrix): BarChartData | null {
   const combos = blocks ? m.blocks.flatMap((b) => m.threads.map((t) => [b, t] as const)) : m.threads.map((t) => [null, t] as const);
   const present = combos.filter(([b, t]) => findCell(m, b, t));
   const categories = present.map(([b, t]) =>
-    blocks ? (m.threads.length > 1 ? `${formatBlockSize(b)} · ${t} thr` : formatBlockSize(b)) : threadsLabel(t),
+    blocks ? (m.threads.length > 1 ? `${formatBlockSize(b)} · ${countWords(a, t)}` : formatBlockSize(b)) : threadsLabel(t, a),
   );
   const series = sameUnit.map((k) => {
     const rows = present.map(([b, t]) => findCell(m, b, t));
@@ -101,7 +103,7 @@ export function latencyBars(m: OpMatrix): BarChartData | null {
       invalid: rows.map((r) => (r ? !r.valid : false)),
     };
   });
-  return { categories, series, xTitle: blocks ? 'block size' : 'threads', unit };
+  return { categories, series, xTitle: blocks ? a.size : a.counts, unit };
 }
 
 const ORDER = ['min', 'avg', 'mean', 'p50', 'p90', 'p95', 'p99', 'p999', 'max'];

@@ -32,6 +32,7 @@ describe('SuiteRunView', () => {
     expect(rows[0]).toHaveTextContent(/Verdict.*Headline.*Expected.*Took.*Ended/);
     expect(rows[1]).toHaveTextContent('valid');
     expect(rows[1]).toHaveTextContent('best 47.7 GFLOP/s');
+    expect(rows[1]).toHaveTextContent('FP64 FLOPS'); // the op in words, not its key
     expect(rows[1]).toHaveTextContent('30 s');
     expect(rows[2]).toHaveTextContent('oversubscribed');
     expect(rows[2]).toHaveTextContent(/≈ 20 s1 min/); // expected ≈ 20 s, took 1 min

@@ -6,6 +6,7 @@ import { VerdictBadge } from '../../../components/ResultBadges';
 import { RunStatusBadge } from '../../../components/RunStatusBadge';
 import type { RunResult } from '../../../lib/api/types';
 import { formatDateTime, formatDuration, formatPercent } from '../../../lib/format';
+import { opLabel } from '../../../lib/matrix';
 import { useCancelSuiteRun, type SuiteRun } from '../api/suites';
 import { elapsedSince, formatEstimate, runTook, runsDoneText, suiteSummary } from '../lib/describe';
 import { CancelSuiteDialog } from './CancelSuiteDialog';
@@ -163,7 +164,7 @@ export function SuiteRunView({ run, hostName, experimentTitle, runPath, reportHr
                     <Link to={runPath(r.id)}>#{r.id}</Link>
                   </th>
                   <td>{experimentTitle(r.experiment)}</td>
-                  <td>{r.op ?? '—'}</td>
+                  <td>{r.op ? opLabel(r.op) : '—'}</td>
                   <td>{hostName(r.host_id)}</td>
                   <td>
                     <RunStatusBadge status={r.status} />

@@ -13,8 +13,8 @@ import {
   type SeriesPublic, type SeriesQuery,
 } from '../api/trends';
 import {
-  LABEL_KEYS, changeText, decodeMetric, encodeMetric, metricLabel, readScope, scopeQuery, thresholdText, writeScope,
-  type MetricKey, type Scope,
+  LABEL_KEYS, changeText, decodeMetric, encodeMetric, metricLabel, readScope, runsWords, scopeQuery, thresholdText, writeScope,
+  type MetricKey, type NamingExperiment, type Scope,
 } from '../lib/series';
 import { TrendChart } from './TrendChart';
 
@@ -139,10 +139,10 @@ function Notifications() {
   );
 }
 
-function SeriesView({ series, scope }: { series: SeriesPublic; scope: Scope }) {
+function SeriesView({ series, scope, experiments }: { series: SeriesPublic; scope: Scope; experiments?: readonly NamingExperiment[] }) {
   const can = useAbilities();
   const remove = useDeleteThreshold();
-  const title = metricLabel(series.metric as MetricKey);
+  const title = metricLabel(series.metric as MetricKey, experiments);
   const left = series.points.filter((p) => !p.used);
   return (
     <>
@@ -152,7 +152,7 @@ function SeriesView({ series, scope }: { series: SeriesPublic; scope: Scope }) {
         </h2>
         {series.points.length ? <TrendChart series={series} title={title} /> : <Empty>No finished run has this metric here yet.</Empty>}
         <p className="help">
-          {series.points.length} runs{series.has_more ? ' (the newest; older ones exist)' : ''}; {series.excluded} left out of the
+          {runsWords(series.points.length)}{series.has_more ? ' (the newest; older ones exist)' : ''}; {series.excluded} left out of the
           detection because their verdict is not valid. Detector: {series.method.name}; newest {series.method.test_window} runs
           against up to {series.method.baseline_max} before them, p ≤ {series.method.alpha}, effect ≥{' '}
           {(series.method.min_effect * 100).toFixed(0)} % (<code>{series.method.doc}</code>).
@@ -242,7 +242,7 @@ function SeriesView({ series, scope }: { series: SeriesPublic; scope: Scope }) {
   );
 }
 
-export function TrendsPage() {
+export function TrendsPage({ experiments }: { experiments?: readonly NamingExperiment[] }) {
   const [search, setSearch] = useSearchParams();
   const can = useAbilities();
   const scope = readScope(search);
@@ -273,7 +273,7 @@ export function TrendsPage() {
             <option value="">choose…</option>
             {(metrics.data?.data ?? []).map((m) => (
               <option key={encodeMetric(m)} value={encodeMetric(m)}>
-                {metricLabel(m)} ({m.unit}, {m.points} runs)
+                {metricLabel(m, experiments)} ({m.unit}, {runsWords(m.points)})
               </option>
             ))}
           </select>
@@ -284,7 +284,7 @@ export function TrendsPage() {
       {scope && !metric ? <Empty>Choose a metric.</Empty> : null}
       {series.isLoading ? <Loading /> : null}
       {series.error ? <ErrorState error={series.error} onRetry={() => void series.refetch()} /> : null}
-      {series.data && scope ? <SeriesView series={series.data} scope={scope} /> : null}
+      {series.data && scope ? <SeriesView series={series.data} scope={scope} experiments={experiments} /> : null}
       {can.administer ? <Notifications /> : null}
     </>
   );

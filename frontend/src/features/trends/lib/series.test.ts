@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SeriesPublic } from '../api/trends';
-import { decodeMetric, encodeMetric, metricLabel, readScope, scopeQuery, thresholdY, trendChart, writeScope } from './series';
+import { cpuExperiment, networkPairExperiment } from '../../../test/fixtures';
+import { decodeMetric, encodeMetric, metricLabel, readScope, runsWords, scopeQuery, thresholdY, trendChart, writeScope } from './series';
 
 const q = (s: string) => new URLSearchParams(s);
 
@@ -46,7 +47,17 @@ describe('trend scope and metric in the URL', () => {
     expect(decodeMetric('cpu|fp64|2|')).toEqual({ experiment: 'cpu', op: 'fp64', threads: 2, block_bytes: null });
     expect(decodeMetric('cpu|fp64|0|')).toBeNull();
     expect(decodeMetric('cpu|fp64|2|-5')).toBeNull();
-    expect(metricLabel(m)).toBe('memory copy, 2 threads, 8 MiB blocks');
+    expect(metricLabel(m)).toBe('memory: Copy (read + write), 8 MiB blocks, 2 threads');
+  });
+
+  it('names a metric in words: the experiment, the op, the size and count in its own terms (issue 32)', () => {
+    const net = { experiment: 'network_drive', op: 'tcp_stream', threads: 1, block_bytes: 1 };
+    expect(metricLabel(net, [networkPairExperiment])).toBe('Network (two hosts): TCP throughput, 1 B messages, 1 stream');
+    expect(metricLabel({ ...net, op: 'udp_stream', threads: 2, block_bytes: 65507 }, [networkPairExperiment])).toBe(
+      'Network (two hosts): UDP throughput, 65,507 B datagrams, 2 streams',
+    );
+    expect(metricLabel({ experiment: 'cpu', op: 'fp64', threads: 4 }, [cpuExperiment])).toBe('CPU throughput: FP64 FLOPS, 4 threads');
+    expect([runsWords(1), runsWords(3)]).toEqual(['1 run', '3 runs']);
   });
 });
 

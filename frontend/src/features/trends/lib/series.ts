@@ -1,7 +1,11 @@
 // What the trend page draws, from the series answer: the valid points (the detector's input), the
 // points it left out (drawn hollow, with their reason), the 95 % CI band, change markers and
 // threshold lines. Pure, so it is tested without a canvas.
-import { formatBytes, formatNumber } from '../../../lib/format';
+import type { Experiment } from '../../../lib/api/types';
+import { axesOf, countWords } from '../../../lib/axes';
+import { formatNumber } from '../../../lib/format';
+import { opLabel } from '../../../lib/matrix';
+import { formatBlockSize } from '../../../lib/units';
 import type { ChangePublic, ScopeQuery, SeriesPublic, ThresholdPublic } from '../api/trends';
 
 export interface MetricKey {
@@ -50,10 +54,20 @@ export function decodeMetric(s: string | null): MetricKey | null {
   return { experiment, op: op || null, threads: t, block_bytes: b };
 }
 
-export function metricLabel(m: MetricKey): string {
-  const threads = `${m.threads} thread${m.threads === 1 ? '' : 's'}`;
-  const block = m.block_bytes ? `, ${formatBytes(m.block_bytes)} blocks` : '';
-  return `${m.experiment} ${m.op ?? ''}`.trim() + `, ${threads}${block}`;
+export type NamingExperiment = Pick<Experiment, 'title' | 'run_kinds' | 'axes' | 'axes_by_op'>;
+
+/** A metric in words: "Network (loopback): TCP throughput, 1 B messages, 1 stream", "CPU throughput: FP64 FLOPS,
+ * 4 threads"; the experiment's title and its rows' words (lib/axes.ts) once the experiments are known. */
+export function metricLabel(m: MetricKey, experiments?: readonly NamingExperiment[]): string {
+  const e = experiments?.find((x) => x.run_kinds.includes(m.experiment));
+  const a = axesOf(experiments, m.experiment)(m.op);
+  const parts = [m.op ? opLabel(m.op) : null, m.block_bytes ? `${formatBlockSize(m.block_bytes)} ${a.sized}` : null, countWords(a, m.threads)];
+  return `${e?.title ?? m.experiment}: ${parts.filter(Boolean).join(', ')}`;
+}
+
+/** 1 → "1 run", 3 → "3 runs". */
+export function runsWords(n: number): string {
+  return `${n} run${n === 1 ? '' : 's'}`;
 }
 
 export interface XY {
