@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -66,6 +67,7 @@ class FaultHost:
     bridge: str
     bridge_ip: str
     state: Path
+    labels: str | None = None  # its runner's labels, when not the fleet's (the peer)
     cleanups: list[Any] = field(default_factory=list)
 
 
@@ -198,7 +200,7 @@ def start_runners(stack: Any, hosts: list[FaultHost], labels: str) -> None:
         child = stack.start_runner(h.name, state_dir=h.state,
                                    prefix=[*enter, "nice", "-n", str(HOST_NICE), *taskset],
                                    extra_env={"HOSTBENCH_RUNNER_NAME": h.name, "HOSTBENCH_MACHINE_ID": f"flt{h.name}",
-                                              "HOSTBENCH_RUNNER_LABELS": labels},
+                                              "HOSTBENCH_RUNNER_LABELS": h.labels or labels},
                                    cpu_limit=cpu_limit)
         if h.fault == "disk":
             disk = DiskLimit(f"flt-{h.name}", block_device(h.state), DISK_BPS).__enter__()
@@ -234,24 +236,77 @@ def wait_suite(stack: Any, suite_run_id: int, timeout: float) -> dict:
     raise RuntimeError(f"suite run {suite_run_id} still running after {timeout:.0f} s")
 
 
-def warm(stack: Any, suite: str, host_ids: list[int], timeout: float) -> None:
-    """The suite on each host alone, one after the other: the learned bands' first valid figures."""
+def warm(stack: Any, suite: str, host_ids: list[int], timeout: float, peer: int | None = None) -> None:
+    """The suite on each host alone, one after the other: the learned bands' first valid figures (`peer`: the host
+    that serves its two-host items)."""
     for h in host_ids:
-        sr = api(stack, "POST", "/api/suite-runs", json={"suite": suite, "host_ids": [h]})
+        sr = api(stack, "POST", "/api/suite-runs",
+                 json={"suite": suite, "host_ids": [h], **({"peer_host_id": peer} if peer else {})})
         wait_suite(stack, sr["id"], timeout)
 
 
-def check(stack: Any, suite: str, label: str, timeout: float) -> tuple[int, dict]:
-    """`./hostbench check --suite S --label L --wait` against the stack: (its exit status, its last JSON line)."""
+def check(stack: Any, suite: str, label: str, timeout: float, peer: str | None = None) -> tuple[int, dict]:
+    """`./hostbench check --suite S --label L [--peer P] --wait` against the stack: (its exit status, its last JSON
+    line)."""
     token = stack.admin_headers()["Authorization"].split(" ", 1)[1]
     root = Path(__file__).resolve().parents[2]
-    r = subprocess.run([str(root / "hostbench"), "check", "--suite", suite, "--label", label, "--wait",
+    r = subprocess.run([str(root / "hostbench"), "check", "--suite", suite, "--label", label,
+                        *(["--peer", peer] if peer else []), "--wait",
                         "--timeout", str(timeout), "--server", stack.url, "--token", token],
                        capture_output=True, text=True, timeout=timeout + 60)
     lines = [x for x in r.stdout.splitlines() if x.startswith("{")]
     if not lines:
         raise RuntimeError(f"check printed no JSON line (exit {r.returncode}): {r.stderr[-1500:]}")
     return r.returncode, json.loads(lines[-1])
+
+
+def net_params(items: list[dict]) -> dict:
+    """A suite's loopback network item's parameters but its ops: what its two-host figures are measured with."""
+    net: dict = next((i["params"] for i in items if i["experiment"] == "network"), {})
+    return {k: v for k, v in net.items() if k not in ("op", "ops")}
+
+
+def link_suite(stack: Any, suite: str) -> str:
+    """The check's suite with a TCP stream to the peer added (a saved suite): a link is only seen by a figure that
+    crosses it, and the built-in levels' network items are loopback."""
+    base = api(stack, "GET", f"/api/suites/{suite}")
+    keep = net_params(base["items"])
+    saved = api(stack, "POST", "/api/suites", json={
+        "title": f"{base['title']} + TCP to a peer",
+        "description": f"{base['id']}'s items, and one TCP stream from each host to the peer (a link's figure)",
+        "items": [*({"experiment": i["experiment"], "params": i["params"], "needs": i.get("needs")}
+                    for i in base["items"]),
+                  {"experiment": "network_pair", "params": {**keep, "op": "tcp_stream"}}]})
+    return str(saved["id"])
+
+
+def mesh(stack: Any, host_ids: list[int], params: dict, timeout: float) -> dict:
+    """All pairs TCP among the hosts (the mesh scheduler's rounds), to its end: the mesh, its matrix as text, and
+    what the same runs take one after another (each cell's runs' own seconds, added up: n(n-1) pair jobs in a row,
+    less the gaps between them)."""
+    from hostbench_cli.mesh import matrix_text
+
+    m = api(stack, "POST", "/api/meshes", json={"mode": "all_pairs", "host_ids": host_ids, "params": params})
+    deadline = time.monotonic() + timeout
+    while m["status"] not in ("done", "cancelled"):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"mesh {m['id']} still {m['status']} after {timeout:.0f} s")
+        time.sleep(3)
+        m = api(stack, "GET", f"/api/meshes/{m['id']}")
+    seconds = 0.0
+    for c in m["cells"]:
+        for rid in (c.get("stream_run_id"), c.get("rr_run_id")):
+            if rid:
+                r = api(stack, "GET", f"/api/runs/{rid}")
+                if r.get("started_at") and r.get("finished_at"):
+                    seconds += (_when(r["finished_at"]) - _when(r["started_at"]))
+    return {"mesh": m, "text": matrix_text(m), "sequential_s": round(seconds)}
+
+
+def _when(iso: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
 
 
 def expected_figures(fault: str | None) -> set[str]:
@@ -273,6 +328,8 @@ def score(hosts: list[FaultHost], line: dict, check_json: dict) -> list[dict]:
             right: bool | None = v["verdict"] != "FAIL"
         elif v["verdict"] == "FAIL":
             right = kinds <= expected_figures(h.fault) and bool(kinds)
+        elif v["verdict"] == "PASS":
+            right = False  # its fault went unseen
         else:
             right = None  # not judged this time (disturbed or no baseline): neither right nor wrong
         why = next((f["reason"] for f in v["figures"] if f["status"] in ("fail", "disturbed")), v["reason"])
@@ -284,9 +341,30 @@ def score(hosts: list[FaultHost], line: dict, check_json: dict) -> list[dict]:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hosts", type=int, default=8, help="runners, each in its own namespace (default 8)")
     p.add_argument("--faults", default="cpu,disk,link", help="comma-separated faults, one host each: cpu, disk, link")
-    p.add_argument("--suite", default="quick", help="the check's suite (default quick)")
+    p.add_argument("--suite", default="quick", help="the check's suite (default quick; with a `link` fault, a TCP "
+                   "stream from each host to a peer, one more runner, is added to it)")
     p.add_argument("--repeat", type=int, default=1, help="checks on all hosts at once, one after the other")
-    p.add_argument("--timeout", type=float, default=1800, help="seconds for each suite run or check")
+    p.add_argument("--mesh", action=argparse.BooleanOptionalAction, default=True,
+                   help="all pairs TCP among the hosts first: its wall time against the same runs one after another")
+    p.add_argument("--timeout", type=float, default=1800, help="seconds for each suite run, check or mesh")
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def table(hosts: list[FaultHost], rounds: list[dict]) -> str:
+    """A row per host: its fault, its verdicts over the checks, the wrong ones, what failed."""
+    head = ["host", "fault", "checks", "FAIL", "PASS", "DISTURBED", "NO_BASELINE", "wrong", "failed figures"]
+    rows = [head]
+    for h in hosts:
+        seen = [x for r in rounds for x in r["hosts"] if x["host"] == h.name]
+        count = {v: sum(1 for x in seen if x["verdict"] == v) for v in head[3:7]}
+        failed = sorted({f for x in seen for f in x["failed"]})
+        rows.append([h.name, h.fault or "-", str(len(seen)), *map(str, count.values()),
+                     str(sum(1 for x in seen if x["right"] is False)), ", ".join(failed) or "-"])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head) - 1)]
+    return "\n".join("  ".join([*(v.ljust(w) for v, w in zip(r[:-1], widths, strict=True)), r[-1]]) for r in rows)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -300,22 +378,40 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     state = Path(tempfile.mkdtemp(prefix="hb-faults-"))
-    hosts = plan(args.hosts, {len(faults) - 1 - i: f for i, f in enumerate(reversed(faults))}, state)
+    with_peer = "link" in faults
+    fleet = plan(args.hosts + with_peer, {len(faults) - 1 - i: f for i, f in enumerate(reversed(faults))}, state)
+    hosts = fleet[:args.hosts]
+    peer = None
+    if with_peer:  # serves each host's TCP stream; not checked itself (it is not labelled as the fleet)
+        peer = fleet[-1]
+        peer.name, peer.labels = "flt-peer", "role=faults-peer"
     label = "instance_type=faults"
-    with network(hosts):
+    rounds: list[dict] = []
+    meshed: dict | None = None
+    stopped = False
+    signal.signal(signal.SIGTERM, _stop)
+    with network(fleet):
         stack = Stack(state / "stack", with_runner=False, bind=BRIDGE_IP)
         try:
             stack.start()
-            start_runners(stack, hosts, label)
-            stack.wait_healthy(runners=len(hosts))
+            start_runners(stack, fleet, label)
+            stack.wait_healthy(runners=len(fleet))
             ids = {h["name"]: h["id"] for h in api(stack, "GET", "/api/hosts")["data"]}
+            suite = link_suite(stack, args.suite) if peer else args.suite
+            if args.mesh:
+                items = api(stack, "GET", f"/api/suites/{args.suite}")["items"]
+                meshed = mesh(stack, [ids[h.name] for h in hosts], net_params(items), args.timeout)
+                m = meshed["mesh"]
+                print(f"all pairs among {len(hosts)}: {len(m['cells'])} links in {m['rounds']} rounds, "
+                      f"{m['wall_s']:.0f} s; the same runs one after another: {meshed['sequential_s']} s\n"
+                      f"{meshed['text']}", file=sys.stderr, flush=True)
             t0 = time.monotonic()
-            warm(stack, args.suite, [ids[h.name] for h in hosts if h.fault is None], args.timeout)
-            print(f"warmed the learned bands in {time.monotonic() - t0:.0f} s", file=sys.stderr)
-            rounds = []
+            warm(stack, suite, [ids[h.name] for h in hosts if h.fault is None], args.timeout,
+                 ids[peer.name] if peer else None)
+            print(f"warmed the learned bands in {time.monotonic() - t0:.0f} s (suite {suite})", file=sys.stderr)
             for i in range(args.repeat):
                 t0 = time.monotonic()
-                status, line = check(stack, args.suite, label, args.timeout)
+                status, line = check(stack, suite, label, args.timeout, peer.name if peer else None)
                 full = api(stack, "GET", f"/api/checks/{line['check']}")
                 rows = score(hosts, line, full)
                 rounds.append({"check": line["check"], "exit": status, "seconds": round(time.monotonic() - t0),
@@ -325,16 +421,28 @@ def run(args: argparse.Namespace) -> int:
                 for r in rows:
                     print(f"  {r['host']:<14} {str(r['fault'] or '-'):<5} {r['verdict']:<11} "
                           f"{'right' if r['right'] else 'WRONG' if r['right'] is False else 'not judged'}  "
-                          f"{', '.join(r['failed'])}", file=sys.stderr)
+                          f"{', '.join(r['failed'])}  {r['why'] if r['verdict'] != 'PASS' else ''}",
+                          file=sys.stderr, flush=True)
+        except KeyboardInterrupt:
+            stopped = True
+            print(f"stopped after {len(rounds)} checks", file=sys.stderr)
         finally:
-            release(hosts)
+            release(fleet)
             stack.stop()
     wrong = sum(1 for r in rounds for h in r["hosts"] if h["right"] is False)
     false_fail = sum(1 for r in rounds for h in r["hosts"] if h["fault"] is None and h["verdict"] == "FAIL")
     caught = sum(1 for r in rounds for h in r["hosts"] if h["fault"] and h["right"] is True)
     judged = sum(1 for r in rounds for h in r["hosts"] if h["fault"] and h["right"] is not None)
+    if meshed:
+        print(meshed["text"])
+    print(table(hosts, rounds))
+    m = meshed["mesh"] if meshed else None
     print(json.dumps({"hosts": args.hosts, "faults": faults, "suite": args.suite, "checks": len(rounds),
-                      "wrong": wrong, "false_fail": false_fail, "faults_caught": caught,
-                      "faults_judged": judged,
+                      "repeat": args.repeat, "stopped": stopped, "wrong": wrong, "false_fail": false_fail,
+                      "faults_caught": caught, "faults_judged": judged,
+                      "mesh": m and {"id": m["id"], "links": len(m["cells"]), "rounds": m["rounds"],
+                                     "wall_s": m["wall_s"], "sequential_s": meshed["sequential_s"] if meshed else None,
+                                     "runs": m["runs"], "slowest_link": m["slowest_link"],
+                                     "slowest_host": m["slowest_host"]},
                       "rounds": rounds}))
-    return 1 if wrong else 0
+    return 1 if wrong or stopped else 0
