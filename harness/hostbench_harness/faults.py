@@ -280,13 +280,13 @@ def link_suite(stack: Any, suite: str) -> str:
     return str(saved["id"])
 
 
-def mesh(stack: Any, host_ids: list[int], params: dict, timeout: float) -> dict:
-    """All pairs TCP among the hosts (the mesh scheduler's rounds), to its end: the mesh, its matrix as text, and
-    what the same runs take one after another (each cell's runs' own seconds, added up: n(n-1) pair jobs in a row,
-    less the gaps between them)."""
+def mesh(stack: Any, host_ids: list[int], params: dict, timeout: float, mode: str = "all_pairs_both_ways") -> dict:
+    """All pairs TCP among the hosts (each ordered pair once by default; the mesh scheduler's rounds), to its end:
+    the mesh, its matrix as text, and what the same runs take one after another (each cell's runs' own seconds,
+    added up: n(n-1) pair jobs in a row, less the gaps between them)."""
     from hostbench_cli.mesh import matrix_text
 
-    m = api(stack, "POST", "/api/meshes", json={"mode": "all_pairs", "host_ids": host_ids, "params": params})
+    m = api(stack, "POST", "/api/meshes", json={"mode": mode, "host_ids": host_ids, "params": params})
     deadline = time.monotonic() + timeout
     while m["status"] not in ("done", "cancelled"):
         if time.monotonic() > deadline:
@@ -346,6 +346,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repeat", type=int, default=1, help="checks on all hosts at once, one after the other")
     p.add_argument("--mesh", action=argparse.BooleanOptionalAction, default=True,
                    help="all pairs TCP among the hosts first: its wall time against the same runs one after another")
+    p.add_argument("--mesh-mode", choices=["all_pairs_both_ways", "all_pairs"], default="all_pairs_both_ways",
+                   help="each ordered pair once (n(n-1) links, the default) or each unordered pair once")
     p.add_argument("--timeout", type=float, default=1800, help="seconds for each suite run, check or mesh")
 
 
@@ -400,7 +402,8 @@ def run(args: argparse.Namespace) -> int:
             suite = link_suite(stack, args.suite) if peer else args.suite
             if args.mesh:
                 items = api(stack, "GET", f"/api/suites/{args.suite}")["items"]
-                meshed = mesh(stack, [ids[h.name] for h in hosts], net_params(items), args.timeout)
+                meshed = mesh(stack, [ids[h.name] for h in hosts], net_params(items), args.timeout,
+                              args.mesh_mode)
                 m = meshed["mesh"]
                 print(f"all pairs among {len(hosts)}: {len(m['cells'])} links in {m['rounds']} rounds, "
                       f"{m['wall_s']:.0f} s; the same runs one after another: {meshed['sequential_s']} s\n"
