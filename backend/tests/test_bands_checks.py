@@ -4,12 +4,15 @@ over four hosts where one is slow (FAIL on that figure, with its evidence), one 
 and the rest PASS; the verdict on the hosts API, the fleet, /api/metrics, the report, and the webhook when a host's
 verdict changes; who may call each route; bad input is a 4xx."""
 import pytest
+from hostbench_common.resultfields import THREADS
 from sqlalchemy import select, text
 
 from app.bands.schemas import FigureKey
 from app.bands.service import LEARNED_MIN_SIBLINGS, judge
+from app.checks.schemas import MAX_HOSTS
 from app.core.db import utcnow
 from app.hosts.models import Host
+from app.hosts.schemas import LABEL_VALUE_MAX
 from app.jobs.models import Job, Run
 from tests.conftest import ZEN4_INVENTORY, make_user
 from tests.test_trends_api import _Hook, _row, _run
@@ -222,6 +225,31 @@ def test_check_input_is_refused_with_a_4xx(client, session):
         assert 400 <= r.status_code < 500, (body, r.status_code, r.text)
     assert client.get("/api/checks/999").status_code == 404
     assert client.get("/api/checks/999/report").status_code == 404
+
+
+def test_bounds_are_the_one_definitions_the_kernels_and_host_labels_have(client, session):
+    """threads as the kernels bound them (resultfields.THREADS, not a second 4096); a label key as hosts take it,
+    `/` included (a Kubernetes-style key), in a band's kind, a check's label and its kind_by."""
+    low, high = THREADS
+    q = {"experiment": "cpu", "op": "fp64", "host_id": 1}
+    for bad in (low - 1, high + 1):
+        assert client.put("/api/bands", json={**BAND, "threads": bad}).status_code == 422, bad
+        assert client.get("/api/bands/learned", params={**q, "threads": bad}).status_code == 422, bad
+        assert client.get("/api/bands/versions", params={"kind": KIND, "experiment": "cpu", "threads": bad}
+                          ).status_code == 422, bad
+    assert client.put("/api/bands", json={**BAND, "threads": high}).status_code == 200
+    zone = "topology.kubernetes.io/zone"
+    r = client.put("/api/bands", json={**BAND, "kind": f"{zone}=eu-1a"})
+    assert r.status_code == 200, r.text
+    h = _host(session, "z1", labels={zone: "eu-1a"})
+    r = client.post("/api/checks", json={"suite": "quick", "label": f"{zone}=eu-1a", "kind_by": zone})
+    assert r.status_code == 201, r.text
+    assert [v["host_id"] for v in r.json()["hosts"]] == [h.id] and r.json()["kind_by"] == zone
+    for bad in ({"label": f"{zone}=" + "v" * (LABEL_VALUE_MAX + 1)}, {"label": "a=b", "kind_by": "no spaces"},
+                {"host_ids": list(range(1, MAX_HOSTS + 2))}):
+        r = client.post("/api/checks", json={"suite": "quick", **({"host_ids": [h.id]} if "label" not in bad
+                                                                     else {}), **bad})
+        assert r.status_code == 422, (bad, r.text)
 
 
 def test_a_check_may_drain_its_failed_slurm_nodes_and_says_so_in_the_audit(client, session, anon_client, monkeypatch):

@@ -7,6 +7,11 @@ from fastapi import APIRouter, Query
 from app.audit.service import record
 from app.bands import service
 from app.bands.schemas import (
+    KIND_MAX,
+    KIND_PATTERN,
+    OP_MAX,
+    THREADS_MAX,
+    THREADS_MIN,
     BandIn,
     BandPublic,
     BandRemove,
@@ -16,18 +21,24 @@ from app.bands.schemas import (
     ImportOutcome,
     LearnedPublic,
 )
-from app.core.bounds import Id
+from app.core.bounds import MAX_BYTES, Id
 from app.core.deps import SessionDep
 from app.core.errors import NotFound
 from app.experiments.registry import RunExperimentKind
 from app.hosts.models import Host
+from app.hosts.schemas import LABEL_KEY, LABEL_KEY_MAX
 from app.trends.service import direction
 from app.users.auth import OperatorDep, ViewerDep
 
 router = APIRouter(prefix="/api", tags=["bands"])
 
-KindQ = Annotated[str | None, Query(min_length=3, max_length=200, pattern=r"^[A-Za-z0-9_.\-]{1,64}=\S.{0,190}$")]
-Op = Annotated[str | None, Query(min_length=1, max_length=32, pattern=r"^[a-z0-9_]+$")]
+# the query's bounds are the bodies' (app.bands.schemas), not a second copy
+KindQ = Annotated[str | None, Query(min_length=3, max_length=KIND_MAX, pattern=KIND_PATTERN)]
+KindReq = Annotated[str, Query(min_length=3, max_length=KIND_MAX, pattern=KIND_PATTERN)]
+KindByQ = Annotated[str, Query(min_length=1, max_length=LABEL_KEY_MAX, pattern=LABEL_KEY)]
+Op = Annotated[str | None, Query(min_length=1, max_length=OP_MAX, pattern=r"^[a-z0-9_]+$")]
+ThreadsQ = Annotated[int, Query(ge=THREADS_MIN, le=THREADS_MAX)]
+BlockQ = Annotated[int | None, Query(ge=0, le=MAX_BYTES)]
 
 
 @router.get("/bands", response_model=BandsPublic)
@@ -38,9 +49,9 @@ def read_bands(_: ViewerDep, session: SessionDep, kind: KindQ = None,
 
 
 @router.get("/bands/versions", response_model=BandsPublic)
-def read_band_versions(_: ViewerDep, session: SessionDep, kind: Annotated[str, Query(min_length=3, max_length=200)],
-                       experiment: RunExperimentKind, threads: Annotated[int, Query(ge=1, le=4096)], op: Op = None,
-                       block_bytes: Annotated[int | None, Query(ge=0, le=2**50)] = None) -> BandsPublic:
+def read_band_versions(_: ViewerDep, session: SessionDep, kind: KindReq,
+                       experiment: RunExperimentKind, threads: ThreadsQ, op: Op = None,
+                       block_bytes: BlockQ = None) -> BandsPublic:
     """Every version of one band, newest first (a removal is a version): what a verdict's band version was."""
     key = FigureKey(experiment=experiment, op=op, threads=threads, block_bytes=block_bytes)
     return BandsPublic(data=[service.public(b) for b in service.versions(session, kind, key)])
@@ -85,9 +96,9 @@ def import_bands(body: BandsFile, p: OperatorDep, session: SessionDep,
 
 @router.get("/bands/learned", response_model=LearnedPublic)
 def read_learned(_: ViewerDep, session: SessionDep, host_id: Id, experiment: RunExperimentKind,
-                 threads: Annotated[int, Query(ge=1, le=4096)], op: Op = None,
-                 block_bytes: Annotated[int | None, Query(ge=0, le=2**50)] = None,
-                 kind_by: Annotated[str, Query(min_length=1, max_length=64)] = service.CPU) -> LearnedPublic:
+                 threads: ThreadsQ, op: Op = None,
+                 block_bytes: BlockQ = None,
+                 kind_by: KindByQ = service.CPU) -> LearnedPublic:
     """The band a host's figure would be learned against now, with its basis (which hosts, which runs, when)."""
     host = session.get(Host, host_id)
     if host is None or host.deleted_at is not None:

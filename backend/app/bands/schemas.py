@@ -2,12 +2,27 @@ import math
 from datetime import datetime
 from typing import Annotated, Literal
 
+from hostbench_common.resultfields import THREADS
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from app.core.bounds import MAX_BYTES
+from app.hosts.schemas import LABEL_KEY, LABEL_KEY_MAX, LABEL_KEY_PART
+
 # A kind of host: `cpu=<CPU model>/<cores>` (the inventory's model string and physical core count), or any label
-# `key=value` the host has (`rack=b12`, `instance_type=c7i.2xlarge`).
-Kind = Annotated[str, Field(min_length=3, max_length=200, pattern=r"^[A-Za-z0-9_.\-]{1,64}=\S.{0,190}$",
+# `key=value` the host has (`rack=b12`, `instance_type=c7i.2xlarge`, `topology.kubernetes.io/zone=a`): a key as
+# host labels take it (app.hosts.schemas), a value up to 191 characters (a CPU model string is the longest).
+KIND_PATTERN = rf"^{LABEL_KEY_PART}=\S.{{0,190}}$"
+KIND_MAX = LABEL_KEY_MAX + 1 + 191
+Kind = Annotated[str, Field(min_length=3, max_length=KIND_MAX, pattern=KIND_PATTERN,
                             description="cpu=<model>/<cores>, or a label key=value")]
+# What learned bands take siblings from: `cpu` (model and cores), or a label key.
+KindBy = Annotated[str, Field(min_length=1, max_length=LABEL_KEY_MAX, pattern=LABEL_KEY,
+                              description="the kind learned bands take siblings from: cpu (model and cores) or a "
+                                          "label key")]
+# A figure's threads: as the kernels bound them (hostbench_common.resultfields reads `--describe`); its block size
+# as every block or buffer size is.
+THREADS_MIN, THREADS_MAX = THREADS
+OP_MAX = 32
 FORMAT: Literal["hostbench.bands/1"] = "hostbench.bands/1"
 
 
@@ -23,9 +38,9 @@ class FigureKey(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     experiment: str = Field(min_length=1, max_length=32)
-    op: str | None = Field(None, max_length=32)
-    threads: int = Field(ge=1, le=4096)
-    block_bytes: int | None = Field(None, ge=0, le=2**50)
+    op: str | None = Field(None, max_length=OP_MAX)
+    threads: int = Field(ge=THREADS_MIN, le=THREADS_MAX)
+    block_bytes: int | None = Field(None, ge=0, le=MAX_BYTES)
 
 
 class BandIn(FigureKey):

@@ -3,25 +3,28 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from app.bands.schemas import BandUsed, FigureKey
-from app.hosts.schemas import HostHealth
+from app.bands.schemas import BandUsed, FigureKey, KindBy
+from app.core.bounds import BodyId
+from app.hosts.schemas import LABEL_KEY_MAX, LABEL_KEY_PART, LABEL_VALUE_MAX, HostHealth
 from app.suites.schemas import SuiteId
 
 HostVerdictKind = Literal["PASS", "FAIL", "DISTURBED", "NO_BASELINE"]
 VERDICTS: tuple[HostVerdictKind, ...] = ("FAIL", "DISTURBED", "NO_BASELINE", "PASS")  # worst first
-Label = Annotated[str, Field(min_length=3, max_length=200, pattern=r"^[A-Za-z0-9_.\-]{1,64}=\S.{0,130}$",
+# a label as hosts have them (app.hosts.schemas): its key, and a value that is not empty
+Label = Annotated[str, Field(min_length=3, max_length=LABEL_KEY_MAX + 1 + LABEL_VALUE_MAX,
+                             pattern=rf"^{LABEL_KEY_PART}=\S.{{0,{LABEL_VALUE_MAX - 1}}}$",
                              description="every live host with this label key=value")]
+MAX_HOSTS = 200  # hosts one check runs on
 
 
 class CheckCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     suite: SuiteId = Field(description="quick, standard, burn-in, or any suite (saved-<id> too)")
-    host_ids: list[Annotated[int, Field(ge=1, le=2**31 - 1)]] | None = Field(None, min_length=1, max_length=1000)
+    host_ids: list[BodyId] | None = Field(None, min_length=1, max_length=MAX_HOSTS)
     label: Label | None = None
-    kind_by: str = Field("cpu", min_length=1, max_length=64,
-                         description="the kind learned bands take siblings from: cpu (model and cores) or a label key")
-    peer_host_id: int | None = Field(None, ge=1, le=2**31 - 1)
+    kind_by: KindBy = "cpu"
+    peer_host_id: BodyId | None = None
     drain_on_fail: bool = Field(False, description="drain each FAILed host's Slurm node with the check's reason "
                                 "(admins only; the server needs HOSTBENCH_SLURM_DRAIN=1; audited)")
 

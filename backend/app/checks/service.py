@@ -18,6 +18,7 @@ from app.bands.schemas import FigureKey
 from app.bands.service import Baselines, judge
 from app.checks.models import HealthCheck, HostVerdict
 from app.checks.schemas import (
+    MAX_HOSTS,
     VERDICTS,
     CheckCreate,
     CheckPublic,
@@ -38,7 +39,6 @@ from app.suites import service as suites
 from app.trends import notify
 from app.trends.service import direction, verdict_of
 
-MAX_HOSTS = 200
 ORDER = {"fail": 0, "disturbed": 1, "no_baseline": 2, "pass": 3}
 WEBHOOK_TRIES = 3
 

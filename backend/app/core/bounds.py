@@ -36,6 +36,9 @@ BodyId = Annotated[int, Ge(1), Le(MAX_ID), JSON_NUMBER]
 RUNS_PAGE_MAX = 200
 SAMPLES_PAGE_MAX = 20_000
 
+# A block or buffer size in bytes (a `bigint` column): a petabyte, far above any real one.
+MAX_BYTES = 2**50
+
 # A run's attempt counter is an `integer` column too.
 MAX_ATTEMPT = MAX_ID
 

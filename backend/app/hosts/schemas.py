@@ -76,8 +76,11 @@ class PeakOverride(BaseModel):
 
 # Labels a token gives every host that joins with it: bounded like the rest of a body.
 TOKEN_LABELS_MAX = 32
-LABEL_KEY = r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$"
-LabelValue = Annotated[str, Field(max_length=128)]
+LABEL_KEY_MAX = 64
+LABEL_KEY_PART = rf"[A-Za-z0-9][A-Za-z0-9._/-]{{0,{LABEL_KEY_MAX - 1}}}"  # also in a key=value (checks, bands)
+LABEL_KEY = rf"^{LABEL_KEY_PART}$"
+LABEL_VALUE_MAX = 128
+LabelValue = Annotated[str, Field(max_length=LABEL_VALUE_MAX)]
 
 
 class RegistrationTokenCreate(BaseModel):

@@ -4,11 +4,11 @@ from hostbench_common import resultfields
 from hostbench_common.runstatus import RunStatus
 from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, StrictBool, field_validator
 
-from app.core.bounds import JSON_NUMBER, MAX_ATTEMPT, MAX_SEQ, BodyId, Inventory, JsonInt, JsonNumber
+from app.core.bounds import JSON_NUMBER, MAX_ATTEMPT, MAX_BYTES, MAX_SEQ, BodyId, Inventory, JsonInt, JsonNumber
 from app.hosts import names
 
 Number = JsonNumber  # finite
-Bytes = Annotated[int, Field(ge=0, le=2**50), JSON_NUMBER]  # a block or buffer size (the column is a bigint)
+Bytes = Annotated[int, Field(ge=0, le=MAX_BYTES), JSON_NUMBER]  # a block or buffer size
 
 
 # A result's and a sample's threads and repeat, within the bounds the kernels declare (hostbench_common.resultfields
