@@ -1,41 +1,36 @@
-// Health checks and expected bands: start a check on a label's hosts (operators), each host's verdict with its
+// Health checks and expected bands: start a check on the hosts picked or a label's hosts (operators), each host's verdict with its
 // evidence, and the declared bands (operators add and remove; a change is a new version on the server).
 import { useState, type FormEvent } from 'react';
+import { useHosts } from '../../features/hosts/api/get-hosts';
+import { useSuites } from '../../features/suites/api/suites';
 import { RoleGate } from '../RoleGate';
 import { PageHeader } from '../../components/PageHeader';
 import { Empty, ErrorState, Loading } from '../../components/Status';
 import { rangeText, figureText, useBandMutations, useBands, useChecks, useStartCheck } from '../../features/checks/api/checks';
 import type { Band, BandIn } from '../../features/checks/api/checks';
 import { CheckCard } from '../../features/checks/components/CheckCard';
+import { StartCheck } from '../../features/checks/components/StartCheck';
 
-const SUITES = ['quick', 'standard', 'burn-in'];
+const BUILTIN_SUITES = [
+  { id: 'quick', title: 'Quick health check' },
+  { id: 'standard', title: 'Standard health check' },
+  { id: 'burn-in', title: 'Burn-in' },
+];
 
-function StartCheck() {
+function StartCheckCard() {
   const start = useStartCheck();
-  const [suite, setSuite] = useState('quick');
-  const [label, setLabel] = useState('');
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    start.mutate({ suite, label: label.trim(), kind_by: 'cpu', drain_on_fail: false });
-  };
+  const hosts = useHosts();
+  const suites = useSuites();
+  if (hosts.isPending) return <Loading label="Loading hosts…" />;
+  if (hosts.isError) return <ErrorState error={hosts.error} title="Could not load hosts" onRetry={() => void hosts.refetch()} />;
   return (
-    <form className="card form-row" onSubmit={submit} aria-label="Start a health check">
-      <label>
-        Suite{' '}
-        <select value={suite} onChange={(e) => setSuite(e.target.value)}>
-          {SUITES.map((s) => (
-            <option key={s}>{s}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Hosts labelled <input value={label} onChange={(e) => setLabel(e.target.value)} placeholder="rack=b12" required />
-      </label>
-      <button type="submit" className="button" disabled={start.isPending}>
-        Run check
-      </button>
-      {start.isError ? <ErrorState error={start.error} title="The check was not started" /> : null}
-    </form>
+    <StartCheck
+      hosts={hosts.data.data.map((h) => ({ id: h.id, name: h.name, online: h.online, labels: h.labels }))}
+      suites={suites.data?.data.map((s) => ({ id: s.id, title: s.title })) ?? BUILTIN_SUITES}
+      pending={start.isPending}
+      error={start.isError ? start.error : null}
+      onStart={(body) => start.mutate(body)}
+    />
   );
 }
 
@@ -128,7 +123,7 @@ export function HealthRoute() {
         learned from its siblings&apos; newest valid figures. DISTURBED means the measurement was not valid: rerun it.
       </p>
       <RoleGate needed="operator" what="start a health check">
-        <StartCheck />
+        <StartCheckCard />
       </RoleGate>
       {checks.isPending ? (
         <Loading label="Loading health checks…" />
