@@ -164,11 +164,16 @@ def network(hosts: list[FaultHost]) -> Iterator[None]:
         _teardown(hosts)
 
 
-def pinning(hosts: list[FaultHost]) -> dict[str, list[int]]:
-    """Hosts are separate machines; here they share this one's CPUs. The `cpu` host gets a CPU of its own (the last
-    this process may use), the others the rest, so that what holds it back is its quota and not its neighbours'
-    kernels (which would make its measurement disturbed, rightly, and leave it unjudged). One CPU: no pinning."""
-    cpus = sorted(os.sched_getaffinity(0))
+def pinning(hosts: list[FaultHost], cpus: list[int] | None = None) -> dict[str, list[int]]:
+    """Hosts are separate machines; here they share this one's CPUs. With a CPU or more for each, each host gets its
+    own (as many as all get). Else the `cpu` host gets a CPU of its own (the last this process may use), the others
+    the rest, so that what holds it back is its quota and not its neighbours' kernels (which would make its
+    measurement disturbed, rightly, and leave it unjudged); the others' kernels then share their CPUs, and measured
+    at once they are disturbed. One CPU: no pinning."""
+    cpus = sorted(os.sched_getaffinity(0)) if cpus is None else cpus
+    if len(cpus) >= len(hosts):
+        each = len(cpus) // len(hosts)
+        return {h.name: cpus[i * each:(i + 1) * each] for i, h in enumerate(hosts)}
     if len(cpus) < 2 or not any(h.fault == "cpu" for h in hosts):
         return {}
     return {h.name: cpus[-1:] if h.fault == "cpu" else cpus[:-1] for h in hosts}
@@ -180,7 +185,7 @@ def start_runners(stack: Any, hosts: list[FaultHost], labels: str) -> None:
     pins = pinning(hosts)
     rest = [h for h in hosts if h.fault != "cpu"]
     shared = None
-    if pins and rest:
+    if pins and rest and any(pins[h.name] == pins[rest[0].name] for h in rest[1:]):
         # the others, pinned together, in one group that weighs what they would as nice -10 processes each
         cpus = len(pins[rest[0].name])
         shared = CpuLimit("flt-others", float(cpus), weight=NICE_10_WEIGHT * len(rest)).__enter__()

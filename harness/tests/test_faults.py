@@ -30,6 +30,17 @@ def test_pinning_gives_the_cpu_host_a_cpu_of_its_own(tmp_path):
     assert faults.pinning(faults.plan(3, {0: "disk"}, tmp_path)) == {}
 
 
+def test_pinning_gives_every_host_cpus_of_its_own_when_there_are_enough(tmp_path):
+    """9 runners (8 hosts and the link's peer) on 16 CPUs: one each, none shared; on 2, the scheme above."""
+    hosts = faults.plan(9, {0: "cpu", 1: "disk", 2: "link"}, tmp_path)
+    pins = faults.pinning(hosts, list(range(16)))
+    assert [pins[h.name] for h in hosts] == [[i] for i in range(9)]
+    pins = faults.pinning(hosts[:4], list(range(16)))
+    assert [pins[h.name] for h in hosts[:4]] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15]]
+    pins = faults.pinning(hosts, [0, 1])
+    assert pins[hosts[0].name] == [1] and all(pins[h.name] == [0] for h in hosts[1:])
+
+
 def test_a_shaped_link_and_a_throttled_disk(root_only, tmp_path):
     hosts = faults.plan(2, {1: "link"}, tmp_path, tag="fltt", subnet=89)  # beside a fault fleet of the backend test
     with faults.network(hosts):
