@@ -25,9 +25,9 @@ test('Health: pick two hosts, run a check; PASS and FAIL with the evidence, the 
     data: { title: 'e2e CPU check', items: [{ experiment: 'cpu', params: { op: ['fp64'], threads: [1], repeats: 2, duration_s: 0.5, warmup_s: 0, quiet_wait_s: 5, disturbed_retries: 2 } }] },
   })).json()) as { id: string };
   try {
-    await page.goto('/health');
+    await page.goto('/health-checks');
     const form = page.getByRole('form', { name: 'Start a health check' });
-    await form.getByLabel('Suite').selectOption(suite.id);
+    await form.getByLabel('Suite', { exact: true }).selectOption(suite.id);
     await form.getByRole('checkbox', { name: new RegExp(`^${HOST}`) }).check();
     await form.getByRole('checkbox', { name: new RegExp(`^${PEER}`) }).check();
     await expect(form.getByRole('status')).toHaveText('2 picked');
