@@ -5,6 +5,7 @@ import { useHosts } from '../../features/hosts/api/get-hosts';
 import { useSuites } from '../../features/suites/api/suites';
 import { RoleGate } from '../RoleGate';
 import { PageHeader } from '../../components/PageHeader';
+import { formatDateTime } from '../../lib/format';
 import { Empty, ErrorState, Loading } from '../../components/Status';
 import { rangeText, figureText, useBandMutations, useBands, useChecks, useStartCheck } from '../../features/checks/api/checks';
 import type { Band, BandIn } from '../../features/checks/api/checks';
@@ -97,7 +98,7 @@ function BandsTable({ bands }: { bands: Band[] }) {
             </td>
             <td>v{b.version}</td>
             <td>
-              {b.set_by ?? '—'} <span className="small muted">{b.set_at}</span>
+              {b.set_by ?? '—'} <span className="small muted">{formatDateTime(b.set_at)}</span>
             </td>
             <td>{b.note}</td>
             <td>

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api/client';
 import { unwrap } from '../../../lib/api/errors';
 import type { paths } from '../../../lib/api/schema';
+import { formatBlockSize } from '../../../lib/units';
 
 type Json<T> = T extends { content: { 'application/json': infer J } } ? J : never;
 export type ChecksPublic = Json<paths['/api/checks']['get']['responses'][200]>;
@@ -56,7 +57,7 @@ export function useBandMutations() {
 /** "cpu fp64 · 1 thread · 8 MiB" */
 export function figureText(f: { experiment: string; op?: string | null; threads: number; block_bytes?: number | null }): string {
   const parts = [f.experiment, f.op ?? '', `${f.threads} thread${f.threads === 1 ? '' : 's'}`];
-  if (f.block_bytes) parts.push(`${f.block_bytes} B`);
+  if (f.block_bytes) parts.push(formatBlockSize(f.block_bytes));
   return parts.filter(Boolean).join(' · ');
 }
 

@@ -2,6 +2,7 @@ import { render, screen, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
 import { describe, expect, it } from 'vitest';
 import type { Check } from '../api/checks';
+import { figureText } from '../api/checks';
 import { CheckCard } from './CheckCard';
 
 const band = { source: 'learned' as const, kind: 'cpu=AMD EPYC/2', lower: 80.8, upper: null, target: 101, unit: 'GFLOP/s', note: '', of_peak: false,
@@ -36,5 +37,7 @@ describe('CheckCard', () => {
     expect(within(first).getByRole('link', { name: 'run 12' })).toHaveAttribute('href', '/runs/12');
     expect(rows[1]).toHaveTextContent('PASS');
     expect(screen.getByRole('link', { name: 'report (HTML)' })).toHaveAttribute('href', '/api/checks/3/report');
+    expect(document.body).not.toHaveTextContent('2026-11-29T03:05'); // a date in words, not the raw ISO stamp
+    expect(figureText({ experiment: 'disk', op: 'rand_read', threads: 1, block_bytes: 4096 })).toBe('disk · rand_read · 1 thread · 4 KiB');
   });
 });

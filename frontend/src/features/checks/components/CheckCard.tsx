@@ -2,6 +2,7 @@ import { Link } from 'react-router';
 import type { Check, Figure } from '../api/checks';
 import { figureText, rangeText } from '../api/checks';
 import { VerdictBadge } from '../../../components/VerdictBadge';
+import { formatDateTime } from '../../../lib/format';
 
 function Evidence({ f }: { f: Figure }) {
   const band = f.band;
@@ -28,7 +29,7 @@ export function CheckCard({ check }: { check: Check }) {
         Check {check.id}: {check.title} {check.label ? `(${check.label})` : ''}
       </h2>
       <p className="small muted">
-        {check.status === 'running' ? `running (suite run ${check.suite_run_id ?? '—'})` : `judged ${check.judged_at ?? ''}`} ·{' '}
+        {check.status === 'running' ? `running (suite run ${check.suite_run_id ?? '—'})` : `judged ${formatDateTime(check.judged_at)}`} ·{' '}
         <a href={`/api/checks/${check.id}/report`}>report (HTML)</a>
       </p>
       <table className="table">
