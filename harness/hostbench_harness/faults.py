@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -285,34 +286,34 @@ def link_suite(stack: Any, suite: str) -> str:
     return str(saved["id"])
 
 
-def mesh(stack: Any, host_ids: list[int], params: dict, timeout: float, mode: str = "all_pairs_both_ways") -> dict:
+def mesh(stack: Any, names: list[str], params: dict, timeout: float, mode: str = "all_pairs_both_ways") -> dict:
     """All pairs TCP throughput among the hosts (each ordered pair once by default; the mesh scheduler's rounds; one
-    op, so that 8 hosts both ways, 56 pair jobs of 2 runs each, stay within a person's 200 active runs), to its end:
-    the mesh, its matrix as text, and what the same runs take one after another (each cell's runs' own seconds,
-    added up: n(n-1) pair jobs in a row, less the gaps between them)."""
-    from hostbench_cli.mesh import matrix_text
-
-    m = api(stack, "POST", "/api/meshes",
-            json={"mode": mode, "host_ids": host_ids, "ops": ["tcp_stream"], "params": params})
-    deadline = time.monotonic() + timeout
-    while m["status"] not in ("done", "cancelled"):
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"mesh {m['id']} still {m['status']} after {timeout:.0f} s")
-        time.sleep(3)
-        m = api(stack, "GET", f"/api/meshes/{m['id']}")
+    op, so that 8 hosts both ways, 56 pair jobs of 2 runs each, stay within a person's 200 active runs), through
+    `./hostbench mesh --wait` to its end: the mesh, its matrix as that command prints it, and what the same runs take
+    one after another (each cell's runs' own seconds, added up: n(n-1) pair jobs in a row, less the gaps between
+    them)."""
+    token = stack.admin_headers()["Authorization"].split(" ", 1)[1]
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([str(root / "hostbench"), "mesh", "--hosts", ",".join(names), "--mode", mode,
+                        "--ops", "tcp_stream", "--params", json.dumps(params), "--wait", "--timeout", str(timeout),
+                        "--server", stack.url, "--token", token],
+                       capture_output=True, text=True, timeout=timeout + 60)
+    lines = [x for x in r.stdout.splitlines() if x.startswith("{")]
+    if not lines:
+        raise RuntimeError(f"mesh printed no JSON line (exit {r.returncode}): {r.stderr[-1500:]}")
+    m = api(stack, "GET", f"/api/meshes/{json.loads(lines[-1])['id']}")
     seconds = 0.0
     for c in m["cells"]:
         for rid in (c.get("stream_run_id"), c.get("rr_run_id")):
             if rid:
-                r = api(stack, "GET", f"/api/runs/{rid}")
-                if r.get("started_at") and r.get("finished_at"):
-                    seconds += (_when(r["finished_at"]) - _when(r["started_at"]))
-    return {"mesh": m, "text": matrix_text(m), "sequential_s": round(seconds)}
+                run = api(stack, "GET", f"/api/runs/{rid}")
+                if run.get("started_at") and run.get("finished_at"):
+                    seconds += (_when(run["finished_at"]) - _when(run["started_at"]))
+    text = "\n".join(x for x in r.stderr.splitlines() if not x.startswith(f"mesh {m['id']}:"))
+    return {"mesh": m, "text": text, "sequential_s": round(seconds)}
 
 
 def _when(iso: str) -> float:
-    from datetime import datetime
-
     return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
 
 
@@ -410,7 +411,7 @@ def run(args: argparse.Namespace) -> int:
             if args.mesh:
                 items = api(stack, "GET", f"/api/suites/{args.suite}")["items"]
                 try:
-                    meshed = mesh(stack, [ids[h.name] for h in hosts], net_params(items), args.timeout,
+                    meshed = mesh(stack, [h.name for h in hosts], net_params(items), args.timeout,
                                   args.mesh_mode)
                 except RuntimeError as exc:  # the checks still run; the JSON line says "mesh": null
                     print(f"the mesh failed: {exc}", file=sys.stderr)
