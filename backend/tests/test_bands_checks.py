@@ -125,6 +125,39 @@ def test_a_learned_band_uses_the_other_hosts_newest_valid_figures_and_names_them
     assert judge(session, me, FP64, 120.0).status == "pass"
 
 
+def _drive(session, host: Host, mbps: float, peer: Host, minutes_ago: float) -> int:
+    """A driving run of TCP at 64 KiB to `peer` (its result's `pair`, as the server stores it)."""
+    row = {**_row(mbps, threads=1, op="tcp_stream", block=65536), "unit": "Mbit/s"}
+    run_id = _run(session, host.id, [row], minutes_ago, experiment="network_drive")
+    session.execute(text("update runs set result = result || cast(:p as jsonb) where id = :i"),
+                    {"p": f'{{"pair": {{"peer_host_id": {peer.id}, "same_machine": false, "why": "t"}}}}', "i": run_id})
+    session.commit()
+    return run_id
+
+
+def test_a_links_learned_band_takes_the_siblings_runs_to_the_same_peer_only(client, session):
+    """A host's TCP figure is its pair's: siblings whose newest drive went to a slow far end (a shaped link, the
+    all-pairs mesh's cell to it) must not make 96 Mbit/s look like what the kind delivers. Judged against the peer
+    it drove to, the host on the shaped link FAILs; its siblings' runs to that peer are the basis."""
+    me, *sibs = (_host(session, n) for n in ("me", "s1", "s2", "s3"))
+    peer, shaped = _host(session, "peer"), _host(session, "shaped")
+    key = FigureKey(experiment="network_drive", op="tcp_stream", threads=1, block_bytes=65536)
+    to_peer = [_drive(session, h, v, peer, minutes_ago=60) for h, v in zip(sibs, (7500.0, 8000.0, 8200.0), strict=True)]
+    for h in sibs:  # newer: each sibling's drive to the shaped host, at the shaped link's rate
+        _drive(session, h, 96.0, shaped, minutes_ago=10)
+
+    j = judge(session, me, key, 95.7, unit="Mbit/s", peer=peer.id)
+    assert j.status == "fail" and j.band is not None, j.reason
+    assert [s.run_id for s in j.band.siblings] == to_peer and j.band.centre == 8000.0
+    assert f"to the same peer (host {peer.id})" in j.reason
+    assert judge(session, me, key, 7900.0, unit="Mbit/s", peer=peer.id).status == "pass"
+    # without the peer, the newest of any peer: the shaped link's 96 Mbit/s would pass it
+    assert judge(session, me, key, 95.7, unit="Mbit/s").status == "pass"
+    r = client.get("/api/bands/learned", params={"host_id": me.id, "experiment": "network_drive", "op": "tcp_stream",
+                                                 "threads": 1, "block_bytes": 65536, "peer_host_id": peer.id})
+    assert r.status_code == 200 and r.json()["band"]["centre"] == 8000.0, r.text
+
+
 def _finish(session, check: dict, means: dict[str, float], disturbed: set[str]) -> None:
     """Every run of the check ends as if measured: one valid row per run at the host's figure (its CPU fp64 row
     at `means[host]`), a disturbed one where the host is in `disturbed`."""

@@ -4,7 +4,7 @@ that host (`judge`); no band: None, and the cell says NO BASELINE."""
 from sqlalchemy.orm import Session
 
 from app.bands.schemas import FigureKey
-from app.bands.service import judge
+from app.bands.service import judge, peer_of
 from app.hosts.models import Host
 from app.mesh import verdict
 
@@ -16,7 +16,7 @@ def judge_link(session: Session, fig: verdict.Figure) -> tuple[str, str] | None:
     sizes = (fig.run.params or {}).get("sizes") or []
     key = FigureKey(experiment=fig.run.experiment, op=fig.op, threads=1,
                     block_bytes=int(sizes[0]) if len(sizes) == 1 else None)
-    j = judge(session, host, key, fig.value, unit=fig.unit)
+    j = judge(session, host, key, fig.value, unit=fig.unit, peer=peer_of(fig.run))
     if j.status == "no_baseline":
         return None
     far = f", {j.distance:+.0%} outside" if j.status == "fail" and j.distance is not None else ""

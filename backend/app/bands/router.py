@@ -98,8 +98,9 @@ def import_bands(body: BandsFile, p: OperatorDep, session: SessionDep,
 def read_learned(_: ViewerDep, session: SessionDep, host_id: Id, experiment: RunExperimentKind,
                  threads: ThreadsQ, op: Op = None,
                  block_bytes: BlockQ = None,
-                 kind_by: KindByQ = service.CPU) -> LearnedPublic:
-    """The band a host's figure would be learned against now, with its basis (which hosts, which runs, when)."""
+                 kind_by: KindByQ = service.CPU, peer_host_id: Id | None = None) -> LearnedPublic:
+    """The band a host's figure would be learned against now, with its basis (which hosts, which runs, when); a
+    two-host figure's against `peer_host_id` (the siblings' runs to that peer only)."""
     host = session.get(Host, host_id)
     if host is None or host.deleted_at is not None:
         raise NotFound(f"host {host_id} not found")
@@ -109,5 +110,5 @@ def read_learned(_: ViewerDep, session: SessionDep, host_id: Id, experiment: Run
         return LearnedPublic(host_id=host_id, kind="", figure=key, band=None,
                              reason=f"host {host.name} has no kind {kind_by!r}")
     unit = direction(experiment)[0]
-    band, why = service.learned(service.Baselines(session), host, key, kind, unit)
+    band, why = service.learned(service.Baselines(session), host, key, kind, unit, peer=peer_host_id)
     return LearnedPublic(host_id=host_id, kind=kind, figure=key, band=band, reason=why)

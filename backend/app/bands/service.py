@@ -200,16 +200,25 @@ class Baselines:
         return self._runs[(experiment, ids)]
 
 
+def peer_of(run: Run) -> int | None:
+    """The host a driving run drove to (its result's `pair`, from the server's own records), else None."""
+    pair = (run.result or {}).get("pair")
+    peer = pair.get("peer_host_id") if isinstance(pair, dict) else None
+    return peer if isinstance(peer, int) and not isinstance(peer, bool) else None
+
+
 def learned(b: Baselines, host: Host, key: FigureKey, kind: str, unit: str,
-            at: datetime | None = None) -> tuple[BandUsed | None, str]:
-    """The learned band of a figure for a host of `kind` (None and why when there is none)."""
+            at: datetime | None = None, peer: int | None = None) -> tuple[BandUsed | None, str]:
+    """The learned band of a figure for a host of `kind` (None and why when there is none). A two-host figure is
+    the pair's: with `peer` (the host the judged run drove to), only the siblings' runs to that same peer count, so
+    that a slow link at the far end of a sibling's figure is never taken for what hosts of the kind deliver."""
     kin = b.of_kind(kind)
     sibs = [h for h in kin if h.id != host.id]
     names = {h.id: h.name for h in sibs}
     found: dict[int, Sibling] = {}
     for run in b.runs(key.experiment, [h.id for h in kin]):
         if (run.host_id not in names or run.host_id in found or run.finished_at is None
-                or (at is not None and run.finished_at > at)):
+                or (at is not None and run.finished_at > at) or (peer is not None and peer_of(run) != peer)):
             continue
         for row in (run.result or {}).get("rows") or []:
             mean = _finite(row.get("mean"))
@@ -217,9 +226,10 @@ def learned(b: Baselines, host: Host, key: FigureKey, kind: str, unit: str,
                 found[run.host_id] = Sibling(host_id=run.host_id, host_name=names[run.host_id], run_id=run.id,
                                              value=mean, at=run.finished_at)
                 break
+    to = f" to the same peer (host {peer})" if peer is not None else ""
     if len(found) < LEARNED_MIN_SIBLINGS:
         return None, (f"no declared band, and {len(found)} of the {len(sibs)} other hosts of {kind} have a valid "
-                      f"figure; a learned band needs {LEARNED_MIN_SIBLINGS}")
+                      f"figure{to}; a learned band needs {LEARNED_MIN_SIBLINGS}")
     values = [s.value for s in found.values()]
     centre = detector.median(values)
     spread = detector.median([abs(v - centre) for v in values]) * 1.4826
@@ -229,7 +239,7 @@ def learned(b: Baselines, host: Host, key: FigureKey, kind: str, unit: str,
                     upper=centre + tol if lower_is_better else None, target=centre, unit=unit, centre=centre,
                     spread=spread, siblings=sorted(found.values(), key=lambda s: s.host_name),
                     computed_at=utcnow(), method=LEARNED_METHOD)
-    return band, f"learned from {len(found)} other hosts of {kind}"
+    return band, f"learned from {len(found)} other hosts of {kind}{to}"
 
 
 def _declared(session: Session, kinds: list[str], key: FigureKey) -> list[Band]:
@@ -261,7 +271,8 @@ def _setting(band: BandUsed, value: float) -> tuple[str, float]:
 
 
 def judge(session: Session, host: Host, key: FigureKey, value: float, *, unit: str = "", peak: float | None = None,
-          kind_by: str | None = CPU, baselines: Baselines | None = None, at: datetime | None = None) -> Judgement:
+          kind_by: str | None = CPU, baselines: Baselines | None = None, at: datetime | None = None,
+          peer: int | None = None) -> Judgement:
     """Set one valid figure of `host` against its band: the declared band of the first of the host's kinds that has
     one (the kind named by `kind_by` first), else the learned band of that kind, else no baseline.
     Only valid figures may be judged: a disturbed one says nothing about the host (the caller says DISTURBED)."""
@@ -279,7 +290,7 @@ def judge(session: Session, host: Host, key: FigureKey, value: float, *, unit: s
     if learn_kind is None:
         why.append(f"no declared band, and the host has no kind {kind_by!r} to learn one from")
         return Judgement(status="no_baseline", value=value, unit=unit, band=None, distance=None, reason="; ".join(why))
-    used, note = learned(b, host, key, learn_kind, unit, at)
+    used, note = learned(b, host, key, learn_kind, unit, at, peer)
     if used is None:
         why.append(note)
         return Judgement(status="no_baseline", value=value, unit=unit, band=None, distance=None, reason="; ".join(why))

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from app.audit.service import record
 from app.bands.schemas import FigureKey
-from app.bands.service import Baselines, judge
+from app.bands.service import Baselines, judge, peer_of
 from app.checks.models import HealthCheck, HostVerdict
 from app.checks.schemas import (
     MAX_HOSTS,
@@ -111,7 +111,8 @@ def judge_host(session: Session, host: Host, runs: list[Run], kind_by: str,
                                       reason=_why_not_valid(run, row, v)))
                 continue
             peak = (row.get("peak") or {}).get("value") if isinstance(row.get("peak"), dict) else None
-            j = judge(session, host, key, float(mean), unit=unit, peak=peak, kind_by=kind_by, baselines=baselines)
+            j = judge(session, host, key, float(mean), unit=unit, peak=peak, kind_by=kind_by, baselines=baselines,
+                      peer=peer_of(run))
             figures.append(Figure(status=j.status, run_id=run.id, figure=key, value=j.value, unit=j.unit,
                                   band=j.band, distance=j.distance, reason=j.reason))
     figures.sort(key=lambda f: (ORDER[f.status], f.distance or 0.0))
