@@ -182,7 +182,8 @@ export interface paths {
         };
         /**
          * Read Learned
-         * @description The band a host's figure would be learned against now, with its basis (which hosts, which runs, when).
+         * @description The band a host's figure would be learned against now, with its basis (which hosts, which runs, when); a
+         *     two-host figure's against `peer_host_id` (the siblings' runs to that peer only).
          */
         get: operations["read_learned_api_bands_learned_get"];
         put?: never;
@@ -5702,6 +5703,7 @@ export interface operations {
                 op?: string | null;
                 block_bytes?: number | null;
                 kind_by?: string;
+                peer_host_id?: number | null;
             };
             header?: never;
             path?: never;
