@@ -63,3 +63,25 @@ def test_a_shaped_link_and_a_throttled_disk(root_only, tmp_path):
         took = time.monotonic() - t0
     assert p.returncode == 0, err
     assert took >= 1.5, f"{size} B written in {took:.2f} s: faster than the throttle allows ({err.strip()})"
+
+
+def test_score_right_and_wrong_verdicts(tmp_path):
+    """A bad host is right to FAIL on its fault's figures only (a CPU quota's: CPU and memory), wrong to PASS; an
+    undisturbed host is wrong to FAIL; DISTURBED is neither."""
+    hosts = faults.plan(4, {0: "cpu", 1: "link"}, tmp_path)
+
+    def fig(experiment: str, status: str = "fail") -> dict:
+        return {"figure": {"experiment": experiment, "op": "x"}, "status": status, "reason": "r"}
+
+    def rows(verdicts: dict[str, tuple[str, list[dict]]]) -> dict[str, bool | None]:
+        check = {"hosts": [{"host_name": h.name, "verdict": verdicts.get(h.name, ("PASS", []))[0],
+                            "figures": verdicts.get(h.name, ("PASS", []))[1], "reason": ""} for h in hosts]}
+        return {r["host"]: r["right"] for r in faults.score(hosts, {}, check)}
+
+    cpu, link, ok1, ok2 = (h.name for h in hosts)
+    got = rows({cpu: ("FAIL", [fig("cpu"), fig("memory")]), link: ("FAIL", [fig("network_drive")]),
+                ok2: ("DISTURBED", [fig("cpu", "disturbed")])})
+    assert got == {cpu: True, link: True, ok1: True, ok2: True}
+    got = rows({cpu: ("FAIL", [fig("cpu"), fig("disk")]), link: ("PASS", []), ok1: ("FAIL", [fig("memory")])})
+    assert got == {cpu: False, link: False, ok1: False, ok2: True}
+    assert rows({link: ("DISTURBED", [fig("network_drive", "disturbed")])})[link] is None
