@@ -18,6 +18,9 @@ const check: Check = {
       figures: [{ status: 'fail', run_id: 12, figure: { experiment: 'cpu', op: 'fp64', threads: 1, block_bytes: null },
         value: 45, unit: 'GFLOP/s', band, distance: -0.443, reason: 'learned' }] },
     { host_id: 1, host_name: 'good1', verdict: 'PASS', reason: '2 figure(s) inside their band', counts: { pass: 2 }, figures: [] },
+    { host_id: 4, host_name: 'busy', verdict: 'DISTURBED', reason: '1 measurement(s) not valid', counts: { disturbed: 1 },
+      figures: [{ status: 'disturbed', run_id: 13, figure: { experiment: 'cpu', op: 'fp64', threads: 1, block_bytes: null },
+        value: 30, unit: 'GFLOP/s', reason: 'disturbed: CPU share 0.14 in repeat 1 (below 0.90)' }] },
   ],
 };
 
@@ -29,7 +32,9 @@ describe('CheckCard', () => {
       </MemoryRouter>,
     );
     const rows = screen.getAllByRole('row').slice(1);
-    expect(rows).toHaveLength(2);
+    expect(rows).toHaveLength(3);
+    // a disturbed figure was not judged: it says why, not "no band"
+    expect(rows[2]).toHaveTextContent('cpu · fp64 · 1 thread: 30 GFLOP/s — disturbed: CPU share 0.14 in repeat 1 (below 0.90); run 13');
     const first = rows[0] as HTMLElement;
     expect(within(first).getByText('FAIL')).toBeInTheDocument();
     expect(first).toHaveTextContent('cpu · fp64 · 1 thread: 45 GFLOP/s vs 80.8 … +∞ GFLOP/s (-44.3 %)');

@@ -7,7 +7,9 @@ import { formatDateTime } from '../../../lib/format';
 function Evidence({ f }: { f: Figure }) {
   const band = f.band;
   const basis =
-    band?.source === 'declared'
+    f.status === 'disturbed'
+      ? f.reason // not judged: why the measurement is not valid, not a band
+      : band?.source === 'declared'
       ? `declared for ${band.kind}, version ${band.version ?? '?'}`
       : band
         ? `learned for ${band.kind} from ${band.siblings?.map((s) => s.host_name).join(', ') ?? ''}`
