@@ -209,7 +209,11 @@ def _checks_and_hooks(client, session, anon_client, hosts, hook, hook2) -> None:
         "good1", "good2", "good3"]  # shaky's disturbed fp64 left out
     assert fail["distance"] < 0 and slow["counts"]["fail"] == 1
     shaky = next(h for h in got["hosts"] if h["host_name"] == "shaky")
-    assert shaky["figures"][0]["status"] == "disturbed" and "made disturbed here" in shaky["figures"][0]["reason"]
+    assert shaky["figures"][0]["status"] == "disturbed"
+    assert shaky["figures"][0]["reason"] == "disturbed: made disturbed here"
+    # a flag whose text names its kind already is not named twice ("disturbed: disturbed: ...")
+    flag = {"kind": "disturbed", "severity": "caution", "text": "disturbed: CPU share 0.14 in repeat 1"}
+    assert checks._why_not_valid(Run(status="succeeded"), {"flags": [flag]}, "disturbed") == flag["text"]
     assert got["counts"] == {"FAIL": 1, "DISTURBED": 1, "NO_BASELINE": 0, "PASS": 3, "PENDING": 0}
 
     # judged once: the beat's pass finds nothing more to judge

@@ -82,7 +82,8 @@ def _where(run: Run, row: dict[str, Any]) -> FigureKey:
 
 def _why_not_valid(run: Run, row: dict[str, Any], verdict: str) -> str:
     texts = [str(f["text"]) for f in row.get("flags") or [] if isinstance(f, dict) and f.get("text")]
-    return f"{verdict}: " + ("; ".join(texts)[:400] if texts else f"the run is {run.status}")
+    why = "; ".join(texts)[:400] if texts else f"the run is {run.status}"
+    return why if why.startswith(f"{verdict}:") else f"{verdict}: {why}"  # a flag's text may name it already
 
 
 def judge_host(session: Session, host: Host, runs: list[Run], kind_by: str,
