@@ -8,7 +8,7 @@ import { expect, test } from './fixtures';
 const FIGURE = { experiment: 'cpu', op: 'fp64', threads: 1 };
 const SLOW = 'instance_type=e2e-slow';
 
-test('Health: pick two hosts, run a check; PASS and FAIL with the evidence, the verdicts on the hosts page', async ({ page, request }) => {
+test('Health: pick two hosts, run a check; each verdict with its evidence (PASS and FAIL, or DISTURBED), and on the hosts page', async ({ page, request }) => {
   const hostId = await firstHostId(request);
   const hosts = (await (await request.get('/api/hosts')).json()) as { data: { id: number; name: string }[] };
   const peerId = hosts.data.find((h) => h.name === PEER)?.id ?? 0;
@@ -22,7 +22,7 @@ test('Health: pick two hosts, run a check; PASS and FAIL with the evidence, the 
   for (const b of bands) expect((await request.put('/api/bands', { data: b })).ok()).toBeTruthy();
   expect((await request.patch(`/api/hosts/${peerId}/labels`, { data: { instance_type: 'e2e-slow' } })).ok()).toBeTruthy();
   const suite = (await (await request.post('/api/suites', {
-    data: { title: 'e2e CPU check', items: [{ experiment: 'cpu', params: { op: ['fp64'], threads: [1], repeats: 2, duration_s: 0.5, warmup_s: 0, quiet_wait_s: 5, disturbed_retries: 2 } }] },
+    data: { title: 'e2e CPU check', items: [{ experiment: 'cpu', params: { op: ['fp64'], threads: [1], repeats: 2, duration_s: 0.3, warmup_s: 0, quiet_wait_s: 1, disturbed_retries: 1 } }] },
   })).json()) as { id: string };
   try {
     await page.goto('/health-checks');
@@ -43,7 +43,7 @@ test('Health: pick two hosts, run a check; PASS and FAIL with the evidence, the 
     await expect(row(PEER)).toContainText(/FAIL|DISTURBED/);
     if ((await row(PEER).textContent())?.includes('FAIL')) await expect(row(PEER)).toContainText(`declared for ${SLOW}`);
     await page.evaluate(() => window.scrollTo(0, 0));
-    await page.screenshot({ path: shot('health-check.png'), fullPage: false });
+    await page.screenshot({ path: shot('health-check.png'), fullPage: true });
 
     await page.goto('/');
     const table = page.getByRole('table').first();
