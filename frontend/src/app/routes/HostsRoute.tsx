@@ -87,7 +87,7 @@ export function HostsRoute() {
           ) : selected !== null && one.isError ? (
             <ErrorState error={one.error} title={`Could not load host ${selected}`} onRetry={() => void one.refetch()} />
           ) : null}
-          <Pager page={state.page} count={hosts.data.count} shown={hosts.data.data.length} onPage={(page) => change({ page })} />
+          <Pager page={state.page} count={hosts.data.count} shown={hosts.data.data.length} loading={hosts.isPlaceholderData} onPage={(page) => change({ page })} />
           {hosts.data.data.length ? (
             <HostsTable
               hosts={hosts.data.data}

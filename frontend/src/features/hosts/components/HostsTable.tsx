@@ -230,16 +230,20 @@ interface PagerProps {
   page: number;
   count: number;
   shown: number;
+  /** The rows shown are still the previous page's (the requested one is on its way): say so, not its numbers. */
+  loading?: boolean;
   onPage: (page: number) => void;
 }
 
-export function Pager({ page, count, shown, onPage }: PagerProps) {
+export function Pager({ page, count, shown, loading = false, onPage }: PagerProps) {
   const pages = Math.max(1, Math.ceil(count / PAGE_SIZE));
   const first = count === 0 ? 0 : (page - 1) * PAGE_SIZE + 1;
   return (
     <nav className="pager" aria-label="Host pages">
       <p role="status" className="muted small">
-        {count === 0
+        {loading
+          ? `Loading page ${page}…`
+          : count === 0
           ? 'No host matches.'
           : `Hosts ${first.toLocaleString('en-US')}–${(first + shown - 1).toLocaleString('en-US')} of ${count.toLocaleString('en-US')} · page ${page} of ${pages}`}
       </p>
