@@ -242,7 +242,8 @@ async def _answer(scope: Scope, send: Send, entry: Entry) -> None:
     if entry.etag is not None:
         sent = dict(scope["headers"]).get(b"if-none-match", b"")
         tags = [t.strip().removeprefix(b"W/") for t in sent.split(b",")] if sent else []
-        if entry.etag in tags or b"*" in tags:
+        # weak or strong, the tag names the same bytes (the hosts list's is weak: W/"...")
+        if entry.etag.removeprefix(b"W/") in tags or b"*" in tags:
             headers = [(k, v) for k, v in entry.headers if k.lower() in (b"etag", b"cache-control")]
             await send({"type": "http.response.start", "status": 304, "headers": headers})
             await send({"type": "http.response.body", "body": b""})
