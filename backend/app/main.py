@@ -15,7 +15,6 @@ from app.core.errors import install_error_handlers
 from app.core.headers import SecurityHeaders
 from app.core.hostcheck import AllowedHosts
 from app.core.openapi import document_access
-from app.core.readcache import ReadCacheMiddleware
 from app.health import Health, health
 from app.hosts.router import router as hosts_router
 from app.hosts.slurm import router as slurm_router
@@ -24,6 +23,7 @@ from app.jobs.retire_router import router as retire_router
 from app.jobs.router import router as jobs_router
 from app.live.router import router as live_router
 from app.mesh.router import router as mesh_router
+from app.readserve import ReadCacheMiddleware
 from app.reconciler import lifespan
 from app.reference.router import router as reference_router
 from app.reports.router import router as reports_router

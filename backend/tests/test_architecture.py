@@ -12,7 +12,7 @@ APP = Path(__file__).resolve().parents[1] / "app"
 LAYERS = ("core", "experiments", "audit", "users", "install", "hosts", "results", "jobs", "mesh", "live", "reference",
           "runner_api", "trends", "bands", "suites", "reports", "checks", "schedules", "worker")
 # The composition: they put the app together and may import anything; nothing imports them.
-TOP = ("main", "reconciler", "web", "health", "cli")
+TOP = ("main", "reconciler", "web", "readserve", "health", "cli")
 
 
 def _module_name(path: Path, root: Path) -> str:

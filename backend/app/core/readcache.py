@@ -2,9 +2,10 @@
 
 A dashboard asks again and again for what has not changed: History's first page, the hosts page, the run and host
 a dozen viewers look at. Each such GET cost the full way (admission, a worker thread, FastAPI's dependencies, the
-credential, one to three queries, the ORM, serialisation); the answer's bytes were the same. This middleware keeps
-the answer's bytes, per process, for the few reads in CACHED (the same answer for every viewer: none of their
-handlers looks at who asks), and answers the same read again from them, in the event loop, before admission:
+credential, one to three queries, the ORM, serialisation); the answer's bytes were the same. A middleware
+(app.readserve) keeps the answer's bytes, per process, for the few reads in CACHED (the same answer for every
+viewer: none of their handlers looks at who asks), and answers the same read again from them, in the event loop,
+before admission:
 
 - only while fresh: at most `HOSTBENCH_READ_CACHE_S` old (1 s; 0 turns the cache off) and made in the current
   generation. The generation moves at once in this process with every write it serves (any method but GET/HEAD),
@@ -27,13 +28,9 @@ all (beyond it the cache starts again empty). Requests that need PostgreSQL stil
 import asyncio
 import re
 import time
-import weakref
 from dataclasses import dataclass, field
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
 from app.core import broker
-from app.core.config import get_settings
 
 # The reads kept: a path that matches, whatever its query (the key is path and query). Each one's handler answers
 # every viewer the same (it takes the viewer role and never reads who the caller is).
@@ -95,158 +92,3 @@ def changed_everywhere() -> None:
     which a page re-reads on at once. (A write through the dashboard says so by itself: ReadCacheMiddleware.)"""
     CACHE.changed()
     published_change()
-
-
-async def _listen(sub) -> None:  # noqa: ANN001 - app.live.hub.Subscription
-    """Drop what is kept at every message on READS_CHANNEL, and whenever the hub says one may have been missed."""
-    while True:
-        data = await sub.get(3600.0)
-        if data is not None or sub.lost:
-            sub.lost = False
-            CACHE.changed()
-
-
-_listeners: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task]" = weakref.WeakKeyDictionary()
-
-
-def _live() -> bool:
-    """Is this event loop's subscription to READS_CHANNEL live? (Started on first use; until Redis confirms it, and
-    whenever the hub has lost Redis, no answer is served from the cache.)"""
-    from app.live.hub import hub
-
-    h = hub()
-    loop = asyncio.get_running_loop()
-    task = _listeners.get(loop)
-    if task is None or task.done():
-        CACHE.changed()
-        _listeners[loop] = loop.create_task(_listen(h.subscribe(READS_CHANNEL)))
-        return False
-    return h.up.is_set()
-
-
-async def _viewer(scope: Scope) -> bool:
-    """Did this process check the caller's credential lately, and may they read (the viewer role at least)?"""
-    from app.core.auth import SESSION_COOKIE
-    from app.core.security import hash_token
-    from app.users import service as users
-    from app.users.auth import CREDENTIALS
-
-    headers = dict(scope["headers"])
-    auth = headers.get(b"authorization", b"").decode("latin-1")
-    key = None
-    if auth[:7].lower() == "bearer ":
-        token = auth[7:].strip()
-        if not token.startswith("hbpat_"):
-            return False
-        key = hash_token(token)
-    else:
-        for part in headers.get(b"cookie", b"").decode("latin-1").split(";"):
-            name, _, value = part.strip().partition("=")
-            if name == SESSION_COOKIE and value:
-                key = hash_token(value)
-                break
-    if key is None:
-        return False
-    epoch = await CREDENTIALS.epoch_async()
-    hit = CREDENTIALS.get(key, epoch)
-    return hit is not None and users.role_at_least(hit[0].role, "viewer")
-
-
-class ReadCacheMiddleware:
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        method = scope["method"]
-        path: str = scope["path"]
-        if method not in ("GET", "HEAD"):
-            CACHE.changed()
-            if not path.startswith(QUIET_WRITES):
-                published_change()
-            try:
-                return await self.app(scope, receive, send)
-            finally:  # and once it is written (a read made meanwhile was made before it)
-                CACHE.changed()
-        ttl = get_settings().hostbench_read_cache_s
-        if method != "GET" or ttl <= 0 or not CACHED.match(path):
-            return await self.app(scope, receive, send)
-        key = path.encode() + b"?" + scope.get("query_string", b"")
-        live = _live()
-        if live and await self._kept(scope, send, key, ttl):
-            return None
-        leader = CACHE.inflight.get(key)
-        if leader is not None and (leader.done() or leader.get_loop() is not asyncio.get_running_loop()):
-            leader = None  # (another event loop's: a test's client that has gone)
-        if live and leader is not None:
-            try:  # the same read is on its way: its answer, once kept, serves this one too
-                async with asyncio.timeout(get_settings().hostbench_dashboard_deadline_s):
-                    await asyncio.shield(leader)
-            except TimeoutError:
-                pass
-            if await self._kept(scope, send, key, ttl):
-                return None
-        mine = asyncio.get_running_loop().create_future() if live and leader is None else None
-        if mine is not None:
-            CACHE.inflight[key] = mine
-        try:
-            await self._through(scope, receive, send, key, CACHE.generation if live else -1)
-        finally:
-            if mine is not None:
-                if CACHE.inflight.get(key) is mine:
-                    del CACHE.inflight[key]
-                mine.set_result(None)
-
-    @staticmethod
-    async def _kept(scope: Scope, send: Send, key: bytes, ttl: float) -> bool:
-        """Answered from what is kept for this read, if fresh and the caller may have it."""
-        entry = CACHE.entries.get(key)
-        if entry is not None and entry.generation == CACHE.generation and time.monotonic() - entry.at <= ttl \
-                and await _viewer(scope):
-            CACHE.hits += 1
-            await _answer(scope, send, entry)
-            return True
-        return False
-
-    async def _through(self, scope: Scope, receive: Receive, send: Send, key: bytes, generation: int) -> None:
-        """The full way; its answer kept when it may be."""
-        CACHE.misses += 1
-        start: Message | None = None
-        chunks: list[bytes] = []
-        size = 0
-        at = time.monotonic()
-
-        async def keep(message: Message) -> None:
-            nonlocal start, size
-            if message["type"] == "http.response.start":
-                start = message
-            elif message["type"] == "http.response.body" and start is not None and size <= ENTRY_MAX:
-                body = message.get("body", b"")
-                chunks.append(body)
-                size += len(body)
-                if not message.get("more_body", False) and size <= ENTRY_MAX and generation >= 0:
-                    headers = list(start.get("headers", []))
-                    names = {k.lower() for k, _ in headers}
-                    ctype = dict((k.lower(), v) for k, v in headers).get(b"content-type", b"")
-                    if start["status"] == 200 and b"set-cookie" not in names and ctype.startswith(
-                            b"application/json"):
-                        etag = dict((k.lower(), v) for k, v in headers).get(b"etag")
-                        CACHE.put(key, Entry(at, generation, headers, b"".join(chunks), etag))
-            await send(message)
-
-        await self.app(scope, receive, keep)
-
-
-async def _answer(scope: Scope, send: Send, entry: Entry) -> None:
-    if entry.etag is not None:
-        sent = dict(scope["headers"]).get(b"if-none-match", b"")
-        tags = [t.strip().removeprefix(b"W/") for t in sent.split(b",")] if sent else []
-        # weak or strong, the tag names the same bytes (the hosts list's is weak: W/"...")
-        if entry.etag.removeprefix(b"W/") in tags or b"*" in tags:
-            headers = [(k, v) for k, v in entry.headers if k.lower() in (b"etag", b"cache-control")]
-            await send({"type": "http.response.start", "status": 304, "headers": headers})
-            await send({"type": "http.response.body", "body": b""})
-            return
-    await send({"type": "http.response.start", "status": 200, "headers": entry.headers})
-    await send({"type": "http.response.body", "body": entry.body})
