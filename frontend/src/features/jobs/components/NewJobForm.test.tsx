@@ -199,6 +199,30 @@ describe('NewJobForm (generated from the experiment schema)', () => {
     expect(jobPosts(fetchMock)).toEqual([]);
   });
 
+  it("never shows the server's estimate of the parameters before the change as the estimate of the new ones", async () => {
+    const noTools = { typical_s: 66, cap_s: 64, references: [] };
+    let answer: (r: Response) => void = () => {};
+    const fetchMock = vi.fn(async (req: Request) => {
+      const body = (await req.clone().json()) as { params: { reference?: boolean } };
+      if (!body.params.reference) return jsonResponse(noTools);
+      return new Promise<Response>((resolve) => { answer = resolve; }); // the new answer is on its way
+    });
+    vi.stubGlobal('fetch', fetchMock);
+    const props = cpuExperiment.parameters.properties as Record<string, unknown>;
+    const withReference = {
+      ...cpuExperiment,
+      parameters: { ...cpuExperiment.parameters, properties: { ...props, reference: { default: false, type: 'boolean', title: 'Reference' } } },
+    };
+    renderWithProviders(<NewJobForm hosts={hosts} experiments={[withReference]} onCreated={vi.fn()} />);
+    await waitFor(() => expect(screen.getByText(/Estimated duration/)).toHaveTextContent('cap 1 min 4 s'));
+    await userEvent.setup().click(screen.getByLabelText('Also run the reference tools'));
+    await waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(2));
+    // until the server answers for these parameters: the measuring time from the published terms, no cap
+    expect(screen.getByText(/Estimated duration/)).not.toHaveTextContent(/cap|about 1 min 6 s/);
+    answer(jsonResponse({ typical_s: 358, cap_s: 1264, references: [] }));
+    await waitFor(() => expect(screen.getByText(/Estimated duration/)).toHaveTextContent('cap 21 min 4 s'));
+  });
+
   it('estimates a range when repeating until stable', async () => {
     const withStable = {
       ...cpuExperiment,

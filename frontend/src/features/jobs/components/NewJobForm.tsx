@@ -57,7 +57,7 @@ export function NewJobForm(props: NewJobFormProps) {
         />
       </fieldset>
 
-      <DurationEstimate {...estimate} perHost={form.hostIds.length > 1 && !form.pair} server={server.data} withTools={withTools} />
+      <DurationEstimate {...estimate} perHost={form.hostIds.length > 1 && !form.pair} server={server.isPlaceholderData ? undefined : server.data} withTools={withTools} />
       {oversubscribed ? (
         <p className="small" role="note" aria-label="Oversubscribed">
           <span className="badge badge-warn">oversubscribed</span> {oversubscribed}
