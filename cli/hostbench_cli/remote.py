@@ -536,8 +536,7 @@ def follow_suite(server: Server, suite_run_id: int, *, out: IO[str] = sys.stderr
         now = next((r for r in sr["runs"] if r["status"] in ON_HOST), None)
         going = f"; now run {now['id']} ({now['experiment']}{' ' + now['op'] if now['op'] else ''})" if now else ""
         line = (f"suite run {sr['id']} ({sr['title']}): {sr['runs_done']} of {sr['runs_total']} runs done "
-                f"({sr['progress']:.0%}), {_duration(time.monotonic() - t0)} of about "
-                f"{_duration(sr['expected_duration_s'])}{going}")
+                f"({sr['progress']:.0%}), {_duration(time.monotonic() - t0)} of {_estimate(sr)}{going}")
         if sr["status"] != "running":
             status_line(out, line, tty=tty, final=True)
             return sr
@@ -567,6 +566,15 @@ def suite_table(sr: dict, names: dict[int, str]) -> str:
                      for line in [head, *rows])
 
 
+def _estimate(sr: dict[str, Any]) -> str:
+    """A suite run's time as the API gives it, in the words `wait` uses for a run: what it usually takes with the
+    cap apart ("~1 h 35 min (cap 6 h 34 min)"); the cap alone, named as such, where the server gave no typical
+    time."""
+    cap = f"cap {_duration(sr['expected_duration_s'])}"
+    typical = sr.get("typical_duration_s")
+    return f"~{_duration(typical)} ({cap})" if typical is not None else f"({cap})"
+
+
 def cmd_run(server: Server, args: argparse.Namespace, out: IO[str]) -> int:
     sr = start_suite(server, args.suite, [h.strip() for h in args.hosts.split(",") if h.strip()],
                      (args.peer or "").strip() or None)
@@ -576,7 +584,7 @@ def cmd_run(server: Server, args: argparse.Namespace, out: IO[str]) -> int:
         return 0
     peer = f" (peer {sr['peer_host_id']} serving the two-host items)" if sr.get("peer_host_id") else ""
     print(f"suite run {sr['id']}: {sr['title']} on hosts {', '.join(map(str, sr['host_ids']))}{peer}: "
-          f"{sr['runs_total']} runs, about {_duration(sr['expected_duration_s'])}", file=sys.stderr)
+          f"{sr['runs_total']} runs, {_estimate(sr)}", file=sys.stderr)
     for why in sr["skipped"]:
         print(f"  left out: {why}", file=sys.stderr)
     if not args.wait:

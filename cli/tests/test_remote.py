@@ -181,6 +181,14 @@ def test_following_a_suite_rides_out_a_server_restart_but_not_a_long_outage():
         remote.follow_suite(_server(down), 3, out=io.StringIO(), poll_s=0.01, outage_s=0.05)
 
 
+def test_a_suite_run_reads_its_usual_time_with_the_cap_apart():
+    """Issue 26: `./hostbench run` said "19 runs, about 6 h 34 min" for the Full system report, which usually takes
+    about 95 min: that was its cap."""
+    sr = {"expected_duration_s": 23648.0, "typical_duration_s": 5699.5}
+    assert remote._estimate(sr) == "~1 h 35 min (cap 6 h 34 min)"
+    assert remote._estimate({"expected_duration_s": 60.0, "typical_duration_s": None}) == "(cap 1 min 0 s)"
+
+
 def test_follow_run_shows_the_usual_time_the_cap_apart_and_the_phase():
     """Issue 26: `./hostbench wait` counts against the run's typical time, names the cap, and says which reference
     tool runs."""
