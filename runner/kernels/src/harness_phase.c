@@ -144,9 +144,13 @@ void hbi_run_phase(run *r, group *g, int repeat)
     }
     if (repeat == 0 || r->interrupted)
         return;
-    /* a disturbed try that may be repeated gives no result line (its samples stay: they happened) */
+    /* a disturbed try that may be repeated gives no result line (its samples stay: they happened).
+     * More threads than CPUs wait for one another 1 - cpus/threads of the phase by themselves: that wait is
+     * theirs (the row says oversubscribed), not another process's, and no retry can take it away; only the
+     * wait beyond it is a disturbance (as the server judges the CPU share: against cpus/threads). */
+    double own_wait = g->nthreads > r->ncpus ? 1.0 - (double)r->ncpus / (double)g->nthreads : 0.0;
     r->phase_disturbed = wait_ns >= 0 &&
-                         (double)wait_ns / ((double)(t1 - t0) * g->nthreads) > r->disturbed_wait;
+                         (double)wait_ns / ((double)(t1 - t0) * g->nthreads) - own_wait > r->disturbed_wait;
     if (r->phase_disturbed && r->tries <= r->disturbed_retries)
         return;
     hbi_event(&r->j, "result");
