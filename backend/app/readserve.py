@@ -95,23 +95,30 @@ class ReadCacheMiddleware:
         if leader is not None and (leader.done() or leader.get_loop() is not asyncio.get_running_loop()):
             leader = None  # (another event loop's: a test's client that has gone)
         if live and leader is not None:
+            refusal = None
             try:  # the same read is on its way: its answer, once kept, serves this one too
                 async with asyncio.timeout(get_settings().hostbench_dashboard_deadline_s):
-                    await asyncio.shield(leader)
+                    refusal = await asyncio.shield(leader)
             except TimeoutError:
                 pass
+            if refusal is not None:  # it was refused, the server busy: so is this one, now, not after a wait of its own
+                CACHE.refused += 1
+                await _answer(scope, send, refusal)
+                return None
             if await self._kept(scope, send, key, ttl):
                 return None
-        mine = asyncio.get_running_loop().create_future() if live and leader is None else None
-        if mine is not None:
+        mine: asyncio.Future[Entry | None] | None = None
+        if live and leader is None:
+            mine = asyncio.get_running_loop().create_future()
             CACHE.inflight[key] = mine
+        refused = None
         try:
-            await self._through(scope, receive, send, key, CACHE.generation if live else -1)
+            refused = await self._through(scope, receive, send, key, CACHE.generation if live else -1)
         finally:
             if mine is not None:
                 if CACHE.inflight.get(key) is mine:
                     del CACHE.inflight[key]
-                mine.set_result(None)
+                mine.set_result(refused)
 
     @staticmethod
     async def _kept(scope: Scope, send: Send, key: bytes, ttl: float) -> bool:
@@ -124,16 +131,20 @@ class ReadCacheMiddleware:
             return True
         return False
 
-    async def _through(self, scope: Scope, receive: Receive, send: Send, key: bytes, generation: int) -> None:
-        """The full way; its answer kept when it may be."""
+    async def _through(self, scope: Scope, receive: Receive, send: Send, key: bytes, generation: int
+                       ) -> Entry | None:
+        """The full way; its answer kept when it may be. Returns the answer if it was a busy refusal (503 with
+        Retry-After, whoever made it: admission, the dashboard's deadline, a hung database), for the reads that
+        waited on this one."""
         CACHE.misses += 1
         start: Message | None = None
         chunks: list[bytes] = []
         size = 0
         at = time.monotonic()
+        refusal: Entry | None = None
 
         async def keep(message: Message) -> None:
-            nonlocal start, size
+            nonlocal start, size, refusal
             if message["type"] == "http.response.start":
                 start = message
             elif message["type"] == "http.response.body" and start is not None and size <= ENTRY_MAX:
@@ -142,15 +153,17 @@ class ReadCacheMiddleware:
                 size += len(body)
                 if not message.get("more_body", False) and size <= ENTRY_MAX and generation >= 0:
                     headers = list(start.get("headers", []))
-                    names = {k.lower() for k, _ in headers}
-                    ctype = dict((k.lower(), v) for k, v in headers).get(b"content-type", b"")
-                    if start["status"] == 200 and b"set-cookie" not in names and ctype.startswith(
+                    named = dict((k.lower(), v) for k, v in headers)
+                    ctype = named.get(b"content-type", b"")
+                    if start["status"] == 200 and b"set-cookie" not in named and ctype.startswith(
                             b"application/json"):
-                        etag = dict((k.lower(), v) for k, v in headers).get(b"etag")
-                        CACHE.put(key, Entry(at, generation, headers, b"".join(chunks), etag))
+                        CACHE.put(key, Entry(at, generation, headers, b"".join(chunks), named.get(b"etag")))
+                    elif start["status"] == 503 and b"retry-after" in named:
+                        refusal = Entry(at, generation, headers, b"".join(chunks), None, status=503)
             await send(message)
 
         await self.app(scope, receive, keep)
+        return refusal
 
 
 async def _answer(scope: Scope, send: Send, entry: Entry) -> None:
@@ -163,5 +176,5 @@ async def _answer(scope: Scope, send: Send, entry: Entry) -> None:
             await send({"type": "http.response.start", "status": 304, "headers": headers})
             await send({"type": "http.response.body", "body": b""})
             return
-    await send({"type": "http.response.start", "status": 200, "headers": entry.headers})
+    await send({"type": "http.response.start", "status": entry.status, "headers": entry.headers})
     await send({"type": "http.response.body", "body": entry.body})

@@ -21,7 +21,8 @@ MIX = [(30, "/api/hosts/{host}"), (20, "/api/runs?limit=50"), (20, "/api/runs/{r
        (1, "/api/hosts")]
 
 
-async def _get(app, path: str, headers: dict[str, str]) -> int:
+async def _get(app, path: str, headers: dict[str, str], answered: dict[bytes, bytes] | None = None) -> int:
+    """GET path from the application itself; its status (and its headers into `answered`, if given)."""
     p, _, q = path.partition("?")
     scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
              "path": p, "raw_path": p.encode(), "query_string": q.encode(), "root_path": "",
@@ -36,6 +37,8 @@ async def _get(app, path: str, headers: dict[str, str]) -> int:
         nonlocal status
         if message["type"] == "http.response.start":
             status = message["status"]
+            if answered is not None:
+                answered.update((k.lower(), v) for k, v in message.get("headers", []))
 
     await app(scope, receive, send)
     return status

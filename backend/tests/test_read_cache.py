@@ -154,3 +154,49 @@ def test_a_burst_of_one_read_goes_the_full_way_once(cached, admin_headers):
 
     statuses, full_way = asyncio.run(burst())
     assert statuses == [200] * 30 and full_way == 1
+
+
+def test_the_reads_waiting_on_a_refused_read_are_refused_at_once(cached, admin_headers, monkeypatch):
+    """A burst of one read while every dashboard slot is taken (the process saturated): the read going the full way
+    waits its while for a slot and is refused (503, Retry-After); the twenty that waited on it are each answered that
+    refusal at once. They went the full way each after it, one by one: each waited for a slot again and was refused
+    again (two waits per answer, twenty-one refusals by admission for one read)."""
+    import asyncio
+
+    from app.core.admission import GATES
+    from app.main import app
+    from tests.bench_read_cache import _get
+
+    gate = GATES["dashboard"]
+    monkeypatch.setattr(gate, "wait_s", 0.5)
+    monkeypatch.setattr(gate, "_sem", None)  # a semaphore of this test's event loop, put back after
+    path = "/api/runs?limit=9"
+    cached.get(path)  # this caller's credential checked in this process
+
+    async def burst() -> tuple[list[tuple[int, dict]], int, int, int]:
+        for _ in range(100):  # this event loop's subscription live
+            before = CACHE.hits
+            await _get(app, "/api/hosts", admin_headers)
+            await _get(app, "/api/hosts", admin_headers)
+            if CACHE.hits > before:
+                break
+            await asyncio.sleep(0.1)
+        for _ in range(gate.slots):  # every slot taken, as by reads that do not end
+            await gate.sem.acquire()
+        try:
+            CACHE.changed()
+            misses, refused, by_gate = CACHE.misses, CACHE.refused, gate.refused
+
+            async def one() -> tuple[int, dict]:
+                headers: dict[bytes, bytes] = {}
+                return await _get(app, path, admin_headers, headers), headers
+            got = await asyncio.gather(*(one() for _ in range(21)))
+            return got, CACHE.misses - misses, CACHE.refused - refused, gate.refused - by_gate
+        finally:
+            for _ in range(gate.slots):
+                gate.sem.release()
+
+    answers, full_way, handed, by_admission = asyncio.run(burst())
+    assert [status for status, _ in answers] == [503] * 21
+    assert all(headers.get(b"retry-after") == b"1" for _, headers in answers), answers
+    assert (full_way, by_admission, handed) == (1, 1, 20)

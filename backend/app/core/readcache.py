@@ -21,7 +21,10 @@ before admission:
   goes the full way, which checks them and answers (or refuses) as before;
 - with the ETag the handler gave, and a 304 to an If-None-Match that names it;
 - once per burst: a read that arrives while the same read is going the full way waits for that one's answer (at
-  most HOSTBENCH_DASHBOARD_DEADLINE_S) instead of going the full way too.
+  most HOSTBENCH_DASHBOARD_DEADLINE_S) instead of going the full way too; and if that one is refused because the
+  server is busy (a 503 with Retry-After: no admission slot in time, the dashboard shed, PostgreSQL hung), each
+  read waiting on it is answered the same refusal at once, instead of then going the full way itself to wait for a
+  slot and be refused in turn (a saturated process refused a burst of 1,000 one by one, each after its own wait).
 
 What is kept: 200 answers of JSON, with no cookie set, of at most ENTRY_MAX bytes; at most TOTAL_MAX bytes in
 all (beyond it the cache starts again empty). Requests that need PostgreSQL still get it; a hit needs none."""
@@ -50,6 +53,7 @@ class Entry:
     headers: list[tuple[bytes, bytes]]
     body: bytes
     etag: bytes | None
+    status: int = 200  # kept: 200; a busy refusal handed to the reads that waited on it: 503
 
 
 @dataclass
@@ -59,9 +63,11 @@ class ReadCache:
     size: int = 0
     hits: int = 0
     misses: int = 0  # reads that went the full way, their answer then kept or not
+    refused: int = 0  # reads that waited on the same read going the full way and were answered its busy refusal
     # a read going the full way now, per key: the same read arriving meanwhile waits for its answer instead of
-    # going the full way too (a burst of one read costs one read)
-    inflight: dict[bytes, asyncio.Future] = field(default_factory=dict)
+    # going the full way too (a burst of one read costs one read); its result is that read's busy refusal, if it
+    # was refused (then the waiters are refused too, at once), else None
+    inflight: dict[bytes, "asyncio.Future[Entry | None]"] = field(default_factory=dict)
 
     def changed(self) -> None:
         self.generation += 1
