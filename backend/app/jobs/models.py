@@ -12,13 +12,16 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     CheckConstraint,
+    ColumnElement,
     Float,
     ForeignKey,
     Index,
     Integer,
     String,
+    Text,
     UniqueConstraint,
     false,
+    literal_column,
     text,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -29,6 +32,18 @@ from app.hosts.models import Host
 # runs.status holds one of RunStatus's values (hostbench_common.runstatus, the one definition; migration 0022 added
 # this constraint to existing databases, and backend/tests/test_run_status.py fails while the two differ)
 STATUS_CHECK = "status IN (" + ", ".join(f"'{s.value}'" for s in RunStatus) + ")"
+
+# The instance labels runs are filtered by (History's filters, the trends' scopes), as each run's snapshot of its
+# host's labels holds them. One list: the runs list's filters and their indexes are made from it.
+LABEL_KEYS = ("provider", "instance_type", "region")
+
+
+def snapshot_label_sql(key: str) -> str:
+    """A run's label `key` as it was handed out, in SQL: its index's expression (ix_runs_label_<key>, migration
+    0027). The key is a literal, not a parameter, so that a plan made for any value still matches the index."""
+    if key not in LABEL_KEYS:
+        raise ValueError(f"no run label {key!r}")
+    return f"(labels_snapshot ->> '{key}')"
 
 
 class SuiteRun(Base):
@@ -74,9 +89,9 @@ class Run(Base):
         # the results waiting for their background recompute (app.results.stored.recompute_stale)
         Index("ix_runs_result_stale", "id",
               postgresql_where=text("result IS NOT NULL AND (result_stale OR result_basis IS NULL)")),
-        # History's label filters: labels_snapshot @> {"region": ...}; runs not handed out yet by their host's
-        Index("ix_runs_labels_snapshot", "labels_snapshot", postgresql_using="gin",
-              postgresql_ops={"labels_snapshot": "jsonb_path_ops"}),
+        # History's label filters: the runs handed out under a label, newest first (a page is one backward range of
+        # the label's index, however many runs have the label); runs not handed out yet by their host's labels
+        *(Index(f"ix_runs_label_{key}", text(snapshot_label_sql(key)), "id") for key in LABEL_KEYS),
         Index("ix_runs_unlabelled", "host_id", postgresql_where=text("labels_snapshot IS NULL")),
     )
 
@@ -129,6 +144,12 @@ class Run(Base):
 
     job: Mapped[Job] = relationship(back_populates="runs", lazy="raise")
     host: Mapped[Host] = relationship(lazy="raise")
+
+
+def snapshot_label(key: str) -> ColumnElement[str]:
+    """A run's label `key` as it was handed out (snapshot_label_sql) in a query on runs: matched by its index."""
+    snapshot_label_sql(key)  # a known key
+    return Run.labels_snapshot.op("->>", return_type=Text)(literal_column(f"'{key}'"))
 
 
 class SamplePhase(Base):

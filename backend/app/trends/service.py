@@ -17,6 +17,7 @@ from app.core.errors import Conflict, FieldInvalid, NotFound
 from app.experiments.registry import RUNS
 from app.hosts.models import Host
 from app.hosts.service import health_of, is_online
+from app.jobs.models import LABEL_KEYS as LABEL_KEYS  # the runs' instance labels, one list (and History's)
 from app.jobs.models import WITH_RESULT, Run, RunStatus
 from app.results.service import declared_figures
 from app.results.verdict import none_usable, usable
@@ -44,7 +45,6 @@ FINISHED = WITH_RESULT
 # Runs read from PostgreSQL per batch, and at most per request (a metric may be in few of a scope's runs).
 BATCH = 500
 MAX_SCAN = 5000
-LABEL_KEYS = ("provider", "instance_type", "region")
 
 
 @dataclass(frozen=True)
