@@ -242,3 +242,72 @@ def test_the_size_run_small(tmp_path):
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'drop database if exists "{name}" with (force)')
+
+
+def test_a_report_over_a_quarter_reads_its_runs_rollup_only(session):
+    """A quarter's report by label (samples.daily) reads the rollup rows of the quarter's runs under the label, one
+    primary-key range each, not the rollup of every run of every month (which outlives the samples): EXPLAIN
+    ANALYZE on 20,000 runs over a year, ten hosts of ten instance types. The figures are those of the plain join."""
+    from sqlalchemy import event
+
+    from app.core.db import get_engine
+
+    session.execute(text("""insert into hosts (name, hostname, runner_version, token_hash, registered_at, inventory,
+                                               labels)
+                            select 'h' || i, 'h' || i || '.local', '0', md5('h' || i), now(), '{}',
+                                   jsonb_build_object('instance_type', 'type-' || i)
+                            from generate_series(0, 9) i"""))
+    session.execute(text("insert into jobs (created_at, experiment, params) "
+                         "select now() - (20000 - i) * interval '26 minutes', 'memory', '{}' "
+                         "from generate_series(1, 20000) i"))
+    session.execute(text("""insert into runs (job_id, host_id, experiment, params, status, attempt,
+                                              expected_duration_s, created_at, cancel_requested, last_seq,
+                                              labels_snapshot)
+                            select j.id, h.id, 'memory', '{}', 'succeeded', 1, 100, j.created_at, false, 99, h.labels
+                            from jobs j join hosts h on h.name = 'h' || j.id % 10"""))
+    # two phases a run (warm-up, measured), a minute of warm-up and two measured minutes
+    session.execute(text("""insert into sample_phases (run_id, attempt, threads, "repeat", warmup, unit)
+                            select r.id, 1, 1, 0, w, 'GB/s' from runs r, (values (true), (false)) w(w)"""))
+    session.execute(text("""insert into sample_minutes (run_id, phase_id, minute, n, lo, hi, total)
+                            select p.run_id, p.id, m, 30, p.run_id % 7 + m, p.run_id % 7 + m + 2,
+                                   30 * (p.run_id % 7 + m + 1) + (case when p.warmup then 1000 else 0 end)
+                            from sample_phases p, generate_series(0, 1) m where m = 0 or not p.warmup"""))
+    session.commit()
+    with get_engine().connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.exec_driver_sql("vacuum analyze")
+    until = utcnow() - timedelta(days=30)
+    since = until - timedelta(days=91)
+    plain = session.execute(text("""
+        select date_trunc('day', r.created_at), min(m.lo), sum(m.total) / sum(m.n), max(m.hi), sum(m.n)
+        from sample_minutes m join runs r on r.id = m.run_id join sample_phases p on p.id = m.phase_id
+        where r.created_at >= :since and r.created_at < :until and not p.warmup
+          and r.labels_snapshot ->> 'instance_type' = 'type-3' group by 1 order by 1"""),
+                            {"since": since, "until": until}).all()
+    statements: list[tuple[str, object]] = []
+
+    def record(conn, cursor, statement, parameters, context, executemany):  # noqa: ANN001, ANN202
+        statements.append((statement, parameters))
+
+    event.listen(get_engine(), "before_cursor_execute", record)
+    try:
+        got = samples.daily(session, since, until, "instance_type", "type-3")
+    finally:
+        event.remove(get_engine(), "before_cursor_execute", record)
+    assert len(got) >= 90 and [tuple(r) for r in got] == [tuple(r) for r in plain]
+    runs = session.scalar(text("select count(*) from runs where created_at >= :since and created_at < :until "
+                               "and labels_snapshot ->> 'instance_type' = 'type-3'"), {"since": since, "until": until})
+    assert len(statements) == 1
+    plan = session.connection().exec_driver_sql(f"explain (analyze, format json) {statements[0][0]}",
+                                                statements[0][1]).scalar()
+    nodes = list(_nodes(plan[0]["Plan"]))
+    minutes = [n for n in nodes if n.get("Relation Name") == "sample_minutes"]
+    read = sum((n["Actual Rows"] + n.get("Rows Removed by Filter", 0)) * n["Actual Loops"] for n in minutes)
+    assert minutes and all(n["Node Type"] == "Index Scan" for n in minutes), plan
+    assert read == 3 * runs, (read, runs, plan)  # the quarter's runs' three rows each: of 60,000
+    session.rollback()
+
+
+def _nodes(node: dict):  # noqa: ANN202 - a plan node and every node under it
+    yield node
+    for child in node.get("Plans", []):
+        yield from _nodes(child)

@@ -4,10 +4,10 @@ used by every reader (the run page, live stream backlog, export, reports, a run'
 statement (app.runner_api.fast)."""
 from datetime import datetime
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import BigInteger, Select, cast, func, select, true
 from sqlalchemy.orm import Session
 
-from app.jobs.models import HostHour, Run, Sample, SampleMinute, SamplePhase
+from app.jobs.models import HostHour, Run, Sample, SampleMinute, SamplePhase, snapshot_label
 from app.jobs.schemas import SAMPLE_FIELDS, SamplePublic
 
 # t's minute as the rollup keys it, clamped into an integer (t is any finite double a runner sent)
@@ -77,12 +77,23 @@ def host_trend(session: Session, host_id: int, since: datetime, until: datetime,
 def daily(session: Session, since: datetime, until: datetime, label: str | None = None, value: str | None = None
           ) -> list[tuple[datetime, float, float, float, int]]:
     """A period's summary from the rollup (a report over a quarter): per UTC day, the min, mean and max of the
-    measured samples of runs created then, and their count; only runs handed out under label=value if given."""
+    measured samples of runs created then, and their count; only runs handed out under label=value if given (label
+    one of app.jobs.models.LABEL_KEYS, matched through its index).
+
+    Read run by run: the period's runs (under the label) from their indexes, then each one's own rollup rows, a
+    range of the rollup's primary key (the LATERAL's aggregate keeps it a loop over the runs). As a plain join,
+    PostgreSQL hashed the runs and read the whole rollup to match them, every run's of every month it holds (it
+    outlives the samples): at a million runs three million rows for a quarter's 25,000 runs."""
+    per_run = (select(func.min(SampleMinute.lo).label("lo"), func.sum(SampleMinute.total).label("total"),
+                      func.max(SampleMinute.hi).label("hi"), func.sum(SampleMinute.n).label("n"))
+               .join(SamplePhase, SamplePhase.id == SampleMinute.phase_id)
+               .where(SampleMinute.run_id == Run.id, SamplePhase.warmup.is_(False))
+               .lateral("per_run"))
     day = func.date_trunc("day", Run.created_at)
-    q = (select(day, func.min(SampleMinute.lo), func.sum(SampleMinute.total) / func.sum(SampleMinute.n),
-                func.max(SampleMinute.hi), func.sum(SampleMinute.n))
-         .join(Run, Run.id == SampleMinute.run_id).join(SamplePhase, SamplePhase.id == SampleMinute.phase_id)
-         .where(Run.created_at >= since, Run.created_at < until, SamplePhase.warmup.is_(False)))
+    q = (select(day, func.min(per_run.c.lo), func.sum(per_run.c.total) / func.sum(per_run.c.n),
+                func.max(per_run.c.hi), cast(func.sum(per_run.c.n), BigInteger))
+         .select_from(Run).join(per_run, true())
+         .where(Run.created_at >= since, Run.created_at < until, per_run.c.n.is_not(None)))
     if label is not None:
-        q = q.where(Run.labels_snapshot[label].as_string() == value)
+        q = q.where(snapshot_label(label) == value)
     return [tuple(r) for r in session.execute(q.group_by(day).order_by(day))]  # type: ignore[misc]
