@@ -80,14 +80,19 @@ def daily(session: Session, since: datetime, until: datetime, label: str | None 
     measured samples of runs created then, and their count; only runs handed out under label=value if given (label
     one of app.jobs.models.LABEL_KEYS, matched through its index).
 
-    Read run by run: the period's runs (under the label) from their indexes, then each one's own rollup rows, a
-    range of the rollup's primary key (the LATERAL's aggregate keeps it a loop over the runs). As a plain join,
-    PostgreSQL hashed the runs and read the whole rollup to match them, every run's of every month it holds (it
-    outlives the samples): at a million runs three million rows for a quarter's 25,000 runs."""
-    per_run = (select(func.min(SampleMinute.lo).label("lo"), func.sum(SampleMinute.total).label("total"),
-                      func.max(SampleMinute.hi).label("hi"), func.sum(SampleMinute.n).label("n"))
-               .join(SamplePhase, SamplePhase.id == SampleMinute.phase_id)
-               .where(SampleMinute.run_id == Run.id, SamplePhase.warmup.is_(False))
+    Read run by run: the period's runs (under the label) from their indexes, then each one's measured phases (a
+    range of the phases' key, which starts with the run), then each phase's rows of the rollup (a range of its
+    primary key). The LATERALs' aggregates keep it so: as a plain join PostgreSQL hashed the runs and read the
+    whole rollup to match them, every run's of every month it holds (the rollup outlives the samples): at a million
+    runs three million rows for a quarter's 25,000 runs."""
+    per_phase = (select(func.min(SampleMinute.lo).label("lo"), func.sum(SampleMinute.total).label("total"),
+                        func.max(SampleMinute.hi).label("hi"), func.sum(SampleMinute.n).label("n"))
+                 .where(SampleMinute.run_id == SamplePhase.run_id, SampleMinute.phase_id == SamplePhase.id)
+                 .lateral("per_phase"))
+    per_run = (select(func.min(per_phase.c.lo).label("lo"), func.sum(per_phase.c.total).label("total"),
+                      func.max(per_phase.c.hi).label("hi"), func.sum(per_phase.c.n).label("n"))
+               .select_from(SamplePhase).join(per_phase, true())
+               .where(SamplePhase.run_id == Run.id, SamplePhase.warmup.is_(False))
                .lateral("per_run"))
     day = func.date_trunc("day", Run.created_at)
     q = (select(day, func.min(per_run.c.lo), func.sum(per_run.c.total) / func.sum(per_run.c.n),
