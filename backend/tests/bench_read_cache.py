@@ -14,6 +14,7 @@ import time
 from app.core.config import get_settings
 from app.core.readcache import CACHE
 from tests.test_light_reads import _jobs
+from tests.test_read_cache import cached  # noqa: F401 - the fixture
 
 ROUNDS = 300
 MIX = [(30, "/api/hosts/{host}"), (20, "/api/runs?limit=50"), (20, "/api/runs/{run}"),
@@ -89,3 +90,51 @@ def test_bench(client, runner, admin_headers):
         asyncio.run(main())
     finally:
         s.hostbench_read_cache_s = keep
+
+
+def test_bench_burst_refused(cached, admin_headers, monkeypatch):  # noqa: F811 - the fixture imported
+    """A burst of BURST reads of one page while every dashboard slot is held (a saturated process; the dashboard's
+    wait for a slot as configured, 1 s): when each answer came (p50, max, from the burst's start), how many went
+    the full way and how many admission refused, and the CPU the process spent. Run by hand (-k burst -s)."""
+    import statistics
+
+    from app.core.admission import GATES
+    from app.main import app
+
+    gate = GATES["dashboard"]
+    monkeypatch.setattr(gate, "_sem", None)  # a semaphore of this test's event loop
+    monkeypatch.setattr(gate, "max_waiting", BURST + 10)
+    path = "/api/runs?limit=11"
+    cached.get(path)
+
+    async def main() -> None:
+        for _ in range(100):  # this event loop's subscription live
+            before = CACHE.hits
+            await _get(app, "/api/hosts", admin_headers)
+            await _get(app, "/api/hosts", admin_headers)
+            if CACHE.hits > before:
+                break
+            await asyncio.sleep(0.1)
+        for _ in range(gate.slots):
+            await gate.sem.acquire()
+        CACHE.changed()
+        misses, refused = CACHE.misses, gate.refused
+        loop = asyncio.get_running_loop()
+        t0, cpu = loop.time(), time.process_time()
+
+        async def one() -> tuple[int, float]:
+            status = await _get(app, path, admin_headers)
+            return status, loop.time() - t0
+        got = await asyncio.gather(*(one() for _ in range(BURST)))
+        cpu = time.process_time() - cpu
+        times = sorted(t for _, t in got)
+        print(f"BENCH burst of {BURST}, every slot held, wait {gate.wait_s} s: "
+              f"{sorted({s for s, _ in got})}; answered p50 {statistics.median(times):.2f} s, max {times[-1]:.2f} s; "
+              f"full way {CACHE.misses - misses}, refused by admission {gate.refused - refused}; CPU {cpu:.2f} s")
+        for _ in range(gate.slots):
+            gate.sem.release()
+
+    asyncio.run(main())
+
+
+BURST = 1000
