@@ -277,8 +277,9 @@ def test_a_report_over_a_quarter_reads_its_runs_rollup_only(session):
         conn.exec_driver_sql("vacuum analyze")
     until = utcnow() - timedelta(days=30)
     since = until - timedelta(days=91)
+    session.execute(text("set local timezone = 'Asia/Kolkata'"))  # a UTC day still (it was the session's day)
     plain = session.execute(text("""
-        select date_trunc('day', r.created_at), min(m.lo), sum(m.total) / sum(m.n), max(m.hi), sum(m.n)
+        select date_trunc('day', r.created_at, 'UTC'), min(m.lo), sum(m.total) / sum(m.n), max(m.hi), sum(m.n)
         from sample_minutes m join runs r on r.id = m.run_id join sample_phases p on p.id = m.phase_id
         where r.created_at >= :since and r.created_at < :until and not p.warmup
           and r.labels_snapshot ->> 'instance_type' = 'type-3' group by 1 order by 1"""),

@@ -94,7 +94,7 @@ def daily(session: Session, since: datetime, until: datetime, label: str | None 
                .select_from(SamplePhase).join(per_phase, true())
                .where(SamplePhase.run_id == Run.id, SamplePhase.warmup.is_(False))
                .lateral("per_run"))
-    day = func.date_trunc("day", Run.created_at)
+    day = func.date_trunc("day", Run.created_at, "UTC")  # as HOUR: a UTC day whatever the session's time zone
     q = (select(day, func.min(per_run.c.lo), func.sum(per_run.c.total) / func.sum(per_run.c.n),
                 func.max(per_run.c.hi), cast(func.sum(per_run.c.n), BigInteger))
          .select_from(Run).join(per_run, true())
