@@ -10,7 +10,7 @@ them, and `./hostbench size` measures them. With --base REV the same database is
 migration head (this checkout's migrations downgrade it) and the same reads are made through REV's backend
 (`git archive`), then moved back up: before and after on the same rows.
 
-    .venv/bin/python stack/tools/read_plans.py [--runs 1000000] [--repeat 20] [--base 056b8bf] [--dir DIR]
+    .venv/bin/python stack/tools/read_plans.py [--runs 1000000] [--repeat 20] [--base REV] [--dir DIR]
 
 Prints the plans, then one JSON line of p50/p95 per read and backend. The machine's other work disturbs the times
 (not the plans): say how busy it was."""
