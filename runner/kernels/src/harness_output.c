@@ -99,7 +99,7 @@ hb_status hb_describe(const hb_kernel *k, hb_err *err)
     hb_kernel_rules(k, rules);
     hb_kernel_results(k, results);
     if ((st = hb_rules_valid(rules, tables, err)) != HB_OK || /* never publish what it cannot check */
-        (st = hb_results_valid(results, err)) != HB_OK)
+        (st = hb_results_valid(results, tables, err)) != HB_OK)
         return st;
     hb_json_init(&j);
     hb_json_obj(&j);
@@ -119,7 +119,7 @@ hb_status hb_describe(const hb_kernel *k, hb_err *err)
     hb_rules_schema(&j, rules, tables);
     hb_json_obj_end(&j);
     hb_json_key(&j, "results");
-    hb_results_schema(&j, results);
+    hb_results_schema(&j, results, tables);
     hb_json_key(&j, "checks");
     hb_json_arr(&j);
     for (const char *const *c = k->checks; c && *c; c++)

@@ -1,5 +1,6 @@
 /* One phase of a thread group: release the workers, sample their counters on absolute
  * CLOCK_MONOTONIC deadlines, stop them, and write the repeat's result line. */
+#include <math.h>
 #include <stdio.h>
 
 #include "harness_phase.h"
@@ -167,19 +168,22 @@ void hbi_run_phase(run *r, group *g, int repeat)
         hb_json_kstr(&r->j, "reason", reason);
     hb_json_kbool(&r->j, "oversubscribed", g->nthreads > r->ncpus);
     /* 1.0: every worker was on a CPU the whole phase; less: something else ran there */
-    hb_json_knum(&r->j, "cpu_share", (double)cpu_ns / ((double)(t1 - t0) * g->nthreads));
+    hb_json_knum(&r->j, "cpu_share",
+                 hb_result_share((double)cpu_ns, (double)(t1 - t0) * g->nthreads));
     hb_json_kint(&r->j, "preemptions", preemptions);
     /* the share of the phase the workers spent runnable but waiting for a CPU (others ran there):
      * the time they lost, which holds for threads that sleep by design (sockets, I/O) too */
     if (wait_ns >= 0)
-        hb_json_knum(&r->j, "wait_share", (double)wait_ns / ((double)(t1 - t0) * g->nthreads));
+        hb_json_knum(&r->j, "wait_share",
+                     hb_result_share((double)wait_ns, (double)(t1 - t0) * g->nthreads));
     if (r->disturbed_retries > 0 || r->quiet_wait_s > 0) {
         hb_json_kint(&r->j, "tries", r->tries);
         hb_json_knum(&r->j, "quiet_waited_s", r->waited_s);
     }
     if (r->quiet_wait_s > 0) {
         hb_json_kbool(&r->j, "quiet", r->quiet);
-        hb_json_knum(&r->j, "others_cpus", r->others_cpus);
+        /* -1: /proc/stat could not be read: not known */
+        hb_json_knum(&r->j, "others_cpus", r->others_cpus >= 0 ? r->others_cpus : NAN);
     }
     if (r->sampler_ab)
         hb_json_kbool(&r->j, "sampler", sampling);

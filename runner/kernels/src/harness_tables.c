@@ -5,6 +5,7 @@
 #include "harness_tables.h"
 
 #define RUN_PARAMS_MAX 16
+#define RUN_RESULTS_MAX 48
 
 void hb_kernel_tables(const hb_kernel *k, const hb_param_def *tables[3])
 {
@@ -47,11 +48,35 @@ void hb_kernel_rules(const hb_kernel *k, const hb_rule *rules[4])
 
 void hb_kernel_results(const hb_kernel *k, const hb_result *results[3])
 {
+    /* As hb_kernel_tables: a kernel with threads_def gets its own copy of the harness rows, whose
+     * `threads` lies within that parameter (net's streams), made once and kept. */
+    static struct {
+        const hb_kernel *k;
+        hb_result rows[RUN_RESULTS_MAX];
+    } own[8];
     int n = 0;
     if (k->results)
         results[n++] = k->results;
     results[n++] = hb_run_results;
     results[n] = NULL;
+    if (!k->threads_def)
+        return;
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+        if (own[i].k == NULL) {
+            size_t m = 0;
+            while (hb_run_results[m].key && m < RUN_RESULTS_MAX - 1)
+                m++;
+            memcpy(own[i].rows, hb_run_results, (m + 1) * sizeof own[i].rows[0]);
+            for (size_t r = 0; r < m; r++)
+                if (own[i].rows[r].within && !strcmp(own[i].rows[r].within, "threads"))
+                    own[i].rows[r].within = k->threads_def->name;
+            own[i].k = k;
+        }
+        if (own[i].k == k) {
+            results[n - 1] = own[i].rows;
+            return;
+        }
+    }
 }
 
 hb_status hb_kernel_params(const hb_kernel *k, hb_params *p, int argc, char *const *argv,
@@ -65,7 +90,7 @@ hb_status hb_kernel_params(const hb_kernel *k, hb_params *p, int argc, char *con
     hb_kernel_rules(k, rules);
     hb_kernel_results(k, results);
     if ((st = hb_rules_valid(rules, tables, err)) != HB_OK ||
-        (st = hb_results_valid(results, err)) != HB_OK)
+        (st = hb_results_valid(results, tables, err)) != HB_OK)
         return st;
     if ((st = hb_params_parse(p, k->name, tables, argc, argv, err)) != HB_OK)
         return st;

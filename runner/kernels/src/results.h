@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "json.h"
+#include "params.h"
 
 typedef enum hb_rtype {
     HB_R_NUMBER, /* a number; null when it is not finite or not known */
@@ -17,6 +18,19 @@ typedef enum hb_rtype {
     HB_R_TEXT,   /* a word or a sentence; null when not known */
     HB_R_OBJECT, /* {member: number}, one level: `fields` declares the members */
 } hb_rtype;
+
+/* The range a number lies in by what it is (a share, a count, a time), never a guess at what a
+ * machine may reach: --describe prints it as JSON Schema "minimum"/"exclusiveMinimum"/"maximum",
+ * and the runner's check and the API refuse a value outside it. null (a number not known) stays
+ * allowed. HB_ANY: none, e.g. the measured rate itself or a clock. */
+typedef enum hb_range {
+    HB_ANY = 0,
+    HB_NONNEG,   /* >= 0: a count, a size, a time, a moment */
+    HB_POSITIVE, /* > 0: a timed length that cannot be empty */
+    HB_ONE_UP,   /* >= 1: a 1-based index, a count that includes the first */
+    HB_FRACTION, /* 0..1: a share */
+    HB_PERCENT,  /* 0..100 */
+} hb_range;
 
 typedef struct hb_result {
     const char *key;  /* NULL ends a table */
@@ -31,15 +45,33 @@ typedef struct hb_result {
      * NULL takes the object's unit and lower_is_better: latency_us {avg, p50, p99} is declared
      * once, for the object. */
     const struct hb_result *fields;
+    /* Numbers: their range (HB_ANY for none; text, booleans and objects have none). Written as a
+     * designated initializer, `.range = HB_FRACTION`, after the six fields above. */
+    hb_range range;
+    /* Numbers: the parameter whose maximum (its items' for a list) is this figure's maximum:
+     * "threads" (the kernel's thread parameter: net's `streams`), "max_repeats". NULL: none but
+     * the range's. */
+    const char *within;
 } hb_result;
 
 /* HB_INTERNAL when a table is malformed: a key declared twice (the harness's included), a row
  * without help, an object without members or with nested ones, a member number without a unit
- * in an object without one, a unit or lower_is_better on what is not a number. tables:
- * NULL-terminated list of tables. */
-hb_status hb_results_valid(const hb_result *const *tables, hb_err *err);
+ * in an object without one, a unit or lower_is_better on what is not a number, a range or
+ * `within` on what is not a number, a `within` that names no numeric parameter of `params` (the
+ * kernel's parameter tables, NULL-terminated) or whose maximum is below the range's minimum.
+ * tables: NULL-terminated list of tables. */
+hb_status hb_results_valid(const hb_result *const *tables, const hb_param_def *const *params,
+                           hb_err *err);
 
-/* The "results" object of --describe: {key: {type, unit, lower_is_better, description[, fields]}}. */
-void hb_results_schema(hb_json *j, const hb_result *const *tables);
+/* The "results" object of --describe: {key: {type, unit, lower_is_better, description,
+ * [minimum | exclusiveMinimum], [maximum], [fields]}}; `within` is looked up in params. */
+void hb_results_schema(hb_json *j, const hb_result *const *tables,
+                       const hb_param_def *const *params);
+
+/* A share for a result line (HB_FRACTION): part / whole, at most 1. The clocks behind a share
+ * (a thread's CPU time, its run delay) are read just outside the timed window they are divided
+ * by, so a thread on its CPU the whole window can come out a few ns over: that is 1. NaN (null)
+ * when whole is not positive or part is negative (not known). */
+double hb_result_share(double part, double whole);
 
 #endif

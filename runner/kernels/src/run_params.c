@@ -86,55 +86,65 @@ const hb_rule hb_fixed_duration_rules[] = {
 
 /* What run_phase writes into every result line, before the kernel's result_facts. */
 const hb_result hb_run_results[] = {
-    {"v", HB_R_INT, "", 0, "Protocol version: 1.", NULL},
-    {"type", HB_R_TEXT, NULL, 0, "\"result\".", NULL},
-    {"threads", HB_R_INT, "", 0, "Worker threads of the repeat.", NULL},
-    {"repeat", HB_R_INT, "", 0, "The repeat, 1-based.", NULL},
+    {"v", HB_R_INT, "", 0, "Protocol version: 1.", NULL, .range = HB_ONE_UP},
+    {"type", HB_R_TEXT, NULL, 0, "\"result\".", NULL, .range = HB_ANY},
+    {"threads", HB_R_INT, "", 0, "Worker threads of the repeat.", NULL,
+     .range = HB_ONE_UP, .within = "threads"},
+    {"repeat", HB_R_INT, "", 0, "The repeat, 1-based.", NULL,
+     .range = HB_ONE_UP, .within = "max_repeats"},
     {"value", HB_R_NUMBER, NULL, 0,
-     "The rate over the whole repeat: total work / total time, in the line's `unit`.", NULL},
-    {"unit", HB_R_TEXT, NULL, 0, "The unit of `value`.", NULL},
-    {"work", HB_R_INT, "", 0, "Units of work done in the repeat.", NULL},
+     "The rate over the whole repeat: total work / total time, in the line's `unit`.", NULL,
+     .range = HB_ANY},
+    {"unit", HB_R_TEXT, NULL, 0, "The unit of `value`.", NULL, .range = HB_ANY},
+    {"work", HB_R_INT, "", 0, "Units of work done in the repeat.", NULL, .range = HB_NONNEG},
     {"seconds", HB_R_NUMBER, "s", 0,
-     "The repeat's timed length: from releasing the threads to the last one stopping.", NULL},
-    {"verified", HB_R_BOOL, NULL, 0, "Every check of the repeat's work passed.", NULL},
-    {"reason", HB_R_TEXT, NULL, 0, "Why not verified (only when verified is false).", NULL},
-    {"oversubscribed", HB_R_BOOL, NULL, 0, "More threads than CPUs in the affinity mask.", NULL},
+     "The repeat's timed length: from releasing the threads to the last one stopping.", NULL,
+     .range = HB_NONNEG},
+    {"verified", HB_R_BOOL, NULL, 0, "Every check of the repeat's work passed.", NULL,
+     .range = HB_ANY},
+    {"reason", HB_R_TEXT, NULL, 0, "Why not verified (only when verified is false).", NULL,
+     .range = HB_ANY},
+    {"oversubscribed", HB_R_BOOL, NULL, 0, "More threads than CPUs in the affinity mask.", NULL,
+     .range = HB_ANY},
     {"cpu_share", HB_R_NUMBER, "", 0,
-     "The worker threads' CPU time / (threads x seconds): 1.0 when nothing else took their "
-     "CPUs.", NULL},
-    {"preemptions", HB_R_INT, "", 0, "Involuntary context switches of the worker threads.", NULL},
+     "The worker threads' CPU time / (threads x seconds), at most 1: 1.0 when nothing else took "
+     "their CPUs.", NULL, .range = HB_FRACTION},
+    {"preemptions", HB_R_INT, "", 0, "Involuntary context switches of the worker threads.", NULL,
+     .range = HB_NONNEG},
     {"tries", HB_R_INT, "", 0,
      "With disturbed_retries or quiet_wait_s: the tries this repeat took (1 = the first was not "
-     "disturbed).", NULL},
+     "disturbed).", NULL, .range = HB_ONE_UP},
     {"quiet_waited_s", HB_R_NUMBER, "s", 0,
      "With disturbed_retries or quiet_wait_s: seconds waited for a quiet CPU before this repeat "
-     "(all its tries).", NULL},
+     "(all its tries).", NULL, .range = HB_NONNEG},
     {"quiet", HB_R_BOOL, NULL, 0,
      "With quiet_wait_s: whether the host was quiet when the repeat's last try started (false: "
-     "the wait ran out).", NULL},
+     "the wait ran out).", NULL, .range = HB_ANY},
     {"others_cpus", HB_R_NUMBER, "", 0,
-     "With quiet_wait_s: the CPUs other processes kept busy just before the last try.", NULL},
+     "With quiet_wait_s: the CPUs other processes kept busy just before the last try; null when "
+     "/proc/stat could not be read.", NULL, .range = HB_NONNEG},
     {"wait_share", HB_R_NUMBER, "", 1,
      "The worker threads' time runnable but waiting for a CPU (the scheduler's run delay) / "
-     "(threads x seconds): 0 when nothing else competed for their CPUs. Unlike cpu_share it holds "
-     "for threads that sleep by design (sockets, I/O). Absent where /proc/thread-self/schedstat "
-     "is not readable.", NULL},
+     "(threads x seconds), at most 1: 0 when nothing else competed for their CPUs. Unlike "
+     "cpu_share it holds for threads that sleep by design (sockets, I/O). Absent where "
+     "/proc/thread-self/schedstat is not readable.", NULL, .range = HB_FRACTION},
     {"sampler", HB_R_BOOL, NULL, 0,
-     "sampler_ab only: whether this repeat ran with the sampler.", NULL},
+     "sampler_ab only: whether this repeat ran with the sampler.", NULL, .range = HB_ANY},
     {"work_target", HB_R_INT, "", 0,
      "Fixed-work repeats only (work > 0): the units asked for over all threads; `work` equals it "
-     "when the repeat finished.", NULL},
+     "when the repeat finished.", NULL, .range = HB_ONE_UP, .within = "work"},
     {"elapsed_s", HB_R_NUMBER, "s", 0,
      "Fixed-work repeats only: wall time from releasing the threads until the slowest one "
      "finished its share (the same span as `seconds`); null when the duration_s cap cut the "
-     "repeat short.", NULL},
+     "repeat short.", NULL, .range = HB_NONNEG},
     {"elapsed_min_s", HB_R_NUMBER, "s", 0,
      "Fixed-work repeats only: the same for the fastest thread (elapsed_s - elapsed_min_s is "
-     "the load imbalance); null when the cap cut the repeat short.", NULL},
-    {"op", HB_R_TEXT, NULL, 0, "The configuration's operation (kernels with ops).", NULL},
+     "the load imbalance); null when the cap cut the repeat short.", NULL, .range = HB_NONNEG},
+    {"op", HB_R_TEXT, NULL, 0, "The configuration's operation (kernels with ops).", NULL,
+     .range = HB_ANY},
     {"block_bytes", HB_R_INT, "B", 0,
      "The configuration's block size (kernels with blocks; memory latency: the working set per "
-     "thread).", NULL},
-    {"t", HB_R_NUMBER, "s", 0, "UNIX time the line was written.", NULL},
-    {NULL, HB_R_NUMBER, NULL, 0, NULL, NULL},
+     "thread).", NULL, .range = HB_NONNEG},
+    {"t", HB_R_NUMBER, "s", 0, "UNIX time the line was written.", NULL, .range = HB_NONNEG},
+    {NULL},
 };

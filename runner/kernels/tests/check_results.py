@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`make check`: every key of every result line is declared in its kernel's `--describe` "results"
-(docs/kernel-protocol.md), with the type it is written in; an object's members are declared in its
-"fields". check.py, check_memory.py, check_net.py and check_gpu.py pass each run's lines through
+(docs/kernel-protocol.md), with the type it is written in and within its declared range (minimum,
+exclusiveMinimum, maximum); an object's members are declared in its "fields". check.py, check_memory.py, check_net.py and check_gpu.py pass each run's lines through
 results_declared(), so every run the checks make (tiny sizes, every op they cover) is compared with
 the declaration of the binary that made it."""
 
@@ -37,6 +37,15 @@ def _type_ok(decl, value):
     return False
 
 
+def _in_range(decl, value):
+    """A number within the declaration's minimum / exclusiveMinimum / maximum (null is always in)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return True
+    return not (("minimum" in decl and value < decl["minimum"])
+                or ("exclusiveMinimum" in decl and value <= decl["exclusiveMinimum"])
+                or ("maximum" in decl and value > decl["maximum"]))
+
+
 def faults(declared, line):
     """What in one result line its kernel did not declare: ["key (undeclared)", "key: str, declared
     number", "obj.member (undeclared)"]."""
@@ -55,8 +64,12 @@ def faults(declared, line):
                     out.append(f"{key}.{sub} (undeclared)")
                 elif not _type_ok(fields[sub], x):
                     out.append(f"{key}.{sub}: {type(x).__name__}, declared {fields[sub].get('type')}")
+                elif not _in_range(fields[sub], x):
+                    out.append(f"{key}.{sub}: {x!r}, outside its declared range")
         elif not _type_ok(d, value):
             out.append(f"{key}: {type(value).__name__}, declared {d.get('type')}")
+        elif not _in_range(d, value):
+            out.append(f"{key}: {value!r}, outside its declared range")
     return out
 
 

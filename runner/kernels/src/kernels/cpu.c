@@ -598,12 +598,13 @@ static const hb_param_def cpu_params[] = {
 static const hb_result cpu_results[] = {
     {"clock_after_ghz", HB_R_NUMBER, "GHz", 0,
      "The clock measured again right after the repeat, under load (one pinned thread for one "
-     "thread, every affinity CPU at once for more); null when it could not be measured.", NULL},
+     "thread, every affinity CPU at once for more); null when it could not be measured.", NULL,
+     .range = HB_POSITIVE},
     {"clock_after_vector_ghz", HB_R_NUMBER, "GHz", 0,
      "The vector-loaded clock (clock_vector_ghz of the start line) measured again right after "
      "the repeat, before clock_after_ghz, on the same CPUs; null for runs without one (int32, "
-     "scalar) and when it could not be measured.", NULL},
-    {NULL, HB_R_NUMBER, NULL, 0, NULL, NULL},
+     "scalar) and when it could not be measured.", NULL, .range = HB_POSITIVE},
+    {NULL},
 };
 
 static int chosen_isa(const hb_params *p, int op)

@@ -99,32 +99,35 @@ static const hb_rule disk_rules[] = {
 /* What disk_result_facts (disk_io.c) adds to each result line. Latency: per I/O, from just before
  * the system call that submits it to the return of the one that reaps it. */
 static const hb_result disk_results[] = {
-    {"iops", HB_R_NUMBER, "IOPS", 0, "I/Os of one block per second over the repeat.", NULL},
-    {"lat_avg_us", HB_R_NUMBER, "µs", 1, "Mean latency of an I/O.", NULL},
-    {"lat_p50_us", HB_R_NUMBER, "µs", 1, "Median latency of an I/O (within 0.4 %).", NULL},
+    {"iops", HB_R_NUMBER, "IOPS", 0, "I/Os of one block per second over the repeat.", NULL,
+     .range = HB_NONNEG},
+    {"lat_avg_us", HB_R_NUMBER, "µs", 1, "Mean latency of an I/O.", NULL, .range = HB_NONNEG},
+    {"lat_p50_us", HB_R_NUMBER, "µs", 1, "Median latency of an I/O (within 0.4 %).", NULL,
+     .range = HB_NONNEG},
     {"lat_p99_us", HB_R_NUMBER, "µs", 1, "99th percentile latency of an I/O (within 0.4 %).",
-     NULL},
+     NULL, .range = HB_NONNEG},
     {"lat_p999_us", HB_R_NUMBER, "µs", 1, "99.9th percentile latency of an I/O (within 0.4 %).",
-     NULL},
-    {"lat_min_us", HB_R_NUMBER, "µs", 1, "Shortest latency of an I/O.", NULL},
-    {"lat_max_us", HB_R_NUMBER, "µs", 1, "Longest latency of an I/O.", NULL},
-    {"lat_samples", HB_R_INT, "", 0, "I/Os whose latency was recorded.", NULL},
-    {"reads", HB_R_INT, "", 0, "Read I/Os done.", NULL},
-    {"writes", HB_R_INT, "", 0, "Write I/Os done.", NULL},
+     NULL, .range = HB_NONNEG},
+    {"lat_min_us", HB_R_NUMBER, "µs", 1, "Shortest latency of an I/O.", NULL, .range = HB_NONNEG},
+    {"lat_max_us", HB_R_NUMBER, "µs", 1, "Longest latency of an I/O.", NULL, .range = HB_NONNEG},
+    {"lat_samples", HB_R_INT, "", 0, "I/Os whose latency was recorded.", NULL, .range = HB_NONNEG},
+    {"reads", HB_R_INT, "", 0, "Read I/Os done.", NULL, .range = HB_NONNEG},
+    {"writes", HB_R_INT, "", 0, "Write I/Os done.", NULL, .range = HB_NONNEG},
     {"reads_checked_fully", HB_R_INT, "", 0,
-     "Reads whose every byte was checked (the others: the offset stamps of their units).", NULL},
+     "Reads whose every byte was checked (the others: the offset stamps of their units).", NULL,
+     .range = HB_NONNEG},
     {"huge_page_buffers", HB_R_BOOL, NULL, 0,
-     "The I/O buffers were advised onto transparent huge pages.", NULL},
+     "The I/O buffers were advised onto transparent huge pages.", NULL, .range = HB_ANY},
     {"io_uring_fixed_buffers", HB_R_BOOL, NULL, 0,
-     "io_uring only: the buffers were registered (fixed buffers).", NULL},
+     "io_uring only: the buffers were registered (fixed buffers).", NULL, .range = HB_ANY},
     {"io_mode", HB_R_TEXT, NULL, 0,
      "How this row's I/O went: direct (O_DIRECT: the device's figure); cache_dropped (buffered, "
      "the file dropped from the page cache before the phase and after every pass, writes "
      "flushed with fdatasync inside the timed window: every byte counted went to or came from "
      "the device, through the cache); buffered (the page cache is part of the figure: warm "
-     "cache, unflushed writes, or a memory-backed filesystem).", NULL},
-    {"io_mode_why", HB_R_TEXT, NULL, 0, "Why this row ran in its io_mode.", NULL},
-    {NULL, HB_R_NUMBER, NULL, 0, NULL, NULL},
+     "cache, unflushed writes, or a memory-backed filesystem).", NULL, .range = HB_ANY},
+    {"io_mode_why", HB_R_TEXT, NULL, 0, "Why this row ran in its io_mode.", NULL, .range = HB_ANY},
+    {NULL},
 };
 
 /* ---- facts, phases, the descriptor ---- */

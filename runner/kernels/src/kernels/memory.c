@@ -124,21 +124,27 @@ static const hb_param_def mem_params[] = {
  * figures). A block op's time per op is its rate (MB/s) turned over, not the latency of an access:
  * only the latency op's time per load is lower_is_better. */
 static const hb_result mem_results[] = {
-    {"working_set_bytes", HB_R_INT, "B", 0, "Bytes the configuration touches, all threads.", NULL},
-    {"level", HB_R_TEXT, NULL, 0, "The cache the working set fits in: L1, L2, L3 or DRAM.", NULL},
-    {"stores", HB_R_TEXT, NULL, 0, "Block ops that write: the stores used, nt or plain.", NULL},
-    {"nodes", HB_R_INT, "", 0, "latency: cache lines in the cycle, per thread.", NULL},
+    {"working_set_bytes", HB_R_INT, "B", 0, "Bytes the configuration touches, all threads.", NULL,
+     .range = HB_NONNEG},
+    {"level", HB_R_TEXT, NULL, 0, "The cache the working set fits in: L1, L2, L3 or DRAM.", NULL,
+     .range = HB_ANY},
+    {"stores", HB_R_TEXT, NULL, 0, "Block ops that write: the stores used, nt or plain.", NULL,
+     .range = HB_ANY},
+    {"nodes", HB_R_INT, "", 0, "latency: cache lines in the cycle, per thread.", NULL,
+     .range = HB_NONNEG},
     {"ns_per_op", HB_R_NUMBER, "ns", 0,
-     "Block ops: one thread's mean time per op (threads x seconds / ops).", NULL},
+     "Block ops: one thread's mean time per op (threads x seconds / ops).", NULL,
+     .range = HB_NONNEG},
     {"ns_per_op_on_cpu", HB_R_NUMBER, "ns", 0,
      "Block ops: the workers' CPU time / ops, without the time other processes held the CPUs.",
-     NULL},
+     NULL, .range = HB_NONNEG},
     {"ns_per_load", HB_R_NUMBER, "ns", 1,
-     "latency: one thread's mean time per dependent load (threads x seconds / loads).", NULL},
+     "latency: one thread's mean time per dependent load (threads x seconds / loads).", NULL,
+     .range = HB_NONNEG},
     {"ns_per_load_on_cpu", HB_R_NUMBER, "ns", 1,
      "latency: the workers' CPU time / loads, without the time other processes held the CPUs.",
-     NULL},
-    {NULL, HB_R_NUMBER, NULL, 0, NULL, NULL},
+     NULL, .range = HB_NONNEG},
+    {NULL},
 };
 
 static int chosen_isa(const hb_params *p)

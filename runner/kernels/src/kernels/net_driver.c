@@ -487,12 +487,14 @@ void net_result_facts(const hb_setup *s, hb_worker *w, int nthreads, double seco
         hb_json_kint(j, "checked_bytes", (long long)checked);
         hb_json_knum(j, "sender_mbit_s", sender_mbit);
         if (peer_known && peer_alive > 0)
-            hb_json_knum(j, "peer_wait_share", peer_wait / peer_alive);
+            hb_json_knum(j, "peer_wait_share", hb_result_share(peer_wait, peer_alive));
         break;
     case HB_NET_UDP_STREAM:
         hb_json_kint(j, "datagrams_sent", (long long)sent_m);
         hb_json_kint(j, "datagrams_received", (long long)recv_m);
-        hb_json_knum(j, "loss_pct", sent_m ? 100.0 * (double)(sent_m - recv_m) / (double)sent_m
+        /* more received than sent (a duplicate): none lost, not a wrapped difference */
+        hb_json_knum(j, "loss_pct", sent_m ? 100.0 * (double)(sent_m > recv_m ? sent_m - recv_m : 0)
+                                                 / (double)sent_m
                                            : 0);
         hb_json_kint(j, "sender_bytes", (long long)sent_b);
         hb_json_kint(j, "receiver_bytes", (long long)recv_b);
@@ -500,14 +502,14 @@ void net_result_facts(const hb_setup *s, hb_worker *w, int nthreads, double seco
         hb_json_knum(j, "sender_mbit_s", sender_mbit);
         hb_json_kint(j, "send_errors", (long long)errs);
         if (peer_known && peer_alive > 0)
-            hb_json_knum(j, "peer_wait_share", peer_wait / peer_alive);
+            hb_json_knum(j, "peer_wait_share", hb_result_share(peer_wait, peer_alive));
         break;
     default:
         hb_json_kint(j, "round_trips", (long long)recv_m);
         if (st->op == HB_NET_UDP_RR)
             hb_json_kint(j, "lost", (long long)tmo);
         if (peer_known && peer_alive > 0)
-            hb_json_knum(j, "peer_wait_share", peer_wait / peer_alive);
+            hb_json_knum(j, "peer_wait_share", hb_result_share(peer_wait, peer_alive));
         hb_json_key(j, "latency_us");
         hb_json_obj(j);
         hb_json_knum(j, "avg", all.count ? (double)all.sum / (double)all.count / 1e3 : 0);
