@@ -76,6 +76,12 @@ elif MODE == "garbage":
     start(); sample(0)
     print("Segmentation fault? no, just text", flush=True)
     time.sleep(30)
+elif MODE == "share_above_one":  # a result figure outside the range its kernel declares (cpu_share 0..1)
+    start(); sample(0)
+    out({{"v": 1, "type": "result", "threads": 1, "repeat": 1, "value": 11.0, "unit": "GFLOP/s",
+         "work": 1000, "seconds": 1.0, "verified": True, "op": "fp64", "cpu_share": 1.5}})
+    out({{"v": 1, "type": "end", "status": "ok", "reason": None, "samples": 1, "t": time.time()}})
+    sys.exit(0)
 elif MODE == "bad_version":
     out({{"v": 2, "type": "start", "kernel": "cpu", "params": {{}}, "unit": "GFLOP/s"}})
     sys.exit(0)

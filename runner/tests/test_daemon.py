@@ -51,6 +51,8 @@ def test_cpu_trace_maps_to_one_thread_count(server, settings_for, fake_kernel):
     [
         ("garbage", "failed", ["kernel protocol error", "line 3: not JSON", "Segmentation fault? no"]),
         ("bad_version", "failed", ["unsupported protocol version 2"]),
+        ("share_above_one", "failed", ["kernel protocol error", "line 3: result.cpu_share 1.5 outside the kernels' "
+                                       "declared 0..1"]),
         ("crash", "failed", ["kernel failed (killed by SIGSEGV)", "stderr: fake kernel: about to crash"]),
         ("exit1", "failed", ["kernel failed (exit code 1)", "internal failure"]),
         ("no_end", "failed", ["without an end event (exit code 0)"]),

@@ -6,6 +6,7 @@ from hostbench_runner.errors import ProtocolError
 from hostbench_runner.protocol import MAX_LINE_BYTES, Stream, parse_line, sample_for_api
 
 START = {"v": 1, "type": "start", "kernel": "cpu", "params": {}, "unit": "GFLOP/s", "t": 1.0}
+RESULT = {"v": 1, "type": "result", "threads": 1, "repeat": 1, "value": 5.0, "unit": "GFLOP/s", "verified": True}
 END = {"v": 1, "type": "end", "status": "ok", "reason": None, "samples": 2, "t": 3.0}
 
 
@@ -120,10 +121,26 @@ def test_result_needs_verified():
     ({"v": 1, "type": "result", "threads": 1, "repeat": 0, "value": 5.0, "unit": "GFLOP/s", "verified": True},
      "result.repeat 0 outside the kernels' declared 1..1000"),
     (sample(0, threads=4096), "sample.threads 4096 outside the kernels' declared 1..256"),
+    ({**RESULT, "cpu_share": 1.5}, r"result.cpu_share 1.5 outside the kernels' declared 0\.\.1"),
+    ({**RESULT, "wait_share": -0.25}, r"result.wait_share -0.25 outside the kernels' declared 0\.\.1"),
+    ({**RESULT, "tries": 0}, "result.tries 0 outside the kernels' declared >= 1"),
+    ({**RESULT, "preemptions": -1}, "result.preemptions -1 outside the kernels' declared >= 0"),
+    ({**RESULT, "loss_pct": 100.5}, r"result.loss_pct 100.5 outside the kernels' declared 0\.\.100"),
+    ({**RESULT, "clock_after_ghz": 0}, "result.clock_after_ghz 0 outside the kernels' declared > 0"),
+    ({**RESULT, "latency_us": {"avg": 1.0, "p50": -2.0}}, "result.latency_us.p50 -2.0 outside the kernels' declared"),
 ])
 def test_bounds_read_from_the_declaration(obj, message):
-    """A result or sample line's threads and repeat lie within what the kernels declare (`--describe`: the
-    threads/streams parameter, repeats/max_repeats); the runner's check reads them from there (resultfields)."""
+    """A result or sample line's fields lie within the ranges the kernels declare beside them (`--describe`
+    "results": threads within the threads/streams parameter, repeat within max_repeats, a share 0..1, a count
+    >= 0, a clock > 0, an object's members too); the runner's check reads them from there (resultfields)."""
     with pytest.raises(ProtocolError, match=message):
         parse_line(line(obj))
     assert parse_line(line(sample(0, repeat=0, warmup=True)))["repeat"] == 0  # the warm-up phase is repeat 0
+
+
+def test_a_declared_range_takes_its_edges_and_null():
+    """0 and 1 are shares, null is a figure not known, and the measured value itself has no range."""
+    for figures in ({"cpu_share": 1.0, "wait_share": 0.0, "tries": 1, "loss_pct": 100.0},
+                    {"cpu_share": None, "clock_after_ghz": None, "latency_us": {"p50": 0.0, "max": None}},
+                    {"value": -1.0}):
+        assert parse_line(line({**RESULT, **figures}))["type"] == "result"
