@@ -1,6 +1,7 @@
 """The way back declared once (issue 33 item 1): the result fields' bounds come from the kernels' declaration
-(`hbk <kernel> --describe`, the describe snapshot) through hostbench_common.resultfields, and no layer on the way
-back writes a bound of its own for a field the declaration covers; ResultRow extends stats.Summary instead of
+(`hbk <kernel> --describe`, the describe snapshot: each figure's range beside it, hb_result.range) through
+hostbench_common.resultfields, and no layer on the way back writes a bound of its own for a field the declaration
+covers, neither as a model's constraint nor as a comparison in the runner's check; ResultRow extends stats.Summary instead of
 retyping its fields; what the server judges in a kernel's results beyond what every run gets is what the kernel
 names (--describe "checks"), never chosen by the kernel's name. No database but the last test's: these read the
 code and the OpenAPI document."""
@@ -12,7 +13,8 @@ from hostbench_common import resultfields
 from hostbench_common.describe import DESCRIBE
 from hostbench_runner import protocol
 
-from app.jobs.models import Sample
+from app.core.bounds import MAX_BYTES
+from app.jobs.models import Run, Sample
 from app.main import app
 from app.results import checks
 from app.results.schemas import ResultRow
@@ -21,6 +23,7 @@ from app.results.stats import Summary
 from tests.test_bounds import _assert_422_names, _count, _json_raw, _running, _sample
 
 APP = Path(__file__).resolve().parents[1] / "app"
+PROTOCOL = Path(protocol.__file__)
 # The layers a result passes through on its way back: the runner's upload models, the stored result's models and
 # the trend queries that name a result's row.
 WAY_BACK = [APP / "runner_api" / "schemas.py", APP / "results" / "schemas.py", APP / "trends" / "schemas.py"]
@@ -53,9 +56,45 @@ def _redeclared(path: Path) -> list[str]:
     return found
 
 
+def _compared(path: Path) -> list[str]:
+    """`event["cpu_share"] > 1`, `line.get("tries", 1) < 1`: a declared figure compared with a number written out,
+    a range of the layer's own."""
+    def figure(node: ast.expr) -> str | None:
+        key = node.slice if isinstance(node, ast.Subscript) else node.args[0] if isinstance(node, ast.Call) and \
+            isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args else None
+        name = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+        return name if name in resultfields.BOUNDS else None
+
+    def number(node: ast.expr) -> bool:
+        return _literal(node) and any(isinstance(n, ast.Constant) and isinstance(n.value, int | float)
+                                      for n in ast.walk(node))
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Compare):
+            parts = [node.left, *node.comparators]
+            names = [figure(p) for p in parts]
+            if any(names) and any(number(p) for p in parts):
+                found.append((node.lineno, f"{path.name}:{node.lineno} {next(n for n in names if n)}"))
+    return [text for _, text in sorted(found)]
+
+
 @pytest.mark.parametrize("path", WAY_BACK, ids=lambda p: p.parent.name)
 def test_no_layer_redeclares_a_declared_result_bound(path):
     assert _redeclared(path) == [], "read the bound from hostbench_common.resultfields (the kernels' declaration)"
+
+
+@pytest.mark.parametrize("path", [PROTOCOL, *WAY_BACK], ids=lambda p: p.name)
+def test_no_layer_checks_a_declared_figure_against_a_number_of_its_own(path):
+    assert _compared(path) == [], "check the figure with resultfields.out_of_bounds (the kernels' declaration)"
+
+
+def test_the_scan_finds_a_figure_checked_against_a_literal(tmp_path):
+    old = tmp_path / "protocol.py"
+    old.write_text('if kind == "result" and not 0 <= event["cpu_share"] <= 1:\n    raise ProtocolError("x")\n'
+                   'if event.get("tries", 1) < 1:\n    pass\nif event["port"] > 65535:\n    pass\n'
+                   'if event["threads"] > resultfields.THREADS[1]:\n    pass\n')
+    assert _compared(old) == ["protocol.py:1 cpu_share", "protocol.py:3 tries"]
 
 
 def test_the_scan_finds_a_redeclared_bound(tmp_path):
@@ -65,9 +104,12 @@ def test_the_scan_finds_a_redeclared_bound(tmp_path):
                    "    repeat: Annotated[int, Field(ge=0, le=10000)]\n    seq: JsonInt = Field(ge=0)\n"
                    "class SampleIn(BaseModel):\n    threads: Annotated[int, Field(ge=resultfields.THREADS[0])]\n"
                    "class RunFinish(BaseModel):\n    results: list[ResultIn] = Field(max_length=100000)\n"
-                   "    references: list[ReferenceIn] = Field(max_length=100)\n")
+                   "    references: list[ReferenceIn] = Field(max_length=100)\n"
+                   "class TraceSummary(BaseModel):\n    cpu_share: float | None = Field(None, ge=0, le=1)\n"
+                   "    loss_pct: Annotated[float, Field(le=100)]\n")
     assert _redeclared(old) == ["schemas.py:2 ResultIn.threads", "schemas.py:3 ResultIn.repeat",
-                                "schemas.py:8 RunFinish.results"]
+                                "schemas.py:8 RunFinish.results", "schemas.py:11 TraceSummary.cpu_share",
+                                "schemas.py:12 TraceSummary.loss_pct"]
 
 
 def _param_span(names: tuple[str, ...]) -> tuple[int, int]:
@@ -90,6 +132,50 @@ def test_openapi_bounds_are_the_declarations():
     # how many result lines a run may give: one cap, the runner's check of the stream and the API's finish alike
     assert schemas["RunFinish"]["properties"]["results"]["maxItems"] == resultfields.MAX_RESULT_LINES
     assert protocol.MAX_RESULTS == resultfields.MAX_RESULT_LINES
+
+
+def _declared(kernel: str, key: str) -> dict:
+    """A figure's range as the kernel's `--describe` writes it (the snapshot), read here without resultfields."""
+    head, _, member = key.partition(".")
+    field = DESCRIBE[kernel]["results"][head]
+    field = field["fields"][member] if member else field
+    return {k: field[k] for k in ("minimum", "exclusiveMinimum", "maximum") if k in field}
+
+
+@pytest.mark.parametrize("kernel, key, declared", [
+    ("cpu", "cpu_share", {"minimum": 0, "maximum": 1}), ("net", "wait_share", {"minimum": 0, "maximum": 1}),
+    ("cpu", "tries", {"minimum": 1}), ("cpu", "preemptions", {"minimum": 0}),
+    ("cpu", "clock_after_ghz", {"exclusiveMinimum": 0}), ("net", "loss_pct", {"minimum": 0, "maximum": 100}),
+    ("net", "latency_us.p99", {"minimum": 0}), ("disk", "lat_p99_us", {"minimum": 0}),
+    ("cpu", "work_target", {"minimum": 1, "maximum": 10**15}), ("cpu", "value", {}),
+])
+def test_the_kernels_declare_each_figure_s_range(kernel, key, declared):
+    """The ranges are facts of what the figure is, written beside it in the C table: a share 0..1, a count >= 0,
+    a clock > 0; the measured value itself has none."""
+    assert _declared(kernel, key) == declared
+
+
+def test_the_upload_model_shows_every_declared_range():
+    """Every figure with a range in any kernel's declaration is a typed field of ResultIn with that range (the
+    loosest over the kernels that declare it), a member of an object in the object's model: OpenAPI shows them."""
+    schemas = app.openapi()["components"]["schemas"]
+    props = schemas["ResultIn"]["properties"]
+    bounded = {f"{k}.{m}" if m else k: v for kernel in DESCRIBE for k, f in DESCRIBE[kernel]["results"].items()
+               for m, v in [("", f), *f.get("fields", {}).items()] if {"minimum", "exclusiveMinimum"} & set(v)}
+    assert len(bounded) > 60  # every declared figure but the measured value
+    for key in bounded:
+        head, _, member = key.partition(".")
+        schema = props[head]
+        if member:
+            ref = next(s["$ref"] for s in schema["anyOf"] if "$ref" in s)
+            schema = schemas[ref.rsplit("/", 1)[1]]["properties"][member]
+        number = next(s for s in schema.get("anyOf", [schema]) if s.get("type") in ("number", "integer"))
+        given = {k: number[k] for k in ("minimum", "exclusiveMinimum", "maximum") if k in number}
+        want = resultfields.BOUNDS[key]
+        cap = {"maximum": MAX_BYTES} if key == "block_bytes" else {}  # a block size: the API's cap of a bigint
+        assert given == {k: v for k, v in (("minimum", want.minimum), ("exclusiveMinimum", want.exclusive_minimum),
+                                           ("maximum", want.maximum)) if v is not None} | cap, key
+    assert props["cpu_share"]["anyOf"][0] | {} == {"type": "number", "minimum": 0, "maximum": 1}
 
 
 def test_result_fields_typed_as_declared():
@@ -181,3 +267,30 @@ def test_a_sample_beyond_the_declared_threads_is_a_422(client, session, runner):
                   headers)
     assert r.status_code == 200, r.text
     assert _count(session, Sample) == 1
+
+
+def _finish(client, run_id, headers, **figures):
+    line = {"threads": 1, "repeat": 1, "value": 50.0, "unit": "GFLOP/s", "verified": True, "work": 10,
+            "seconds": 1.0, **figures}
+    return client.post(f"/api/runner/runs/{run_id}/finish", headers=headers,
+                       json={"attempt": 1, "status": "succeeded", "results": [line]})
+
+
+def test_a_figure_outside_its_declared_range_is_a_422(client, session, runner):
+    """cpu_share 1.5 (a share: 0..1), a negative percentile, tries 0 are refused naming the field, and the run
+    stays running; a line within the ranges is taken, and its stored form has no null for the figures it did not
+    send."""
+    host_id, headers = runner
+    run_id = _running(client, session, host_id, headers)
+    for figures, loc in (({"cpu_share": 1.5}, ("cpu_share",)), ({"tries": 0}, ("tries",)),
+                         ({"latency_us": {"avg": 3.0, "p50": -1.0}}, ("latency_us", "p50"))):
+        detail = _assert_422_names(_finish(client, run_id, headers, **figures), "body", "results", 0, *loc)
+        assert len(detail) == 1, detail
+    session.expire_all()
+    assert session.get(Run, run_id).status == "running"
+    r = _finish(client, run_id, headers, cpu_share=1.0, wait_share=0.0, clock_after_ghz=None)
+    assert r.status_code == 200, r.text
+    session.expire_all()
+    raw = session.get(Run, run_id).raw_results
+    assert raw[0]["cpu_share"] == 1.0 and raw[0]["clock_after_ghz"] is None and "tries" not in raw[0]
+    assert raw[0]["op"] is None  # the fields every line has stay as before

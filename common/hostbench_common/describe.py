@@ -66,7 +66,7 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
    "elapsed_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: wall time from releasing the threads until the slowest one finished its share (the same span as `seconds`); null when the duration_s cap cut the repeat short.", "minimum": 0},
    "elapsed_min_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: the same for the fastest thread (elapsed_s - elapsed_min_s is the load imbalance); null when the cap cut the repeat short.", "minimum": 0},
    "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
-   "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread).", "minimum": 0},
+   "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread).", "minimum": 1},
    "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written.", "minimum": 0}
   },
   "checks": [
@@ -159,7 +159,7 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
    "elapsed_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: wall time from releasing the threads until the slowest one finished its share (the same span as `seconds`); null when the duration_s cap cut the repeat short.", "minimum": 0},
    "elapsed_min_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: the same for the fastest thread (elapsed_s - elapsed_min_s is the load imbalance); null when the cap cut the repeat short.", "minimum": 0},
    "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
-   "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread).", "minimum": 0},
+   "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread).", "minimum": 1},
    "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written.", "minimum": 0}
   },
   "checks": [
@@ -237,7 +237,7 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
    "elapsed_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: wall time from releasing the threads until the slowest one finished its share (the same span as `seconds`); null when the duration_s cap cut the repeat short.", "minimum": 0},
    "elapsed_min_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: the same for the fastest thread (elapsed_s - elapsed_min_s is the load imbalance); null when the cap cut the repeat short.", "minimum": 0},
    "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
-   "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread).", "minimum": 0},
+   "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread).", "minimum": 1},
    "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written.", "minimum": 0}
   },
   "checks": []
@@ -315,7 +315,7 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
    "elapsed_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: wall time from releasing the threads until the slowest one finished its share (the same span as `seconds`); null when the duration_s cap cut the repeat short.", "minimum": 0},
    "elapsed_min_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: the same for the fastest thread (elapsed_s - elapsed_min_s is the load imbalance); null when the cap cut the repeat short.", "minimum": 0},
    "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
-   "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread).", "minimum": 0},
+   "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread).", "minimum": 1},
    "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written.", "minimum": 0}
   },
   "checks": [
@@ -403,7 +403,7 @@ DESCRIBE: dict[str, Any] = json.loads(r'''{
    "elapsed_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: wall time from releasing the threads until the slowest one finished its share (the same span as `seconds`); null when the duration_s cap cut the repeat short.", "minimum": 0},
    "elapsed_min_s": {"type": "number", "unit": "s", "lower_is_better": false, "description": "Fixed-work repeats only: the same for the fastest thread (elapsed_s - elapsed_min_s is the load imbalance); null when the cap cut the repeat short.", "minimum": 0},
    "op": {"type": "string", "description": "The configuration's operation (kernels with ops)."},
-   "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread).", "minimum": 0},
+   "block_bytes": {"type": "integer", "unit": "B", "lower_is_better": false, "description": "The configuration's block size (kernels with blocks; memory latency: the working set per thread).", "minimum": 1},
    "t": {"type": "number", "unit": "s", "lower_is_better": false, "description": "UNIX time the line was written.", "minimum": 0}
   },
   "checks": [

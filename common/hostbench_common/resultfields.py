@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from .describe import DESCRIBE
 
@@ -51,11 +51,6 @@ class Range:
             return Range(maximum=high)
         return Range(exclusive_minimum=low[0], maximum=high) if low[1] else Range(minimum=low[0], maximum=high)
 
-    def constraints(self) -> dict[str, float]:
-        """As pydantic's Field keywords: ge, gt, le."""
-        out = {"ge": self.minimum, "gt": self.exclusive_minimum, "le": self.maximum}
-        return {k: v for k, v in out.items() if v is not None}
-
     def __str__(self) -> str:
         """"0..1", ">= 0", "> 0", "1..256"."""
         if self.exclusive_minimum is not None:
@@ -82,10 +77,11 @@ def _figures(d: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _types() -> dict[str, str]:
-    """Every result key any kernel declares → its JSON type; a key two kernels type differently is an error."""
+    """Every result key any kernel declares (an object's members as `key.member`) → its JSON type; a key two
+    kernels type differently is an error."""
     out: dict[str, str] = {}
     for kernel, d in DESCRIBE.items():
-        for key, field in d.get("results", {}).items():
+        for key, field in _figures(d).items():
             if out.setdefault(key, field["type"]) != field["type"]:
                 raise ValueError(f"result field {key!r}: {kernel} declares {field['type']}, another {out[key]}")
     return out
@@ -132,7 +128,7 @@ MAX_RESULT_LINES = 10_000
 LENGTHS: dict[str, int] = {"results": MAX_RESULT_LINES}
 
 
-def _number(value: Any) -> bool:
+def _number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 

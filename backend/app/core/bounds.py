@@ -35,6 +35,9 @@ BodyId = Annotated[int, Ge(1), Le(MAX_ID), JSON_NUMBER]
 # remote client pages by them (hostbench_cli.remote).
 RUNS_PAGE_MAX = 200
 SAMPLES_PAGE_MAX = 20_000
+# The largest page of the other lists that page by limit and offset: trends' events (GET /api/trends/events) and
+# imported reference results (GET /api/reference/imports).
+LIST_PAGE_MAX = 200
 
 # A block or buffer size in bytes (a `bigint` column): a petabyte, far above any real one.
 MAX_BYTES = 2**50

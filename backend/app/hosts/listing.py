@@ -18,12 +18,14 @@ from sqlalchemy.sql.elements import ColumnElement
 from app.core.config import get_settings
 from app.core.db import utcnow
 from app.hosts.models import Host
+from app.hosts.schemas import LABEL_KEY_PART, LABEL_VALUE_MAX
 
 HostSort = Literal["id", "name", "status", "cpu", "cores", "memory", "last_seen", "registered"]
 HostStatus = Literal["online", "offline", "revoked"]
 Order = Literal["asc", "desc"]
-# A label filter is key=value (the key as token labels take it, app.hosts.schemas.LABEL_KEY).
-LABEL_FILTER = r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}=.{0,128}$"
+# A label filter is key=value: the key as token labels take it, the value as long as a label's
+# (app.hosts.schemas, their one definition).
+LABEL_FILTER = rf"^{LABEL_KEY_PART}=.{{0,{LABEL_VALUE_MAX}}}$"
 LABEL_FILTERS_MAX = 8
 
 

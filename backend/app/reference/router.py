@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
 
 from app.audit.service import record
-from app.core.bounds import MAX_BODY_BYTES, Id
+from app.core.bounds import LIST_PAGE_MAX, MAX_BODY_BYTES, Id
 from app.core.deps import SessionDep
 from app.core.errors import TooMany, Unprocessable
 from app.hosts.models import Host
@@ -121,7 +121,7 @@ def read_imported_results(
     _: ViewerDep,
     session: SessionDep,
     host_id: Id | None = None,
-    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    limit: Annotated[int, Query(ge=1, le=LIST_PAGE_MAX)] = 50,
     offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
 ) -> ImportedResultsPublic:
     where = [ImportedResult.host_id == host_id] if host_id is not None else []

@@ -1,14 +1,17 @@
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from hostbench_common import resultfields
 from hostbench_common.runstatus import RunStatus
-from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, StrictBool, field_validator
+from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, StrictBool, create_model, field_validator
 
 from app.core.bounds import JSON_NUMBER, MAX_ATTEMPT, MAX_BYTES, MAX_SEQ, BodyId, Inventory, JsonInt, JsonNumber
 from app.hosts import names
 
 Number = JsonNumber  # finite
-Bytes = Annotated[int, Field(ge=0, le=MAX_BYTES), JSON_NUMBER]  # a block or buffer size
+# A block size in bytes (a sample's or a result's block_bytes, a trend's): from the least the kernels declare for a
+# result's block_bytes (hostbench_common.resultfields) to MAX_BYTES, a cap of ours (a bigint column).
+BLOCK_BYTES: tuple[float, int] = (resultfields.BOUNDS["block_bytes"].minimum or 0, MAX_BYTES)
+BlockBytes = Annotated[int, Field(ge=BLOCK_BYTES[0], le=BLOCK_BYTES[1]), JSON_NUMBER]
 
 
 # A result's and a sample's threads and repeat, within the bounds the kernels declare (hostbench_common.resultfields
@@ -140,7 +143,7 @@ class SampleIn(BaseModel):
     value: Number
     unit: str = Field(max_length=16)
     op: str | None = Field(None, max_length=32)
-    block_bytes: Bytes | None = None
+    block_bytes: BlockBytes | None = None
 
 
 class SamplesIn(AttemptBody):
@@ -154,7 +157,10 @@ class SamplesAck(BaseModel):
     conflicts: list[int] = []
 
 
-class ResultIn(BaseModel):
+class _ResultLine(BaseModel):
+    """A kernel's result line (docs/kernel-protocol.md): the fields every line has, the rest as the kernel wrote
+    them. ResultIn adds a typed field for each figure the kernels declare a range for."""
+
     model_config = ConfigDict(extra="allow")
 
     threads: Threads
@@ -163,7 +169,54 @@ class ResultIn(BaseModel):
     unit: str = Field(max_length=16)
     verified: StrictBool
     op: str | None = Field(None, max_length=32)
-    block_bytes: Bytes | None = None
+    block_bytes: BlockBytes | None = None
+
+    def raw(self) -> dict[str, Any]:
+        """The line as stored: what the runner sent, the fields above always (null when not sent), a declared
+        figure only when sent (no null for every figure another kernel writes)."""
+        out = self.model_dump(exclude_unset=True)
+        for name in _ResultLine.model_fields:
+            out.setdefault(name, getattr(self, name))
+        return out
+
+
+def _figure(key: str) -> Any:
+    """A declared figure: a finite number or an integer within the range its kernels declare, or null (not
+    known). Constraints before JSON_NUMBER (app.core.bounds)."""
+    rng = resultfields.BOUNDS[key]
+    bounds = Field(ge=rng.minimum, gt=rng.exclusive_minimum, le=rng.maximum)  # None: no bound that side
+    if resultfields.TYPES[key] == "integer":
+        return Annotated[int, bounds, JSON_NUMBER] | None
+    return Annotated[float, AllowInfNan(False), bounds, JSON_NUMBER] | None
+
+
+def _figures() -> dict[str, Any]:
+    """Field definitions for every figure with a declared range (hostbench_common.resultfields.BOUNDS) that
+    _ResultLine does not type itself; an object's members (latency_us.p50) in a model of their own."""
+    out: dict[str, Any] = {}
+    members: dict[str, dict[str, Any]] = {}
+    for key in resultfields.BOUNDS:
+        head, _, member = key.partition(".")
+        if head in _ResultLine.model_fields:
+            continue
+        if member:
+            members.setdefault(head, {})[member] = (_figure(key), None)
+        else:
+            out[key] = (_figure(key), None)
+    for head, fields in members.items():
+        name = "".join(w.title() for w in head.split("_")) + "In"
+        model = create_model(name, __config__=ConfigDict(extra="allow"), **fields)
+        out[head] = (model | None, None)
+    return out
+
+
+if TYPE_CHECKING:
+    ResultIn = _ResultLine
+else:
+    # The upload model of a result line: refuses (422, the field named) a figure outside its declared range;
+    # the OpenAPI document shows each range (minimum / exclusiveMinimum / maximum).
+    ResultIn = create_model("ResultIn", __base__=_ResultLine, __module__=__name__, __doc__=_ResultLine.__doc__,
+                            **_figures())
 
 
 class ReferenceIn(BaseModel):

@@ -139,7 +139,7 @@ def finish(session: Session, host: Host, run_id: int, body: RunFinish) -> None:
     if run.status in TERMINAL:
         session.rollback()  # idempotent: a resent finish, or the server already decided (cancel, lost lease)
         return
-    raw = [r.model_dump() for r in body.results]
+    raw = [r.raw() for r in body.results]
     run.raw_results = raw
     run.references = [r.model_dump() for r in body.references]
     result = None

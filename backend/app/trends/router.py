@@ -3,14 +3,16 @@ the same figures for Prometheus (GET /api/metrics). Who may call each route: doc
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Query, Request, Response
+from hostbench_common import resultfields
 from sqlalchemy import select
 
 from app.audit.service import record
-from app.core.bounds import Id
+from app.core.bounds import LIST_PAGE_MAX, Id
 from app.core.deps import SessionDep
 from app.core.errors import FieldInvalid, NotFound
 from app.experiments.registry import RunExperimentKind
 from app.jobs.schemas import IsoDatetime
+from app.runner_api.schemas import BLOCK_BYTES
 from app.trends import exposition, notify, service
 from app.trends.models import TrendThreshold
 from app.trends.schemas import (
@@ -32,8 +34,9 @@ router = APIRouter(prefix="/api", tags=["trends"])
 
 Label = Annotated[str | None, Query(min_length=1, max_length=64, pattern=r"^[^\x00]*$")]
 Op = Annotated[str | None, Query(min_length=1, max_length=32, pattern=r"^[a-z0-9_]+$")]
-Threads = Annotated[int, Query(ge=1, le=4096)]
-Block = Annotated[int | None, Query(ge=1, le=2**50)]
+# As the kernels declare a result's threads (hostbench_common.resultfields), a block size as the API takes one.
+Threads = Annotated[int, Query(ge=resultfields.THREADS[0], le=resultfields.THREADS[1])]
+Block = Annotated[int | None, Query(ge=BLOCK_BYTES[0], le=BLOCK_BYTES[1])]
 
 
 def _scope(host_id: int | None, provider: str | None, instance_type: str | None, region: str | None) -> service.Scope:
@@ -61,7 +64,7 @@ def read_series(_: ViewerDep, session: SessionDep, experiment: RunExperimentKind
 
 @router.get("/trends/events", response_model=EventsPublic)
 def read_events(_: ViewerDep, session: SessionDep, host_id: Id | None = None,
-                limit: Annotated[int, Query(ge=1, le=200)] = 50,
+                limit: Annotated[int, Query(ge=1, le=LIST_PAGE_MAX)] = 50,
                 offset: Annotated[int, Query(ge=0, le=10**6)] = 0) -> EventsPublic:
     scope = service.Scope(host_id=host_id) if host_id is not None else None
     data, count = service.events(session, scope, None, limit, offset)

@@ -8,6 +8,7 @@ from pydantic import AllowInfNan, BaseModel, Field, StringConstraints
 from app.core.bounds import JSON_NUMBER, BodyId
 from app.experiments.registry import RunExperimentKind
 from app.hosts.schemas import HostHealth
+from app.runner_api.schemas import BlockBytes
 
 LabelKey = Literal["provider", "instance_type", "region"]
 ThresholdKind = Literal["below", "above", "drop_pct"]
@@ -141,7 +142,7 @@ class ThresholdCreate(BaseModel):
     experiment: RunExperimentKind
     op: Op | None = None
     threads: Annotated[int, Field(ge=resultfields.THREADS[0], le=resultfields.THREADS[1]), JSON_NUMBER]
-    block_bytes: Annotated[int, Field(ge=1, le=2**50), JSON_NUMBER] | None = None
+    block_bytes: BlockBytes | None = None
     kind: ThresholdKind
     value: Annotated[float, Field(ge=0, le=1e15), AllowInfNan(False), JSON_NUMBER]
 

@@ -144,7 +144,7 @@ const hb_result hb_run_results[] = {
      .range = HB_ANY},
     {"block_bytes", HB_R_INT, "B", 0,
      "The configuration's block size (kernels with blocks; memory latency: the working set per "
-     "thread).", NULL, .range = HB_NONNEG},
+     "thread).", NULL, .range = HB_ONE_UP},
     {"t", HB_R_NUMBER, "s", 0, "UNIX time the line was written.", NULL, .range = HB_NONNEG},
     {NULL},
 };
