@@ -2942,6 +2942,21 @@ export interface components {
             /** Value */
             value: string;
         };
+        /** LatencyUsIn */
+        LatencyUsIn: {
+            /** Avg */
+            avg?: number | null;
+            /** Max */
+            max?: number | null;
+            /** Min */
+            min?: number | null;
+            /** P50 */
+            p50?: number | null;
+            /** P99 */
+            p99?: number | null;
+        } & {
+            [key: string]: unknown;
+        };
         /** LearnedPublic */
         LearnedPublic: {
             band: components["schemas"]["BandUsed"] | null;
@@ -3644,6 +3659,29 @@ export interface components {
              */
             what: string;
         };
+        /** PlanIn */
+        PlanIn: {
+            /** Block */
+            block?: number | null;
+            /** Blocks Per Sm */
+            blocks_per_sm?: number | null;
+            /** Buffer Bytes */
+            buffer_bytes?: number | null;
+            /** Bytes Per Launch */
+            bytes_per_launch?: number | null;
+            /** Chains Per Thread */
+            chains_per_thread?: number | null;
+            /** Grid */
+            grid?: number | null;
+            /** Launch Ms */
+            launch_ms?: number | null;
+            /** Launches Per Batch */
+            launches_per_batch?: number | null;
+            /** Steps Per Launch */
+            steps_per_launch?: number | null;
+        } & {
+            [key: string]: unknown;
+        };
         /** PreviewPublic */
         PreviewPublic: {
             /** Next */
@@ -4033,22 +4071,132 @@ export interface components {
              */
             started_at?: string | null;
         };
-        /** ResultIn */
+        /**
+         * ResultIn
+         * @description A kernel's result line (docs/kernel-protocol.md): the fields every line has, the rest as the kernel wrote
+         *     them. ResultIn adds a typed field for each figure the kernels declare a range for.
+         */
         ResultIn: {
+            /** Batches */
+            batches?: number | null;
             /** Block Bytes */
             block_bytes?: number | null;
+            /** Bytes Copied */
+            bytes_copied?: number | null;
+            /** Bytes Read */
+            bytes_read?: number | null;
+            /** Bytes Written */
+            bytes_written?: number | null;
+            /** Checked */
+            checked?: number | null;
+            /** Checked Bytes */
+            checked_bytes?: number | null;
+            /** Clock After Ghz */
+            clock_after_ghz?: number | null;
+            /** Clock After Vector Ghz */
+            clock_after_vector_ghz?: number | null;
+            /** Cpu Share */
+            cpu_share?: number | null;
+            /** Datagrams Received */
+            datagrams_received?: number | null;
+            /** Datagrams Sent */
+            datagrams_sent?: number | null;
+            /** Elapsed Min S */
+            elapsed_min_s?: number | null;
+            /** Elapsed S */
+            elapsed_s?: number | null;
+            /** Gpu Busy */
+            gpu_busy?: number | null;
+            /** Iops */
+            iops?: number | null;
+            /** Lat Avg Us */
+            lat_avg_us?: number | null;
+            /** Lat Max Us */
+            lat_max_us?: number | null;
+            /** Lat Min Us */
+            lat_min_us?: number | null;
+            /** Lat P50 Us */
+            lat_p50_us?: number | null;
+            /** Lat P999 Us */
+            lat_p999_us?: number | null;
+            /** Lat P99 Us */
+            lat_p99_us?: number | null;
+            /** Lat Samples */
+            lat_samples?: number | null;
+            latency_us?: components["schemas"]["LatencyUsIn"] | null;
+            /** Loss Pct */
+            loss_pct?: number | null;
+            /** Lost */
+            lost?: number | null;
+            /** Nodes */
+            nodes?: number | null;
+            /** Ns Per Load */
+            ns_per_load?: number | null;
+            /** Ns Per Load On Cpu */
+            ns_per_load_on_cpu?: number | null;
+            /** Ns Per Op */
+            ns_per_op?: number | null;
+            /** Ns Per Op On Cpu */
+            ns_per_op_on_cpu?: number | null;
             /** Op */
             op?: string | null;
+            /** Others Cpus */
+            others_cpus?: number | null;
+            /** Pcie Gbs Theoretical */
+            pcie_gbs_theoretical?: number | null;
+            /** Pcie Width */
+            pcie_width?: number | null;
+            /** Peer Wait Share */
+            peer_wait_share?: number | null;
+            plan?: components["schemas"]["PlanIn"] | null;
+            /** Preemptions */
+            preemptions?: number | null;
+            /** Quiet Waited S */
+            quiet_waited_s?: number | null;
+            /** Reads */
+            reads?: number | null;
+            /** Reads Checked Fully */
+            reads_checked_fully?: number | null;
+            /** Receiver Bytes */
+            receiver_bytes?: number | null;
             /** Repeat */
             repeat: number;
+            /** Round Trips */
+            round_trips?: number | null;
+            /** Seconds */
+            seconds?: number | null;
+            /** Send Errors */
+            send_errors?: number | null;
+            /** Sender Bytes */
+            sender_bytes?: number | null;
+            /** Sender Mbit S */
+            sender_mbit_s?: number | null;
+            /** Sm Clock Mhz */
+            sm_clock_mhz?: number | null;
+            /** T */
+            t?: number | null;
             /** Threads */
             threads: number;
+            /** Tries */
+            tries?: number | null;
             /** Unit */
             unit: string;
+            /** V */
+            v?: number | null;
             /** Value */
             value: number;
             /** Verified */
             verified: boolean;
+            /** Wait Share */
+            wait_share?: number | null;
+            /** Work */
+            work?: number | null;
+            /** Work Target */
+            work_target?: number | null;
+            /** Working Set Bytes */
+            working_set_bytes?: number | null;
+            /** Writes */
+            writes?: number | null;
         } & {
             [key: string]: unknown;
         };
