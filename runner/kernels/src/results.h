@@ -22,11 +22,11 @@ typedef enum hb_rtype {
 /* The range a number lies in by what it is (a share, a count, a time), never a guess at what a
  * machine may reach: --describe prints it as JSON Schema "minimum"/"exclusiveMinimum"/"maximum",
  * and the runner's check and the API refuse a value outside it. null (a number not known) stays
- * allowed. HB_ANY: none, e.g. the measured rate itself or a clock. */
+ * allowed. HB_ANY: none, e.g. the measured rate itself. */
 typedef enum hb_range {
     HB_ANY = 0,
     HB_NONNEG,   /* >= 0: a count, a size, a time, a moment */
-    HB_POSITIVE, /* > 0: a timed length that cannot be empty */
+    HB_POSITIVE, /* > 0: a measured clock (an integer > 0 is HB_ONE_UP) */
     HB_ONE_UP,   /* >= 1: a 1-based index, a count that includes the first */
     HB_FRACTION, /* 0..1: a share */
     HB_PERCENT,  /* 0..100 */
