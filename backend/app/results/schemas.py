@@ -26,13 +26,13 @@ class ReferenceFigure(BaseModel):
     argv: list[str] = []
 
 
-def _declared(key: str) -> dict[str, Any]:
+def _declared(key: str) -> dict[str, Any]:  # Field(json_schema_extra=_declared(key))
     """A stored figure made of the kernel's figure `key` (its lowest, its mean) lies in that figure's declared range
     (hostbench_common.resultfields): shown in the OpenAPI document, not checked again here (it was on upload, and a
     run stored before a range was declared must still be served)."""
     rng = resultfields.BOUNDS[key]
     out = {"minimum": rng.minimum, "exclusiveMinimum": rng.exclusive_minimum, "maximum": rng.maximum}
-    return {"json_schema_extra": {k: v for k, v in out.items() if v is not None}}
+    return {k: v for k, v in out.items() if v is not None}
 
 
 # The cache level a memory result's working set fits in, as the kernel labels it (hbk memory: result "level").
@@ -93,7 +93,8 @@ class TraceSummary(BaseModel):
     stddev: float
     throttle: Throttle | None
     stretches: list[TraceStretch] = []
-    cpu_share: float | None = Field(None, **_declared("cpu_share"))  # the lowest of the phases' (one for a trace)
+    # the lowest of the phases' (one for a trace)
+    cpu_share: float | None = Field(None, json_schema_extra=_declared("cpu_share"))
     flags: list[Flag] = []
 
 
@@ -103,9 +104,9 @@ SCALING_UNITS: dict[str, str] = {"elapsed_s": "s", "elapsed_min_s": "s", "speedu
 class ScalingPoint(BaseModel):
     threads: int
     # Mean over the row's finished repeats of the slowest thread's time to do its share (hbk result elapsed_s).
-    elapsed_s: float = Field(**_declared("elapsed_s"))
+    elapsed_s: float = Field(json_schema_extra=_declared("elapsed_s"))
     # the same for the fastest thread: elapsed_s - elapsed_min_s is imbalance
-    elapsed_min_s: float | None = Field(None, **_declared("elapsed_min_s"))
+    elapsed_min_s: float | None = Field(None, json_schema_extra=_declared("elapsed_min_s"))
     speedup: float | None  # T_base / T_n (T1 / Tn when the run has 1 thread); None without a baseline
     efficiency: float | None  # speedup x base / n: T1 / (n x Tn); 1.0 is perfect scaling
     valid: bool  # the row's verdict: false when a repeat was cut short, disturbed, unverified ...

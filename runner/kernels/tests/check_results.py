@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """`make check`: every key of every result line is declared in its kernel's `--describe` "results"
 (docs/kernel-protocol.md), with the type it is written in and within its declared range (minimum,
-exclusiveMinimum, maximum); an object's members are declared in its "fields". check.py, check_memory.py, check_net.py and check_gpu.py pass each run's lines through
-results_declared(), so every run the checks make (tiny sizes, every op they cover) is compared with
-the declaration of the binary that made it."""
+exclusiveMinimum, maximum); an object's members are declared in its "fields". check.py,
+check_memory.py, check_net.py and check_gpu.py pass each run's lines through results_declared(),
+so every run the checks make (tiny sizes, every op they cover) is compared with the declaration of
+the binary that made it."""
 
 import json
 import subprocess
