@@ -36,10 +36,11 @@ class CheckCreate(BaseModel):
 
 
 class Figure(BaseModel):
-    """One figure of a host in a check: judged (pass/fail/no_baseline against a band), or disturbed (its
-    measurement was not valid: its verdict and why)."""
+    """One figure of a host in a check: judged (pass/fail/no_baseline against a band), disturbed (its
+    measurement was not valid: its verdict and why), or not judged (not the figure its experiment stands for: a
+    disk or network row the host's CPU quota throttled measured the quota)."""
 
-    status: Literal["pass", "fail", "no_baseline", "disturbed"]
+    status: Literal["pass", "fail", "no_baseline", "disturbed", "not_judged"]
     run_id: int
     figure: FigureKey
     value: float | None
@@ -58,7 +59,7 @@ class HostVerdictPublic(BaseModel):
     reason: str
     counts: dict[str, int] = Field(default_factory=dict)
     figures: list[Figure] = Field(default_factory=list, description="failures first, then disturbed, no baseline, "
-                                                                    "passed")
+                                                                    "not judged, passed")
     webhook_status: str | None = None
     webhook_detail: str | None = None
 

@@ -218,6 +218,9 @@ def checked_words(experiment: str, params: dict[str, Any], raw: list[dict[str, A
     elif share_judged and any(isinstance(r.get("wait_share"), int | float) for r in raw):
         out.append(f"run-queue wait ≤ {DISTURBED_WAIT:.0%} in every repeat (the threads sleep by design: their "
                    "CPU share says nothing)")
+        if any(_number(r.get("throttled_share")) for r in raw):
+            out.append(f"throttled by the host's CPU quota ≤ {DISTURBED_WAIT:.0%} of every repeat (else the figure "
+                       "is the quota's, not the device's or the link's)")
     elif share_judged:
         out.append("CPU share not judged: the threads sleep by design and the kernel reported no run-queue wait")
     repeats = {int(r.get("repeat") or 0) for r in raw}

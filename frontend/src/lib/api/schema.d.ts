@@ -1608,7 +1608,7 @@ export interface components {
             /** Text */
             text: string;
             /** Verdict */
-            verdict?: ("valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
+            verdict?: ("valid" | "oversubscribed" | "disturbed" | "cpu_bound" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
         };
         /** AuditEventPublic */
         AuditEventPublic: {
@@ -2382,8 +2382,9 @@ export interface components {
         };
         /**
          * Figure
-         * @description One figure of a host in a check: judged (pass/fail/no_baseline against a band), or disturbed (its
-         *     measurement was not valid: its verdict and why).
+         * @description One figure of a host in a check: judged (pass/fail/no_baseline against a band), disturbed (its
+         *     measurement was not valid: its verdict and why), or not judged (not the figure its experiment stands for: a
+         *     disk or network row the host's CPU quota throttled measured the quota).
          */
         Figure: {
             band?: components["schemas"]["BandUsed"] | null;
@@ -2398,7 +2399,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "pass" | "fail" | "no_baseline" | "disturbed";
+            status: "pass" | "fail" | "no_baseline" | "disturbed" | "not_judged";
             /** Unit */
             unit: string;
             /** Value */
@@ -2463,7 +2464,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "above_peak" | "below_floor" | "unverified" | "non_finite" | "implausible";
+            kind: "oversubscribed" | "disturbed" | "cpu_bound" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "above_peak" | "below_floor" | "unverified" | "non_finite" | "implausible";
             /**
              * Severity
              * @enum {string}
@@ -2827,7 +2828,7 @@ export interface components {
             };
             /**
              * Figures
-             * @description failures first, then disturbed, no baseline, passed
+             * @description failures first, then disturbed, no baseline, not judged, passed
              */
             figures?: components["schemas"]["Figure"][];
             /** Host Id */
@@ -4037,7 +4038,7 @@ export interface components {
             /** Unit */
             unit: string;
             /** Verdict */
-            verdict?: ("valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
+            verdict?: ("valid" | "oversubscribed" | "disturbed" | "cpu_bound" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
         };
         /** ReportSummary */
         ReportSummary: {
@@ -4275,7 +4276,7 @@ export interface components {
              * @default valid
              * @enum {string}
              */
-            verdict: "valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid";
+            verdict: "valid" | "oversubscribed" | "disturbed" | "cpu_bound" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid";
         };
         /** RunFinish */
         RunFinish: {
@@ -4411,7 +4412,7 @@ export interface components {
             /** Unit */
             unit: string;
             /** Verdict */
-            verdict?: ("valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
+            verdict?: ("valid" | "oversubscribed" | "disturbed" | "cpu_bound" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
         };
         /** RunRef */
         RunRef: {
@@ -4452,7 +4453,7 @@ export interface components {
              * @default valid
              * @enum {string}
              */
-            verdict: "valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid";
+            verdict: "valid" | "oversubscribed" | "disturbed" | "cpu_bound" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid";
         };
         /** RunStart */
         RunStart: {
@@ -5001,7 +5002,7 @@ export interface components {
             /** Value */
             value?: number | null;
             /** Verdict */
-            verdict?: ("valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
+            verdict?: ("valid" | "oversubscribed" | "disturbed" | "cpu_bound" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
             /**
              * Where
              * @description the headline row in words: 'FP64, 4 threads', 'tcp_stream, 64 KiB messages, 1 stream'
