@@ -57,6 +57,8 @@ class HostVerdictPublic(BaseModel):
     previous: str | None = None
     judged_at: datetime | None = None
     reason: str
+    in_turn: str | None = Field(None, description="hosts of one machine are measured one after another: \"measured "
+                                "in turn: same machine as flt2 (the same running kernel (boot id)); 2nd of 4\"")
     counts: dict[str, int] = Field(default_factory=dict)
     figures: list[Figure] = Field(default_factory=list, description="failures first, then disturbed, no baseline, "
                                                                     "not judged, passed")

@@ -35,6 +35,7 @@ from app.experiments.registry import ROLE_OF
 from app.hosts import slurm
 from app.hosts.models import Host
 from app.hosts.service import health_of
+from app.jobs import turns
 from app.jobs.models import ACTIVE, Run, RunStatus, SuiteRun
 from app.results.verdict import usable
 from app.suites import service as suites
@@ -252,15 +253,18 @@ def public(session: Session, check: HealthCheck) -> CheckPublic:
     suite_status = suites.public(session, sr).status if sr is not None else None
     names = dict(session.execute(select(Host.id, Host.name).where(Host.id.in_(check.host_ids))).all())
     verdicts = {v.host_id: v for v in session.scalars(select(HostVerdict).where(HostVerdict.check_id == check.id))}
+    in_turn = sr.turns if sr is not None else None
     hosts = []
     for host_id in check.host_ids:
         v = verdicts.get(host_id)
+        said = turns.words(in_turn, host_id, names)  # type: ignore[arg-type]
         if v is None:
             hosts.append(HostVerdictPublic(host_id=host_id, host_name=names.get(host_id, str(host_id)),
-                                           verdict="PENDING", reason="its runs have not all ended"))
+                                           verdict="PENDING", reason="its runs have not all ended", in_turn=said))
             continue
         hosts.append(HostVerdictPublic(
             host_id=host_id, host_name=names.get(host_id, str(host_id)), verdict=v.verdict,  # type: ignore[arg-type]
+            in_turn=said,
             previous=v.previous, judged_at=v.judged_at, reason=str(v.figures.get("reason") or ""),
             counts=v.figures.get("counts") or {}, figures=[Figure(**f) for f in v.figures.get("figures") or []],
             webhook_status=v.webhook_status, webhook_detail=v.webhook_detail))

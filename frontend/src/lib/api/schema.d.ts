@@ -2835,6 +2835,11 @@ export interface components {
             host_id: number;
             /** Host Name */
             host_name: string;
+            /**
+             * In Turn
+             * @description hosts of one machine are measured one after another: "measured in turn: same machine as flt2 (the same running kernel (boot id)); 2nd of 4"
+             */
+            in_turn?: string | null;
             /** Judged At */
             judged_at?: string | null;
             /** Previous */
@@ -4819,7 +4824,8 @@ export interface components {
         /**
          * SuiteEstimate
          * @description A suite on the hosts picked: what it usually takes (the longest host's sum of its runs' typical times,
-         *     hostbench_common/estimate.py) and its cap (the sum of its jobs' expected durations, as a suite run stores).
+         *     hostbench_common/estimate.py; hosts of one machine, measured in turn, add up: app.jobs.turns) and its cap (the
+         *     sum of its jobs' expected durations, as a suite run stores).
          */
         SuiteEstimate: {
             /** Cap S */

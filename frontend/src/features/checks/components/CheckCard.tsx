@@ -49,7 +49,10 @@ export function CheckCard({ check }: { check: Check }) {
         <tbody>
           {check.hosts.map((h) => (
             <tr key={h.host_id}>
-              <td>{h.host_name}</td>
+              <td>
+                {h.host_name}
+                {h.in_turn ? <div className="small muted">{h.in_turn}</div> : null}
+              </td>
               <td>
                 <VerdictBadge verdict={h.verdict} />
               </td>
