@@ -48,6 +48,11 @@ def test_hosts_of_one_machine_are_measured_one_after_another_and_the_check_says_
         {"experiment": "memory", "params": {"op": ["copy"], "threads": [1], "repeats": 1, "duration_s": 1,
                                             "warmup_s": 0}},
         {"experiment": "network_pair", "params": PARAMS}]}).json()
+    # the estimate: the three of one machine one after another take three times one host's time
+    est = client.post("/api/suite-runs/estimate", json={"suite": suite["id"], "peer_host_id": hosts["peer"][0],
+                                                        "host_ids": [hosts[n][0] for n in names]}).json()
+    one = est["per_host"][str(hosts["alone"][0])]
+    assert one > 0 and abs(est["typical_s"] - 3 * one) <= 0.2, est  # per_host is rounded to 0.1 s
     r = client.post("/api/checks", json={"suite": suite["id"], "host_ids": [hosts[n][0] for n in names],
                                          "peer_host_id": hosts["peer"][0]})
     assert r.status_code == 201, r.text
