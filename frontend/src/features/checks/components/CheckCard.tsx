@@ -49,15 +49,13 @@ export function CheckCard({ check }: { check: Check }) {
         <tbody>
           {check.hosts.map((h) => (
             <tr key={h.host_id}>
-              <td>
-                {h.host_name}
-                {h.in_turn ? <div className="small muted">{h.in_turn}</div> : null}
-              </td>
+              <td>{h.host_name}</td>
               <td>
                 <VerdictBadge verdict={h.verdict} />
               </td>
               <td>
                 {h.reason}
+                {h.in_turn ? <div className="small muted">{h.in_turn}</div> : null}
                 {(h.figures ?? []).some(shownAsEvidence) ? (
                   <ul className="small">
                     {(h.figures ?? [])
