@@ -63,6 +63,8 @@ def test_hosts_of_one_machine_are_measured_one_after_another_and_the_check_says_
         "one-b": "measured in turn: same machine as one-a, one-c (the same running kernel (boot id)); 2nd of 3",
         "one-c": "measured in turn: same machine as one-a, one-b (the same running kernel (boot id)); 3rd of 3",
         "alone": None}
+    page = client.get(f"/api/checks/{check['id']}/report").text  # the report says it too
+    assert "measured in turn: same machine as one-a, one-c (the same running kernel (boot id)); 2nd of 3" in page
     sr = session.get(SuiteRun, check["suite_run_id"])
     assert sr.turns == [{"hosts": [hosts["one-a"][0], hosts["one-b"][0], hosts["one-c"][0]],
                          "why": "the same running kernel (boot id)"}]

@@ -58,7 +58,8 @@ def render(check: CheckPublic, base_url: str = "") -> str:
     for h in check.hosts:
         c = h.counts
         lines.append(f'<tr><td>{e(h.host_name)}</td><td class="v" style="color:{COLOURS[h.verdict]}">'
-                     f'{e(h.verdict.replace("_", " "))}</td><td>{e(h.reason)}</td>'
+                     f'{e(h.verdict.replace("_", " "))}</td><td>{e(h.reason)}'
+                     f'{f"<br><small>{e(h.in_turn)}</small>" if h.in_turn else ""}</td>'
                      f'<td class="num">{c.get("fail", 0)}</td><td class="num">{c.get("disturbed", 0)}</td>'
                      f'<td class="num">{c.get("pass", 0)}</td><td class="num">{c.get("no_baseline", 0)}</td></tr>')
     fails, disturbed = [], []
