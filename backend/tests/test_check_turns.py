@@ -34,6 +34,40 @@ def _end(client, g: dict, headers: dict) -> None:
     assert r.status_code == 200, r.text
 
 
+def _play(client, session, hosts: dict[str, tuple[int, dict]], names: tuple[str, ...]) -> list[str]:
+    """Every runner asks for work and ends what it got (a server listens and ends with its driver), until nothing is
+    left; after each step, never two hosts of the shared machine measuring at once (a serve run counts as its
+    driver's), the lone host alongside. The order the runs went: a host's name, or "serve for <driver>"."""
+    order: list[str] = []
+    driver_of: dict[int, str] = {}
+    for _ in range(40):
+        got = {n: _ask(client, session, *hosts[n]) for n in hosts}
+        on = sorted(n for n, g in got.items() if g is not None)
+        if not on:
+            return order
+        for n in on:
+            g = got[n]
+            if g["experiment"] == "network_serve":
+                driver = session.scalar(select(Run.host_id).where(Run.experiment == "network_drive",
+                                                                  Run.params["server_run_id"].as_integer()
+                                                                  == g["run_id"]))
+                driver_of[g["run_id"]] = next(x for x in names if hosts[x][0] == driver)
+                order.append(f"serve for {driver_of[g['run_id']]}")
+                _listen(client, g, hosts[n][1])
+            else:
+                order.append(n)
+                _end(client, g, hosts[n][1])
+        session.expire_all()
+        on_host = {r.host_id for r in session.scalars(select(Run).where(Run.status.in_(("dispatched", "running"))))
+                   if r.experiment != "network_serve"}
+        busy = {n for n in names if hosts[n][0] in on_host} | {
+            driver_of[r.id] for r in session.scalars(select(Run).where(Run.experiment == "network_serve",
+                                                                       Run.status.in_(("dispatched", "running"))))
+            if r.id in driver_of}
+        assert len(busy - {"alone"}) <= 1, busy
+    raise AssertionError(f"still running after 40 steps: {order}")
+
+
 def test_hosts_of_one_machine_are_measured_one_after_another_and_the_check_says_so(client, session):
     """Two items of one host and a TCP stream to a peer (the peer on the shared machine too: its serve run goes in
     the turn of the host that drives to it)."""
@@ -69,34 +103,7 @@ def test_hosts_of_one_machine_are_measured_one_after_another_and_the_check_says_
     assert sr.turns == [{"hosts": [hosts["one-a"][0], hosts["one-b"][0], hosts["one-c"][0]],
                          "why": "the same running kernel (boot id)"}]
 
-    order: list[str] = []
-    driver_of = {}
-    for _ in range(40):  # every runner asks for work and ends what it got (a server listens); until nothing is left
-        got = {n: _ask(client, session, *hosts[n]) for n in (*names, "peer")}
-        on = sorted(n for n, g in got.items() if g is not None)
-        if not on:
-            break
-        for n in on:
-            g = got[n]
-            if g["experiment"] == "network_serve":  # it serves the host whose turn it is; it ends with its driver
-                driver = session.scalar(select(Run.host_id).where(Run.experiment == "network_drive",
-                                                                  Run.params["server_run_id"].as_integer()
-                                                                  == g["run_id"]))
-                driver_of[g["run_id"]] = next(x for x in names if hosts[x][0] == driver)
-                order.append(f"serve for {driver_of[g['run_id']]}")
-                _listen(client, g, hosts[n][1])
-            else:
-                order.append(n)
-                _end(client, g, hosts[n][1])
-        session.expire_all()
-        shared = {s.host_id for s in session.scalars(select(Run).where(Run.status.in_(("dispatched", "running"))))}
-        # never two hosts of the shared machine measuring at once (a serve run counts as its driver's); the lone
-        # host alongside
-        busy = {n for n in names if hosts[n][0] in shared} | {
-            driver_of[r.id] for r in session.scalars(select(Run).where(Run.experiment == "network_serve",
-                                                                       Run.status.in_(("dispatched", "running"))))
-            if r.id in driver_of}
-        assert len(busy - {"alone"}) <= 1, busy
+    order = _play(client, session, hosts, names)
     mine = [x for x in order if x != "alone" and x != "serve for alone"]
     assert mine == ["one-a", "one-a", "serve for one-a", "one-a", "one-b", "one-b", "serve for one-b", "one-b",
                     "one-c", "one-c", "serve for one-c", "one-c"], order  # host by host, as picked
@@ -127,3 +134,21 @@ def test_the_groups_are_by_machine_not_by_address(session):
                       host(5, None, None), host(6, None, None)])
     assert got == [{"hosts": [1, 3], "why": "the same installation (machine id)"},
                    {"hosts": [2, 4], "why": "the same running kernel (boot id)"}]
+
+
+def test_a_two_host_item_between_two_hosts_of_one_machine_goes_in_the_drivers_turn(client, session):
+    """Without a peer a suite's two-host item runs between the first two hosts picked: here both of one machine. Its
+    serve run, on the first, goes in the second's turn, after the first host's own runs (no deadlock: neither the
+    serve run nor the second host's runs wait for the other)."""
+    names = ("one-a", "one-b", "one-c")
+    hosts = {n: _register(client, session, n, "shared-boot") for n in names}
+    for i, n in enumerate(names):
+        _set_address(session, hosts[n][0], f"10.9.4.{i + 1}")
+    suite = client.post("/api/suites", json={"title": "cpu and a pair", "description": "", "items": [
+        {"experiment": "cpu", "params": {"op": ["fp64"], "threads": [1], "repeats": 1, "duration_s": 1,
+                                         "warmup_s": 0}},
+        {"experiment": "network_pair", "params": PARAMS}]}).json()
+    r = client.post("/api/suite-runs", json={"suite": suite["id"], "host_ids": [hosts[n][0] for n in names]})
+    assert r.status_code == 201, r.text
+    order = _play(client, session, hosts, names)
+    assert order == ["one-a", "one-b", "serve for one-b", "one-b", "one-c"], order

@@ -70,6 +70,9 @@ def words(turns: list[Turn] | None, host_id: int, names: dict[int, str]) -> str 
     return f"measured in turn: same machine as {others} ({t['why']}); {nth} of {len(t['hosts'])}"
 
 
+SERVES = tuple(kind for kind, role in ROLE_OF.items() if role == "serve")  # runs that go in their driver's turn
+
+
 def _suite_run(session: Session, run: Run) -> SuiteRun | None:
     sr_id = session.scalar(select(Job.suite_run_id).where(Job.id == run.job_id))
     return session.get(SuiteRun, sr_id) if sr_id is not None else None
@@ -77,7 +80,7 @@ def _suite_run(session: Session, run: Run) -> SuiteRun | None:
 
 def _turn_host(session: Session, run: Run) -> int:
     """Whose turn a run belongs to: a serve run's driver's (the pair measures the driving host), else its own."""
-    if ROLE_OF.get(run.experiment) == "serve":
+    if run.experiment in SERVES:
         drives = session.scalars(select(Run.host_id).where(Run.job_id == run.job_id, Run.id != run.id)).all()
         if len(drives) == 1:
             return drives[0]
@@ -95,8 +98,11 @@ def waits(session: Session, run: Run) -> bool:
     if t is None or t["hosts"][0] == host:
         return False
     ahead = t["hosts"][: t["hosts"].index(host)]
+    # the runs of the hosts' own turns: a serve run on a host ahead belongs to its driver's (a two-host item between
+    # the first two hosts picked, without a peer, serves on the one ahead in the other's turn)
     busy = session.scalars(select(Run.host_id).join(Job, Job.id == Run.job_id)
-                           .where(Job.suite_run_id == sr.id, Run.host_id.in_(ahead), Run.status.in_(ACTIVE))
+                           .where(Job.suite_run_id == sr.id, Run.host_id.in_(ahead), Run.status.in_(ACTIVE),
+                                  Run.experiment.not_in(SERVES))
                            .distinct()).all()
     if not busy:
         return False
@@ -114,7 +120,8 @@ def hosts_to_ring(session: Session, run: Run) -> list[int]:
     if t is None:
         return []
     left = session.scalar(select(Run.id).join(Job, Job.id == Run.job_id)
-                          .where(Job.suite_run_id == sr.id, Run.host_id == host, Run.status.in_(ACTIVE)).limit(1))
+                          .where(Job.suite_run_id == sr.id, Run.host_id == host, Run.status.in_(ACTIVE),
+                                 Run.experiment.not_in(SERVES)).limit(1))
     if left is not None:
         return []
     after: list[Any] = t["hosts"][t["hosts"].index(host) + 1:]
