@@ -41,7 +41,7 @@ def plan(hosts: list[Host]) -> list[Turn]:
         for b in hosts[i + 1:]:
             if b.id in placed:
                 continue
-            # the same machine as any host of the group so far (one kernel, one installation or one address)
+            # the same machine as any host of the group so far (one running kernel or one installation)
             for c in (h for h in hosts if h.id in group):
                 same = one_machine(c.inventory or {}, b.inventory or {})
                 if same is not None:
