@@ -257,7 +257,7 @@ def public(session: Session, check: HealthCheck) -> CheckPublic:
     hosts = []
     for host_id in check.host_ids:
         v = verdicts.get(host_id)
-        said = turns.words(in_turn, host_id, names)  # type: ignore[arg-type]
+        said = turns.words(in_turn, host_id, names)
         if v is None:
             hosts.append(HostVerdictPublic(host_id=host_id, host_name=names.get(host_id, str(host_id)),
                                            verdict="PENDING", reason="its runs have not all ended", in_turn=said))

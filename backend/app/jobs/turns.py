@@ -13,7 +13,7 @@ first check of app.jobs.pairing.wait: it answers "skip", so the host stays free 
 different machines still go at once. When a host's last run of the suite run ends, the hosts behind it (and the
 peer, whose serve runs go with them) are rung (`hosts_to_ring`, from finish_run). A host ahead that is offline holds
 no one: its runs wait for its runner, the others go on."""
-from typing import Any, TypedDict
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -24,10 +24,9 @@ from app.hosts.service import is_online
 from app.jobs.models import ACTIVE, Job, Run, SuiteRun
 from app.results.checks import one_machine
 
-
-class Turn(TypedDict):
-    hosts: list[int]  # one machine's hosts of the suite run, in the order they are measured
-    why: str  # what makes them one machine ("the same running kernel (boot id)")
+# One machine's hosts of a suite run: {"hosts": [host ids, in the order they are measured], "why": what makes them one
+# machine ("the same running kernel (boot id)")}; SuiteRun.turns keeps a list of them (JSON).
+Turn = dict[str, Any]
 
 
 def plan(hosts: list[Host]) -> list[Turn]:
@@ -50,7 +49,7 @@ def plan(hosts: list[Host]) -> list[Turn]:
                     break
         if len(group) > 1:
             placed.update(group)
-            groups.append(Turn(hosts=group, why=why))
+            groups.append({"hosts": group, "why": why})
     return groups
 
 
