@@ -229,7 +229,8 @@ def checked_words(experiment: str, params: dict[str, Any], raw: list[dict[str, A
                    "CPU share says nothing)")
         if any(_number(r.get("throttled_share")) for r in raw):
             out.append(f"throttled by the host's CPU quota ≤ {DISTURBED_WAIT:.0%} of every repeat (else the figure "
-                       "is the quota's, not the device's or the link's)")
+                       "is the quota's, not the device's or the link's; the quota's hold is not counted as run-queue "
+                       "wait)")
     elif share_judged:
         out.append("CPU share not judged: the threads sleep by design and the kernel reported no run-queue wait")
     repeats = {int(r.get("repeat") or 0) for r in raw}

@@ -171,6 +171,11 @@ void hbi_run_phase(run *r, group *g, int repeat)
      * theirs (the row says oversubscribed), not another process's, and no retry can take it away; only the
      * wait beyond it is a disturbance (as the server judges the CPU share: against cpus/threads). */
     double own_wait = g->nthreads > r->ncpus ? 1.0 - (double)r->ncpus / (double)g->nthreads : 0.0;
+    /* so is the time the host's own CPU quota held them (throttled_share): the host's capacity, which a retry
+     * cannot change either (the kernel counts a throttled thread's time as run-queue wait) */
+    double throttled = throttled_share(r, g, cg0, cg1, t1 - t0);
+    if (throttled > 0)
+        own_wait += throttled;
     r->phase_disturbed = wait_ns >= 0 &&
                          (double)wait_ns / ((double)(t1 - t0) * g->nthreads) - own_wait > r->disturbed_wait;
     if (r->phase_disturbed && r->tries <= r->disturbed_retries)
@@ -197,7 +202,6 @@ void hbi_run_phase(run *r, group *g, int repeat)
     if (wait_ns >= 0)
         hb_json_knum(&r->j, "wait_share",
                      hb_result_share((double)wait_ns, (double)(t1 - t0) * g->nthreads));
-    double throttled = throttled_share(r, g, cg0, cg1, t1 - t0);
     if (throttled >= 0)
         hb_json_knum(&r->j, "throttled_share", throttled);
     if (r->disturbed_retries > 0 || r->quiet_wait_s > 0) {
