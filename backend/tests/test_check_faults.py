@@ -46,10 +46,11 @@ def fleet():
 
 def test_the_host_held_to_half_a_cpu_fails_on_cpu_and_no_other_host_fails(fleet):
     stack, hosts = fleet
-    cpu = BUILTIN["quick"].items[0]  # the quick check's CPU item, as it is, at one thread
+    # the quick check's CPU item at one thread and its first op: one run per host, the hosts one after another
+    cpu = BUILTIN["quick"].items[0]
     saved = faults.api(stack, "POST", "/api/suites", json={
-        "title": "quick CPU", "description": "the quick check's CPU item at one thread",
-        "items": [{"experiment": cpu.experiment, "params": {**cpu.params, "threads": [1]}}]})
+        "title": "quick CPU", "description": "the quick check's CPU item at one thread, fp64",
+        "items": [{"experiment": cpu.experiment, "params": {**cpu.params, "threads": [1], "op": ["fp64"]}}]})
     ids = {h["name"]: h["id"] for h in faults.api(stack, "GET", "/api/hosts")["data"]}
     assert set(ids) == {h.name for h in hosts}
 
