@@ -4183,6 +4183,8 @@ export interface components {
             t?: number | null;
             /** Threads */
             threads: number;
+            /** Throttled Share */
+            throttled_share?: number | null;
             /** Tries */
             tries?: number | null;
             /** Unit */
