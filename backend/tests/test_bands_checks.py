@@ -158,9 +158,11 @@ def test_a_links_learned_band_takes_the_siblings_runs_to_the_same_peer_only(clie
     assert r.status_code == 200 and r.json()["band"]["centre"] == 8000.0, r.text
 
 
-def _finish(session, check: dict, means: dict[str, float], disturbed: set[str]) -> None:
+def _finish(session, check: dict, means: dict[str, float], disturbed: set[str],
+            cpu_bound: frozenset[str] = frozenset()) -> None:
     """Every run of the check ends as if measured: one valid row per run at the host's figure (its CPU fp64 row
-    at `means[host]`), a disturbed one where the host is in `disturbed`."""
+    at `means[host]`), a disturbed one where the host is in `disturbed`; its disk rows cpu_bound (its CPU quota
+    throttled them) where it is in `cpu_bound`."""
     names = {h.id: h.name for h in session.scalars(select(Host))}
     for run in session.scalars(select(Run).join(Job, Job.id == Run.job_id)
                                .where(Job.suite_run_id == check["suite_run_id"])):
@@ -168,6 +170,8 @@ def _finish(session, check: dict, means: dict[str, float], disturbed: set[str]) 
         op = run.params.get("op") if isinstance(run.params.get("op"), str) else "x"
         mean = means.get(name, 100.0) if (run.experiment, op) == ("cpu", "fp64") else 100.0
         verdict = "disturbed" if name in disturbed and (run.experiment, op) == ("cpu", "fp64") else "valid"
+        if name in cpu_bound and run.experiment == "disk":
+            verdict = "cpu_bound"
         run.status, run.finished_at = "succeeded", utcnow()
         run.result = {"rows": [_row(mean, verdict, op=op, threads=1)], "verdict": verdict}
     session.commit()
@@ -251,6 +255,25 @@ def _checks_and_hooks(client, session, anon_client, hosts, hook, hook2) -> None:
     checks.deliver_webhooks(session)
     assert [(x["body"]["host"]["name"], x["body"]["previous"], x["body"]["verdict"]) for x in hook2.received] == [
         ("shaky", "DISTURBED", "PASS"), ("slow", "FAIL", "PASS")]
+
+
+def test_a_disk_figure_its_hosts_cpu_quota_throttled_is_listed_not_judged(client, session):
+    """The quota host of the 8-host fault run FAILed on its 4 KiB disk figures too: they were the quota's. A row
+    whose verdict is cpu_bound is neither a failure nor a disturbance: listed, not judged; the host under the quota
+    FAILs on its CPU figure only, and one whose CPU figure passes still PASSes."""
+    for n in ("s1", "s2", "s3", "held", "capped"):
+        _host(session, n, {"rack": "q1"})
+    check = client.post("/api/checks", json={"suite": "quick", "label": "rack=q1"}).json()
+    _finish(session, check, {"held": 45.0}, disturbed=set(), cpu_bound=frozenset({"held", "capped"}))
+    got = {h["host_name"]: h for h in client.get(f"/api/checks/{check['id']}").json()["hosts"]}
+    assert {n: h["verdict"] for n, h in got.items()} == {"s1": "PASS", "s2": "PASS", "s3": "PASS", "held": "FAIL",
+                                                         "capped": "PASS"}
+    held = got["held"]
+    assert {(f["figure"]["experiment"], f["status"]) for f in held["figures"] if f["status"] != "pass"} == {
+        ("cpu", "fail"), ("disk", "not_judged")}
+    quota = next(f for f in held["figures"] if f["status"] == "not_judged")
+    assert quota["reason"] == "made cpu_bound here; not judged as a disk figure"
+    assert got["capped"]["counts"]["not_judged"] >= 1 and "not judged (CPU-bound" in got["capped"]["reason"]
 
 
 def test_check_input_is_refused_with_a_4xx(client, session):

@@ -1,11 +1,12 @@
 """The injected-fault health check, small (issue 29): four runners, each in its own network namespace, one held to
-half a CPU by a cgroup quota (and given a CPU of its own: faults.pinning); the quick check's CPU item as a saved
-suite, run on all four at once by `./hostbench check --label ... --wait`. The held host is FAIL on a CPU figure (its quota is its capacity, not a
-disturbance: hostbench_runner.cgroupquota); the others are PASS or DISTURBED, never FAIL.
+half a CPU by a cgroup quota; the quick check's CPU item as a saved suite, run on all four by `./hostbench check
+--label ... --wait`. The server measures them one after another (one machine: app.jobs.turns), so the three
+undisturbed hosts' runs in the check are the learned band's siblings (no warm-up runs). The held host is FAIL on a
+CPU figure (its quota is its capacity, not a disturbance: hostbench_runner.cgroupquota); the others are PASS or
+DISTURBED, never FAIL.
 
-Its learned bands need the others' valid figures first: each runs the suite alone, one after the other. On a busy
-machine a measurement can read disturbed; the check is then run again (at most ATTEMPTS times): a DISTURBED host is
-never a wrong verdict, a FAIL of an undisturbed host always is."""
+On a busy machine a measurement can read disturbed; the check is then run again (at most ATTEMPTS times): a
+DISTURBED host is never a wrong verdict, a FAIL of an undisturbed host always is."""
 import os
 import tempfile
 from pathlib import Path
@@ -45,19 +46,23 @@ def fleet():
 
 def test_the_host_held_to_half_a_cpu_fails_on_cpu_and_no_other_host_fails(fleet):
     stack, hosts = fleet
-    cpu = BUILTIN["quick"].items[0]  # the quick check's CPU item, as it is, at one thread
+    # the quick check's CPU item at one thread and its first op: one run per host, the hosts one after another
+    cpu = BUILTIN["quick"].items[0]
     saved = faults.api(stack, "POST", "/api/suites", json={
-        "title": "quick CPU", "description": "the quick check's CPU item at one thread",
-        "items": [{"experiment": cpu.experiment, "params": {**cpu.params, "threads": [1]}}]})
+        "title": "quick CPU", "description": "the quick check's CPU item at one thread, fp64",
+        "items": [{"experiment": cpu.experiment, "params": {**cpu.params, "threads": [1], "op": ["fp64"]}}]})
     ids = {h["name"]: h["id"] for h in faults.api(stack, "GET", "/api/hosts")["data"]}
     assert set(ids) == {h.name for h in hosts}
-    faults.warm(stack, saved["id"], [ids[h.name] for h in hosts if h.fault is None], timeout=600)
 
     seen = []
     for _ in range(ATTEMPTS):
         status, line = faults.check(stack, saved["id"], LABEL, timeout=600)
-        rows = faults.score(hosts, line, faults.api(stack, "GET", f"/api/checks/{line['check']}"))
+        full = faults.api(stack, "GET", f"/api/checks/{line['check']}")
+        rows = faults.score(hosts, line, full)
         seen.append(rows)
+        # one machine: measured in turn, and the check says so for every host
+        assert all(h["in_turn"] and h["in_turn"].startswith("measured in turn: same machine as ")
+                   for h in full["hosts"]), full["hosts"]
         assert [r for r in rows if r["right"] is False] == [], rows  # never a wrong verdict
         bad = next(r for r in rows if r["fault"] == "cpu")
         if bad["verdict"] == "FAIL":

@@ -269,3 +269,14 @@ def test_a_links_figure_is_judged_against_its_declared_band(client, session):
     slow = next(k for k in verdicts if set(k) == {ids[0], ids[2]})
     assert verdicts.pop(slow) == "FAIL"
     assert set(verdicts.values()) == {"PASS"}, m["cells"]
+
+
+def test_a_link_its_clients_cpu_quota_throttled_is_not_judged_as_the_link():
+    """A drive whose client's own CPU quota throttled it (cpu_bound) measured the quota: the cell is NO BASELINE and
+    says why, neither DISTURBED (rerunning changes nothing) nor judged against the link's band."""
+    from app.mesh.verdict import Figure, judge
+
+    fig = Figure(run=Run(id=1, host_id=1), server_host_id=2, op="tcp_stream", value=95.0, unit="Mbit/s")
+    assert judge(None, [(fig, "cpu_bound")]) == (  # type: ignore[arg-type]
+        "NO BASELINE", "tcp_stream: CPU-bound (the client's CPU quota throttled it): not judged as the link's figure")
+    assert judge(None, [(fig, "cpu_bound"), (fig, "disturbed")])[0] == "DISTURBED"  # type: ignore[arg-type]

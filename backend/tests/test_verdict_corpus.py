@@ -195,6 +195,11 @@ def test_corpus_across_cpu_memory_disk_network_has_no_valid(client, session, run
         results=[_disk(70.0, wait=0.40), _disk(75.0, repeat=2)])
     api("disk_unstable", "disk", "direct reads at 75 and 40 MB/s", "unstable", experiment="disk",
         params={**DISK_PARAMS, "direct": True}, kernel_info=DISK_DIRECT, results=[_disk(75.0), _disk(40.0, repeat=2)])
+    api("disk_cpu_quota", "disk", "4 KiB writes at 1.3 MB/s, its cgroup's CPU quota throttling 45 % of the phase "
+        "(the 8-host fault run's quota host)", "cpu_bound", experiment="disk",
+        params={**DISK_PARAMS, "ops": ["seq_write"], "direct": True}, kernel_info={**DISK_DIRECT, "cpu_quota": 0.5},
+        results=[{**_disk(1.3, op="seq_write", p50=90.0), "throttled_share": 0.45},
+                 {**_disk(1.4, repeat=2, op="seq_write", p50=88.0), "throttled_share": 0.43}])
 
     # --- network ------------------------------------------------------------------------------------------
     net = {"op": "tcp_stream", "sizes": [65536], "repeats": 2, "duration_s": 0.5, "warmup_s": 0}

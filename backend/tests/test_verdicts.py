@@ -302,6 +302,44 @@ def test_a_cpu_quota_of_the_hosts_own_cgroup_is_its_capacity_not_a_disturbance()
     assert "disturbed" in kinds(compute_result("cpu", {"op": "fp64"}, taken, {**KINFO, "cpu_quota": 0.5}, inv))
 
 
+@pytest.mark.parametrize(("experiment", "params", "unit"), [
+    ("disk", {"ops": ["seq_write"], "direct": True}, "MB/s"),
+    ("network_drive", {"op": "tcp_stream", "poll": "blocking"}, "Mbit/s"),
+])
+def test_a_disk_or_network_phase_the_hosts_cpu_quota_throttled_is_cpu_bound_not_the_devices(experiment, params, unit):
+    """The 8-host fault run's quota host: its 4 KiB disk writes (1.3 MB/s against a band centred on 80) read valid,
+    since the run-queue wait does not count a cgroup's throttling, and FAILed as disk figures. A phase its own
+    quota throttled above the disturbed bound measured the quota: cpu_bound, not valid, named in words; below it,
+    or a CPU-bound kernel (its share is judged against the quota), nothing changes."""
+    from app.results.service import compute_result
+
+    op = params.get("op") or params["ops"][0]
+    rep = {**_res(1.3, share=0.2), "unit": unit, "op": op, "block_bytes": 4096, "lat_p50_us": 90.0, "wait_share": 0.01}
+    info = {**KINFO, "kernel": "disk" if experiment == "disk" else "net", "direct": True, "cpu_quota": 0.5}
+    inv = {"cpu": {"threads": 2}}
+    # the quota's hold counts as run-queue wait too (0.50 here, 0.45 of it throttled): not another process's
+    held = compute_result(experiment, params, [{**rep, "throttled_share": 0.45, "wait_share": 0.50},
+                                               {**rep, "repeat": 2, "throttled_share": 0.38}], info, inv)
+    row = held.rows[0]
+    assert row.verdict == "cpu_bound" and {f.kind for f in row.flags} == {"cpu_bound"}, row.flags
+    assert [f.text for f in row.flags if f.kind == "cpu_bound"] == [
+        "CPU-bound: throttled by the host's CPU quota 45% of the phase (repeat 1, above 10%): the figure is what the "
+        "quota let the kernel's threads do, not what the device or the link delivers"]
+    assert any(c.startswith("throttled by the host's CPU quota ≤ 10%") for c in held.checked or [])
+    barely = compute_result(experiment, params, [{**rep, "throttled_share": 0.02},
+                                                 {**rep, "repeat": 2, "throttled_share": 0.0}], info, inv)
+    assert "cpu_bound" not in {f.kind for f in barely.rows[0].flags}
+    # a wait beyond the quota's hold is other processes': disturbed, and said so
+    busy = compute_result(experiment, params, [{**rep, "throttled_share": 0.45, "wait_share": 0.75},
+                                               {**rep, "repeat": 2, "throttled_share": 0.38}], info, inv)
+    assert busy.rows[0].verdict == "disturbed"
+    assert "spent 30% of the phase waiting for a CPU beyond what its CPU quota held them" in busy.rows[0].flags[0].text
+    cpu = compute_result("cpu", {"op": "fp64"}, [_res(50.0, share=0.49, throttled_share=0.5),
+                                                 _res(50.0, repeat=2, share=0.48, throttled_share=0.5)],
+                         {**KINFO, "cpu_quota": 0.5}, inv)
+    assert cpu.rows[0].verdict == "valid"  # the quota is the CPU figure's capacity: judged against its band
+
+
 def test_a_runs_headline_is_its_best_valid_row_or_says_why_there_is_none():
     """History, CLI `runs` and the report show result.headline: never the oversubscribed or disturbed row."""
     from app.results.service import compute_result

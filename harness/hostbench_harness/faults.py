@@ -7,14 +7,17 @@ held back in one way each:
   `throttle.{read,write}_bps_device`, or v2 `io.max`), to DISK_BPS;
 - `link`: its namespace's link shaped with `tc` (a token bucket on both ends of its veth) to LINK_MBIT.
 
-`./hostbench faults` starts a stack, the fleet, warms the learned bands (the check's suite on each undisturbed host
-alone, one after the other), runs the health check on all at once through `./hostbench check --wait`, repeats it,
-and prints a table and one JSON line. Needs root (namespaces, cgroups, tc)."""
+`./hostbench faults` starts a stack and the fleet (each namespace checked to reach the bridge over TCP first:
+`tcp_reachable`), runs the health check on all of them through `./hostbench check --wait` (the server measures
+them in turn, as hosts of one machine: app.jobs.turns; so a check's own runs on the undisturbed hosts are the
+learned bands' siblings, and `--warm` is needed only to start from bands learned apart), repeats it, and prints a
+table and one JSON line. Needs root (namespaces, cgroups, tc)."""
 import argparse
 import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -27,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from hostbench_common.experiments import EXPERIMENTS, RUNS
 from hostbench_stack.cpulimit import CGROUP, CpuLimit
 from hostbench_stack.netns import bridge_add
 from hostbench_stack.stack import Stack
@@ -136,9 +140,58 @@ def plan(n: int, faults: dict[int, str], state: Path, tag: str = "flt", subnet: 
             for i in range(n)]
 
 
+# A TCP connection from a namespace to the bridge's address, made inside the namespace (nsenter, argv only)
+_PROBE = "import socket, sys; socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=2).close()"
+REACH_S = 30.0  # how long every namespace gets to reach the bridge over TCP before the setup fails
+
+
+def _bridge_facts(bridge: str) -> str:
+    """What may stop TCP on a bridge, for the failure's message."""
+    facts = []
+    for key in ("bridge/bridge-nf-call-iptables", "ipv4/ip_forward"):
+        with suppress(OSError):
+            facts.append(f"net.{key.replace('/', '.')}={Path(f'/proc/sys/net/{key}').read_text().strip()}")
+    link = subprocess.run(["ip", "-br", "link", "show", bridge], capture_output=True, text=True).stdout.strip()
+    return "; ".join([*facts, link])
+
+
+def tcp_reachable(hosts: list[FaultHost], within_s: float = REACH_S) -> None:
+    """Every namespace opens a TCP connection to a listener on the bridge's address (what its runner does to the
+    API), tried again each second for `within_s`; a RuntimeError naming the hosts that could not, instead of a
+    runner that hangs until the test's limit. Ping is not enough: once a namespace answered pings both ways while
+    its SYN-ACKs were lost (the bridge had taken a veth's MAC: hostbench_stack.netns.bridge_add)."""
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.bind((hosts[0].bridge_ip, 0))
+    srv.listen(256)  # connections complete in the backlog; nothing needs to accept them
+    port = srv.getsockname()[1]
+    pending = list(hosts)
+    deadline = time.monotonic() + within_s
+    why: dict[str, str] = {}
+    try:
+        while pending:
+            for h in list(pending):
+                r = subprocess.run(["nsenter", f"--net=/var/run/netns/{h.ns}", sys.executable, "-c", _PROBE,
+                                    h.bridge_ip, str(port)], capture_output=True, text=True, timeout=10)
+                if r.returncode == 0:
+                    pending.remove(h)
+                else:
+                    why[h.name] = (r.stderr.strip().splitlines() or ["?"])[-1]
+            if not pending or time.monotonic() >= deadline:
+                break
+            time.sleep(1)
+    finally:
+        srv.close()
+    if pending:
+        raise RuntimeError(
+            f"{', '.join(h.name for h in pending)} (namespace {', '.join(h.ns for h in pending)}) cannot open a TCP "
+            f"connection to the bridge's {hosts[0].bridge_ip} within {within_s:.0f} s: "
+            f"{'; '.join(f'{h.name}: {why.get(h.name)}' for h in pending)} ({_bridge_facts(hosts[0].bridge)})")
+
+
 @contextmanager
-def network(hosts: list[FaultHost]) -> Iterator[None]:
-    """A bridge and one namespace per host on it; `link` hosts shaped to LINK_MBIT both ways."""
+def network(hosts: list[FaultHost], within_s: float = REACH_S) -> Iterator[None]:
+    """A bridge and one namespace per host on it; `link` hosts shaped to LINK_MBIT both ways; every namespace
+    checked to reach the bridge over TCP (`tcp_reachable`) before anything starts there."""
     _teardown(hosts)
     try:
         bridge = hosts[0].bridge
@@ -160,51 +213,30 @@ def network(hosts: list[FaultHost]) -> Iterator[None]:
                 subprocess.run(["tc", "qdisc", "add", "dev", h.outer, "root", *tbf], check=True, capture_output=True)
                 subprocess.run(["ip", "netns", "exec", h.ns, "tc", "qdisc", "add", "dev", inner, "root", *tbf],
                                check=True, capture_output=True)
+        tcp_reachable(hosts, within_s)
         yield
     finally:
         _teardown(hosts)
 
 
-def pinning(hosts: list[FaultHost], cpus: list[int] | None = None) -> dict[str, list[int]]:
-    """Hosts are separate machines; here they share this one's CPUs. With a CPU or more for each, each host gets its
-    own (as many as all get). Else the `cpu` host gets a CPU of its own (the last this process may use), the others
-    the rest, so that what holds it back is its quota and not its neighbours' kernels (which would make its
-    measurement disturbed, rightly, and leave it unjudged); the others' kernels then share their CPUs, and measured
-    at once they are disturbed. One CPU: no pinning."""
-    cpus = sorted(os.sched_getaffinity(0)) if cpus is None else cpus
-    if len(cpus) >= len(hosts):
-        each = len(cpus) // len(hosts)
-        return {h.name: cpus[i * each:(i + 1) * each] for i, h in enumerate(hosts)}
-    if len(cpus) < 2 or not any(h.fault == "cpu" for h in hosts):
-        return {}
-    return {h.name: cpus[-1:] if h.fault == "cpu" else cpus[:-1] for h in hosts}
-
-
 def start_runners(stack: Any, hosts: list[FaultHost], labels: str) -> None:
-    """Each host's runner in its namespace, with its own machine id and state (and CPUs: `pinning`); a `cpu` host
-    under a CPU quota, a `disk` host's runner in a throttled cgroup (its kernels with it)."""
-    pins = pinning(hosts)
-    rest = [h for h in hosts if h.fault != "cpu"]
-    shared = None
-    if pins and rest and any(pins[h.name] == pins[rest[0].name] for h in rest[1:]):
-        # the others, pinned together, in one group that weighs what they would as nice -10 processes each
-        cpus = len(pins[rest[0].name])
-        shared = CpuLimit("flt-others", float(cpus), weight=NICE_10_WEIGHT * len(rest)).__enter__()
-        rest[0].cleanups.append(shared)
+    """Each host's runner in its namespace, with its own machine id and state; a `cpu` host under a CPU quota, a
+    `disk` host's runner in a throttled cgroup (its kernels with it). Every host may use every CPU: the server
+    measures hosts of one machine in turn (app.jobs.turns: their inventories share a boot id), so none measures
+    beside another; pinned to a share of the CPUs instead, a host's two-thread items would be oversubscribed."""
     for h in hosts:
         h.state.mkdir(parents=True, exist_ok=True)
-        cpu_limit = shared if h.fault != "cpu" else None
+        cpu_limit = None
         if h.fault == "cpu":
             # its group weighs what a nice -10 process does (a group weighs one nice-0 process, whatever is in it)
             cpu_limit = CpuLimit(f"flt-{h.name}", CPU_SHARE, weight=NICE_10_WEIGHT).__enter__()
             h.cleanups.append(cpu_limit)
-        taskset = ["taskset", "-c", ",".join(map(str, pins[h.name]))] if h.name in pins else []
         # ahead of this machine's other work (HOST_NICE): a host's own CPUs are not shared with strangers. nsenter,
         # not `ip netns exec`: that one mounts a sysfs of its own over /sys, which hides /sys/fs/cgroup, where the
-        # runner reads its kernels' CPU quota (hostbench_runner.cgroupquota)
+        # runner reads its kernels' CPU quota (hostbench_runner.cgroupquota) and the kernels their throttling
         enter = ["nsenter", f"--net=/var/run/netns/{h.ns}"]
         child = stack.start_runner(h.name, state_dir=h.state,
-                                   prefix=[*enter, "nice", "-n", str(HOST_NICE), *taskset],
+                                   prefix=[*enter, "nice", "-n", str(HOST_NICE)],
                                    extra_env={"HOSTBENCH_RUNNER_NAME": h.name, "HOSTBENCH_MACHINE_ID": f"flt{h.name}",
                                               "HOSTBENCH_RUNNER_LABELS": h.labels or labels},
                                    cpu_limit=cpu_limit)
@@ -318,16 +350,18 @@ def _when(iso: str) -> float:
 
 
 def expected_figures(fault: str | None) -> set[str]:
-    """Which experiments a fault may fail: cpu -> cpu and memory, disk -> disk, link -> network_drive.
+    """Which experiments a fault may fail: cpu -> the CPU-bound ones (the run table's cpu_bound: cpu, memory, the
+    CPU trace), disk -> disk, link -> network_drive. A FAIL on any other figure is a wrong verdict.
 
-    A CPU quota is the capacity of every kernel whose CPU share is judged against it (the CPU-bound ones: CPU and
-    memory; docs/methodology/verdicts.md, "A host's CPU quota is its capacity"): one thread at half a CPU copies,
-    adds and chases pointers half the wall time, so its memory figures fall with its CPU figures, and that is what
-    the host delivers. The disk and network kernels are judged by their run-queue wait instead, which does not see a
-    quota's throttling: a disk phase the quota starves reads valid (the 8-host run's checks 2-4, 4 KiB writes at
-    1.3 MB/s), and failing it counts as wrong here, since the disk is not what the fault is; the kernels' harness
-    should see throttling (the cgroup's cpu.stat), docs/methodology/verdicts.md."""
-    return {"cpu": {"cpu", "memory"}, "disk": {"disk"}, "link": {"network_drive"}}.get(fault or "", set())
+    A CPU quota is the capacity of every kernel whose CPU share is judged against it (docs/methodology/verdicts.md,
+    "A host's CPU quota is its capacity"): one thread at half a CPU copies, adds and chases pointers half the wall
+    time, so its memory figures fall with its CPU figures, and that is what the host delivers. A disk or network
+    phase the quota throttled measured the quota, not the device or the link: the kernels report it
+    (`throttled_share`) and the server does not judge such a row (`cpu_bound`); one that still FAILs (the 8-host
+    run's checks 2-4 before that: 4 KiB writes at 1.3 MB/s) is wrong here."""
+    measured = {kind for e in EXPERIMENTS.values() for role, kind in e.roles if role != "serve"}  # a host's figures
+    cpu_bound = {kind for kind, run in RUNS.items() if run.cpu_bound is True and kind in measured}
+    return {"cpu": cpu_bound, "disk": {"disk"}, "link": {"network_drive"}}.get(fault or "", set())
 
 
 def score(hosts: list[FaultHost], line: dict, check_json: dict) -> list[dict]:
@@ -364,7 +398,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="all pairs TCP among the hosts first: its wall time against the same runs one after another")
     p.add_argument("--mesh-mode", choices=["all_pairs_both_ways", "all_pairs"], default="all_pairs_both_ways",
                    help="each ordered pair once (n(n-1) links, the default) or each unordered pair once")
-    p.add_argument("--timeout", type=float, default=1800, help="seconds for each suite run, check or mesh")
+    p.add_argument("--warm", action=argparse.BooleanOptionalAction, default=False,
+                   help="the suite on each undisturbed host alone first, for learned bands from runs apart (not "
+                   "needed: the server measures hosts of one machine in turn, so a check's own runs on the undisturbed "
+                   "hosts are the bands' siblings)")
+    p.add_argument("--timeout", type=float, default=3600, help="seconds for each suite run, check or mesh (a check "
+                   "measures the hosts one after another)")
 
 
 def _stop(signum: int, frame: object) -> None:
@@ -428,10 +467,11 @@ def run(args: argparse.Namespace) -> int:
                 print(f"all pairs among {len(hosts)}: {len(m['cells'])} links in {m['rounds']} rounds, "
                       f"{m['wall_s']:.0f} s; the same runs one after another: {meshed['sequential_s']} s\n"
                       f"{meshed['text']}", file=sys.stderr, flush=True)
-            t0 = time.monotonic()
-            warm(stack, suite, [ids[h.name] for h in hosts if h.fault is None], args.timeout,
-                 ids[peer.name] if peer else None)
-            print(f"warmed the learned bands in {time.monotonic() - t0:.0f} s (suite {suite})", file=sys.stderr)
+            if args.warm:
+                t0 = time.monotonic()
+                warm(stack, suite, [ids[h.name] for h in hosts if h.fault is None], args.timeout,
+                     ids[peer.name] if peer else None)
+                print(f"warmed the learned bands in {time.monotonic() - t0:.0f} s (suite {suite})", file=sys.stderr)
             for i in range(args.repeat):
                 t0 = time.monotonic()
                 status, line = check(stack, suite, label, args.timeout, peer.name if peer else None)
@@ -439,8 +479,9 @@ def run(args: argparse.Namespace) -> int:
                 rows = score(hosts, line, full)
                 rounds.append({"check": line["check"], "exit": status, "seconds": round(time.monotonic() - t0),
                                "hosts": rows})
+                turn = next((h["in_turn"] for h in full["hosts"] if h.get("in_turn")), None)
                 print(f"check {i + 1}/{args.repeat} (id {line['check']}, {time.monotonic() - t0:.0f} s, exit "
-                      f"{status}):", file=sys.stderr)
+                      f"{status}){'; hosts ' + turn.split(';')[0] if turn else ''}:", file=sys.stderr)
                 for r in rows:
                     print(f"  {r['host']:<14} {str(r['fault'] or '-'):<5} {r['verdict']:<11} "
                           f"{'right' if r['right'] else 'WRONG' if r['right'] is False else 'not judged'}  "

@@ -58,7 +58,8 @@ def render(check: CheckPublic, base_url: str = "") -> str:
     for h in check.hosts:
         c = h.counts
         lines.append(f'<tr><td>{e(h.host_name)}</td><td class="v" style="color:{COLOURS[h.verdict]}">'
-                     f'{e(h.verdict.replace("_", " "))}</td><td>{e(h.reason)}</td>'
+                     f'{e(h.verdict.replace("_", " "))}</td><td>{e(h.reason)}'
+                     f'{f"<br><small>{e(h.in_turn)}</small>" if h.in_turn else ""}</td>'
                      f'<td class="num">{c.get("fail", 0)}</td><td class="num">{c.get("disturbed", 0)}</td>'
                      f'<td class="num">{c.get("pass", 0)}</td><td class="num">{c.get("no_baseline", 0)}</td></tr>')
     fails, disturbed = [], []
@@ -69,7 +70,7 @@ def render(check: CheckPublic, base_url: str = "") -> str:
                              f'<td class="num">{fmt(f.value)} {e(f.unit)}</td><td>{e(_band(f))}</td>'
                              f'<td class="num">{"—" if f.distance is None else f"{f.distance * 100:+.1f} %"}</td>'
                              f'<td>{_run(f, base)}</td></tr>')
-            elif f.status == "disturbed":
+            elif f.status in ("disturbed", "not_judged"):
                 disturbed.append(f'<tr><td>{e(h.host_name)}</td><td>{e(_figure(f))}</td>'
                                  f'<td class="num">{fmt(f.value)} {e(f.unit)}</td><td>{e(f.reason)}</td>'
                                  f'<td>{_run(f, base)}</td></tr>')
@@ -88,7 +89,8 @@ Learned bands take siblings by <b>{e(check.kind_by)}</b>.</p>
 <h2>Failures</h2>{'<p>None.</p>' if not fails else '<table><tr><th>host</th><th>figure</th><th>value</th>'
 '<th>band</th><th>distance</th><th>evidence</th></tr>' + ''.join(fails) + '</table>'}
 <h2>Disturbed measurements</h2><p><small>A measurement that was not valid (other processes took the CPU, the repeats
-spread, ...) says nothing about the host: rerun it.</small></p>
+spread, ...) says nothing about the host: rerun it. A disk or network figure its host's own CPU quota throttled
+(CPU-bound) is listed here too: it measured the quota, which the host's CPU figures are judged on.</small></p>
 {'<p>None.</p>' if not disturbed else '<table><tr><th>host</th><th>figure</th><th>value</th><th>why not valid</th>'
 '<th>evidence</th></tr>' + ''.join(disturbed) + '</table>'}
 <script type="application/json" id="hostbench-check">{data}</script>

@@ -36,10 +36,11 @@ class CheckCreate(BaseModel):
 
 
 class Figure(BaseModel):
-    """One figure of a host in a check: judged (pass/fail/no_baseline against a band), or disturbed (its
-    measurement was not valid: its verdict and why)."""
+    """One figure of a host in a check: judged (pass/fail/no_baseline against a band), disturbed (its
+    measurement was not valid: its verdict and why), or not judged (not the figure its experiment stands for: a
+    disk or network row the host's CPU quota throttled measured the quota)."""
 
-    status: Literal["pass", "fail", "no_baseline", "disturbed"]
+    status: Literal["pass", "fail", "no_baseline", "disturbed", "not_judged"]
     run_id: int
     figure: FigureKey
     value: float | None
@@ -56,9 +57,11 @@ class HostVerdictPublic(BaseModel):
     previous: str | None = None
     judged_at: datetime | None = None
     reason: str
+    in_turn: str | None = Field(None, description="hosts of one machine are measured one after another: \"measured "
+                                "in turn: same machine as flt2 (the same running kernel (boot id)); 2nd of 4\"")
     counts: dict[str, int] = Field(default_factory=dict)
     figures: list[Figure] = Field(default_factory=list, description="failures first, then disturbed, no baseline, "
-                                                                    "passed")
+                                                                    "not judged, passed")
     webhook_status: str | None = None
     webhook_detail: str | None = None
 

@@ -4,7 +4,9 @@ A host's verdict, from every row of every run it measured in the check (a two-ho
 - FAIL: a valid figure lies outside its band (declared, else learned; app.bands.service.judge);
 - DISTURBED: no valid figure failed, but some measurement was not valid (a row whose verdict is not usable:
   disturbed, oversubscribed, unstable, ...; or a run that did not succeed): rerun it, do not blame the host;
-- PASS: every figure valid and inside its band (figures without a band are listed, not counted against it);
+- PASS: every figure valid and inside its band (figures without a band are listed, not counted against it; so are
+  the figures not judged: a disk or network row the host's own CPU quota throttled measured the quota, whose
+  CPU figures are judged, not the device or the link: `cpu_bound`);
 - NO_BASELINE: nothing could be judged (no band, too few siblings).
 The verdict is written to the host (hosts.health, per suite) and, when it changed, a webhook goes out (the trends'
 notification target and delivery, app.trends.notify) from the Celery pass that judges (never from a request)."""
@@ -33,13 +35,17 @@ from app.experiments.registry import ROLE_OF
 from app.hosts import slurm
 from app.hosts.models import Host
 from app.hosts.service import health_of
+from app.jobs import turns
 from app.jobs.models import ACTIVE, Run, RunStatus, SuiteRun
 from app.results.verdict import usable
 from app.suites import service as suites
 from app.trends import notify
 from app.trends.service import direction, verdict_of
 
-ORDER = {"fail": 0, "disturbed": 1, "no_baseline": 2, "pass": 3}
+ORDER = {"fail": 0, "disturbed": 1, "no_baseline": 2, "not_judged": 3, "pass": 4}
+# A row's verdict that says the figure is not the one its experiment stands for, but not that the measurement
+# went wrong: listed with the host's figures, never counted for or against it.
+NOT_JUDGED = {"cpu_bound"}
 WEBHOOK_TRIES = 3
 
 
@@ -86,6 +92,12 @@ def _why_not_valid(run: Run, row: dict[str, Any], verdict: str) -> str:
     return why if why.startswith(f"{verdict}:") else f"{verdict}: {why}"  # a flag's text may name it already
 
 
+def _not_judged(run: Run, row: dict[str, Any], verdict: str) -> str:
+    text = next((str(f["text"]) for f in row.get("flags") or [] if isinstance(f, dict) and f.get("kind") == verdict
+                 and f.get("text")), verdict)
+    return f"{text[:400]}; not judged as a {run.experiment.replace('_', ' ')} figure"
+
+
 def judge_host(session: Session, host: Host, runs: list[Run], kind_by: str,
                baselines: Baselines) -> tuple[str, list[Figure], str]:
     """(verdict, figures worst first, the reason in words) of one host from its runs in a check."""
@@ -107,6 +119,10 @@ def judge_host(session: Session, host: Host, runs: list[Run], kind_by: str,
                 continue
             key, unit = _where(run, row), str(row.get("unit") or "")
             v = verdict_of(run, row)
+            if v in NOT_JUDGED:
+                figures.append(Figure(status="not_judged", run_id=run.id, figure=key, value=float(mean), unit=unit,
+                                      reason=_not_judged(run, row, v)))
+                continue
             if not usable(v):
                 figures.append(Figure(status="disturbed", run_id=run.id, figure=key, value=float(mean), unit=unit,
                                       reason=_why_not_valid(run, row, v)))
@@ -127,6 +143,8 @@ def judge_host(session: Session, host: Host, runs: list[Run], kind_by: str,
                                       "is outside its band")
     if counts["pass"]:
         extra = f"; {counts['no_baseline']} without a band" if counts["no_baseline"] else ""
+        if counts["not_judged"]:
+            extra += f"; {counts['not_judged']} not judged (CPU-bound: the host's CPU quota)"
         return "PASS", figures, f"{counts['pass']} figure(s) inside their band{extra}"
     return "NO_BASELINE", figures, figures[0].reason
 
@@ -235,15 +253,18 @@ def public(session: Session, check: HealthCheck) -> CheckPublic:
     suite_status = suites.public(session, sr).status if sr is not None else None
     names = dict(session.execute(select(Host.id, Host.name).where(Host.id.in_(check.host_ids))).all())
     verdicts = {v.host_id: v for v in session.scalars(select(HostVerdict).where(HostVerdict.check_id == check.id))}
+    in_turn = sr.turns if sr is not None else None
     hosts = []
     for host_id in check.host_ids:
         v = verdicts.get(host_id)
+        said = turns.words(in_turn, host_id, names)
         if v is None:
             hosts.append(HostVerdictPublic(host_id=host_id, host_name=names.get(host_id, str(host_id)),
-                                           verdict="PENDING", reason="its runs have not all ended"))
+                                           verdict="PENDING", reason="its runs have not all ended", in_turn=said))
             continue
         hosts.append(HostVerdictPublic(
             host_id=host_id, host_name=names.get(host_id, str(host_id)), verdict=v.verdict,  # type: ignore[arg-type]
+            in_turn=said,
             previous=v.previous, judged_at=v.judged_at, reason=str(v.figures.get("reason") or ""),
             counts=v.figures.get("counts") or {}, figures=[Figure(**f) for f in v.figures.get("figures") or []],
             webhook_status=v.webhook_status, webhook_detail=v.webhook_detail))

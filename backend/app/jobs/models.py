@@ -59,6 +59,8 @@ class SuiteRun(Base):
     # a host in the two-host items only: it serves, every host picked drives to it (hostbench_common.suites.plan)
     peer_host_id: Mapped[int | None] = mapped_column(default=None)
     skipped: Mapped[list[str]] = mapped_column(JSONType)  # the items left out on these hosts, and why
+    # hosts of one machine, measured one after another ([{"hosts": [ids in turn order], "why": ...}], app.jobs.turns)
+    turns: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONType, default=None)
     expected_duration_s: Mapped[float] = mapped_column(Float)
     created_by: Mapped[str | None] = mapped_column(String(64))
     cancelled_by: Mapped[str | None] = mapped_column(String(64))

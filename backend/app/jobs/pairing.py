@@ -18,7 +18,7 @@ from app.core.errors import Conflict, Unprocessable
 from app.experiments.registry import ROLE_OF, RUNS, Experiment
 from app.hosts.models import Host
 from app.hosts.service import is_online
-from app.jobs import rounds
+from app.jobs import rounds, turns
 from app.jobs.models import ON_HOST, TERMINAL, WITH_RESULT, Job, Run, RunStatus
 
 DRIVES = tuple(kind for kind, role in ROLE_OF.items() if role == "drive")
@@ -86,6 +86,8 @@ def wait(session: Session, run: Run) -> Literal["skip", "hold"] | None:
     yet holds nothing ("skip": the host's next queued run may go)."""
     if rounds.later_round(session, run):
         return "skip"  # a mesh's later round: its earlier rounds have runs queued or running
+    if turns.waits(session, run):
+        return "skip"  # a suite run's host whose machine's hosts ahead of it are still measuring
     if role(run) == "serve":
         return None if driver_can_start(session, run) else "skip"
     if role(run) != "drive":

@@ -15,7 +15,7 @@ from app.core.errors import Conflict, FieldInvalid, NotFound, TooMany, Unprocess
 from app.core.etag import tag_of
 from app.experiments.registry import EXPERIMENTS, ROLE_OF, RUNS, SERVE_SLACK_S, expected_duration
 from app.hosts.models import Host
-from app.jobs import pairing, rounds, samples, stored
+from app.jobs import pairing, rounds, samples, stored, turns
 from app.jobs.doorbell import ring
 from app.jobs.models import (
     ACTIVE,
@@ -385,7 +385,9 @@ def finish_run(session: Session, run: Run, status: str, reason: str | None) -> N
         ring(other.host_id)
     # serve runs elsewhere that wait for this host to be free for their drivers (app.jobs.pairing.wait), and the
     # hosts of a mesh's next round once this run's round has ended (app.jobs.rounds)
-    waiting = pairing.serve_hosts_waiting_on(session, run.host_id) + rounds.hosts_to_ring(session, run)
+    # and the hosts of a suite run whose turn comes after this run's host, on the same machine (app.jobs.turns)
+    waiting = (pairing.serve_hosts_waiting_on(session, run.host_id) + rounds.hosts_to_ring(session, run)
+               + turns.hosts_to_ring(session, run))
     session.rollback()
     for host_id in sorted(set(waiting)):
         ring(host_id)

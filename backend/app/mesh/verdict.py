@@ -2,7 +2,8 @@
 
 A cell is judged on each of its figures (Mbit/s, round-trip µs). First its validity (app.results.verdict): a
 figure whose run's verdict is not usable is DISTURBED (the measurement was not valid: rerun it, do not blame the
-link). A valid figure is then judged against its expected band by BAND_JUDGE, when one is connected: the expected
+link); a cpu_bound one (its client's own CPU quota throttled it) is NO BASELINE, not judged as the link's. A
+valid figure is then judged against its expected band by BAND_JUDGE, when one is connected: the expected
 bands (app.bands, issue 29 items 1 and 2) answer PASS or FAIL with the band and the distance in words, or None when
 they hold no band for that figure. Without a judge, or without a band, the cell is NO BASELINE. The cell's verdict
 is the worst of its figures': DISTURBED, FAIL, NO BASELINE, PASS."""
@@ -43,6 +44,10 @@ def judge(session: Session, figures: list[tuple[Figure, str | None]]) -> tuple[s
         return None, None
     found: list[tuple[str, str]] = []
     for fig, validity in figures:
+        if validity == "cpu_bound":  # the client's own CPU quota throttled it: the quota's figure, not the link's
+            found.append(("NO BASELINE", f"{fig.op}: CPU-bound (the client's CPU quota throttled it): not judged as "
+                                         "the link's figure"))
+            continue
         if not usable(validity):
             found.append(("DISTURBED", f"{fig.op}: the measurement is {validity or 'not judged'}; rerun it, do not "
                                        "blame the link"))

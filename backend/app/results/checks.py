@@ -46,15 +46,24 @@ def _ids(inventory: dict[str, Any]) -> dict[str, str]:
     return {k: v for k in ("boot_id", "machine_id") if isinstance(v := os_.get(k), str) and v}
 
 
+def one_machine(a_inventory: dict[str, Any], b_inventory: dict[str, Any]) -> str | None:
+    """Whether two hosts' inventories say they are one machine, in words: the same running kernel (boot id: runners
+    in containers or network namespaces side by side) or the same installation (machine id); else None."""
+    a, b = _ids(a_inventory), _ids(b_inventory)
+    for key, words in (("boot_id", "the same running kernel (boot id)"),
+                       ("machine_id", "the same installation (machine id)")):
+        if key in a and a.get(key) == b.get(key):
+            return words
+    return None
+
+
 def pair_check(drive_inventory: dict[str, Any], drive_address: str | None, serve_inventory: dict[str, Any],
                serve_address: str | None, peer_host_id: int | None) -> PairCheck:
     """Whether the two hosts of a network pair are one machine: the same running kernel (boot id: runners in
     containers beside each other), the same installation (machine id) or the same address."""
     a, b = _ids(drive_inventory), _ids(serve_inventory)
-    for key, words in (("boot_id", "the same running kernel (boot id)"),
-                       ("machine_id", "the same installation (machine id)")):
-        if key in a and a.get(key) == b.get(key):
-            return PairCheck(peer_host_id=peer_host_id, same_machine=True, why=words)
+    if (words := one_machine(drive_inventory, serve_inventory)) is not None:
+        return PairCheck(peer_host_id=peer_host_id, same_machine=True, why=words)
     if drive_address and drive_address == serve_address:
         return PairCheck(peer_host_id=peer_host_id, same_machine=True, why=f"the same address {serve_address}")
     known = [k.replace("_", " ") for k in ("boot_id", "machine_id") if k in a and k in b]
@@ -218,6 +227,10 @@ def checked_words(experiment: str, params: dict[str, Any], raw: list[dict[str, A
     elif share_judged and any(isinstance(r.get("wait_share"), int | float) for r in raw):
         out.append(f"run-queue wait ≤ {DISTURBED_WAIT:.0%} in every repeat (the threads sleep by design: their "
                    "CPU share says nothing)")
+        if any(_number(r.get("throttled_share")) for r in raw):
+            out.append(f"throttled by the host's CPU quota ≤ {DISTURBED_WAIT:.0%} of every repeat (else the figure "
+                       "is the quota's, not the device's or the link's; the quota's hold is not counted as run-queue "
+                       "wait)")
     elif share_judged:
         out.append("CPU share not judged: the threads sleep by design and the kernel reported no run-queue wait")
     repeats = {int(r.get("repeat") or 0) for r in raw}

@@ -12,7 +12,8 @@ A figure is `valid` only when nothing is known against it. Otherwise it carries 
   the kernel kept its CPU: the clock fell), `cpu_lost` (a trace's rate fell while the kernel lost its CPU),
   `unstable` (the repeats spread more than the CV bound), `lossy` (UDP lost more than LOSSY_PCT),
   `same_machine` (both "hosts" of a network pair are one machine), `page_cache` (a disk figure the page cache
-  served, not the device), `loopback` (the kernel's network stack in memory, not a NIC);
+  served, not the device), `loopback` (the kernel's network stack in memory, not a NIC), `cpu_bound` (a disk or
+  network phase the host's own CPU quota throttled: it measured the quota, not the device or the link);
 - invalid also: `implausible` (a disk figure no device can give: faster than its bus).
 
 The verdict is the worst flag's kind: `invalid` before any caution; among cautions, the first of
@@ -24,14 +25,15 @@ from typing import Any, Literal
 from hostbench_common.verdicts import DISTURBED_SHARE, DISTURBED_WAIT
 from pydantic import BaseModel
 
-FlagKind = Literal["oversubscribed", "disturbed", "throttled", "cpu_lost", "unstable", "lossy", "same_machine",
-                   "page_cache", "loopback", "above_peak", "below_floor", "unverified", "non_finite", "implausible"]
-Verdict = Literal["valid", "oversubscribed", "disturbed", "throttled", "cpu_lost", "unstable", "lossy",
+FlagKind = Literal["oversubscribed", "disturbed", "cpu_bound", "throttled", "cpu_lost", "unstable", "lossy",
+                   "same_machine", "page_cache", "loopback", "above_peak", "below_floor", "unverified", "non_finite",
+                   "implausible"]
+Verdict = Literal["valid", "oversubscribed", "disturbed", "cpu_bound", "throttled", "cpu_lost", "unstable", "lossy",
                   "same_machine", "page_cache", "loopback", "invalid"]
 INVALID_KINDS = {"above_peak", "below_floor", "unverified", "non_finite", "implausible"}
 # The worst first: a loopback figure that was also disturbed reads "disturbed".
-CAUTION_ORDER: list[Verdict] = ["oversubscribed", "disturbed", "cpu_lost", "lossy", "unstable", "throttled",
-                                "same_machine", "page_cache", "loopback"]
+CAUTION_ORDER: list[Verdict] = ["oversubscribed", "disturbed", "cpu_bound", "cpu_lost", "lossy", "unstable",
+                                "throttled", "same_machine", "page_cache", "loopback"]
 
 
 # A verdict that says what a figure is, not that anything went wrong with it: a loopback figure is the network
@@ -92,7 +94,9 @@ def share_flags(threads: int, reps: list[dict[str, Any]], cpus: int | None, *, j
     `judge_share` (threads that sleep by design: blocking I/O, a socket, a GPU; the experiment table's cpu_bound)
     a low share says nothing about other processes: their run-queue wait (`wait_share`) is judged instead.
     `quota`: the CPUs the host's own cgroup allows the kernel (the runner's `cpu_quota`): the share it cuts is the
-    host's capacity, not a disturbance, so the share is judged against what the quota leaves each thread."""
+    host's capacity, not a disturbance, so the share is judged against what the quota leaves each thread. Threads
+    that sleep by design and were throttled by that quota (`throttled_share`) more than DISTURBED_WAIT of a phase
+    measured the quota, not the device or the link: `cpu_bound`."""
     out: list[Flag] = []
     over = any(r.get("oversubscribed") is True for r in reps) or (cpus is not None and threads > cpus)
     shares = [(int(r.get("repeat") or 0), float(r["cpu_share"])) for r in reps
@@ -118,16 +122,31 @@ def share_flags(threads: int, reps: list[dict[str, Any]], cpus: int | None, *, j
                                          f"(below {DISTURBED_SHARE:.2f}): other processes or the hypervisor "
                                          f"took {1 - relative:.0%} of the CPU time the kernel's threads needed",
                             worst[1]))
-    waits = [(int(r.get("repeat") or 0), float(r["wait_share"])) for r in reps
-             if isinstance(r.get("wait_share"), int | float) and not isinstance(r.get("wait_share"), bool)
-             and math.isfinite(r["wait_share"])]
+    # the time the host's own CPU quota held the threads counts as run-queue wait too: only the wait beyond it is
+    # other processes' (the kernels' harness decides a retry the same way)
+    quota_held = {int(r.get("repeat") or 0): max(0.0, float(r["throttled_share"])) for r in reps
+                  if _finite(r.get("throttled_share"))}
+    waits = [(int(r.get("repeat") or 0), float(r["wait_share"])) for r in reps if _finite(r.get("wait_share"))]
     if waits and not judge_share and not over:
-        rep, wait = max(waits, key=lambda x: x[1])
+        rep, wait = max(((rep, w - quota_held.get(rep, 0.0)) for rep, w in waits), key=lambda x: x[1])
         if wait > DISTURBED_WAIT:
+            beyond = " beyond what its CPU quota held them" if quota_held.get(rep) else ""
             out.append(flag("disturbed", f"disturbed: in repeat {rep} the kernel's threads spent {wait:.0%} of the "
-                                         f"phase waiting for a CPU (run-queue wait, above {DISTURBED_WAIT:.0%}): "
-                                         "other processes ran there", wait))
+                                         f"phase waiting for a CPU{beyond} (run-queue wait, above "
+                                         f"{DISTURBED_WAIT:.0%}): other processes ran there", wait))
+    throttled = list(quota_held.items())
+    if throttled and not judge_share:
+        rep, share = max(throttled, key=lambda x: x[1])
+        if share > DISTURBED_WAIT:
+            out.append(flag("cpu_bound", f"CPU-bound: throttled by the host's CPU quota {share:.0%} of the phase "
+                                         f"(repeat {rep}, above {DISTURBED_WAIT:.0%}): the figure is what the quota "
+                                         "let the kernel's threads do, not what the device or the link delivers",
+                            share))
     return out
+
+
+def _finite(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def non_finite_repeats(reps: list[dict[str, Any]]) -> list[int]:

@@ -48,7 +48,8 @@ class SuitePublic(BaseModel):
 
 class SuiteEstimate(BaseModel):
     """A suite on the hosts picked: what it usually takes (the longest host's sum of its runs' typical times,
-    hostbench_common/estimate.py) and its cap (the sum of its jobs' expected durations, as a suite run stores)."""
+    hostbench_common/estimate.py; hosts of one machine, measured in turn, add up: app.jobs.turns) and its cap (the
+    sum of its jobs' expected durations, as a suite run stores)."""
 
     typical_s: float
     cap_s: float

@@ -15,6 +15,7 @@ from app.core.db import utcnow
 from app.core.errors import Conflict, Forbidden, NotFound, Unprocessable
 from app.hosts.models import Host
 from app.jobs import service as jobs
+from app.jobs import turns
 from app.jobs.models import ACTIVE, Job, Run, RunStatus, SuiteRun
 from app.jobs.schemas import JobCreate
 from app.suites.models import SavedSuite
@@ -155,8 +156,10 @@ def start(session: Session, suite_id: str, host_ids: list[int], created_by: str 
                                                  "params": j.params}))
         except ValidationError as exc:  # a built-in suite the API refuses is our bug: say which item
             raise Unprocessable(f"suite {suite_id!r}: {j.experiment} job refused: {exc.errors()[:1]}") from exc
+    # hosts of one machine go one after another (app.jobs.turns); hosts of different machines at once
+    in_turn = turns.plan([hosts[h] for h in host_ids])
     run = SuiteRun(suite=suite.id, title=suite.title, host_ids=list(host_ids), peer_host_id=peer_host_id,
-                   skipped=skipped,
+                   skipped=skipped, turns=list(in_turn) or None,
                    expected_duration_s=round(expected_duration(planned), 1), created_by=created_by)
     session.add(run)
     session.flush()
@@ -182,7 +185,10 @@ def estimate(session: Session, suite_id: str, host_ids: list[int], peer_host_id:
         on = j.host_ids[-1:] if e.hosts > 1 else j.host_ids
         for h in on:
             per_host[h] = per_host.get(h, 0.0) + e.typical_duration(j.params, **host_facts(hosts[h].inventory))
-    return SuiteEstimate(typical_s=round(max(per_host.values(), default=0.0), 1),
+    # hosts of one machine are measured one after another: their times add up (app.jobs.turns)
+    typical = max([*per_host.values(), *(sum(per_host.get(h, 0.0) for h in t["hosts"])
+                                         for t in turns.plan([hosts[h] for h in host_ids]))], default=0.0)
+    return SuiteEstimate(typical_s=round(typical, 1),
                          cap_s=round(expected_duration(planned), 1),
                          per_host={h: round(v, 1) for h, v in per_host.items()})
 

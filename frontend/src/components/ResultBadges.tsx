@@ -13,6 +13,7 @@ export const verdictLabels: Record<Verdict, string> = {
   valid: 'valid',
   oversubscribed: 'oversubscribed',
   disturbed: 'disturbed',
+  cpu_bound: 'CPU-bound (quota)',
   cpu_lost: 'CPU lost',
   throttled: 'throttled',
   unstable: 'unstable',

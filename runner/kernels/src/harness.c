@@ -144,6 +144,7 @@ static hb_status run_all(run *r, hb_err *err)
     r->ncpus = hb_affinity_cpus(r->cpus, HB_MAX_CPUS);
     if (r->ncpus == 0)
         return hb_errorf(err, HB_INTERNAL, "sched_getaffinity: %s", strerror(errno));
+    hb_cg_throttle_find(&r->cg, "/proc/self/cgroup", "/proc/self/mountinfo");
     hb_timer_resolution(&res_ns, &delta_ns);
     if (delta_ns < 0 || delta_ns > 1000000)
         return hb_errorf(err, HB_UNSUPPORTED, "CLOCK_MONOTONIC advances in steps of %lld ns; "

@@ -14,6 +14,7 @@
 
 #include "harness.h"
 #include "host.h"
+#include "hostfacts.h"
 
 #define NS 1000000000LL
 #define HBK_VERSION "1.0.0"
@@ -34,6 +35,7 @@ typedef struct run {
      * disturbed_retries more tries); tries, waited_s and quiet describe the current phase */
     double quiet_wait_s, disturbed_wait, waited_s, others_cpus;
     int disturbed_retries, tries, phase_disturbed, quiet;
+    hb_cg_throttle cg; /* the cpu.stat files that count the run's CFS throttling (its CPU quota) */
     int64_t duration_ns, warmup_ns, interval_ns;
     uint64_t work; /* units per measured repeat over all threads; 0: fixed duration */
     long long seq, results;

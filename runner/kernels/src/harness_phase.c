@@ -22,6 +22,24 @@ static double rate(const run *r, const hb_config *c, uint64_t units, int64_t ns)
     return ns > 0 ? (double)units * c->work_per_unit * r->k->unit_scale / ((double)ns / NS) : 0;
 }
 
+/* The share of the phase its threads' cgroup was held back by a CPU quota: the throttled time of the
+ * level most throttled (the cgroup or an ancestor, each counts its own quota) over the phase's
+ * length times the CPUs its workers run on (a cgroup's throttled time is summed over the CPUs
+ * where it was held), at most 1; -1 when no level could be read before and after. */
+static double throttled_share(const run *r, const group *g, const long long *before,
+                              const long long *after, int64_t ns)
+{
+    long long most = -1;
+    for (int i = 0; i < r->cg.n; i++)
+        if (before[i] >= 0 && after[i] >= before[i] && after[i] - before[i] > most)
+            most = after[i] - before[i];
+    int cpus = g->nthreads < r->ncpus ? g->nthreads : r->ncpus;
+    if (most < 0 || ns <= 0 || cpus <= 0)
+        return -1;
+    double share = (double)most / ((double)ns * cpus);
+    return share < 1 ? share : 1;
+}
+
 static void emit_sample(run *r, group *g, int repeat, int64_t from, int64_t to, uint64_t units)
 {
     const hb_config *c = &r->setup.configs[g->config];
@@ -69,6 +87,8 @@ void hbi_run_phase(run *r, group *g, int repeat)
     if (hbi_signal()) /* a signal that came before the reset must still stop this phase */
         hbi_set_stop(1);
 
+    long long cg0[HB_CG_LEVELS], cg1[HB_CG_LEVELS];
+    hb_cg_throttled_ns(&r->cg, cg0);
     int64_t t0 = hb_now_ns(); /* no worker can start before this: it is the last to arrive */
     hbi_barrier_wait(&g->go);
     int64_t end = t0 + len, last = t0, next = t0 + r->interval_ns;
@@ -100,6 +120,7 @@ void hbi_run_phase(run *r, group *g, int repeat)
     }
     hbi_set_stop(1);
     hbi_barrier_wait(&g->done);
+    hb_cg_throttled_ns(&r->cg, cg1);
 
     int64_t t1 = t0, t1_min = INT64_MAX, cpu_ns = 0, wait_ns = 0;
     long preemptions = 0;
@@ -150,6 +171,11 @@ void hbi_run_phase(run *r, group *g, int repeat)
      * theirs (the row says oversubscribed), not another process's, and no retry can take it away; only the
      * wait beyond it is a disturbance (as the server judges the CPU share: against cpus/threads). */
     double own_wait = g->nthreads > r->ncpus ? 1.0 - (double)r->ncpus / (double)g->nthreads : 0.0;
+    /* so is the time the host's own CPU quota held them (throttled_share): the host's capacity, which a retry
+     * cannot change either (the kernel counts a throttled thread's time as run-queue wait) */
+    double throttled = throttled_share(r, g, cg0, cg1, t1 - t0);
+    if (throttled > 0)
+        own_wait += throttled;
     r->phase_disturbed = wait_ns >= 0 &&
                          (double)wait_ns / ((double)(t1 - t0) * g->nthreads) - own_wait > r->disturbed_wait;
     if (r->phase_disturbed && r->tries <= r->disturbed_retries)
@@ -176,6 +202,8 @@ void hbi_run_phase(run *r, group *g, int repeat)
     if (wait_ns >= 0)
         hb_json_knum(&r->j, "wait_share",
                      hb_result_share((double)wait_ns, (double)(t1 - t0) * g->nthreads));
+    if (throttled >= 0)
+        hb_json_knum(&r->j, "throttled_share", throttled);
     if (r->disturbed_retries > 0 || r->quiet_wait_s > 0) {
         hb_json_kint(&r->j, "tries", r->tries);
         hb_json_knum(&r->j, "quiet_waited_s", r->waited_s);

@@ -354,3 +354,116 @@ out:
     free(a);
     return found;
 }
+
+/* ---- the cgroup's CPU quota ---- */
+
+/* The value of `key` in a cpu.stat file; -1 when the file or the key is not there. */
+static long long cpu_stat_value(const char *path, const char *key)
+{
+    char line[256], k[64];
+    long long v, out = -1;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "%63s %lld", k, &v) == 2 && strcmp(k, key) == 0) {
+            out = v;
+            break;
+        }
+    fclose(f);
+    return out;
+}
+
+/* Whether the comma-separated list `list` holds `word`. */
+static int has_word(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list;;) {
+        if (strncmp(p, word, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+        p = strchr(p, ',');
+        if (!p)
+            return 0;
+        p++;
+    }
+}
+
+/* The mount point and root of the v1 hierarchy with the cpu controller (v2: the cgroup2 mount). */
+static int cg_mount(const char *mountinfo_file, int v2, char *mnt, size_t mnt_len, char *root,
+                    size_t root_len)
+{
+    char line[4096], r[1024], m[1024], type[64], opts[1024];
+    int found = 0;
+    FILE *f = fopen(mountinfo_file, "r");
+    if (!f)
+        return 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        const char *dash = strstr(line, " - ");
+        if (!dash || sscanf(line, "%*s %*s %*s %1023s %1023s", r, m) != 2 ||
+            sscanf(dash + 3, "%63s %*s %1023s", type, opts) != 2)
+            continue;
+        if (v2 ? strcmp(type, "cgroup2") == 0 : strcmp(type, "cgroup") == 0 && has_word(opts, "cpu")) {
+            snprintf(mnt, mnt_len, "%s", m);
+            snprintf(root, root_len, "%s", r);
+            found = 1;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+/* The levels of one hierarchy: the cgroup's directory, then each parent up to the mount point. */
+static void cg_levels(hb_cg_throttle *t, const char *mnt, const char *root, const char *cg, int v2)
+{
+    size_t rl = strlen(root);
+    if (strcmp(root, "/") != 0 && strncmp(cg, root, rl) == 0 && (cg[rl] == '/' || cg[rl] == '\0'))
+        cg += rl; /* the mount shows a subtree (a container's): the path is below its root */
+    char dir[512];
+    if (snprintf(dir, sizeof dir, "%s%s", mnt, strcmp(cg, "/") == 0 ? "" : cg) >= (int)sizeof dir)
+        return;
+    size_t base = strlen(mnt);
+    for (;;) {
+        char stat[600];
+        snprintf(stat, sizeof stat, "%s/cpu.stat", dir);
+        if (t->n < HB_CG_LEVELS && cpu_stat_value(stat, v2 ? "throttled_usec" : "throttled_time") >= 0) {
+            snprintf(t->path[t->n], sizeof t->path[0], "%s", stat);
+            t->usec[t->n++] = v2;
+        }
+        char *slash = strrchr(dir, '/');
+        if (strlen(dir) <= base || !slash || (size_t)(slash - dir) < base)
+            break;
+        *slash = '\0';
+    }
+}
+
+void hb_cg_throttle_find(hb_cg_throttle *t, const char *cgroup_file, const char *mountinfo_file)
+{
+    char line[1024];
+    memset(t, 0, sizeof *t);
+    FILE *f = fopen(cgroup_file, "r");
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2)
+            continue;
+        *c1 = *c2 = '\0';
+        const char *controllers = c1 + 1, *cg = c2 + 1;
+        int v2 = controllers[0] == '\0';
+        if (!v2 && !has_word(controllers, "cpu"))
+            continue;
+        char mnt[1024], root[1024];
+        if (cg[0] == '/' && cg_mount(mountinfo_file, v2, mnt, sizeof mnt, root, sizeof root))
+            cg_levels(t, mnt, root, cg, v2);
+    }
+    fclose(f);
+}
+
+void hb_cg_throttled_ns(const hb_cg_throttle *t, long long *ns)
+{
+    for (int i = 0; i < t->n; i++) {
+        long long v = cpu_stat_value(t->path[i], t->usec[i] ? "throttled_usec" : "throttled_time");
+        ns[i] = v < 0 ? -1 : t->usec[i] ? v * 1000 : v;
+    }
+}

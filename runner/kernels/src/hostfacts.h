@@ -71,4 +71,24 @@ typedef struct hb_irq_line {
  * many as the n > 0 events provoke returns (<= 0: it failed). 1 with *out filled, else 0. */
 int hb_find_irq(int (*provoke)(void *arg), void *arg, hb_irq_line *out);
 
+/* ---- the cgroup's CPU quota: CFS bandwidth throttling ---- */
+
+#define HB_CG_LEVELS 16
+
+/* The cpu.stat files that count this process's throttling: its cgroup's and each ancestor's up to
+ * its hierarchy's root (a quota on any of them holds its threads), in the cgroup v1 hierarchy that
+ * has the cpu controller (throttled_time, ns) and in the v2 one (throttled_usec), found through
+ * /proc/self/cgroup and /proc/self/mountinfo (paths given, for tests). Only levels whose cpu.stat
+ * states a throttled time are kept: none (n 0) where no quota can be seen. */
+typedef struct hb_cg_throttle {
+    char path[HB_CG_LEVELS][600];
+    int usec[HB_CG_LEVELS]; /* 1: throttled_usec (v2); 0: throttled_time in ns (v1) */
+    int n;
+} hb_cg_throttle;
+
+void hb_cg_throttle_find(hb_cg_throttle *t, const char *cgroup_file, const char *mountinfo_file);
+
+/* The throttled time of each level, in ns, into ns[0 .. t->n - 1] (-1 where it cannot be read). */
+void hb_cg_throttled_ns(const hb_cg_throttle *t, long long *ns);
+
 #endif

@@ -128,6 +128,13 @@ const hb_result hb_run_results[] = {
      "(threads x seconds), at most 1: 0 when nothing else competed for their CPUs. Unlike "
      "cpu_share it holds for threads that sleep by design (sockets, I/O). Absent where "
      "/proc/thread-self/schedstat is not readable.", NULL, .range = HB_FRACTION},
+    {"throttled_share", HB_R_NUMBER, "", 1,
+     "The share of the phase the kernel's cgroup was held back by its CPU quota (CFS bandwidth "
+     "throttling: cpu.stat throttled_time in cgroup v1, throttled_usec in v2, of its cgroup or the "
+     "ancestor most throttled) / (seconds x the CPUs the worker threads run on), at most 1. A quota "
+     "is the host's capacity; a disk or network phase throttled above disturbed_wait measured the "
+     "quota, not the device or the link. Absent where no cgroup states its throttled time.", NULL,
+     .range = HB_FRACTION},
     {"sampler", HB_R_BOOL, NULL, 0,
      "sampler_ab only: whether this repeat ran with the sampler.", NULL, .range = HB_ANY},
     {"work_target", HB_R_INT, "", 0,

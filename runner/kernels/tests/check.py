@@ -662,6 +662,7 @@ def test_repeat_until_stable(): __import__("check_stable").run(BUILD, check)  # 
 def test_memory_kernel(): __import__("check_memory").run(BUILD, check)  # tests/check_memory.py
 def test_gpu_kernel(): __import__("check_gpu").run(BUILD, check)  # tests/check_gpu.py
 def test_disk_kernel(): __import__("check_disk").run(sys.modules[__name__])  # tests/check_disk.py
+def test_cpu_quota_throttling_seen(): __import__("check_quota").run(BUILD, check)  # tests/check_quota.py
 def test_files_depend_one_way(): __import__("check_layers").run(BUILD, check)  # tests/check_layers.py
 def test_arm64_under_qemu():  # tests/check_arm64.py; HBK_CHECK_ARM64=0: run apart (./hostbench test does)
     if os.environ.get("HBK_CHECK_ARM64") == "0":

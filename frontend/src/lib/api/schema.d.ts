@@ -1608,7 +1608,7 @@ export interface components {
             /** Text */
             text: string;
             /** Verdict */
-            verdict?: ("valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
+            verdict?: ("valid" | "oversubscribed" | "disturbed" | "cpu_bound" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
         };
         /** AuditEventPublic */
         AuditEventPublic: {
@@ -2382,8 +2382,9 @@ export interface components {
         };
         /**
          * Figure
-         * @description One figure of a host in a check: judged (pass/fail/no_baseline against a band), or disturbed (its
-         *     measurement was not valid: its verdict and why).
+         * @description One figure of a host in a check: judged (pass/fail/no_baseline against a band), disturbed (its
+         *     measurement was not valid: its verdict and why), or not judged (not the figure its experiment stands for: a
+         *     disk or network row the host's CPU quota throttled measured the quota).
          */
         Figure: {
             band?: components["schemas"]["BandUsed"] | null;
@@ -2398,7 +2399,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "pass" | "fail" | "no_baseline" | "disturbed";
+            status: "pass" | "fail" | "no_baseline" | "disturbed" | "not_judged";
             /** Unit */
             unit: string;
             /** Value */
@@ -2463,7 +2464,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "above_peak" | "below_floor" | "unverified" | "non_finite" | "implausible";
+            kind: "oversubscribed" | "disturbed" | "cpu_bound" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "above_peak" | "below_floor" | "unverified" | "non_finite" | "implausible";
             /**
              * Severity
              * @enum {string}
@@ -2827,13 +2828,18 @@ export interface components {
             };
             /**
              * Figures
-             * @description failures first, then disturbed, no baseline, passed
+             * @description failures first, then disturbed, no baseline, not judged, passed
              */
             figures?: components["schemas"]["Figure"][];
             /** Host Id */
             host_id: number;
             /** Host Name */
             host_name: string;
+            /**
+             * In Turn
+             * @description hosts of one machine are measured one after another: "measured in turn: same machine as flt2 (the same running kernel (boot id)); 2nd of 4"
+             */
+            in_turn?: string | null;
             /** Judged At */
             judged_at?: string | null;
             /** Previous */
@@ -4037,7 +4043,7 @@ export interface components {
             /** Unit */
             unit: string;
             /** Verdict */
-            verdict?: ("valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
+            verdict?: ("valid" | "oversubscribed" | "disturbed" | "cpu_bound" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
         };
         /** ReportSummary */
         ReportSummary: {
@@ -4177,6 +4183,8 @@ export interface components {
             t?: number | null;
             /** Threads */
             threads: number;
+            /** Throttled Share */
+            throttled_share?: number | null;
             /** Tries */
             tries?: number | null;
             /** Unit */
@@ -4275,7 +4283,7 @@ export interface components {
              * @default valid
              * @enum {string}
              */
-            verdict: "valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid";
+            verdict: "valid" | "oversubscribed" | "disturbed" | "cpu_bound" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid";
         };
         /** RunFinish */
         RunFinish: {
@@ -4411,7 +4419,7 @@ export interface components {
             /** Unit */
             unit: string;
             /** Verdict */
-            verdict?: ("valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
+            verdict?: ("valid" | "oversubscribed" | "disturbed" | "cpu_bound" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
         };
         /** RunRef */
         RunRef: {
@@ -4452,7 +4460,7 @@ export interface components {
              * @default valid
              * @enum {string}
              */
-            verdict: "valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid";
+            verdict: "valid" | "oversubscribed" | "disturbed" | "cpu_bound" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid";
         };
         /** RunStart */
         RunStart: {
@@ -4818,7 +4826,8 @@ export interface components {
         /**
          * SuiteEstimate
          * @description A suite on the hosts picked: what it usually takes (the longest host's sum of its runs' typical times,
-         *     hostbench_common/estimate.py) and its cap (the sum of its jobs' expected durations, as a suite run stores).
+         *     hostbench_common/estimate.py; hosts of one machine, measured in turn, add up: app.jobs.turns) and its cap (the
+         *     sum of its jobs' expected durations, as a suite run stores).
          */
         SuiteEstimate: {
             /** Cap S */
@@ -5001,7 +5010,7 @@ export interface components {
             /** Value */
             value?: number | null;
             /** Verdict */
-            verdict?: ("valid" | "oversubscribed" | "disturbed" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
+            verdict?: ("valid" | "oversubscribed" | "disturbed" | "cpu_bound" | "throttled" | "cpu_lost" | "unstable" | "lossy" | "same_machine" | "page_cache" | "loopback" | "invalid") | null;
             /**
              * Where
              * @description the headline row in words: 'FP64, 4 threads', 'tcp_stream, 64 KiB messages, 1 stream'

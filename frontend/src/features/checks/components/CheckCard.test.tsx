@@ -14,9 +14,12 @@ const check: Check = {
   judged_at: '2026-11-29T03:05:00Z',
   status: 'judged', counts: { FAIL: 1, PASS: 1 },
   hosts: [
-    { host_id: 2, host_name: 'slow', verdict: 'FAIL', reason: '1 figure(s) outside their band', counts: { fail: 1 },
+    { host_id: 2, host_name: 'slow', verdict: 'FAIL', reason: '1 figure(s) outside their band', counts: { fail: 1, not_judged: 1 },
+      in_turn: 'measured in turn: same machine as good1 (the same running kernel (boot id)); 2nd of 2',
       figures: [{ status: 'fail', run_id: 12, figure: { experiment: 'cpu', op: 'fp64', threads: 1, block_bytes: null },
-        value: 45, unit: 'GFLOP/s', band, distance: -0.443, reason: 'learned' }] },
+        value: 45, unit: 'GFLOP/s', band, distance: -0.443, reason: 'learned' },
+        { status: 'not_judged', run_id: 14, figure: { experiment: 'disk', op: 'seq_write', threads: 1, block_bytes: 4096 },
+          value: 1.3, unit: 'MB/s', reason: 'CPU-bound: throttled by the host\'s CPU quota 45% of the phase (repeat 1, above 10%); not judged as a disk figure' }] },
     { host_id: 1, host_name: 'good1', verdict: 'PASS', reason: '2 figure(s) inside their band', counts: { pass: 2 }, figures: [] },
     { host_id: 4, host_name: 'busy', verdict: 'DISTURBED', reason: '1 measurement(s) not valid', counts: { disturbed: 1 },
       figures: [{ status: 'disturbed', run_id: 13, figure: { experiment: 'cpu', op: 'fp64', threads: 1, block_bytes: null },
@@ -40,6 +43,11 @@ describe('CheckCard', () => {
     expect(first).toHaveTextContent('cpu · fp64 · 1 thread: 45 GFLOP/s vs 80.8 … +∞ GFLOP/s (-44.3 %)');
     expect(first).toHaveTextContent('learned for cpu=AMD EPYC/2 from good1');
     expect(within(first).getByRole('link', { name: 'run 12' })).toHaveAttribute('href', '/runs/12');
+    // a disk figure the host's CPU quota throttled: listed with why, not judged; and the host measured in turn
+    expect(first).toHaveTextContent("disk · seq_write · 1 thread · 4 KiB: 1.3 MB/s — CPU-bound: throttled by the host's CPU quota 45% of the phase (repeat 1, above 10%); not judged as a disk figure; run 14");
+    expect(first).toHaveTextContent('measured in turn: same machine as good1 (the same running kernel (boot id)); 2nd of 2');
+    // the host's cell names the host alone (the browser suite finds a row by it)
+    expect(within(first).getByRole('cell', { name: 'slow' })).toBeInTheDocument(); // a string name matches the whole name
     expect(rows[1]).toHaveTextContent('PASS');
     expect(screen.getByRole('link', { name: 'report (HTML)' })).toHaveAttribute('href', '/api/checks/3/report');
     expect(document.body).not.toHaveTextContent('2026-11-29T03:05'); // a date in words, not the raw ISO stamp

@@ -7,8 +7,8 @@ import { formatDateTime } from '../../../lib/format';
 function Evidence({ f }: { f: Figure }) {
   const band = f.band;
   const basis =
-    f.status === 'disturbed'
-      ? f.reason // not judged: why the measurement is not valid, not a band
+    f.status === 'disturbed' || f.status === 'not_judged'
+      ? f.reason // not judged: why the measurement is not valid (or not the figure it stands for), not a band
       : band?.source === 'declared'
       ? `declared for ${band.kind}, version ${band.version ?? '?'}`
       : band
@@ -23,6 +23,10 @@ function Evidence({ f }: { f: Figure }) {
     </li>
   );
 }
+
+/** A failure, a measurement not valid, or a figure not judged (a disk or network figure its host's CPU quota
+ * throttled): each says why, with its run. */
+const shownAsEvidence = (f: Figure) => f.status === 'fail' || f.status === 'disturbed' || f.status === 'not_judged';
 
 export function CheckCard({ check }: { check: Check }) {
   return (
@@ -51,10 +55,11 @@ export function CheckCard({ check }: { check: Check }) {
               </td>
               <td>
                 {h.reason}
-                {(h.figures ?? []).some((f) => f.status === 'fail' || f.status === 'disturbed') ? (
+                {h.in_turn ? <div className="small muted">{h.in_turn}</div> : null}
+                {(h.figures ?? []).some(shownAsEvidence) ? (
                   <ul className="small">
                     {(h.figures ?? [])
-                      .filter((f) => f.status === 'fail' || f.status === 'disturbed')
+                      .filter(shownAsEvidence)
                       .slice(0, 5)
                       .map((f) => (
                         <Evidence key={`${f.run_id}-${figureText(f.figure)}`} f={f} />

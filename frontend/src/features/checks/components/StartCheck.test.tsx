@@ -1,8 +1,9 @@
 import { fireEvent, render, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import { StartCheck, type CheckHostOption } from './StartCheck';
+import type { HostOption } from '../../../components/HostPicker';
+import { StartCheck } from './StartCheck';
 
-const HOSTS: CheckHostOption[] = [
+const HOSTS: HostOption[] = [
   { id: 1, name: 'a1', online: true, labels: { rack: 'b12' } },
   { id: 2, name: 'a2', online: true, labels: { rack: 'b12' } },
   { id: 3, name: 'c1', online: false, labels: { rack: 'c3' } },

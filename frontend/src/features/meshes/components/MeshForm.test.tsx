@@ -41,4 +41,15 @@ describe('MeshForm', () => {
     await vi.waitFor(() => expect(onStarted).toHaveBeenCalled());
     expect(posted).toEqual([{ mode: 'many_to_one', host_ids: [1, 2], ops: ['tcp_stream'], params: { duration_s: 0.5 }, server_host_id: 3 }]);
   });
+
+  it('in a larger fleet finds hosts by name or label and ticks every one shown (the host picker the health check uses)', async () => {
+    const many = Array.from({ length: 8 }, (_, i) => ({ id: i + 1, name: `h${i + 1}`, online: true, labels: { rack: i < 3 ? 'b12' : 'c3' } }));
+    const user = userEvent.setup();
+    renderWithProviders(<MeshForm hosts={many} onStarted={vi.fn()} />);
+    await user.type(screen.getByLabelText('Find hosts'), 'rack=b12');
+    expect(screen.getAllByRole('checkbox', { name: /^h/ })).toHaveLength(3);
+    await user.click(screen.getByRole('button', { name: 'Tick the 3 shown' }));
+    expect(screen.getByRole('status')).toHaveTextContent('3 picked');
+    expect(screen.getByText(/3 links in 3 rounds/)).toBeInTheDocument();
+  });
 });

@@ -1,23 +1,18 @@
 // Test hosts together: pick N hosts and a mode (all pairs, both ways, many to one with its server) and the ops.
 // Every job is created at once or none, with the server's reason; the page then shows the mesh's matrix.
 import { useId, useState } from 'react';
+import { HostPicker, type HostOption } from '../../../components/HostPicker';
 import { TextField } from '../../../components/TextField';
 import { errorMessage } from '../../../lib/api/errors';
 import { useStartMesh, type Mesh, type MeshCreate, type MeshMode } from '../api/meshes';
 import { MODE_LABELS, roundsFor } from '../lib/heat';
-
-export interface MeshHostOption {
-  id: number;
-  name: string;
-  online: boolean;
-}
 
 const OPS: { op: MeshCreate['ops'] extends (infer O)[] | undefined ? O : never; label: string }[] = [
   { op: 'tcp_stream', label: 'TCP throughput (Mbit/s)' },
   { op: 'tcp_rr', label: 'TCP round trip (µs)' },
 ];
 
-export function MeshForm({ hosts, onStarted }: { hosts: readonly MeshHostOption[]; onStarted: (m: Mesh) => void }) {
+export function MeshForm({ hosts, onStarted }: { hosts: readonly HostOption[]; onStarted: (m: Mesh) => void }) {
   const [hostIds, setHostIds] = useState<number[]>([]);
   const [mode, setMode] = useState<MeshMode>('all_pairs');
   const [serverId, setServerId] = useState<number | null>(null);
@@ -29,11 +24,6 @@ export function MeshForm({ hosts, onStarted }: { hosts: readonly MeshHostOption[
   const n = hostIds.length;
   const links = mode === 'many_to_one' ? n : mode === 'all_pairs' ? (n * (n - 1)) / 2 : n * (n - 1);
   const ready = n >= 2 && ops.length > 0 && (mode !== 'many_to_one' || serverId !== null);
-
-  const toggle = (id: number, on: boolean) => {
-    setHostIds((ids) => (on ? [...ids, id] : ids.filter((x) => x !== id)));
-    if (on && id === serverId) setServerId(null);
-  };
 
   return (
     <form
@@ -49,18 +39,7 @@ export function MeshForm({ hosts, onStarted }: { hosts: readonly MeshHostOption[
     >
       <fieldset className="fieldset">
         <legend>{mode === 'many_to_one' ? 'Clients' : 'Hosts'}</legend>
-        {hosts.length === 0 ? <p className="muted">No host has registered yet. Start a runner on a target host first.</p> : null}
-        <ul className="host-options">
-          {hosts.map((h) => (
-            <li key={h.id}>
-              <label className="check">
-                <input type="checkbox" checked={hostIds.includes(h.id)} disabled={h.id === serverId} onChange={(e) => toggle(h.id, e.target.checked)} />
-                {h.name}
-                <span className={`badge ${h.online ? 'badge-ok' : 'badge-muted'}`}>{h.online ? 'online' : 'offline'}</span>
-              </label>
-            </li>
-          ))}
-        </ul>
+        <HostPicker hosts={hosts} picked={hostIds} onChange={setHostIds} excluded={serverId} />
       </fieldset>
       <fieldset className="fieldset">
         <legend>Mode</legend>
