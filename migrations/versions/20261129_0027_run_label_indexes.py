@@ -6,7 +6,7 @@ under the label (100,000 at a million runs), each read and sorted for every page
 The expressions are app.jobs.models.snapshot_label_sql's, written out here as a migration is: what it made then.
 
 Revision ID: 0027
-Revises: 0024
+Revises: 0026
 Create Date: 2026-11-29 10:30:00.000000
 """
 from collections.abc import Sequence
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0027'
-down_revision: str | None = '0024'
+down_revision: str | None = '0026'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
