@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 
@@ -143,7 +144,10 @@ def test_lease_that_cannot_be_renewed_stops_the_kernel(server, settings_for, fak
     server.lease_status = 503  # the rest of the API still works
     _, finish = run_once(server, settings_for(server.url, fake_kernel("slow")), assignment(run_id=4))
     assert finish["status"] == "failed"
-    assert finish["reason"] == "lease lost: server unreachable for 1 s"
+    # lost once the lease went unrenewed for lease_lost_after_s (1 s here); how much longer it took to notice
+    # depends on the renewal ticks and the machine's load (2 s beside the browser suite), not on the rule
+    m = re.fullmatch(r"lease lost: server unreachable for (\d+) s", finish["reason"])
+    assert m and 1 <= int(m[1]) <= 5, finish["reason"]
 
 
 def test_stale_samples_drop_the_spool_and_stop_the_kernel(server, settings_for, fake_kernel):
