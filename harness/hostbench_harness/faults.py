@@ -35,7 +35,11 @@ from hostbench_stack.cpulimit import CGROUP, CpuLimit
 from hostbench_stack.netns import bridge_add
 from hostbench_stack.stack import Stack
 
-SUBNET = 88  # 10.231.88.0/24: the bridge at .1, host i at .i+2 (another `tag` and subnet: another fleet beside it)
+# 10.231.60.0/24: the bridge at .1, host i at .i+2 (another `tag` and subnet: another fleet beside it). Apart from
+# every other range of the tests that may run beside it: pair 77, mesh 78, netns.free_pair's 88-159 (the fleet
+# install test's /30s). It was 88: when the fleet install test took 10.231.88.0/30 first, the replies to hosts .2
+# and .3 went out that /30's veth, and their runners could not connect (the CI hang of 2026-11-28/29).
+SUBNET = 60
 BRIDGE_IP = f"10.231.{SUBNET}.1"
 DISK_BPS = 8 * 2**20  # 8 MiB/s: a tenth of a slow disk, far below any real one here
 LINK_MBIT = 100  # the veth's TCP goes at several Gbit/s; a tenth of a 1 GbE link
@@ -193,6 +197,11 @@ def network(hosts: list[FaultHost], within_s: float = REACH_S) -> Iterator[None]
     """A bridge and one namespace per host on it; `link` hosts shaped to LINK_MBIT both ways; every namespace
     checked to reach the bridge over TCP (`tcp_reachable`) before anything starts there."""
     _teardown(hosts)
+    prefix = hosts[0].bridge_ip.rsplit(".", 1)[0] + "."
+    taken = subprocess.run(["ip", "-o", "-4", "addr", "show"], check=False, capture_output=True, text=True).stdout
+    on = [ln.split()[1] for ln in taken.splitlines() if f" {prefix}" in ln]
+    if on:  # another interface there would take some hosts' replies
+        raise RuntimeError(f"{prefix}0/24 is already on an interface here: {', '.join(on)}")
     try:
         bridge = hosts[0].bridge
         _ip(*bridge_add(bridge))
