@@ -135,18 +135,12 @@ def test_a_burst_of_one_read_goes_the_full_way_once(cached, admin_headers):
     import asyncio
 
     from app.main import app
-    from tests.bench_read_cache import _get
+    from tests.bench_read_cache import _get, _subscribed
 
     cached.get("/api/runs?limit=7")  # this caller's credential checked in this process
 
     async def burst() -> tuple[list[int], int]:
-        for _ in range(100):  # this event loop's subscription live
-            before = CACHE.hits
-            await _get(app, "/api/hosts", admin_headers)
-            await _get(app, "/api/hosts", admin_headers)
-            if CACHE.hits > before:
-                break
-            await asyncio.sleep(0.1)
+        await _subscribed(app, admin_headers)
         CACHE.changed()
         misses = CACHE.misses
         got = await asyncio.gather(*(_get(app, "/api/runs?limit=7", admin_headers) for _ in range(30)))
@@ -165,7 +159,7 @@ def test_the_reads_waiting_on_a_refused_read_are_refused_at_once(cached, admin_h
 
     from app.core.admission import GATES
     from app.main import app
-    from tests.bench_read_cache import _get
+    from tests.bench_read_cache import _get, _subscribed
 
     gate = GATES["dashboard"]
     monkeypatch.setattr(gate, "wait_s", 0.5)
@@ -174,13 +168,7 @@ def test_the_reads_waiting_on_a_refused_read_are_refused_at_once(cached, admin_h
     cached.get(path)  # this caller's credential checked in this process
 
     async def burst() -> tuple[list[tuple[int, dict]], int, int, int]:
-        for _ in range(100):  # this event loop's subscription live
-            before = CACHE.hits
-            await _get(app, "/api/hosts", admin_headers)
-            await _get(app, "/api/hosts", admin_headers)
-            if CACHE.hits > before:
-                break
-            await asyncio.sleep(0.1)
+        await _subscribed(app, admin_headers)
         for _ in range(gate.slots):  # every slot taken, as by reads that do not end
             await gate.sem.acquire()
         try:
