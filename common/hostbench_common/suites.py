@@ -93,7 +93,10 @@ def expected_duration(jobs: Sequence[PlannedJob], resolve: Any = None) -> float:
 # Busy hosts: every repeated item waits up to 5 s for a quiet CPU before each measured phase and measures a
 # disturbed phase up to twice more (the harness's quiet_wait_s and disturbed_retries; docs/methodology/verdicts.md).
 BUSY_EACH = {"quiet_wait_s": 5, "disturbed_retries": 2}
-QUICK_EACH = {"repeats": 1, "duration_s": 5, "warmup_s": 1, **BUSY_EACH}
+# quick: about a minute a host (a fleet check measures the hosts of one machine in turn, so its time is the sum):
+# 2-s phases, each after half a second of warm-up, are long enough for a steady CPU, memory, direct-I/O and loopback
+# figure and leave the learned bands' 20 % floor (app.bands) well above their scatter (docs/methodology/verdicts.md)
+QUICK_EACH = {"repeats": 1, "duration_s": 2, "warmup_s": 0.5, **BUSY_EACH}
 FULL_EACH = {"reference": True, **BUSY_EACH}
 STANDARD_EACH = {"repeats": 3, "duration_s": 5, "warmup_s": 1, **BUSY_EACH}
 BURN_EACH = {"repeats": 3, "duration_s": 10, "warmup_s": 2, **BUSY_EACH}
@@ -105,7 +108,7 @@ NET_SIZES = {"tcp": [1, 1024, 65536], "udp": [1, 1024, 65507]}  # one UDP datagr
 
 BUILTIN: dict[str, Suite] = {s.id: s for s in (
     Suite("quick", "Quick health check",
-          "About two minutes on one host: a short CPU, memory, disk and loopback network measurement each.",
+          "About a minute on one host: a short CPU, memory, disk and loopback network measurement each.",
           (Item("cpu", {"op": ["fp64", "int32"], "threads": [1, 2], **QUICK_EACH}),
            Item("memory", {"op": ["copy", "stream_triad", "latency"], "blocks": [8388608], "sizes": [4096, 268435456],
                            "threads": [1], **QUICK_EACH}),
