@@ -1,5 +1,5 @@
-"""The injected faults of `./hostbench faults` on their own (as root): the shaped link has its token bucket on both
-ends of its veth, every namespace reaches the bridge over TCP (or the setup fails within its bound, naming it), the
+"""The injected faults of `./hostbench faults` on their own (as root): every host's link has a token bucket on both
+ends of its veth (a 1 GbE NIC's rate; the shaped link's a tenth of it), every namespace reaches the bridge over TCP (or the setup fails within its bound, naming it), the
 throttled disk writes no faster than DISK_BPS through O_DIRECT; and how a check's verdicts are scored."""
 import subprocess
 import tempfile
@@ -21,9 +21,12 @@ def root_only():
 def test_a_shaped_link_and_a_throttled_disk(root_only, tmp_path):
     hosts = faults.plan(2, {1: "link"}, tmp_path, tag="fltt", subnet=89)  # beside a fault fleet of the backend test
     with faults.network(hosts):
-        for h, shaped in ((hosts[0], False), (hosts[1], True)):
-            out = subprocess.run(["tc", "qdisc", "show", "dev", h.outer], capture_output=True, text=True).stdout
-            assert ("tbf" in out and f"{faults.LINK_MBIT}Mbit" in out) == shaped, out
+        for h, mbit in ((hosts[0], faults.HOST_LINK_MBIT), (hosts[1], faults.LINK_MBIT)):  # every host's NIC; a tenth
+            rate = f"{mbit // 1000}Gbit" if mbit % 1000 == 0 else f"{mbit}Mbit"  # as tc prints it
+            for ns, dev in ((None, h.outer), (h.ns, h.inner)):  # both ends of its veth
+                out = subprocess.run([*(["nsenter", f"--net=/var/run/netns/{ns}"] if ns else []), "tc", "qdisc",
+                                      "show", "dev", dev], capture_output=True, text=True).stdout
+                assert "tbf" in out and f"rate {rate} " in out, out
         r = subprocess.run(["ip", "netns", "exec", hosts[0].ns, "ping", "-c", "1", "-W", "5", hosts[1].ip],
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stdout + r.stderr  # the two "hosts" reach each other over the bridge
