@@ -95,8 +95,10 @@ def expected_duration(jobs: Sequence[PlannedJob], resolve: Any = None) -> float:
 BUSY_EACH = {"quiet_wait_s": 5, "disturbed_retries": 2}
 # quick: about a minute a host (a fleet check measures the hosts of one machine in turn, so its time is the sum):
 # 2-s phases, each after half a second of warm-up, are long enough for a steady CPU, memory, direct-I/O and loopback
-# figure and leave the learned bands' 20 % floor (app.bands) well above their scatter (docs/methodology/verdicts.md)
-QUICK_EACH = {"repeats": 1, "duration_s": 2, "warmup_s": 0.5, **BUSY_EACH}
+# figure and leave the learned bands' 20 % floor (app.bands) well above their scatter (docs/methodology/verdicts.md);
+# each waits at most 1 s for a quiet CPU (a wait in proportion to the phase: at 5 s, a busy host's 18 phases took
+# 80-90 s instead of 45), and the CPU share still tells a disturbed phase, which is measured again
+QUICK_EACH = {"repeats": 1, "duration_s": 2, "warmup_s": 0.5, **BUSY_EACH, "quiet_wait_s": 1}
 FULL_EACH = {"reference": True, **BUSY_EACH}
 STANDARD_EACH = {"repeats": 3, "duration_s": 5, "warmup_s": 1, **BUSY_EACH}
 BURN_EACH = {"repeats": 3, "duration_s": 10, "warmup_s": 2, **BUSY_EACH}
