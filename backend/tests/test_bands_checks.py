@@ -125,6 +125,27 @@ def test_a_learned_band_uses_the_other_hosts_newest_valid_figures_and_names_them
     assert judge(session, me, FP64, 120.0).status == "pass"
 
 
+def test_a_round_trips_learned_band_is_wider_than_a_throughputs(session):
+    """A ping-pong's rate is how fast a blocked thread is woken, which moves with the work beside it: its learned
+    band's floor is 40 % of the median, not 20 % (app.bands.service.LEARNED_MIN_REL_OP). The figures are today's
+    8-host check 1: three siblings near 20k RT/s, the judged host's 14,663 RT/s (-28 %) was a false FAIL at 20 %."""
+    me = _host(session, "me")
+    sibs = [_host(session, f"sib{i}") for i in range(3)]
+    for op, unit in (("tcp_rr", "RT/s"), ("tcp_stream", "Mbit/s")):
+        for s, v in zip(sibs, (20321.4, 21477.8, 19799.7), strict=True):
+            _run(session, s.id, [{**_row(v, threads=1, op=op, block=65536), "unit": unit}], 10, experiment="network")
+    rr = judge(session, me, FigureKey(experiment="network", op="tcp_rr", threads=1, block_bytes=65536), 14663.0)
+    assert rr.status == "pass" and rr.band is not None and rr.band.lower == pytest.approx(20321.4 * 0.6)
+    assert "40% of the median" in rr.band.method
+    stream = judge(session, me, FigureKey(experiment="network", op="tcp_stream", threads=1, block_bytes=65536),
+                   14663.0)
+    assert stream.status == "fail" and stream.band is not None and stream.band.lower == pytest.approx(20321.4 * 0.8)
+    assert "20% of the median" in stream.band.method
+    # a round trip at half its siblings' rate (a host whose CPUs sleep deep, a link a tenth as fast) still fails
+    assert judge(session, me, FigureKey(experiment="network", op="tcp_rr", threads=1, block_bytes=65536),
+                 10000.0).status == "fail"
+
+
 def _drive(session, host: Host, mbps: float, peer: Host, minutes_ago: float) -> int:
     """A driving run of TCP at 64 KiB to `peer` (its result's `pair`, as the server stores it)."""
     row = {**_row(mbps, threads=1, op="tcp_stream", block=65536), "unit": "Mbit/s"}
