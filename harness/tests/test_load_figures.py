@@ -82,3 +82,57 @@ def test_the_burst_process_refuses_bad_arguments_and_a_missing_token() -> None:
     r = subprocess.run([sys.executable, "-m", "hostbench_harness.load.burster", "127.0.0.1", "1", "0", "/x"],
                        cwd=CLI, env=env, capture_output=True, text=True, timeout=30, check=False)
     assert r.returncode == 2 and "K must be" in r.stderr
+
+
+def test_the_health_probe_counts_each_refusal_by_what_it_said() -> None:
+    """Issue 31: a probe that was not 200 was only counted as such. A tiny server answers 200, a busy 503 and a
+    database 503 in turn: the figures say which answers came, with X-Hostbench-Unavailable and the detail."""
+    from types import SimpleNamespace
+
+    from hostbench_harness.load import health_figures
+    from hostbench_harness.load import browsers
+
+    answers = [
+        (200, b"", b'{"status":"ok"}'),
+        (503, b"Retry-After: 1\r\n", b'{"detail":"the server is busy (health requests); retry shortly"}'),
+        (503, b"Retry-After: 5\r\nX-Hostbench-Unavailable: database\r\n",
+         b'{"detail":"the database is not answering (not answering for 7 s); retry shortly"}'),
+    ]
+
+    async def go() -> Figures:
+        served = 0
+
+        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            nonlocal served
+            while True:
+                try:
+                    await reader.readuntil(b"\r\n\r\n")
+                except (asyncio.IncompleteReadError, ConnectionError):
+                    break
+                st, extra, body = answers[min(served, len(answers) - 1)]
+                served += 1
+                writer.write(b"HTTP/1.1 %d X\r\n%sContent-Length: %d\r\n\r\n%s" % (st, extra, len(body), body))
+                await writer.drain()
+            writer.close()
+
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        load = SimpleNamespace(host="127.0.0.1", port=server.sockets[0].getsockname()[1], fig=Figures(measuring=True))
+        old = browsers.HEALTH_PROBE_S
+        browsers.HEALTH_PROBE_S = 0.01
+        try:
+            task = asyncio.create_task(browsers.health_probe(load))  # type: ignore[arg-type]
+            while served < 4:
+                await asyncio.sleep(0.01)
+            task.cancel()
+        finally:
+            browsers.HEALTH_PROBE_S = old
+        server.close()
+        return load.fig
+
+    fig = asyncio.run(go())
+    out = health_figures(fig)
+    assert out["health_probes"] >= 4 and out["health_not_200"] == out["health_probes"] - 1
+    why = out["health_not_200_why"]
+    assert why["503: the server is busy (health requests); retry shortly"] == 1
+    db = "503 unavailable=database: the database is not answering (not answering for 7 s); retry shortly"
+    assert why[db] == out["health_not_200"] - 1, why

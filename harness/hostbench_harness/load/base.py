@@ -165,8 +165,9 @@ class Figures:
     # timed by a process of their own, hostbench_harness.load.burster)
     loop_lag: list[float] = field(default_factory=list)
     # GET /api/health every HEALTH_PROBE_S while measuring, bursts included, as an orchestrator's probe: (status or
-    # "timeout"/"no answer", seconds)
+    # "timeout"/"no answer", seconds), and each answer that was not 200, as `answer_why` says it, counted
     health: list[tuple[int | str, float]] = field(default_factory=list)
+    health_not_200: Counter = field(default_factory=Counter)
 
     def note(self, kind: str, status: int | str, took: float | None = None) -> None:
         if took is not None:
@@ -182,6 +183,21 @@ async def watch_loop_lag(fig: Figures, period_s: float = 0.05) -> None:
         await asyncio.sleep(period_s)
         if fig.measuring:
             fig.loop_lag.append(max(0.0, loop.time() - t0 - period_s))
+
+
+def answer_why(status: int, hdrs: dict[str, str], body: bytes) -> str:
+    """A refusal in a few words, to be counted: its status, what X-Hostbench-Unavailable names (the part that is
+    down), and the body's `detail` (the reason: "the server is busy (health requests)", "the database is not
+    answering ..."), figures kept."""
+    why = str(status)
+    if hdrs.get("x-hostbench-unavailable"):
+        why += f" unavailable={hdrs['x-hostbench-unavailable']}"
+    try:
+        detail = json.loads(body).get("detail")
+    except (ValueError, AttributeError):
+        detail = None
+    text = str(detail) if detail is not None else body[:80].decode("latin-1", "replace")
+    return f"{why}: {text[:120]}" if text else why
 
 
 def retry_after(hdrs: dict[str, str], default: float) -> float:

@@ -15,6 +15,7 @@ from hostbench_harness.load.base import (
     Client,
     Conn,
     HttpFailure,
+    answer_why,
     ms,
     pct,
     retry_after,
@@ -147,18 +148,22 @@ HEALTH_PROBE_S = 0.5
 
 async def health_probe(load: "Load") -> None:
     """An orchestrator's liveness probe: GET /api/health on a connection of its own every HEALTH_PROBE_S while
-    measuring (bursts included), each given 10 s; timed by this process's loop (its lag is reported apart)."""
+    measuring (bursts included), each given 10 s; timed by this process's loop (its lag is reported apart). Each
+    answer that is not 200 is counted by what it said (answer_why: status, X-Hostbench-Unavailable, detail)."""
     client = Client(load.host, load.port, max_conns=1)
     try:
         while True:
             t0 = time.monotonic()
             try:
-                st, _, _ = await client.request("GET", "/api/health", timeout=10)
+                st, hdrs, body = await client.request("GET", "/api/health", timeout=10)
                 status: int | str = st
+                why = None if st == 200 else answer_why(st, hdrs, body)
             except HttpFailure as exc:
-                status = "timeout" if "Timeout" in str(exc) else "no answer"
+                status = why = "timeout" if "Timeout" in str(exc) else "no answer"
             if load.fig.measuring:
                 load.fig.health.append((status, time.monotonic() - t0))
+                if why is not None:
+                    load.fig.health_not_200[why] += 1
             await asyncio.sleep(max(0.0, HEALTH_PROBE_S - (time.monotonic() - t0)))
     finally:
         client.close()
