@@ -89,8 +89,7 @@ def test_the_health_probe_counts_each_refusal_by_what_it_said() -> None:
     database 503 in turn: the figures say which answers came, with X-Hostbench-Unavailable and the detail."""
     from types import SimpleNamespace
 
-    from hostbench_harness.load import health_figures
-    from hostbench_harness.load import browsers
+    from hostbench_harness.load import browsers, health_figures
 
     answers = [
         (200, b"", b'{"status":"ok"}'),
