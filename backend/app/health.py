@@ -9,8 +9,12 @@ every part is asked with a short timeout, so a hung part shows as such instead o
   retention, so its absence is reported even while the API's own reconciler covers the leases.
 Any of them not ok makes `status` "degraded".
 
-It has its own admission slots (app.core.admission, "health"), never the dashboard's; the database's facts are
-asked once for all the probes that arrive while they are being asked, so a burst of probes costs one query."""
+An orchestrator's liveness probe must get 200 within 2 s while the server is alive, busy or not (a refusal or a
+silence makes Kubernetes restart a healthy server; issue 31): so health takes no admission slot and is never
+refused (app.core.admission lets it through), and it is cheap however many probes come. The database's facts and
+the broker's PING are each asked once for every probe that arrives while they are being asked (a burst of probes
+costs one query and one PING, one worker thread each), both at once, and each probe waits at most ANSWER_WITHIN_S
+for them: what has not answered by then is reported as not answering, in a 200 that says "degraded"."""
 import asyncio
 import time
 from datetime import datetime
@@ -25,8 +29,8 @@ from app.core.dbwatch import DB_WATCH
 from app.hosts.service import runners_online
 from app.jobs.models import ServerMark
 
-BROKER_TIMEOUT_S = 1.0
-DB_TIMEOUT_S = 2.0
+BROKER_TIMEOUT_S = 1.0  # the Redis client's own connect and read timeouts
+ANSWER_WITHIN_S = 1.0  # a probe waits this long at most for the database's facts and the PING (asked at once)
 LATE_PERIODS = 3  # a reconciler or beat pass older than this many reconcile periods is late
 STARTED = time.monotonic()
 
@@ -41,16 +45,19 @@ class Health(BaseModel):
     version: str
 
 
-_facts_in_flight: "asyncio.Future[tuple[int, dict[str, datetime]]] | None" = None
+_in_flight: "dict[str, asyncio.Future]" = {}
 
 
-async def _shared_db_facts() -> tuple[int, dict[str, datetime]]:
-    """_db_facts, asked once for every probe that arrives while it is being asked (a burst of probes costs one
-    query); each probe waits at most DB_TIMEOUT_S."""
-    global _facts_in_flight
-    if _facts_in_flight is None or _facts_in_flight.done():
-        _facts_in_flight = asyncio.ensure_future(asyncio.get_running_loop().run_in_executor(None, _db_facts))
-    return await asyncio.wait_for(asyncio.shield(_facts_in_flight), DB_TIMEOUT_S)
+async def _shared(name: str, fn):  # type: ignore[no-untyped-def]
+    """fn() in a worker thread, asked once for every probe that arrives while it is being asked; each probe waits
+    at most ANSWER_WITHIN_S (the thread may outlive the wait: the next probes share it until it ends)."""
+    loop = asyncio.get_running_loop()
+    fut = _in_flight.get(name)
+    if fut is None or fut.done() or fut.get_loop() is not loop:
+        fut = _in_flight[name] = asyncio.ensure_future(loop.run_in_executor(None, fn))
+        fut.add_done_callback(lambda f: f.cancelled() or f.exception())  # retrieved, though every waiter left
+    async with asyncio.timeout(ANSWER_WITHIN_S):
+        return await asyncio.shield(fut)
 
 
 def _db_facts() -> tuple[int, dict[str, datetime]]:
@@ -71,11 +78,6 @@ def _ping() -> None:
         client.close()
 
 
-async def _in_thread(fn, timeout: float):  # type: ignore[no-untyped-def]
-    """fn() in the default executor, waited for at most `timeout` s (the thread may outlive the wait)."""
-    return await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(None, fn), timeout)
-
-
 def _age(marks: dict[str, datetime], name: str, what: str) -> str:
     period = get_settings().reconcile_s
     at = marks.get(name)
@@ -87,26 +89,31 @@ def _age(marks: dict[str, datetime], name: str, what: str) -> str:
     return "ok" if age <= LATE_PERIODS * period else f"late: {what} last ran {age:.0f} s ago"
 
 
-async def health() -> Health:
-    online, db = 0, "ok"
-    marks: dict[str, datetime] = {}
+async def _database() -> tuple[str, int, dict[str, datetime]]:
     state = DB_WATCH.state() if DB_WATCH.running else None
     if state is not None and state.hung:
-        db = state.detail
-    else:
-        try:
-            online, marks = await _shared_db_facts()
-        except TimeoutError:
-            db = f"not answering within {DB_TIMEOUT_S:.0f} s"
-        except Exception as exc:  # noqa: BLE001 - health reports, never raises
-            db = f"error: {type(exc).__name__}"
+        return state.detail, 0, {}
     try:
-        await _in_thread(_ping, BROKER_TIMEOUT_S + 0.5)
-        br = "ok"
+        online, marks = await _shared("database", _db_facts)
+        return "ok", online, marks
     except TimeoutError:
-        br = f"not answering within {BROKER_TIMEOUT_S:.0f} s"
+        return f"not answering within {ANSWER_WITHIN_S:.0f} s", 0, {}
+    except Exception as exc:  # noqa: BLE001 - health reports, never raises
+        return f"error: {type(exc).__name__}", 0, {}
+
+
+async def _broker() -> str:
+    try:
+        await _shared("broker", _ping)
+        return "ok"
+    except TimeoutError:
+        return f"not answering within {ANSWER_WITHIN_S:.0f} s"
     except Exception as exc:  # noqa: BLE001
-        br = f"error: {type(exc).__name__}"
+        return f"error: {type(exc).__name__}"
+
+
+async def health() -> Health:
+    (db, online, marks), br = await asyncio.gather(_database(), _broker())
     if db == "ok":
         reconciler = _age(marks, "reconciled", "the reconciler")
         scheduler = _age(marks, "beat", "Celery beat's reconcile task")

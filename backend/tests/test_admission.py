@@ -20,7 +20,7 @@ from app.main import app
     ("/api/runner/work", None),  # the long poll admits its database steps itself ("poll")
     ("/api/hosts/1", "dashboard"),
     ("/api/runs/1/stream", "dashboard"),
-    ("/api/health", "health"),
+    ("/api/health", None),  # never refused: its probes share one query (app.health)
     ("/assets/index.js", None),
 ])
 def test_each_route_is_in_its_class(path, gate):
@@ -39,7 +39,8 @@ def test_no_class_admits_more_than_its_pool_holds():
     pool_cap = lambda size: size + size // 2  # noqa: E731 - pool_size plus max_overflow (app.core.db._engine)
     runner_side = GATES["run"].slots + GATES["runner"].slots + GATES["poll"].slots
     assert runner_side <= pool_cap(RUNNER_POOL_SIZE), (runner_side, RUNNER_POOL_SIZE)
-    assert GATES["dashboard"].slots + GATES["stream"].slots + GATES["health"].slots <= pool_cap(POOL_SIZE)
+    health = 1  # /api/health's one shared query at a time (app.health)
+    assert GATES["dashboard"].slots + GATES["stream"].slots + health <= pool_cap(POOL_SIZE)
     assert THREADS > sum(g.slots for g in GATES.values())
     # every wait is well inside the runner's 10-s request timeout and 30-s lease
     assert all(g.wait_s <= 8 for g in GATES.values())
@@ -88,6 +89,39 @@ def test_health_answers_on_its_own_path_while_the_dashboard_is_full(client):
         for _ in range(taken):
             sem.release()
     assert client.get("/api/hosts").status_code == 200
+
+
+def test_health_answers_200_within_2_s_however_many_probes_crowd_in(client, monkeypatch):
+    """Issue 31: a liveness probe must get 200 within 2 s while the server is alive. ./hostbench load's reads ask
+    /api/health 40 times a second beside the probe; with two slots of its own waited for at most 1.5 s, a slow
+    moment of PostgreSQL (here a real pg_sleep of 0.5 s in each answer's query) made the probes queue, two at a
+    time, and be refused 503 "busy (health requests)" after 1.5 s. Now they share one query and none is refused."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sqlalchemy import text
+
+    from app import health
+    from app.core.db import get_sessionmaker
+
+    real = health._db_facts
+
+    def slow_database():  # PostgreSQL itself slow to answer: a real query that takes 0.5 s
+        with get_sessionmaker()() as session:
+            session.execute(text("select pg_sleep(0.5)"))
+        return real()
+
+    monkeypatch.setattr(health, "_db_facts", slow_database)
+
+    def probe(_: int) -> tuple[int, float, str]:
+        t0 = time.monotonic()
+        r = client.get("/api/health")
+        return r.status_code, time.monotonic() - t0, r.text
+
+    with ThreadPoolExecutor(40) as pool:
+        answers = list(pool.map(probe, range(40)))
+    assert all(st == 200 for st, _, _ in answers), [a for a in answers if a[0] != 200][:3]
+    assert max(took for _, took, _ in answers) < 2.0, sorted(took for _, took, _ in answers)[-3:]
 
 
 def test_a_late_loop_with_few_requests_serves_them(client, monkeypatch):

@@ -15,9 +15,13 @@ Classes, each with its own slots and its own connection pool (docs/architecture.
 - poll: the database steps of the runners' long polls (the wait itself holds nothing: it listens on Redis);
 - stream: the opening of a live stream (the slot is given back when the response starts, so an open stream holds
   none);
-- health: GET /api/health alone, so that an orchestrator's liveness probe never waits behind, or is refused with,
-  a stampede of dashboard reads (issue 31: during a burst of 1,000 reads the probe once did not answer 200);
 - dashboard: everything else under /api/.
+
+GET /api/health takes no slot and is never refused here, nor answered 503 while PostgreSQL hangs: an orchestrator's
+liveness probe must get 200 within 2 s while the server is alive (issue 31). It needs no slot: however many probes
+come, they share one database query and one Redis PING (app.health). It had two slots of its own, waited for at most
+1.5 s: the load's dashboard reads include /api/health (40 a second at 1,000 reads a second), and a busy process
+answered the probe 503 "busy (health requests)" after that wait.
 
 While PostgreSQL is hung (app.core.dbwatch), a request that needs it is refused at once with 503 and
 `X-Hostbench-Unavailable: database`, and one already inside that has been waiting STALLED_ANSWER_S is answered
@@ -128,7 +132,6 @@ DASHBOARD_SHED_MIN = get_settings().hostbench_dashboard_shed_min
 # A dashboard request waits at most 1 s for a slot (it was 2 s): under a stampede a longer wait serves no more
 # requests, it only delays the refusals (the same burst: max 3.2 s, none over 5 s); the dashboard retries a 503
 # after its Retry-After.
-HEALTH_WAIT_S = 1.5
 GATES = {
     "run": Gate("run", 4, get_settings().hostbench_runner_wait_s, 2000),
     "runner": Gate("runner", max(2, RUNNER_POOL_SIZE - 4), get_settings().hostbench_runner_wait_s, 2000),
@@ -139,9 +142,6 @@ GATES = {
     # live view is not refused behind a stampede of other reads (the full load: 2,091 opens refused with 503 and
     # 302 of 500 streams open at the end while they shared the dashboard's slots)
     "stream": Gate("stream", 3, get_settings().hostbench_stream_wait_s, 1000),
-    # /api/health: its own slots (it answers from the event loop and one short query, app.health), never the
-    # dashboard's; probes come a few a second at most, and one waits at most HEALTH_WAIT_S for a slot
-    "health": Gate("health", 2, HEALTH_WAIT_S, 200),
 }
 THREADS = sum(g.slots for g in GATES.values()) + 8  # a thread for every admitted request, and some to spare
 
@@ -162,7 +162,7 @@ def gate_of(path: str) -> str | None:
     if path.startswith("/api/runs/") and path.endswith("/events"):
         return "stream"
     if path == HEALTH_PATH:
-        return "health"
+        return None  # never refused, never waits: its probes share one query (app.health)
     return "dashboard"
 
 
@@ -247,12 +247,11 @@ class Admission:
             await self.app(scope, receive, send)
             return
         gate = GATES[name]
-        if scope["path"] != HEALTH_PATH and database_hung():
+        if database_hung():
             gate.refused += 1
             await _refuse(send, 503, _hung_body(), DB_RETRY_AFTER_S, "database")
             return
-        shed = (name == "dashboard" and LAG.lag_s > DASHBOARD_SHED_LAG_S and scope["path"] != HEALTH_PATH
-                and gate.crowded())
+        shed = name == "dashboard" and LAG.lag_s > DASHBOARD_SHED_LAG_S and gate.crowded()
         if shed:
             gate.refused += 1
         t0 = asyncio.get_running_loop().time()
