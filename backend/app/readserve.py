@@ -8,6 +8,7 @@ import weakref
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.core.admission import LAG, TIMING
 from app.core.config import get_settings
 from app.core.readcache import CACHE, CACHED, ENTRY_MAX, QUIET_WRITES, READS_CHANNEL, Entry, published_change
 
@@ -67,6 +68,35 @@ async def _viewer(scope: Scope) -> bool:
     return hit is not None and users.role_at_least(hit[0].role, "viewer")
 
 
+def _timed(scope: Scope, send: Send) -> Send:
+    """send, with a Server-Timing header on the answer (HOSTBENCH_SERVER_TIMING): where the request's time went in
+    this process, from here (the read cache: its wait for the same read's answer, the credential check) to the
+    answer's start. lag: how late the event loop ran as the request arrived (app.core.admission.LAG); cache: until
+    admission saw it, or until it was answered without it; gate: admission's wait for a slot; app: the handler's
+    time, admitted until its answer started (its worker thread, the interpreter's lock, PostgreSQL); total; t0 and t1,
+    the machine's monotonic clock as the request came in here and as its answer started."""
+    timing = scope[TIMING] = {"t0": time.monotonic(), "lag": LAG.lag_s}
+
+    async def timed_send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            now = time.monotonic()
+            t0 = timing["t0"]
+            parts = {"lag": timing["lag"], "cache": timing.get("admission", now) - t0}
+            if "admission" in timing:
+                parts["gate"] = timing.get("admitted", timing.get("refused", now)) - timing["admission"]
+            if "admitted" in timing:
+                parts["app"] = now - timing["admitted"]
+            parts["total"] = now - t0
+            value = ", ".join(f"{k};dur={v * 1000:.1f}" for k, v in parts.items())
+            # and when, on the machine's monotonic clock (a client on the same machine, ./hostbench load's burst,
+            # tells from them how long the request waited before the application saw it, and its answer after)
+            value += f', t0;desc="{t0:.6f}", t1;desc="{now:.6f}"'
+            message = {**message, "headers": [*message.get("headers", []), (b"server-timing", value.encode())]}
+        await send(message)
+
+    return timed_send
+
+
 class ReadCacheMiddleware:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -74,6 +104,8 @@ class ReadCacheMiddleware:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        if get_settings().hostbench_server_timing:
+            send = _timed(scope, send)
         method = scope["method"]
         path: str = scope["path"]
         if method not in ("GET", "HEAD"):

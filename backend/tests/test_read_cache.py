@@ -154,13 +154,17 @@ def test_the_reads_waiting_on_a_refused_read_are_refused_at_once(cached, admin_h
     """A burst of one read while every dashboard slot is taken (the process saturated): the read going the full way
     waits its while for a slot and is refused (503, Retry-After); the twenty that waited on it are each answered that
     refusal at once. They went the full way each after it, one by one: each waited for a slot again and was refused
-    again (two waits per answer, twenty-one refusals by admission for one read)."""
+    again (two waits per answer, twenty-one refusals by admission for one read).
+    Each answer also says where its time went (HOSTBENCH_SERVER_TIMING, issue 31: what ./hostbench load's burst
+    reports): the read that went the full way waited 0.5 s at admission (gate), the twenty waited for it in the read
+    cache (cache) and never reached admission."""
     import asyncio
 
     from app.core.admission import GATES
     from app.main import app
     from tests.bench_read_cache import _get, _subscribed
 
+    monkeypatch.setattr(get_settings(), "hostbench_server_timing", True)
     gate = GATES["dashboard"]
     monkeypatch.setattr(gate, "wait_s", 0.5)
     monkeypatch.setattr(gate, "_sem", None)  # a semaphore of this test's event loop, put back after
@@ -188,3 +192,8 @@ def test_the_reads_waiting_on_a_refused_read_are_refused_at_once(cached, admin_h
     assert [status for status, _ in answers] == [503] * 21
     assert all(headers.get(b"retry-after") == b"1" for _, headers in answers), answers
     assert (full_way, by_admission, handed) == (1, 1, 20)
+    timings = [{p.split(";dur=")[0]: float(p.split(";dur=")[1]) for p in h[b"server-timing"].decode().split(", ")
+                if ";dur=" in p} for _, h in answers]
+    went, waited = [t for t in timings if "gate" in t], [t for t in timings if "gate" not in t]
+    assert len(went) == 1 and went[0]["gate"] >= 450 and "app" not in went[0], went
+    assert len(waited) == 20 and all(t["cache"] >= 400 and t["total"] >= t["cache"] for t in waited), waited

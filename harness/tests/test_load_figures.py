@@ -45,7 +45,10 @@ def test_the_burst_process_times_every_request_against_a_real_server() -> None:
         async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             head = await reader.readuntil(b"\r\n\r\n")
             assert b"Authorization: Bearer tok" in head
-            writer.write(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 2\r\n\r\n{}")
+            now = time.monotonic()  # the server's clock is this machine's: Server-Timing's t0 and t1 on it
+            timing = f'cache;dur=20.0, total;dur=30.0, t0;desc="{now:.6f}", t1;desc="{now:.6f}"'.encode()
+            writer.write(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nServer-Timing: " + timing
+                         + b"\r\nContent-Length: 2\r\n\r\n{}")
             await writer.drain()
             writer.close()
 
@@ -70,6 +73,10 @@ def test_the_burst_process_times_every_request_against_a_real_server() -> None:
     out = asyncio.run(go())
     assert out["statuses"] == {"503": 20}
     assert len(out["took_s"]) == 20 and out["not_opened"] == 0
+    where = out["where"]["all"]  # where each answer's time went, from its Server-Timing and this process's clock
+    assert where["n"] == 20 and where["cache"]["max_ms"] == 20.0 and where["total"]["mean_ms"] == 30.0, where
+    assert where["before"]["max_ms"] >= 0 and where["after"]["max_ms"] >= 0, where
+    assert max(out["took_s"]) * 1000 + 1 >= where["before"]["max_ms"], where
 
 
 def test_the_burst_process_refuses_bad_arguments_and_a_missing_token() -> None:

@@ -30,6 +30,7 @@ waits on a hung database for longer than the watcher needs to see the hang (docs
 """
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -194,6 +195,18 @@ STALLED_ANSWER_S = 0.3  # a request inside while PostgreSQL hangs is answered 50
 DASHBOARD_DEADLINE_S = get_settings().hostbench_dashboard_deadline_s
 
 
+# Where a request's time went inside this process, when HOSTBENCH_SERVER_TIMING is on (app.readserve puts the dict in
+# the scope and writes the Server-Timing header): when (time.monotonic) admission saw the request, and when it was
+# admitted or refused.
+TIMING = "hostbench.timing"
+
+
+def _stamp(scope: Scope, what: str) -> None:
+    timing = scope.get(TIMING)
+    if timing is not None:
+        timing[what] = time.monotonic()
+
+
 @asynccontextmanager
 async def slot(name: str) -> AsyncIterator[None]:
     """For a route the middleware does not gate: hold a slot of `name` around its database steps."""
@@ -247,6 +260,7 @@ class Admission:
             await self.app(scope, receive, send)
             return
         gate = GATES[name]
+        _stamp(scope, "admission")
         if database_hung():
             gate.refused += 1
             await _refuse(send, 503, _hung_body(), DB_RETRY_AFTER_S, "database")
@@ -256,8 +270,10 @@ class Admission:
             gate.refused += 1
         t0 = asyncio.get_running_loop().time()
         if shed or not await gate.enter():
+            _stamp(scope, "refused")
             await _refuse(send, 503, _BUSY_BODY, 1)
             return
+        _stamp(scope, "admitted")
         held, started, answered = True, False, False
 
         async def send_and_release(message: Message) -> None:

@@ -82,6 +82,9 @@ class Settings(BaseSettings):
     # How long a dashboard read's answer is served again from its bytes while nothing was written (app.core.readcache;
     # 0: never).
     hostbench_read_cache_s: float = Field(default=1.0, ge=0, le=60)
+    # Each answer says where its time went in the process (Server-Timing: the read cache's wait, admission's, the
+    # handler's; app.readserve), for `./hostbench load`. Off by default: it tells a caller how busy the server is.
+    hostbench_server_timing: bool = False
     frontend_dist: str | None = None
     # The URL people and runners use to reach this server (install commands and sign-in links are built from
     # it; its host is allowed). Without it, they are built from the request's own Host, which the allowed-hosts

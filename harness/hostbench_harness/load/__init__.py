@@ -351,6 +351,11 @@ def print_report(r: dict) -> None:
     for b in r.get("bursts", []):
         rows.append((f"burst {b['k']} (own process): statuses; p50 / p99 / max ms; over 5 s",
                      f"{b['statuses']}; {b['p50_ms']} / {b['p99_ms']} / {b['max_ms']}; {b['over_5s']}"))
+        for group, label in (("all", "all answers"), ("over_5s", "answers over 5 s")):
+            w = (b.get("where") or {}).get(group) or {}
+            if w.get("n"):
+                rows.append((f"burst {b['k']}, {label} ({w['n']}): where, mean / max ms (Server-Timing)",
+                             "; ".join(f"{k} {v['mean_ms']} / {v['max_ms']}" for k, v in w.items() if k != "n")))
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k:<{width}}  {v}")
@@ -391,7 +396,8 @@ def run(args: argparse.Namespace) -> int:
     state = Path(tempfile.mkdtemp(prefix="load-", dir=STATE))
     # the server's active-run caps (50 in all, 20 per person by default) would refuse the simulated fleet's runs
     cap = str(max(50, args.running + 16))
-    extra = {"MAX_ACTIVE_JOBS": cap, "MAX_ACTIVE_RUNS_PER_USER": cap}
+    # and each answer says where its time went in the API process (Server-Timing: the bursts' "where")
+    extra = {"MAX_ACTIVE_JOBS": cap, "MAX_ACTIVE_RUNS_PER_USER": cap, "HOSTBENCH_SERVER_TIMING": "1"}
     stack = Stack(state, with_runner=False, durable=False, database="hostbench_load", fresh_database=True,
                   extra_env=extra, api_workers=args.api_workers, control_workers=args.control_workers)
     before = round(os.getloadavg()[0], 2)

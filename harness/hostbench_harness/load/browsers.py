@@ -201,4 +201,4 @@ async def burst(load: "Load", k: int, token: str) -> dict:
     return {"k": k, "statuses": out["statuses"], "max_ms": ms(max(took)), "p50_ms": ms(pct(took, 50)),
             "p99_ms": ms(pct(took, 99)), "wall_ms": ms(out["wall_s"]), "not_opened": out["not_opened"],
             "over_5s": sum(1 for t in took if t > 5.0),
-            "lease_during_max_ms": ms(max(lease)) if lease else None}
+            "lease_during_max_ms": ms(max(lease)) if lease else None, "where": out.get("where")}
