@@ -37,7 +37,7 @@ import psycopg
 from hostbench_stack import ROOT, STATE
 from hostbench_stack.stack import Stack
 
-from hostbench_harness.load.base import HEARTBEAT_S, Client, Figures, ms, pct, retry_after, watch_loop_lag
+from hostbench_harness.load.base import HEARTBEAT_S, Client, Figures, ms, pct, retry_after, watch_loop_lag, where
 from hostbench_harness.load.browsers import BURST_PATH, burst, health_probe, reads_loop, stream_loop
 from hostbench_harness.load.procs import Meter, _procs, api_procs, rss_mib
 from hostbench_harness.load.sim import RunState, SimRunner
@@ -257,7 +257,8 @@ def health_figures(f: Figures) -> dict:
     return {"health_probes": len(f.health), "health_not_200": sum(1 for st, _ in f.health if st != 200),
             "health_not_200_why": dict(f.health_not_200.most_common()),
             "health_max_ms": ms(max((t for _, t in f.health), default=None)),
-            "health_over_2s": sum(1 for _, t in f.health if t > 2.0)}
+            "health_over_2s": sum(1 for _, t in f.health if t > 2.0),
+            "health_over_2s_where": where(f.health_slow)["all"]}
 
 
 def server_errors(errors: dict[str, int], bursts: list[dict]) -> int:
@@ -334,6 +335,7 @@ def print_report(r: dict) -> None:
          f"{r.get('health_not_200')} of {r.get('health_probes')} / {r.get('health_over_2s')} / "
          f"{r.get('health_max_ms')}"),
         ("/api/health answers not 200, by what they said", r.get("health_not_200_why") or "-"),
+        ("/api/health probes over 2 s: where, mean / max ms (Server-Timing)", _where(r.get("health_over_2s_where"))),
         ("slowest answer ms", r.get("slowest_answer_ms")),
         ("errors", r.get("errors")),
         ("answers of 500 and the like (not 503)", r.get("server_errors")),
@@ -354,12 +356,18 @@ def print_report(r: dict) -> None:
         for group, label in (("all", "all answers"), ("over_5s", "answers over 5 s")):
             w = (b.get("where") or {}).get(group) or {}
             if w.get("n"):
-                rows.append((f"burst {b['k']}, {label} ({w['n']}): where, mean / max ms (Server-Timing)",
-                             "; ".join(f"{k} {v['mean_ms']} / {v['max_ms']}" for k, v in w.items() if k != "n")))
+                rows.append((f"burst {b['k']}, {label} ({w['n']}): where, mean / max ms (Server-Timing)", _where(w)))
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k:<{width}}  {v}")
     print(json.dumps(r, separators=(",", ":")), flush=True)
+
+
+def _where(w: dict | None) -> str:
+    """burster.where's summary of a group of answers, as a table cell."""
+    if not w or not w.get("n"):
+        return "-"
+    return "; ".join(f"{k} {v['mean_ms']} / {v['max_ms']}" for k, v in w.items() if k != "n")
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:

@@ -168,6 +168,8 @@ class Figures:
     # "timeout"/"no answer", seconds), and each answer that was not 200, as `answer_why` says it, counted
     health: list[tuple[int | str, float]] = field(default_factory=list)
     health_not_200: Counter = field(default_factory=Counter)
+    # the probes over 2 s: (seconds, where their time went: burster.timed_parts of their Server-Timing)
+    health_slow: list[tuple[float, dict[str, float]]] = field(default_factory=list)
 
     def note(self, kind: str, status: int | str, took: float | None = None) -> None:
         if took is not None:
@@ -207,3 +209,52 @@ def retry_after(hdrs: dict[str, str], default: float) -> float:
         return default
 
 
+# --- where an answer's time went (the API's Server-Timing, HOSTBENCH_SERVER_TIMING) ----------------------------
+
+def server_timing(value: str) -> dict[str, float]:
+    """`lag;dur=1.0, cache;dur=2.5, ..., t0;desc="123.4"` (the API's Server-Timing, HOSTBENCH_SERVER_TIMING) as
+    seconds by name: a duration (ms) in seconds, a `desc` (a time on the monotonic clock) as it is."""
+    out = {}
+    for part in value.split(","):
+        name, _, rest = part.strip().partition(";")
+        for param in rest.split(";"):
+            k, _, v = param.strip().partition("=")
+            try:
+                if k == "dur":
+                    out[name] = float(v) / 1000
+                elif k == "desc":
+                    out[name] = float(v.strip('"'))
+            except ValueError:
+                pass
+    return out
+
+
+def timed_parts(value: str, sent: float, took: float) -> dict[str, float]:
+    """An answer's Server-Timing, with `before` (from `sent`, this machine's time.monotonic, until the application
+    saw the request) and `after` (from its answer's start until `sent + took`): the server's clock is this one."""
+    parts = server_timing(value)
+    if "t0" in parts and "t1" in parts:
+        parts["before"], parts["after"] = parts.pop("t0") - sent, sent + took - parts.pop("t1")
+    return parts
+
+
+SLOW_S = 5.0  # the burst's bound (issue 11)
+
+
+def where(timed: list[tuple[float, dict[str, float]]]) -> dict:
+    """Where the answers' time went, as the server said (Server-Timing) and as this process saw it: for all the
+    answers that said, and for those over SLOW_S, each part's mean and max in ms. `before`: from this process's
+    sending until the application saw the request (the server's event loop reading and parsing it behind the
+    others; this process's own sending of the K requests); the server's parts (lag, cache, gate, app, total); `after`:
+    from the answer's start to its arrival here (the server writing it out, this process reading it)."""
+    def summary(rows: list[tuple[float, dict[str, float]]]) -> dict:
+        out: dict = {"n": len(rows)}
+        if not rows:
+            return out
+        for name in ("before", "lag", "cache", "gate", "app", "total", "after"):
+            vals = [parts.get(name, 0.0) for _, parts in rows if name not in ("before", "after") or name in parts]
+            if vals:
+                out[name] = {"mean_ms": round(1000 * sum(vals) / len(vals), 1), "max_ms": round(1000 * max(vals), 1)}
+        return out
+
+    return {"all": summary(timed), "over_5s": summary([r for r in timed if r[0] > SLOW_S])}

@@ -19,6 +19,7 @@ from hostbench_harness.load.base import (
     ms,
     pct,
     retry_after,
+    timed_parts,
 )
 
 if TYPE_CHECKING:
@@ -155,16 +156,20 @@ async def health_probe(load: "Load") -> None:
     try:
         while True:
             t0 = time.monotonic()
+            hdrs: dict[str, str] = {}
             try:
                 st, hdrs, body = await client.request("GET", "/api/health", timeout=10)
                 status: int | str = st
                 why = None if st == 200 else answer_why(st, hdrs, body)
             except HttpFailure as exc:
                 status = why = "timeout" if "Timeout" in str(exc) else "no answer"
+            took = time.monotonic() - t0
             if load.fig.measuring:
-                load.fig.health.append((status, time.monotonic() - t0))
+                load.fig.health.append((status, took))
                 if why is not None:
                     load.fig.health_not_200[why] += 1
+                if took > 2.0 and "server-timing" in hdrs:  # where a slow one's time went (burster.where)
+                    load.fig.health_slow.append((took, timed_parts(hdrs["server-timing"], t0, took)))
             await asyncio.sleep(max(0.0, HEALTH_PROBE_S - (time.monotonic() - t0)))
     finally:
         client.close()

@@ -18,7 +18,7 @@ import sys
 import time
 from collections import Counter
 
-from hostbench_harness.load.base import Conn, HttpFailure
+from hostbench_harness.load.base import Conn, HttpFailure, timed_parts, where
 
 
 async def fire(host: str, port: int, k: int, path: str, token: str) -> dict:
@@ -41,56 +41,13 @@ async def fire(host: str, port: int, k: int, path: str, token: str) -> dict:
             statuses["timeout" if "Timeout" in str(exc) else "no answer"] += 1
         took.append(time.monotonic() - t0)
         if "server-timing" in hdrs:
-            parts = server_timing(hdrs["server-timing"])
-            if "t0" in parts and "t1" in parts:  # the server's clock is this machine's: before and after it
-                parts["before"], parts["after"] = parts.pop("t0") - t0, t0 + took[-1] - parts.pop("t1")
-            timed.append((took[-1], parts))
+            timed.append((took[-1], timed_parts(hdrs["server-timing"], t0, took[-1])))
         c.close()
 
     t0 = time.monotonic()
     await asyncio.gather(*(one(c) for c in conns))
     return {"statuses": {str(s): n for s, n in sorted(statuses.items(), key=str)}, "took_s": took,
             "wall_s": time.monotonic() - t0, "not_opened": not_opened, "where": where(timed)}
-
-
-def server_timing(value: str) -> dict[str, float]:
-    """`lag;dur=1.0, cache;dur=2.5, ..., t0;desc="123.4"` (the API's Server-Timing, HOSTBENCH_SERVER_TIMING) as
-    seconds by name: a duration (ms) in seconds, a `desc` (a time on the monotonic clock) as it is."""
-    out = {}
-    for part in value.split(","):
-        name, _, rest = part.strip().partition(";")
-        for param in rest.split(";"):
-            k, _, v = param.strip().partition("=")
-            try:
-                if k == "dur":
-                    out[name] = float(v) / 1000
-                elif k == "desc":
-                    out[name] = float(v.strip('"'))
-            except ValueError:
-                pass
-    return out
-
-
-SLOW_S = 5.0  # the burst's bound (issue 11)
-
-
-def where(timed: list[tuple[float, dict[str, float]]]) -> dict:
-    """Where the answers' time went, as the server said (Server-Timing) and as this process saw it: for all the
-    answers that said, and for those over SLOW_S, each part's mean and max in ms. `before`: from this process's
-    sending until the application saw the request (the server's event loop reading and parsing it behind the
-    others; this process's own sending of the K requests); the server's parts (lag, cache, gate, app, total); `after`:
-    from the answer's start to its arrival here (the server writing it out, this process reading it)."""
-    def summary(rows: list[tuple[float, dict[str, float]]]) -> dict:
-        out: dict = {"n": len(rows)}
-        if not rows:
-            return out
-        for name in ("before", "lag", "cache", "gate", "app", "total", "after"):
-            vals = [parts.get(name, 0.0) for _, parts in rows if name not in ("before", "after") or name in parts]
-            if vals:
-                out[name] = {"mean_ms": round(1000 * sum(vals) / len(vals), 1), "max_ms": round(1000 * max(vals), 1)}
-        return out
-
-    return {"all": summary(timed), "over_5s": summary([r for r in timed if r[0] > SLOW_S])}
 
 
 def main(argv: list[str]) -> int:
