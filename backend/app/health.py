@@ -30,9 +30,9 @@ from app.hosts.service import runners_online
 from app.jobs.models import ServerMark
 
 BROKER_TIMEOUT_S = 1.0  # the Redis client's own connect and read timeouts
-# A probe waits this long at most for the database's facts and the PING (asked at once). Its 2 s also pay for the
-# time before the application sees it (the event loop's backlog in a saturated process: 0.9 s measured for one probe,
-# whose wait here, 1 s then, took 1.2 s with the loop 1.1 s late: 2.08 s in all; docs/scaling.md).
+# A probe waits this long at most for the database's facts and the PING (asked at once). Its 2 s must also pay for
+# the time before the application sees it and for the event loop's lateness: in a process short of CPU, 0.9-2.6 s and
+# 0.9-1.5 s measured for the probes over 2 s (./hostbench load, docs/scaling.md). So the wait is short.
 ANSWER_WITHIN_S = 0.5
 LATE_PERIODS = 3  # a reconciler or beat pass older than this many reconcile periods is late
 STARTED = time.monotonic()

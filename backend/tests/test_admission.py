@@ -95,7 +95,7 @@ def test_health_answers_200_within_2_s_however_many_probes_crowd_in(client, monk
     """Issue 31: a liveness probe must get 200 within 2 s while the server is alive. ./hostbench load's reads ask
     /api/health 40 times a second beside the probe; with two slots of its own waited for at most 1.5 s, a slow
     moment of PostgreSQL (here a real pg_sleep of 0.3 s in each answer's query) made the probes queue, two at a
-    time, and be refused 503 "busy (health requests)" after 1.5 s. Now they share one query and none is refused;
+    time, and be refused 503 "the server is busy" after 1.5 s. Now they share one query and none is refused;
     and a database slower than the probe's wait makes the answer a 200 that says so, in time."""
     import time
     from concurrent.futures import ThreadPoolExecutor

@@ -100,7 +100,7 @@ def test_the_health_probe_counts_each_refusal_by_what_it_said() -> None:
 
     answers = [
         (200, b"", b'{"status":"ok"}'),
-        (503, b"Retry-After: 1\r\n", b'{"detail":"the server is busy (health requests); retry shortly"}'),
+        (503, b"Retry-After: 1\r\n", b'{"detail":"the server is busy; retry shortly"}'),
         (503, b"Retry-After: 5\r\nX-Hostbench-Unavailable: database\r\n",
          b'{"detail":"the database is not answering (not answering for 7 s); retry shortly"}'),
     ]
@@ -139,6 +139,6 @@ def test_the_health_probe_counts_each_refusal_by_what_it_said() -> None:
     out = health_figures(fig)
     assert out["health_probes"] >= 4 and out["health_not_200"] == out["health_probes"] - 1
     why = out["health_not_200_why"]
-    assert why["503: the server is busy (health requests); retry shortly"] == 1
+    assert why["503: the server is busy; retry shortly"] == 1
     db = "503 unavailable=database: the database is not answering (not answering for 7 s); retry shortly"
     assert why[db] == out["health_not_200"] - 1, why

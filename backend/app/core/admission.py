@@ -21,7 +21,7 @@ GET /api/health takes no slot and is never refused here, nor answered 503 while 
 liveness probe must get 200 within 2 s while the server is alive (issue 31). It needs no slot: however many probes
 come, they share one database query and one Redis PING (app.health). It had two slots of its own, waited for at most
 1.5 s: the load's dashboard reads include /api/health (40 a second at 1,000 reads a second), and a busy process
-answered the probe 503 "busy (health requests)" after that wait.
+answered the probe 503 "the server is busy" after that wait.
 
 While PostgreSQL is hung (app.core.dbwatch), a request that needs it is refused at once with 503 and
 `X-Hostbench-Unavailable: database`, and one already inside that has been waiting STALLED_ANSWER_S is answered

@@ -189,7 +189,7 @@ async def watch_loop_lag(fig: Figures, period_s: float = 0.05) -> None:
 
 def answer_why(status: int, hdrs: dict[str, str], body: bytes) -> str:
     """A refusal in a few words, to be counted: its status, what X-Hostbench-Unavailable names (the part that is
-    down), and the body's `detail` (the reason: "the server is busy (health requests)", "the database is not
+    down), and the body's `detail` (the reason: "the server is busy; retry shortly", "the database is not
     answering ..."), figures kept."""
     why = str(status)
     if hdrs.get("x-hostbench-unavailable"):
