@@ -31,8 +31,8 @@ from app.jobs.models import ServerMark
 
 BROKER_TIMEOUT_S = 1.0  # the Redis client's own connect and read timeouts
 # A probe waits this long at most for the database's facts and the PING (asked at once). Its 2 s must also pay for
-# the time before the application sees it and for the event loop's lateness: in a process short of CPU, 0.9-2.6 s and
-# 0.9-1.5 s measured for the probes over 2 s (./hostbench load, docs/scaling.md). So the wait is short.
+# the time before the application sees it and for the event loop's lateness: in a process short of CPU, up to 2.6 s
+# and 1.5 s measured for the probes over 2 s (./hostbench load, docs/scaling.md). So the wait is short.
 ANSWER_WITHIN_S = 0.5
 LATE_PERIODS = 3  # a reconciler or beat pass older than this many reconcile periods is late
 STARTED = time.monotonic()
