@@ -274,6 +274,10 @@ def _declared_used(band: Band, peak: float | None) -> tuple[BandUsed | None, str
                     set_by=band.set_by, set_at=band.set_at), "declared"
 
 
+def inside(band: BandUsed, value: float) -> bool:
+    return _setting(band, value)[0] == "pass"
+
+
 def _setting(band: BandUsed, value: float) -> tuple[str, float]:
     if band.lower is not None and value < band.lower:
         return "fail", (value - band.lower) / abs(band.lower) if band.lower else -math.inf
