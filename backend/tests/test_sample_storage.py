@@ -2,6 +2,7 @@
 sample_phases, the minute rollup written with each batch, retention by whole partitions, and the migration that
 moves an existing database's samples (app.jobs.partitions, app.jobs.samples, app.worker.retention, migration
 0021). Real PostgreSQL, real runner API."""
+import math
 import os
 import random
 import subprocess
@@ -80,6 +81,44 @@ def test_a_run_s_samples_read_back_whole_and_its_minutes_counted_once(client, se
     assert csv["samples"] == sent
 
 
+def test_a_run_s_measured_summary_is_stored_when_it_ends_and_counts_a_late_batch(client, session, runner):
+    """What a report reads (samples.daily): a run's measured summary (count, min, max and sum of its measured
+    samples, every phase's) stored on the run when it ends, not before; a batch stored after its end (a runner
+    uploading its backlog) counts too."""
+    host_id, headers = runner
+    session.execute(text("""update hosts set labels = '{"instance_type": "t-summary"}' where id = :h"""),
+                    {"h": host_id})
+    session.commit()
+    run_id = _running(client, session, host_id, headers)
+    sent = [_s(i, 10.0 + i * 20.0, float(i % 9) + 0.5, warmup=i < 4, op=("read", "write")[i % 2], repeat=i // 10)
+            for i in range(30)]
+    _upload(client, headers, run_id, sent)
+    run = session.get(Run, run_id)
+    day = run.created_at.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+
+    def stored() -> tuple:
+        session.expire_all()
+        got = session.get(Run, run_id)
+        return got.measured_n, got.measured_lo, got.measured_hi, got.measured_total
+
+    def report() -> list[tuple]:
+        return [(d, lo, round(mean, 9), hi, n) for d, lo, mean, hi, n in
+                samples.daily(session, day - timedelta(days=1), day + timedelta(days=2), "instance_type", "t-summary")]
+
+    assert stored() == (None, None, None, None) and report() == []  # not ended: not counted yet
+    r = client.post(f"/api/runner/runs/{run_id}/finish", headers=headers,
+                    json={"attempt": 1, "status": "failed", "reason": "ended by the test"})
+    assert r.status_code == 200, r.text
+    values = [x["value"] for x in sent if not x["warmup"]]
+    assert stored() == (len(values), min(values), max(values), sum(values))
+    assert report() == [(day, min(values), round(sum(values) / len(values), 9), max(values), len(values))]
+    late = [_s(30 + i, 700.0 + i, 100.0 + i) for i in range(3)]
+    assert _upload(client, headers, run_id, late)["inserted"] == 3
+    values += [x["value"] for x in late]
+    assert stored() == (len(values), min(values), max(values), sum(values))
+    assert report() == [(day, min(values), round(sum(values) / len(values), 9), max(values), len(values))]
+
+
 def test_a_sample_of_a_month_without_partition_is_kept_and_moves_when_its_month_is_made(client, session, runner):
     host_id, headers = runner
     run_id = _running(client, session, host_id, headers)
@@ -134,6 +173,7 @@ def test_retention_drops_expired_months_whole_and_keeps_a_running_run_s(client, 
     left = dict(session.execute(select(Sample.run_id, func.count()).group_by(Sample.run_id)).all())
     assert left == {recent: 1, active: 1}
     assert session.get(Run, old).status == "cancelled"  # the run itself stays, and its minute rollup
+    assert session.get(Run, old).measured_n == 3  # and its measured summary (what reports read)
     assert session.scalar(select(func.sum(SampleMinute.n)).where(SampleMinute.run_id == old)) == 3
     monkeypatch.setattr(get_settings(), "sample_retention_days", 0)  # 0 keeps everything
     session.execute(Run.__table__.update().where(Run.id == recent).values(finished_at=now - timedelta(days=999)))
@@ -193,6 +233,13 @@ def test_the_migration_moves_every_sample_equal():
             # the hosts' hours (migration 0024) from the rollup: every measured sample of the runs' every attempt
             assert conn.execute("select sum(n) from host_hours").fetchone()[0] == sum(1 for o in old if not o[7])
             assert conn.execute("select count(*) from samples_default").fetchone()[0] == 0  # each in its month
+            # each run's measured summary (migration 0028) from the rollup: every attempt's measured samples
+            got = {r[0]: r[1:] for r in conn.execute("select id, measured_n, measured_lo, measured_hi, measured_total "
+                                                     "from runs")}
+            for run in got:
+                values = [o[8] for o in old if o[0] == run and not o[7]]
+                n, lo, hi, total = got[run]
+                assert (n, lo, hi) == (len(values), min(values), max(values)) and math.isclose(total, sum(values)), run
             # one phase per distinct constants (None apart from ''), however many samples share them
             assert conn.execute("select count(*) from sample_phases").fetchone()[0] == len(
                 {(o[0], o[1], o[5], o[6], o[7], o[9], o[10], o[11]) for o in old})
@@ -244,10 +291,11 @@ def test_the_size_run_small(tmp_path):
             conn.execute(f'drop database if exists "{name}" with (force)')
 
 
-def test_a_report_over_a_quarter_reads_its_runs_rollup_only(session):
-    """A quarter's report by label (samples.daily) reads the measured rollup rows of the quarter's runs under the
-    label, one primary-key range per phase, not the rollup of every run of every month (which outlives the samples):
-    EXPLAIN ANALYZE on 20,000 runs over a year, ten hosts of ten instance types. The figures are the plain join's."""
+def test_a_report_over_a_quarter_reads_its_runs_alone(session):
+    """A quarter's report (samples.daily) reads the stored summaries of the quarter's runs (under the label: one
+    range of its report index), never the phases or the minute rollup, and answers what the rollup gives: the old
+    computation (the plain join of rollup, runs and phases) on 20,000 runs over a year, ten hosts of ten instance
+    types, EXPLAIN ANALYZE of the one statement it ran."""
     from sqlalchemy import event
 
     from app.core.db import get_engine
@@ -257,56 +305,70 @@ def test_a_report_over_a_quarter_reads_its_runs_rollup_only(session):
                             select 'h' || i, 'h' || i || '.local', '0', md5('h' || i), now(), '{}',
                                    jsonb_build_object('instance_type', 'type-' || i)
                             from generate_series(0, 9) i"""))
+    job = session.scalar(text("select coalesce(max(id), 0) + 1 from jobs"))
     session.execute(text("insert into jobs (created_at, experiment, params) "
                          "select now() - (20000 - i) * interval '26 minutes', 'memory', '{}' "
                          "from generate_series(1, 20000) i"))
+    first = session.scalar(text("select coalesce(max(id), 0) + 1 from runs"))
     session.execute(text("""insert into runs (job_id, host_id, experiment, params, status, attempt,
                                               expected_duration_s, created_at, cancel_requested, last_seq,
                                               labels_snapshot)
                             select j.id, h.id, 'memory', '{}', 'succeeded', 1, 100, j.created_at, false, 99, h.labels
-                            from jobs j join hosts h on h.name = 'h' || j.id % 10"""))
+                            from jobs j join hosts h on h.name = 'h' || j.id % 10
+                            where j.id >= :job"""), {"job": job})
+    last = session.scalar(text("select max(id) from runs"))
     # two phases a run (warm-up, measured), a minute of warm-up and two measured minutes
     session.execute(text("""insert into sample_phases (run_id, attempt, threads, "repeat", warmup, unit)
-                            select r.id, 1, 1, 0, w, 'GB/s' from runs r, (values (true), (false)) w(w)"""))
+                            select r.id, 1, 1, 0, w, 'GB/s' from runs r, (values (true), (false)) w(w)
+                            where r.id >= :first"""), {"first": first})
     session.execute(text("""insert into sample_minutes (run_id, phase_id, minute, n, lo, hi, total)
                             select p.run_id, p.id, m, 30, p.run_id % 7 + m, p.run_id % 7 + m + 2,
                                    30 * (p.run_id % 7 + m + 1) + (case when p.warmup then 1000 else 0 end)
-                            from sample_phases p, generate_series(0, 1) m where m = 0 or not p.warmup"""))
+                            from sample_phases p, generate_series(0, 1) m
+                            where (m = 0 or not p.warmup) and p.run_id >= :first"""), {"first": first})
+    # their summaries as a run's end stores them (app.jobs.service.finish_run), all at once
+    session.connection().exec_driver_sql(samples.MEASURED_SUMMARY, {"lo": first, "hi": last})
     session.commit()
     with get_engine().connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        # twice: the first removes the row versions the summaries' update left, the second marks their pages
+        # all-visible (as autovacuum does in time), which an index-only scan needs
+        conn.exec_driver_sql("vacuum analyze runs")
         conn.exec_driver_sql("vacuum analyze")
     until = utcnow() - timedelta(days=30)
     since = until - timedelta(days=91)
     session.execute(text("set local timezone = 'Asia/Kolkata'"))  # a UTC day still (it was the session's day)
-    plain = session.execute(text("""
+    plain = """
         select date_trunc('day', r.created_at, 'UTC'), min(m.lo), sum(m.total) / sum(m.n), max(m.hi), sum(m.n)
         from sample_minutes m join runs r on r.id = m.run_id join sample_phases p on p.id = m.phase_id
-        where r.created_at >= :since and r.created_at < :until and not p.warmup
-          and r.labels_snapshot ->> 'instance_type' = 'type-3' group by 1 order by 1"""),
-                            {"since": since, "until": until}).all()
-    statements: list[tuple[str, object]] = []
+        where r.created_at >= :since and r.created_at < :until and not p.warmup {label} group by 1 order by 1"""
+    for label, index, scan in (("type-3", "ix_runs_report_instance_type", ("Index Only Scan",)),
+                               (None, "ix_runs_report", ("Index Only Scan",))):
+        old = session.execute(text(plain.format(label="and r.labels_snapshot ->> 'instance_type' = :v" if label
+                                                else "")), {"since": since, "until": until, "v": label}).all()
+        statements: list[tuple[str, object]] = []
 
-    def record(conn, cursor, statement, parameters, context, executemany):  # noqa: ANN001, ANN202
-        statements.append((statement, parameters))
+        def record(conn, cursor, statement, parameters, context, executemany, statements=statements):  # noqa: ANN001, ANN202
+            statements.append((statement, parameters))
 
-    event.listen(get_engine(), "before_cursor_execute", record)
-    try:
-        got = samples.daily(session, since, until, "instance_type", "type-3")
-    finally:
-        event.remove(get_engine(), "before_cursor_execute", record)
-    assert len(got) >= 90 and [tuple(r) for r in got] == [tuple(r) for r in plain]
-    measured = session.scalar(text("""
-        select count(*) from sample_minutes m join runs r on r.id = m.run_id join sample_phases p on p.id = m.phase_id
-        where r.created_at >= :since and r.created_at < :until and not p.warmup
-          and r.labels_snapshot ->> 'instance_type' = 'type-3'"""), {"since": since, "until": until})
-    assert len(statements) == 1
-    plan = session.connection().exec_driver_sql(f"explain (analyze, format json) {statements[0][0]}",
-                                                statements[0][1]).scalar()
-    nodes = list(_nodes(plan[0]["Plan"]))
-    minutes = [n for n in nodes if n.get("Relation Name") == "sample_minutes"]
-    read = sum((n["Actual Rows"] + n.get("Rows Removed by Filter", 0)) * n["Actual Loops"] for n in minutes)
-    assert minutes and all(n["Node Type"] == "Index Scan" for n in minutes), plan
-    assert read == measured, (read, measured, plan)  # the measured rows of the quarter's runs: of 60,000
+        event.listen(get_engine(), "before_cursor_execute", record)
+        try:
+            got = (samples.daily(session, since, until, "instance_type", label) if label
+                   else samples.daily(session, since, until))
+        finally:
+            event.remove(get_engine(), "before_cursor_execute", record)
+        assert len(got) >= 90 and [tuple(r) for r in got] == [tuple(r) for r in old], label
+        runs = session.scalar(text(f"""select count(*) from runs r where r.created_at >= :since
+                                       and r.created_at < :until and r.measured_n is not null
+                                       {"and r.labels_snapshot ->> 'instance_type' = :v" if label else ""}"""),
+                              {"since": since, "until": until, "v": label})
+        assert len(statements) == 1
+        plan = session.connection().exec_driver_sql(f"explain (analyze, format json) {statements[0][0]}",
+                                                    statements[0][1]).scalar()
+        nodes = list(_nodes(plan[0]["Plan"]))
+        assert {n.get("Relation Name") for n in nodes} <= {None, "runs"}, plan  # no phases, no rollup
+        reads = [n for n in nodes if n.get("Index Name") == index]
+        assert len(reads) == 1 and reads[0]["Node Type"] in scan, plan
+        assert reads[0]["Actual Rows"] == runs, (runs, plan)  # the quarter's runs (under the label): of 20,000
     session.rollback()
 
 

@@ -1,10 +1,10 @@
 """How a run's samples are read back whole from their narrowed storage (app.jobs.models: Sample rows name a
 SamplePhase, which holds what is constant over a stretch of them), and the minute rollup's key. One definition,
 used by every reader (the run page, live stream backlog, export, reports, a run's finish) and by the ingest
-statement (app.runner_api.fast)."""
+statement (app.runner_api.fast); and a run's measured summary, stored when it ends, which reports read."""
 from datetime import datetime
 
-from sqlalchemy import BigInteger, Select, cast, func, select, true
+from sqlalchemy import BigInteger, Select, cast, func, select
 from sqlalchemy.orm import Session
 
 from app.jobs.models import HostHour, Run, Sample, SampleMinute, SamplePhase, snapshot_label
@@ -21,6 +21,35 @@ _WHERE = {"seq": "s", "t": "s", "interval_s": "s", "value": "s", "threads": "p",
           "unit": "p", "op": "p", "block_bytes": "p"}
 SAMPLE_COLUMNS = ", ".join(f'{_WHERE[f]}."{f}"' for f in SAMPLE_FIELDS)
 SAMPLE_FROM = "samples s join sample_phases p on p.id = s.phase_id"
+
+
+# A run's measured summary: the count, min, max and sum of its measured (not warm-up) samples, every attempt's, from
+# the minute rollup (per phase and minute), for the runs with ids in [lo, hi] that have any; stored on the run
+# (Run.measured_*: MEASURED_SUMMARY, store_summary), what a report reads (daily). The rollup outlives the samples, so
+# a summary made after retention dropped them is the same.
+SUMMARY_OF = """
+select m.run_id, sum(m.n) as n, min(m.lo) as lo, max(m.hi) as hi, sum(m.total) as total
+from sample_minutes m join sample_phases p on p.id = m.phase_id
+where m.run_id between %(lo)s and %(hi)s and not p.warmup group by m.run_id"""
+MEASURED_SUMMARY = f"""
+update runs set measured_n = s.n, measured_lo = s.lo, measured_hi = s.hi, measured_total = s.total
+from ({SUMMARY_OF}) s where runs.id = s.run_id"""  # noqa: S608 - this module's constants
+
+# One run's summary is made after its row is locked, in the same transaction: the summary's statement then reads every
+# batch committed before it (READ COMMITTED: its snapshot is taken after the lock), and a batch that comes later waits
+# for the transaction and then finds the run ended (app.runner_api.fast.ingest stores the summary again, so).
+LOCK_RUN = "select 1 from runs where id = %(lo)s for update"
+STORE_SUMMARY = (LOCK_RUN, MEASURED_SUMMARY)  # one run's, lo = hi = its id
+
+
+def store_summary(session: Session, run: Run) -> None:
+    """Set the run's measured summary as it ends (written with the end's own update of the run), made as
+    STORE_SUMMARY makes it."""
+    conn = session.connection()
+    conn.exec_driver_sql(LOCK_RUN, {"lo": run.id})
+    row = conn.exec_driver_sql(SUMMARY_OF, {"lo": run.id, "hi": run.id}).first()
+    if row is not None:
+        run.measured_n, run.measured_lo, run.measured_hi, run.measured_total = row[1:]
 
 
 def _column(f: str):  # noqa: ANN202 - a column of either model
@@ -76,29 +105,19 @@ def host_trend(session: Session, host_id: int, since: datetime, until: datetime,
 
 def daily(session: Session, since: datetime, until: datetime, label: str | None = None, value: str | None = None
           ) -> list[tuple[datetime, float, float, float, int]]:
-    """A period's summary from the rollup (a report over a quarter): per UTC day, the min, mean and max of the
-    measured samples of runs created then, and their count; only runs handed out under label=value if given (label
-    one of app.jobs.models.LABEL_KEYS, matched through its index).
+    """A period's summary (a report over a quarter): per UTC day, the min, mean and max of the measured samples of
+    runs created then, and their count; only runs handed out under label=value if given (label one of
+    app.jobs.models.LABEL_KEYS).
 
-    Read run by run: the period's runs (under the label) from their indexes, then each one's measured phases (a
-    range of the phases' key, which starts with the run), then each phase's rows of the rollup (a range of its
-    primary key). The LATERALs' aggregates keep it so: as a plain join PostgreSQL hashed the runs and read the
-    whole rollup to match them, every run's of every month it holds (the rollup outlives the samples): at a million
-    runs three million rows for a quarter's 25,000 runs."""
-    per_phase = (select(func.min(SampleMinute.lo).label("lo"), func.sum(SampleMinute.total).label("total"),
-                        func.max(SampleMinute.hi).label("hi"), func.sum(SampleMinute.n).label("n"))
-                 .where(SampleMinute.run_id == SamplePhase.run_id, SampleMinute.phase_id == SamplePhase.id)
-                 .lateral("per_phase"))
-    per_run = (select(func.min(per_phase.c.lo).label("lo"), func.sum(per_phase.c.total).label("total"),
-                      func.max(per_phase.c.hi).label("hi"), func.sum(per_phase.c.n).label("n"))
-               .select_from(SamplePhase).join(per_phase, true())
-               .where(SamplePhase.run_id == Run.id, SamplePhase.warmup.is_(False))
-               .lateral("per_run"))
+    Read from the runs alone: each ended run's measured summary (Run.measured_*, stored when it ends:
+    store_summary), the period's runs from one range of ix_runs_report_<label> (label, created_at), or of the
+    covering ix_runs_report (created_at) without a label. A run with no summary (not ended, no measured sample) is
+    not counted. Before (migration 0028) each run's measured phases and each phase's rows of the minute rollup were
+    read per run: two index ranges for each of a quarter's 25,000 runs under a label at a million runs."""
     day = func.date_trunc("day", Run.created_at, "UTC")  # as HOUR: a UTC day whatever the session's time zone
-    q = (select(day, func.min(per_run.c.lo), func.sum(per_run.c.total) / func.sum(per_run.c.n),
-                func.max(per_run.c.hi), cast(func.sum(per_run.c.n), BigInteger))
-         .select_from(Run).join(per_run, true())
-         .where(Run.created_at >= since, Run.created_at < until, per_run.c.n.is_not(None)))
+    q = (select(day, func.min(Run.measured_lo), func.sum(Run.measured_total) / func.sum(Run.measured_n),
+                func.max(Run.measured_hi), cast(func.sum(Run.measured_n), BigInteger))
+         .where(Run.created_at >= since, Run.created_at < until, Run.measured_n.is_not(None)))
     if label is not None:
         q = q.where(snapshot_label(label) == value)
     return [tuple(r) for r in session.execute(q.group_by(day).order_by(day))]  # type: ignore[misc]

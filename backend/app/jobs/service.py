@@ -375,6 +375,7 @@ def finish_run(session: Session, run: Run, status: str, reason: str | None) -> N
     run.status_reason = reason
     run.finished_at = utcnow()
     run.lease_expires_at = None
+    samples.store_summary(session, run)  # its measured samples' count, min, max, sum: what reports read
     session.commit()
     publish_run(session, run)
     # a two-host job's runs end together (several partners: a serve run's drivers, many to one)

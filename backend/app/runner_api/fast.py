@@ -36,8 +36,8 @@ from app.core.dbwatch import DB_WATCH, _libpq_url
 from app.core.errors import Conflict, Unauthorized, Unavailable
 from app.core.security import hash_token
 from app.hosts.service import authenticate_runner, ip_literal, note_address
-from app.jobs.models import ON_HOST, Run, RunStatus
-from app.jobs.samples import HOUR, MINUTE, SAMPLE_COLUMNS, SAMPLE_FROM
+from app.jobs.models import ON_HOST, TERMINAL, Run, RunStatus
+from app.jobs.samples import HOUR, MINUTE, SAMPLE_COLUMNS, SAMPLE_FROM, STORE_SUMMARY
 from app.jobs.schemas import SAMPLE_FIELDS
 from app.runner_api.schemas import SampleIn
 from app.runner_api.service import SEEN_EVERY_S, _owned_run, check_renewable
@@ -67,8 +67,10 @@ seen as (update hosts set last_seen_at = %(now)s, address = coalesce(cast(%(addr
            and (last_seen_at is null or last_seen_at < %(seen_before)s
                 or address is distinct from coalesce(cast(%(address)s as varchar), address)))"""
 
-# The statuses of a run on its host, as SQL (hostbench_common.runstatus.ON_HOST; constants, never input).
+# The statuses of a run on its host, and of an ended one, as SQL (hostbench_common.runstatus.ON_HOST, TERMINAL;
+# constants, never input).
 _ON_HOST = "(" + ", ".join(f"'{s.value}'" for s in ON_HOST) + ")"
+_TERMINAL = "(" + ", ".join(f"'{s.value}'" for s in TERMINAL) + ")"
 
 _LEASE = f"""
 with h as ({_HOST}),
@@ -88,13 +90,14 @@ select lease_expires_at, changed from r"""  # noqa: S608 - this module's constan
 # size, nothing compiled per sample. A sample's run_at is its run's created_at (the partition key: app.jobs.
 # partitions). The phases' upsert is DO UPDATE (of nothing that changes) so that it returns the id of a phase
 # already stored too. Samples of the current attempt are kept after the run ended (a runner cut off uploads its
-# backlog when it comes back); the lease is renewed only while the run is on.
+# backlog when it comes back); the lease is renewed only while the run is on. Its last column: the run has ended (a
+# batch that came after its end: its measured summary, stored at the end, is stored again: app.jobs.samples).
 INGEST = f"""
 with h as ({_HOST}),
 r as (update runs set last_seq = greatest(last_seq, %(max_seq)s),
         lease_expires_at = case when status in {_ON_HOST} then %(until)s else lease_expires_at end
       where id = %(run_id)s and attempt = %(attempt)s and host_id = (select id from h)
-      returning id, created_at, experiment),
+      returning id, created_at, experiment, status),
 u as (select * from unnest(cast(%(seq)s as bigint[]), cast(%(t)s as float8[]), cast(%(interval_s)s as float8[]),
                            cast(%(threads)s as int[]), cast(%(rep)s as int[]), cast(%(warmup)s as boolean[]),
                            cast(%(value)s as float8[]), cast(%(unit)s as varchar[]), cast(%(op)s as varchar[]),
@@ -128,7 +131,8 @@ hours as (insert into host_hours as hh (host_id, experiment, unit, op, hour, n, 
           set n = hh.n + excluded.n, lo = least(hh.lo, excluded.lo), hi = greatest(hh.hi, excluded.hi),
               total = hh.total + excluded.total),
 {_SEEN}
-select exists (select 1 from r), coalesce((select array_agg(seq) from ins), '{{}}')"""  # noqa: S608 - as _LEASE
+select exists (select 1 from r), coalesce((select array_agg(seq) from ins), '{{}}'),
+       coalesce((select status in {_TERMINAL} from r), false)"""  # noqa: S608 - as _LEASE
 
 _STORED = f"""
 select {SAMPLE_COLUMNS} from {SAMPLE_FROM}
@@ -306,9 +310,13 @@ async def ingest(token: str, address: str | None, run_id: int, attempt: int,
     params = ingest_params(token, address, run_id, attempt, list(rows.values()))
     for _ in range(2):
         async with _connection() as conn:
-            owned, stored_now = await (await conn.execute(INGEST, params)).fetchone()  # type: ignore[misc]
+            owned, stored_now, ended = await (await conn.execute(INGEST, params)).fetchone()  # type: ignore[misc]
             if owned:
                 inserted = set(stored_now)
+                if inserted and ended:  # after the run's end: its summary counts these too
+                    async with conn.transaction():
+                        for sql in STORE_SUMMARY:
+                            await conn.execute(sql, {"lo": run_id, "hi": run_id})
                 resent = [seq for seq in rows if seq not in inserted]
                 if resent:  # a resend: the stored fields must be the same ones
                     cur = await conn.execute(_STORED, {"run_id": run_id, "attempt": attempt, "seqs": resent})

@@ -275,7 +275,7 @@ class Size:
             for run_id in ids:
                 rows = [(k * INGEST_BATCH + i, float(k * INGEST_BATCH + i), 1.0, 4, 0, i < 2 and k == 0,
                          30.0 + i % 7, "GB/s", "read", 1048576) for i in range(INGEST_BATCH)]
-                owned, stored = c.execute(INGEST, ingest_params(TOKEN, None, run_id, 1, rows)).fetchone()  # type: ignore[misc]
+                owned, stored, _ = c.execute(INGEST, ingest_params(TOKEN, None, run_id, 1, rows)).fetchone()  # type: ignore[misc]
                 assert owned and len(stored) == INGEST_BATCH, (owned, len(stored))
                 batches += 1
         el = time.monotonic() - t0
