@@ -5,12 +5,12 @@ It starts an embedded PostgreSQL of its own (or uses --database-url: an empty da
 and fills it: --hosts hosts with instance labels, --runs finished runs spread evenly over --days days ending now
 (a job each, ids growing with time as a real fleet's do), two phases a run (warm-up, measured) and
 --samples-per-run samples a run, sent with COPY into the partitioned sample table in chunks of runs, each chunk's
-minute rollup and the hosts' hours computed after it. Hosts, jobs, runs and phases are made by INSERT ... SELECT on
+minute rollup, the hosts' hours and the runs' measured summaries computed after it. Hosts, jobs, runs and phases are made by INSERT ... SELECT on
 the server; only the samples, the bulk, go through COPY. Runs carry no result (the History reads below pay for none).
 
 Then it measures, each read --repeat times (p50 and p95, ms), through the backend's own functions on one
 connection: the History first page and a deep page (half the runs back), a page filtered by a label, a host's
-trend over the year (its hourly rollup, host_hours) and a report over a quarter (the minute rollup; both
+trend over the year (its hourly rollup, host_hours) and a report over a quarter (the runs' measured summaries; both
 app.jobs.samples), one run's samples; the retention of the oldest month (app.worker.retention); bytes on disk per
 sample (the sample table's partitions and their index, then with the phases and the rollups); and the ingest rate
 of the real ingest statement (app.runner_api.fast.INGEST, batches of 60 samples) at that size against the same
@@ -227,6 +227,7 @@ class Size:
                               on conflict (host_id, experiment, unit, op, hour) do update
                               set n = hh.n + excluded.n, lo = least(hh.lo, excluded.lo),
                                   hi = greatest(hh.hi, excluded.hi), total = hh.total + excluded.total""", p)  # noqa: S608
+                c.execute(_summary(), p)  # each run's measured summary, as its end stores it
             done += (hi - lo + 1) * per
             el = time.monotonic() - t0
             say(f"{done:,} samples, {hi:,} runs stored ({done / el:,.0f} samples/s over {el:.0f} s)")
@@ -366,6 +367,12 @@ def _minute() -> str:
     from app.jobs.samples import MINUTE
 
     return MINUTE
+
+
+def _summary() -> str:
+    from app.jobs.samples import MEASURED_SUMMARY
+
+    return MEASURED_SUMMARY
 
 
 def _hour() -> str:
