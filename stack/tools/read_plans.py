@@ -1,12 +1,13 @@
 """The plans and times of the reads that filter runs by label, at a size filled in a minute or two (docs/scaling.md,
 "The label page and the quarter's report"): History's page under a label (first, and deep by keyset) and a report
-over a quarter under a label (app.jobs.samples.daily), each through the backend's own function, then EXPLAIN
-(ANALYZE, BUFFERS) of every statement it ran.
+over a quarter, under a label and under none (app.jobs.samples.daily), each through the backend's own function, then
+EXPLAIN (ANALYZE, BUFFERS) of every statement it ran.
 
 It fills a database of the real schema as `./hostbench size` shapes a fleet's year (200 hosts with instance labels,
 --runs finished runs spread over a year ending now, two phases a run and the minute rollup of 100 samples a run: a
 warm-up minute, two measured ones) with INSERT ... SELECT on the server, and no sample rows: neither read touches
-them, and `./hostbench size` measures them. With --base REV the same database is then moved down to REV's
+them, and `./hostbench size` measures them. It fills at revision FILL_AT and then moves the database to the head
+with the migrations (timed: their backfills at that size). With --base REV the same database is then moved down to REV's
 migration head (this checkout's migrations downgrade it) and the same reads are made through REV's backend
 (`git archive`), then moved back up: before and after on the same rows.
 
@@ -21,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import psycopg
@@ -29,6 +31,9 @@ from hostbench_stack import ROOT
 from hostbench_stack.services import EmbeddedPostgres
 
 TYPES = [f"type-{i}" for i in range(10)]
+# The revision FILL is written for; the database is then moved to the head by the migrations, which backfill what
+# later revisions add (0028: each ended run's measured summary, from the rollup), and that move is timed.
+FILL_AT = "0027"
 
 FILL = [
     """insert into hosts (name, hostname, runner_version, token_hash, registered_at, inventory, labels)
@@ -64,7 +69,6 @@ def _alembic(backend: Path, url: str, *args: str) -> str:
 def measure(url: str, runs: int, repeat: int) -> dict:
     """In a process of its own, importing the backend found first on sys.path (this checkout's, or --base's)."""
     import statistics
-    import time
     from datetime import UTC, datetime, timedelta
 
     from app.core.db import get_engine
@@ -84,6 +88,7 @@ def measure(url: str, runs: int, repeat: int) -> dict:
                                                                  before_id=runs // 2),
             "report_quarter_label": lambda: samples.daily(s, q_end - timedelta(days=91), q_end, "instance_type",
                                                           TYPES[5]),
+            "report_quarter": lambda: samples.daily(s, q_end - timedelta(days=91), q_end),
         }
         for name, read in reads.items():
             read()
@@ -131,13 +136,26 @@ def main() -> None:
     try:
         url = pg.url("postgres")
         libpq = url.replace("postgresql+psycopg://", "postgresql://")
-        _alembic(ROOT / "backend", url, "upgrade", "head")
+        _alembic(ROOT / "backend", url, "upgrade", FILL_AT)
         with psycopg.connect(libpq, autocommit=True) as c:
             for sql in FILL:
                 c.execute(sql, {"n": a.runs})  # type: ignore[arg-type]
             for table in ("jobs", "runs", "sample_phases"):
                 c.execute(f"select setval('{table}_id_seq', (select max(id) from {table}))")  # noqa: S608
             c.execute("vacuum analyze")
+        t0 = time.monotonic()
+        _alembic(ROOT / "backend", url, "upgrade", "head")  # the runs' summaries: the migration's backfill
+        results["upgrade_from_fill_s"] = round(time.monotonic() - t0, 1)
+        print(f"##### upgrade {FILL_AT} -> head: {results['upgrade_from_fill_s']} s", flush=True)
+        with psycopg.connect(libpq, autocommit=True) as c:
+            # twice: the first removes the row versions the backfill left, the second marks their pages all-visible
+            # (as autovacuum does in time), which the reports' index-only scans need
+            c.execute("vacuum analyze runs")
+            c.execute("vacuum analyze")
+            results["index_mb"] = {name: round(size / 2**20, 1) for name, size in c.execute(
+                "select indexrelname, pg_relation_size(indexrelid) from pg_stat_user_indexes "
+                "where relname = 'runs' order by 1")}
+            print(f"##### index sizes, MiB: {results['index_mb']}", flush=True)
 
         def child(backend: Path) -> dict:
             env = dict(os.environ, DATABASE_URL=url, REDIS_URL="redis://127.0.0.1:9/0", PYTHONPATH=str(backend))
