@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import BigInteger, Select, cast, func, select
 from sqlalchemy.orm import Session
 
-from app.jobs.models import HostHour, Run, Sample, SampleMinute, SamplePhase, snapshot_label
+from app.jobs.models import SUMMARY_COLUMNS, HostHour, Run, Sample, SampleMinute, SamplePhase, snapshot_label
 from app.jobs.schemas import SAMPLE_FIELDS, SamplePublic
 
 # t's minute as the rollup keys it, clamped into an integer (t is any finite double a runner sent)
@@ -32,7 +32,7 @@ select m.run_id, sum(m.n) as n, min(m.lo) as lo, max(m.hi) as hi, sum(m.total) a
 from sample_minutes m join sample_phases p on p.id = m.phase_id
 where m.run_id between %(lo)s and %(hi)s and not p.warmup group by m.run_id"""
 MEASURED_SUMMARY = f"""
-update runs set measured_n = s.n, measured_lo = s.lo, measured_hi = s.hi, measured_total = s.total
+update runs set {", ".join(f"{c} = s.{c.removeprefix('measured_')}" for c in SUMMARY_COLUMNS)}
 from ({SUMMARY_OF}) s where runs.id = s.run_id"""  # noqa: S608 - this module's constants
 
 # One run's summary is made after its row is locked, in the same transaction: the summary's statement then reads every
@@ -49,7 +49,8 @@ def store_summary(session: Session, run: Run) -> None:
     conn.exec_driver_sql(LOCK_RUN, {"lo": run.id})
     row = conn.exec_driver_sql(SUMMARY_OF, {"lo": run.id, "hi": run.id}).first()
     if row is not None:
-        run.measured_n, run.measured_lo, run.measured_hi, run.measured_total = row[1:]
+        for column, value in zip(SUMMARY_COLUMNS, row[1:], strict=True):
+            setattr(run, column, value)
 
 
 def _column(f: str):  # noqa: ANN202 - a column of either model
