@@ -5,8 +5,9 @@ It starts an embedded PostgreSQL of its own (or uses --database-url: an empty da
 and fills it: --hosts hosts with instance labels, --runs finished runs spread evenly over --days days ending now
 (a job each, ids growing with time as a real fleet's do), two phases a run (warm-up, measured) and
 --samples-per-run samples a run, sent with COPY into the partitioned sample table in chunks of runs, each chunk's
-minute rollup, the hosts' hours and the runs' measured summaries computed after it. Hosts, jobs, runs and phases are made by INSERT ... SELECT on
-the server; only the samples, the bulk, go through COPY. Runs carry no result (the History reads below pay for none).
+minute rollup, the hosts' hours and the runs' measured summaries computed after it. Hosts, jobs, runs and phases
+are made by INSERT ... SELECT on the server; only the samples, the bulk, go through COPY. Runs carry no result (the
+History reads below pay for none).
 
 Then it measures, each read --repeat times (p50 and p95, ms), through the backend's own functions on one
 connection: the History first page and a deep page (half the runs back), a page filtered by a label, a host's
