@@ -212,7 +212,8 @@ def test_the_migration_moves_every_sample_equal():
                 created = utcnow() - timedelta(days=rng.randint(0, 500))
                 conn.execute("insert into runs (job_id, host_id, experiment, params, status, attempt, "
                              "expected_duration_s, created_at, cancel_requested, last_seq) values "
-                             "(1, 1, 'memory', '{}', 'succeeded', 2, 1, %s, false, 0)", (created,))
+                             "(1, 1, 'memory', '{}', %s, 2, 1, %s, false, 0)",
+                             ("running" if run == 6 else "succeeded", created))
                 for attempt in (1, 2):
                     for seq in range(rng.randint(1, 150)):
                         old.append((run, attempt, seq, rng.uniform(-5, 400), rng.choice([1.0, 0.999]),
@@ -233,9 +234,11 @@ def test_the_migration_moves_every_sample_equal():
             # the hosts' hours (migration 0024) from the rollup: every measured sample of the runs' every attempt
             assert conn.execute("select sum(n) from host_hours").fetchone()[0] == sum(1 for o in old if not o[7])
             assert conn.execute("select count(*) from samples_default").fetchone()[0] == 0  # each in its month
-            # each run's measured summary (migration 0028) from the rollup: every attempt's measured samples
+            # each ended run's measured summary (migration 0028) from the rollup: every attempt's measured samples;
+            # none for the running one (it gets it when it ends)
             got = {r[0]: r[1:] for r in conn.execute("select id, measured_n, measured_lo, measured_hi, measured_total "
                                                      "from runs")}
+            assert got.pop(6) == (None, None, None, None) and len(got) == 5
             for run in got:
                 values = [o[8] for o in old if o[0] == run and not o[7]]
                 n, lo, hi, total = got[run]
