@@ -146,6 +146,22 @@ def test_a_round_trips_learned_band_is_wider_than_a_throughputs(session):
                  10000.0).status == "fail"
 
 
+def test_a_kind_whose_figures_fall_in_two_groups_gets_a_band_that_spans_both(session):
+    """Check 8 of today's 8-host table, 1 MiB random reads: a virtual disk read at its burst rate by some hosts and at
+    its baseline by others. The MAD is the larger group's alone (a lower bound of 1,407 MB/s failed two undisturbed
+    hosts at 1,215 and 1,162); the IQR spans both groups, and the throttled disk (8.4 MB/s) still fails."""
+    me = _host(session, "me")
+    key = FigureKey(experiment="disk", op="rand_read", threads=1, block_bytes=1048576)
+    for i, v in enumerate((1790.4, 8.4, 1238.1, 1758.5, 1760.2, 1767.3, 1161.7)):
+        row = {**_row(v, threads=1, op="rand_read", block=1048576), "unit": "MB/s"}
+        _run(session, _host(session, f"sib{i}").id, [row], 10, experiment="disk")
+    j = judge(session, me, key, 1215.2)
+    assert j.status == "pass" and j.band is not None and j.band.lower is not None
+    assert j.band.lower < 1161.7 and "IQR / 1.349" in j.band.method
+    assert j.band.spread == pytest.approx((1763.75 - 1199.9) / 1.349)  # the quartiles of the seven
+    assert judge(session, me, key, 8.4).status == "fail"
+
+
 def test_a_figure_fails_a_check_only_when_every_repeat_is_past_its_band(session):
     """A mean past the bound with one repeat inside is a noisy figure, not a failing host (the quick check's two 1-s
     repeats; today's 8-host check 1 failed an undisturbed host on one 2-s disk write at -20.8 %): PASS, saying so. A

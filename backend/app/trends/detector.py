@@ -79,6 +79,14 @@ def median(values: Sequence[float]) -> float:
     return s[k] if len(s) % 2 else (s[k - 1] + s[k]) / 2
 
 
+def quantile(values: Sequence[float], q: float) -> float:
+    """The q-quantile, linear between the two nearest order statistics (NumPy's default method)."""
+    v = sorted(values)
+    at = q * (len(v) - 1)
+    lo = int(at)
+    return v[lo] + (v[min(lo + 1, len(v) - 1)] - v[lo]) * (at - lo)
+
+
 def detect(values: Sequence[float], p: Params | None = None) -> list[Change]:
     """Every change in a series of (valid) points, in order."""
     p = p or Params()
