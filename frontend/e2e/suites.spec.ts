@@ -38,7 +38,7 @@ test('the Quick health check: run it on the e2e host, watch it as one unit, canc
   await expect(card).toBeVisible();
   const items = card.getByRole('listitem');
   await expect(items).toHaveCount(quick!.items.length);
-  await expect(items.first()).toContainText('ops fp64, int32 · 1, 2 threads · 5 s each, 1 repeat');
+  await expect(items.first()).toContainText('ops fp64, int32 · 1, 2 threads · 1 s each, 2 repeats');
   await expect(card).toContainText('ops copy, stream_triad, latency');
   await expect(card).toContainText(`Cap on one host: ≈ ${duration(quick!.expected_duration_one_host_s)}`);
 
