@@ -6,23 +6,17 @@ server (PostgreSQL, the dispatcher), as in test_mesh.py; the same on real runner
 tests/test_check_faults.py."""
 from sqlalchemy import select
 
-from app.hosts.service import create_registration_token
 from app.jobs import turns
 from app.jobs.models import Job, Run, SuiteRun
 from tests.conftest import ZEN4_INVENTORY
 from tests.test_network_pair import PARAMS, _set_address
 from tests.test_pair_crossing import _ask
+from tests.test_verdict_corpus import _register as register
 
 
 def _register(client, session, name: str, boot: str) -> tuple[int, dict]:
-    token, _ = create_registration_token(session)
-    inventory = {**ZEN4_INVENTORY, "os": {"boot_id": boot, "machine_id": f"m-{name}"}}
-    r = client.post("/api/runners/register", json={"registration_token": token, "name": name,
-                                                   "hostname": f"{name}.local", "version": "0",
-                                                   "inventory": inventory, "labels": {}})
-    assert r.status_code == 201, r.text
-    body = r.json()
-    return body["host_id"], {"Authorization": f"Bearer {body['runner_token']}"}
+    """A runner of a machine whose boot id is `boot` (its own machine id): hosts with one boot id are one machine."""
+    return register(client, session, name, {**ZEN4_INVENTORY, "os": {"boot_id": boot, "machine_id": f"m-{name}"}})
 
 
 def _end(client, g: dict, headers: dict) -> None:
