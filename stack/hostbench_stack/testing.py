@@ -71,6 +71,8 @@ def _run(name: str, argv: list[str], cwd: Path, env: dict[str, str], echo: bool 
             sys.stdout.write(line)
         out.append(line)
     rc = proc.wait()
+    if name == f"backend-{ALONE}" and rc == NO_TESTS:
+        rc = 0
     text = re.sub(r"\x1b\[[0-9;]*m", "", "".join(out[-60:]))
     # test runners' summaries ("12 passed, 1 failed"); chaos and load are judged by their exit status alone (their
     # notes say things like "run 39 failed 3.9 s in", which is no count of tests)
@@ -84,6 +86,13 @@ def _run(name: str, argv: list[str], cwd: Path, env: dict[str, str], echo: bool 
     return rc == 0, passed, failed, f"[hostbench] suite {name}: {' '.join(argv)}\n{''.join(out)}[hostbench] {summary}\n"
 
 
+# The backend tests marked `alone` (backend/pyproject.toml) judge a measurement's validity on this machine (the
+# injected-fault check: a host's CPU share, its repeats' spread); they run after the backend suite, with nothing
+# beside them. Beside it, on 2026-11-29, CI's lanes left the check's undisturbed hosts 30-58 % of a CPU: every host
+# DISTURBED in three checks, so the held host had no baseline and was never judged.
+ALONE = "alone"
+# pytest's exit status when a selection leaves no test (a -k that picks none of the `alone` tests): nothing failed
+NO_TESTS = 5
 # The fleet suite's steps: each starts its own stack on its own PostgreSQL and Redis, and reports no pytest counts
 OWN_STACK = ("chaos", "load", "slurm", "enrol")
 # Suites that run beside the backend suite, whose real stacks and processes leave CPU idle much of its time, in two
@@ -201,7 +210,9 @@ def run_all(args: argparse.Namespace) -> int:
             # one core busy of two (600 s wall, 638 s CPU here), much of it waiting on real stacks.
             workers = ["-n", str(BACKEND_WORKERS), "--dist", "loadfile"] if BACKEND_WORKERS > 1 else []
             plan.append(("backend", [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=25", *workers,
-                                     *pytest_k, "tests"], ROOT / "backend"))
+                                     "-m", f"not {ALONE}", *pytest_k, "tests"], ROOT / "backend"))
+            plan.append((f"backend-{ALONE}", [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=5",
+                                              "-m", ALONE, *pytest_k, "tests"], ROOT / "backend"))
         if "fleet" in only:
             plan.append(("chaos", [PY, "-m", "hostbench_cli", *CHAOS_SMALL], ROOT))
             plan.append(("load", [PY, "-m", "hostbench_cli", *LOAD_SMALL], ROOT))
