@@ -12,10 +12,10 @@ def test_report_ends_with_one_json_line_and_fails_on_any_loss(capsys):
     out = capsys.readouterr().out.strip().splitlines()
     line = json.loads(out[-1])
     assert line["ok"] is False and line["seed"] == 5
-    assert line["chaos"]["runner-kill"] == {"trials": 3, "lost": 0, "duplicated": 0, "stuck": 0, "kernels_left": 0,
+    assert line["chaos"]["runner-kill"] == {"ok": True, "trials": 3, "lost": 0, "duplicated": 0, "stuck": 0, "kernels_left": 0,
                                             "dead_claims": 0, "bad_answers": 0, "resolve_p50_s": 2.0,
                                             "resolve_max_s": 4.0}
-    assert line["chaos"]["idle-runner-kill"]["dead_claims"] == 1
+    assert line["chaos"]["idle-runner-kill"]["dead_claims"] == 1 and line["chaos"]["idle-runner-kill"]["ok"] is False
     assert any("claimed while its runner was dead" in row for row in out)
     assert sum(1 for row in out if row.startswith("{")) == 2  # one per report printed above
 

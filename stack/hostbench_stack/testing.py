@@ -5,6 +5,7 @@ ruff and mypy over every Python package (PY_PACKAGES) (TypeScript's eslint and t
 suite runs a small `./hostbench chaos`, a small `./hostbench load`, the Slurm lab (`./hostbench slurm lab`) and a small
 `./hostbench enrol-load` (their long runs are done by hand)."""
 import argparse
+import json
 import os
 import re
 import secrets
@@ -111,6 +112,29 @@ BESIDE_BACKEND = (("kernels-arm64", *(f"{tool}-{folder}" for folder, _ in PY_PAC
 BACKEND_WORKERS = settings.load().backend_workers or min(2, os.cpu_count() or 1)
 
 
+def why_failed(text: str) -> str:
+    """A failed suite's reason in a line: what its closing JSON line (chaos, load) found wrong, the pytest summary's
+    FAILED lines, or else its last line of output."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for ln in reversed(lines):
+        if ln.startswith("{"):
+            try:
+                line = json.loads(ln)
+            except ValueError:
+                break
+            found = [f"{k} error: {line['error']}" for k in ("chaos",) if line.get("error")]
+            for scenario, row in (line.get("chaos") or {}).items():
+                if row.get("ok") is False:  # its non-zero counts
+                    found.append(f"{scenario} " + ", ".join(f"{k} {v}" for k, v in row.items()
+                                                          if type(v) is int and v and k != "trials"))
+            for k in ("runs_lost", "server_errors", "batches_rejected", "unsent_after_drain"):
+                if line.get(k):
+                    found.append(f"{k}={line[k]}")
+            return "; ".join(found) or ln[:300]
+    failed = [ln for ln in lines if ln.startswith(("FAILED ", "ERROR "))]
+    return "; ".join(failed[:5]) if failed else (lines[-1][:300] if lines else "no output")
+
+
 def _count(text: str, pattern: str) -> int:
     found = re.findall(pattern, text)
     return int(found[-1]) if found else 0
@@ -171,6 +195,7 @@ def run_all(args: argparse.Namespace) -> int:
     # fresh state directory); runner/tests/test_fma_probe_cache.py runs it, and the chaos and load stacks set it too.
     env = dict(os.environ, PYTHONUNBUFFERED="1", HOSTBENCH_TEST_STATE=str(state), HOSTBENCH_FMA_PROBE="0")
     results: list[tuple[str, bool, int, int]] = []
+    why: dict[str, str] = {}  # a failed suite's reason, for the summary (a CI page may show only the end of the log)
     try:
         if not settings.load().database_url:
             pg = EmbeddedPostgres(state / "pgdata", state / "logs" / "postgres.log", durable=False)
@@ -263,8 +288,10 @@ def run_all(args: argparse.Namespace) -> int:
                     + " (their output follows it)")
                 for side in sides:
                     side.start()
-            ok, p, f, _ = _run(name, argv, cwd, env_of(name, cwd))
+            ok, p, f, text = _run(name, argv, cwd, env_of(name, cwd))
             results.append((name, ok, p, f))
+            if not ok:
+                why[name] = why_failed(text)
             if name == "backend" and beside:
                 for side in sides:
                     side.join()
@@ -272,6 +299,8 @@ def run_all(args: argparse.Namespace) -> int:
                     s_ok, s_p, s_f, text = side_results[s_name]
                     sys.stdout.write(text)
                     results.append((s_name, s_ok, s_p, s_f))
+                    if not s_ok:
+                        why[s_name] = why_failed(text)
                 sys.stdout.flush()
         if e2e is not None:
             for side in sides:  # (a lane still starting the browser suite's stack)
@@ -291,7 +320,8 @@ def run_all(args: argparse.Namespace) -> int:
     total_f = sum(f for _, _, _, f in results)
     failed_suites = [n for n, ok, _, _ in results if not ok]
     for name, ok, p, f in results:
-        say(f"  {'ok  ' if ok else 'FAIL'} {name:15s} {p} passed, {f} failed")
+        reason = f": {why[name]}" if why.get(name) else ""
+        say(f"  {'ok  ' if ok else 'FAIL'} {name:15s} {p} passed, {f} failed{reason}")
     if failed_suites:
         total_f = max(total_f, len(failed_suites))
     print(f"total: {total_p} passed, {total_f} failed", flush=True)

@@ -40,8 +40,9 @@ class Tally:
     notes: list[str] = field(default_factory=list)
 
     def row(self) -> dict:
-        return {"trials": self.trials, "lost": self.lost, "duplicated": self.duplicated, "stuck": self.stuck,
-                "kernels_left": self.kernels_left, "dead_claims": self.dead_claims, "bad_answers": self.bad_answers,
+        return {"ok": self.ok, "trials": self.trials, "lost": self.lost, "duplicated": self.duplicated,
+                "stuck": self.stuck, "kernels_left": self.kernels_left, "dead_claims": self.dead_claims,
+                "bad_answers": self.bad_answers,
                 "resolve_p50_s": round(statistics.median(self.resolve_s), 2) if self.resolve_s else None,
                 "resolve_max_s": round(max(self.resolve_s), 2) if self.resolve_s else None}
 
