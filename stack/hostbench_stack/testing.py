@@ -122,7 +122,7 @@ def why_failed(text: str) -> str:
                 line = json.loads(ln)
             except ValueError:
                 break
-            found = [f"{k} error: {line['error']}" for k in ("chaos",) if line.get("error")]
+            found = [f"error: {line['error']}"] if line.get("error") else []
             for scenario, row in (line.get("chaos") or {}).items():
                 if row.get("ok") is False:  # its non-zero counts
                     found.append(f"{scenario} " + ", ".join(f"{k} {v}" for k, v in row.items()
