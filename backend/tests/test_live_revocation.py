@@ -24,6 +24,11 @@ def api(tmp_path_factory):
 
 
 def _running_run(api: str, session, admin: dict, name: str) -> int:
+    return running(api, session, admin, name)[0]
+
+
+def running(api: str, session, admin: dict, name: str) -> tuple[int, dict, int]:
+    """A cpu_trace run on a new host, claimed and started: (run id, its runner's headers, the attempt)."""
     token, _ = create_registration_token(session)
     reg = httpx.post(f"{api}/api/runners/register", json={
         "registration_token": token, "name": name, "hostname": f"{name}.local", "version": "0",
@@ -37,7 +42,7 @@ def _running_run(api: str, session, admin: dict, name: str) -> int:
     attempt = httpx.get(f"{api}/api/runner/work?wait_s=0", headers=runner).json()["attempt"]
     assert httpx.post(f"{api}/api/runner/runs/{run_id}/start", headers=runner,
                       json={"attempt": attempt, "kernel_info": {"clock_ghz": 3.0}}).status_code == 200
-    return run_id
+    return run_id, runner, attempt
 
 
 def _read(url: str, headers: dict, out: queue.Queue) -> None:
@@ -53,7 +58,7 @@ def _read(url: str, headers: dict, out: queue.Queue) -> None:
     out.put(("closed", None, time.monotonic()))
 
 
-def _open(api: str, run_id: int, headers: dict) -> queue.Queue:
+def open_stream(api: str, run_id: int, headers: dict) -> queue.Queue:
     out: queue.Queue = queue.Queue()
     threading.Thread(target=_read, args=(f"{api}/api/runs/{run_id}/events", headers, out), daemon=True).start()
     assert out.get(timeout=20)[:2] == ("status", 200)
@@ -73,7 +78,7 @@ def test_revoking_the_token_ends_the_stream(api, session):
     admin = make_user(session, "rev-admin", "admin")
     viewer = make_user(session, "rev-viewer", "viewer")
     run_id = _running_run(api, session, admin, "rev-host")
-    out = _open(api, run_id, viewer)
+    out = open_stream(api, run_id, viewer)
     token_id = httpx.get(f"{api}/api/me/tokens", headers=viewer).json()["data"][0]["id"]
     since = time.monotonic()
     assert httpx.delete(f"{api}/api/me/tokens/{token_id}", headers=viewer).status_code == 204
@@ -85,7 +90,7 @@ def test_disabling_or_deleting_the_person_ends_the_stream(api, session, how):
     admin = make_user(session, f"rev-admin-{how}", "admin")
     viewer = make_user(session, f"rev-viewer-{how}", "viewer")
     run_id = _running_run(api, session, admin, f"rev-host-{how}")
-    out = _open(api, run_id, viewer)
+    out = open_stream(api, run_id, viewer)
     user_id = next(u["id"] for u in httpx.get(f"{api}/api/users", headers=admin).json()["data"]
                    if u["name"] == f"rev-viewer-{how}")
     since = time.monotonic()

@@ -16,6 +16,7 @@ def test_report_ends_with_one_json_line_and_fails_on_any_loss(capsys):
                                             "dead_claims": 0, "bad_answers": 0, "resolve_p50_s": 2.0,
                                             "resolve_max_s": 4.0}
     assert line["chaos"]["idle-runner-kill"]["dead_claims"] == 1 and line["chaos"]["idle-runner-kill"]["ok"] is False
+    assert line["chaos"]["idle-runner-kill"]["notes"] == ["run 4 was claimed while its runner was dead"]
     assert any("claimed while its runner was dead" in row for row in out)
     assert sum(1 for row in out if row.startswith("{")) == 2  # one per report printed above
 

@@ -321,6 +321,10 @@ class ApiClient:
     def finish(self, run_id: Any, body: dict[str, Any]) -> Any:
         return self.request("POST", f"/api/runner/runs/{run_id}/finish", json=body)
 
+    def closed(self, run_id: Any, attempt: int) -> Any:
+        """No finish comes for this attempt (the server ended the run), and every sample it spooled is delivered."""
+        return self.request("POST", f"/api/runner/runs/{run_id}/closed", json={"attempt": attempt})
+
 
 def call_with_retry(
     fn: Callable[[], T],

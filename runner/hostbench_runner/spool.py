@@ -370,7 +370,7 @@ class Spool:
                 not self._pending
                 and (self._start is None or self._state["start_acked"])
                 and self._finish is not None
-                and (self._state["finish_acked"] or bool(self._finish.get("skip")))
+                and self._state["finish_acked"]  # a skipped finish is acknowledged when the server has the `closed`
             )
 
     def delete(self) -> None:

@@ -1,4 +1,5 @@
-"""The uploader thread: sends what the spools hold, in order start → samples → finish.
+"""The uploader thread: sends what the spools hold, in order start → samples → finish (or, where the server ended
+the run and no finish is sent, `closed`: the attempt's samples are all in, so its live streams may end).
 
 It wakes when a sample is appended and at least every `upload_interval_s` while work is pending,
 so a measured sample is on the server well under a second later. Each spool has its own backoff:
@@ -118,7 +119,13 @@ class Uploader:
                 spool.ack_samples(batch[-1]["seq"])
                 log.debug("samples sent run=%s attempt=%s seq=%d..%d",
                           spool.run_id, spool.attempt, batch[0]["seq"], batch[-1]["seq"])
-            elif spool.finish_pending() and not spool.finish_skipped():
+            elif spool.finish_pending() and spool.finish_skipped():
+                phase = "closed"
+                self._api.closed(spool.run_id, spool.attempt)
+                spool.ack_finish()
+                log.info("closed sent run=%s attempt=%s (no finish: %s)", spool.run_id, spool.attempt,
+                         (spool.finish_body or {}).get("why"))
+            elif spool.finish_pending():
                 phase = "finish"
                 body = dict(spool.finish_body or {})
                 if spool.rejected and body.get("status") == RunStatus.succeeded:
@@ -152,7 +159,7 @@ class Uploader:
                 log.error("samples %d..%d of run=%s attempt=%s rejected, dropped: %s",
                           batch[0]["seq"], batch[-1]["seq"], spool.run_id, spool.attempt, exc)
             else:
-                self._drop(spool, f"server rejected finish ({exc}); spool dropped", logging.ERROR)
+                self._drop(spool, f"server rejected {phase} ({exc}); spool dropped", logging.ERROR)
             return True
 
     def _drop(self, spool: Spool, why: str, level: int) -> None:
@@ -175,6 +182,6 @@ def _has_work(spool: Spool) -> bool:
     return (
         spool.start_pending()
         or spool.pending_count() > 0
-        or (spool.finish_pending() and not spool.finish_skipped())
+        or spool.finish_pending()
         or spool.done()
     )

@@ -138,6 +138,7 @@ class FakeServer:
         self.sample_posts = 0
         self.starts: list[tuple[str, dict[str, Any]]] = []
         self.finishes: list[tuple[str, dict[str, Any]]] = []
+        self.closes: list[tuple[str, dict[str, Any]]] = []  # `closed`: no finish comes, every sample is sent
         self.heartbeats: list[dict[str, Any]] = []
         self.leases: list[tuple[str, dict[str, Any]]] = []
         self.listenings: list[tuple[str, dict[str, Any]]] = []
@@ -276,6 +277,9 @@ class FakeServer:
                             return status, {"detail": f"scripted {status}"}
                     self.finishes.append((run_id, body))
                     return 200, {}
+                if action == "closed":
+                    self.closes.append((run_id, body))
+                    return 200, {"ok": True}
         return 404, {"detail": "not found"}
 
     def seqs(self, run_id: Any, attempt: int) -> list[int]:

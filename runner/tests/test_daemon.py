@@ -136,6 +136,10 @@ def test_lease_409_stops_the_kernel_without_finish(server, settings_for, fake_ke
     assert time.monotonic() - started < 15  # the slow kernel would run 60 s
     assert finish is None  # the server already decided
     assert server.leases and server.seqs(3, 1)  # samples measured before the stop were uploaded
+    # ...and then, once, that no more will come: the run's live streams may send `end` (app.live.router)
+    assert server.closes == [("3", {"attempt": 1})]
+    paths = [path for _, path, _ in server.requests]
+    assert max(i for i, p in enumerate(paths) if p.endswith("/samples")) < paths.index("/api/runner/runs/3/closed")
     assert pids_alive([c["pid"] for c in kernel_calls(kbin)]) == []
     assert list(d.s.spool_dir.iterdir()) == []
 

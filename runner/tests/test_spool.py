@@ -96,13 +96,15 @@ def test_finish_record_survives_restart(tmp_path):
     assert again.finish_pending()
 
 
-def test_no_finish_marker_counts_as_done_once_samples_are_acked(tmp_path):
+def test_no_finish_marker_is_done_once_samples_and_the_closed_are_acked(tmp_path):
     sp = Spool.create(tmp_path, 3, 2, "cpu")
     sp.append_sample(s(0))
     sp.set_no_finish("lease refused")
     assert not sp.done()
     sp.ack_samples(0)
-    assert sp.done()
+    assert sp.finish_pending() and sp.finish_skipped() and not sp.done()  # the server is told `closed` first
+    sp.ack_finish()
+    assert sp.done() and Spool.open(sp.path).done()
 
 
 def test_rejection_is_persisted(tmp_path):

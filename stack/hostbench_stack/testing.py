@@ -124,9 +124,11 @@ def why_failed(text: str) -> str:
                 break
             found = [f"error: {line['error']}"] if line.get("error") else []
             for scenario, row in (line.get("chaos") or {}).items():
-                if row.get("ok") is False:  # its non-zero counts
+                if row.get("ok") is False:  # its non-zero counts, and its first notes
+                    notes = "; ".join(row.get("notes") or [])
                     found.append(f"{scenario} " + ", ".join(f"{k} {v}" for k, v in row.items()
-                                                          if type(v) is int and v and k != "trials"))
+                                                          if type(v) is int and v and k != "trials")
+                                 + (f" ({notes})" if notes else ""))
             for k in ("runs_lost", "server_errors", "batches_rejected", "unsent_after_drain"):
                 if line.get(k):
                     found.append(f"{k}={line[k]}")

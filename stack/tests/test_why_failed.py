@@ -9,6 +9,8 @@ def test_a_failed_chaos_run_names_its_scenario_and_the_count_that_failed_it():
                       "redis-kill": {"ok": False, "trials": 1, "lost": 0, "stuck": 1, "resolve_p50_s": 5.3}},
             "seed": 1, "ok": False}
     assert why_failed("scenario table\n" + json.dumps(line) + "\n") == "redis-kill stuck 1"
+    line["chaos"]["redis-kill"]["notes"] = ["run 4 not terminal 60 s after Redis came back"]
+    assert why_failed(json.dumps(line)) == "redis-kill stuck 1 (run 4 not terminal 60 s after Redis came back)"
 
 
 def test_a_failed_pytest_run_names_its_failed_tests():

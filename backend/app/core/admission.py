@@ -148,7 +148,7 @@ THREADS = sum(g.slots for g in GATES.values()) + 8  # a thread for every admitte
 
 
 HEALTH_PATH = "/api/health"
-_RUN_LIFE = ("/start", "/lease", "/listening", "/finish")
+_RUN_LIFE = ("/start", "/lease", "/listening", "/finish", "/closed")
 
 
 def gate_of(path: str) -> str | None:

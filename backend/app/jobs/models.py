@@ -128,6 +128,10 @@ class Run(Base):
     cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False)
     cancelled_by: Mapped[str | None] = mapped_column(String(64))
     last_seq: Mapped[int] = mapped_column(BigInteger, default=-1)
+    # Whether the current attempt has delivered every sample it will send: its runner's finish, or, where the server
+    # ended the run and no finish comes, the runner's `closed` once its spool is empty. A live stream sends `end`
+    # only then (or CLOSE_WAIT_S after the end: app.live.router). False from each claim on.
+    samples_closed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     kernel_info: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
     # The kernel's per-repeat `result` events, as sent with finish.
     raw_results: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONType)

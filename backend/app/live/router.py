@@ -1,7 +1,10 @@
 """Server-Sent Events: the backlog from PostgreSQL, then live samples from Redis pub/sub.
 
 Resume is by sequence number (`Last-Event-ID` or `?after_seq=`), so a reconnect leaves no gap and no
-duplicate. Redis is only the fast path (one subscription per process, app.live.hub): whenever a gap in seq
+duplicate. `end` comes once the run has ended *and* its attempt has delivered every sample it will send (the run's
+`samples_closed`): a run the server ended may still get the samples its runner spooled meanwhile, and a stream
+that ended at once lost them (chaos `api-kill` in CI: 3 samples stored after the stream's end). After CLOSE_WAIT_S
+from the end the stream ends anyway, saying `samples_complete: false`. Redis is only the fast path (one subscription per process, app.live.hub): whenever a gap in seq
 shows, when the hub lost messages, and every RESYNC_LIVE_S regardless, the stream re-reads PostgreSQL, so a
 lost publish delays a point by at most that long; without Redis it re-reads every RESYNC_S."""
 import asyncio
@@ -23,10 +26,10 @@ from app.core import broker
 from app.core.admission import slot
 from app.core.bounds import SAMPLES_PAGE_MAX, Id
 from app.core.config import get_settings
-from app.core.db import busy_as_503, get_sessionmaker
+from app.core.db import busy_as_503, get_sessionmaker, utcnow
 from app.core.errors import Forbidden, TooMany, Unauthorized
 from app.jobs import service
-from app.jobs.models import TERMINAL
+from app.jobs.models import TERMINAL, Run
 from app.live.hub import hub
 from app.users.auth import ViewerDep, authenticate
 from app.users.service import CREDENTIALS_EPOCH
@@ -41,6 +44,10 @@ MAX_SEQ = 10**12  # the largest seq a client may resume from (as after_seq)
 SLOT_TTL_S = 45.0  # a slot not refreshed for this long (a process that died) is free again
 PER_USER = get_settings().hostbench_sse_per_user
 RETRY_AFTER_S = 5
+# After a run's end, how long a stream waits for the rest of its attempt's samples: a runner that could not reach the
+# server retries its uploads at most every 10 s (its backoff cap), so a live host's backlog is in well before this.
+CLOSE_WAIT_S = 30.0
+CLOSE_POLL_S = 1.0  # while it waits: how often it re-reads PostgreSQL (the runner's `closed` also wakes it)
 
 # Live-stream slots, counted across every API process in Redis (sorted sets scored by expiry), per person and
 # in total; refreshed at every ping and removed when the stream ends, so a slot is always given back.
@@ -105,14 +112,38 @@ def give_slot(user: str, slot_id: str) -> None:
         _local[""] -= 1
 
 
-def _snapshot(run_id: int, after_seq: int) -> tuple[dict, list[dict]]:
+def _ending(run: Run) -> bool | None:
+    """Whether a stream ends now: None while the run is on, or has ended but its attempt may still send samples (for
+    CLOSE_WAIT_S after the end); True when every sample of the attempt is in (its runner said so, or it was never
+    handed out); False when the wait has passed without that (the host may send them later: a reload shows them)."""
+    if run.status not in TERMINAL:
+        return None
+    if run.samples_closed or run.attempt == 0:
+        return True
+    if run.finished_at is None or (utcnow() - run.finished_at).total_seconds() >= CLOSE_WAIT_S:
+        return False
+    return None
+
+
+Snapshot = tuple[dict, list[dict], bool | None]
+
+
+def _snapshot(run_id: int, after_seq: int) -> Snapshot:
+    """The run, its samples after after_seq, and whether the stream ends (_ending). The run is read first: a runner
+    says `closed` only after its samples were stored, so a run read as closed has them all in the read after it."""
     with busy_as_503("dashboard"), get_sessionmaker()() as session:
         run = service.get_run(session, run_id)
         samples = service.samples_after(session, run, after_seq, SAMPLES_PAGE_MAX)
-        return service.run_public(session, run).model_dump(mode="json"), [s.model_dump() for s in samples]
+        ending = _ending(run) if len(samples) < SAMPLES_PAGE_MAX else None  # a full page: more to send first
+        return (service.run_public(session, run).model_dump(mode="json"), [s.model_dump() for s in samples],
+                ending)
 
 
-async def _resnapshot(run_id: int, after_seq: int) -> tuple[dict, list[dict]] | None:
+def _end(run: dict, complete: bool) -> str:
+    return _event("end", {**run, "samples_complete": complete})
+
+
+async def _resnapshot(run_id: int, after_seq: int) -> Snapshot | None:
     """A re-read while streaming: in a dashboard slot; None when the server is too busy now (next time then)."""
     try:
         async with slot("dashboard"):
@@ -192,7 +223,7 @@ async def run_events(
     resume = _last_event_id(last_event_id)
     if resume is not None:
         after_seq = max(after_seq, resume)
-    run, backlog = await run_in_threadpool(_snapshot, run_id, after_seq)  # 404 before the stream opens
+    first = await run_in_threadpool(_snapshot, run_id, after_seq)  # 404 before the stream opens
     slot_id = uuid.uuid4().hex
     await run_in_threadpool(take_slot, p.name, slot_id)
     h = hub()
@@ -205,20 +236,25 @@ async def run_events(
         try:
             live = await h.ready(2.0)
             yield "retry: 1000\n\n"
-            yield _event("run", run)
-            current, fresh = (run, backlog)
+            yield _event("run", first[0])
+            current, fresh, ending = first
             if live:  # subscribed first, then re-read, so nothing falls between backlog and live
                 again = await _resnapshot(run_id, last)
                 if again is not None:
-                    current, fresh = again
+                    current, fresh, ending = again
             for s in fresh:
                 if s["seq"] > last:
                     yield _event("sample", s, s["seq"])
                     last = s["seq"]
-            if current["status"] in TERMINAL:
-                yield _event("end", current)
+            if ending is not None:
+                yield _end(current, ending)
                 return
-            next_sync = time.monotonic() + (RESYNC_LIVE_S if live else RESYNC_S)
+
+            def next_sync_at() -> float:  # ended, waiting for the last samples: often; else the safety re-read
+                wait = CLOSE_POLL_S if current["status"] in TERMINAL else RESYNC_LIVE_S if h.up.is_set() else RESYNC_S
+                return time.monotonic() + wait
+
+            next_sync = next_sync_at()
             next_ping = time.monotonic() + PING_S
             while not await request.is_disconnected():
                 if await credential.revoked():  # token revoked, session ended, person disabled or deleted
@@ -244,15 +280,15 @@ async def run_events(
                     sub.lost = False
                     again = await _resnapshot(run_id, last)
                     if again is not None:
-                        current, fresh = again
+                        current, fresh, ending = again
                         for s in fresh:
                             yield _event("sample", s, s["seq"])
                             last = s["seq"]
                         yield _event("run", current)
-                        if current["status"] in TERMINAL:
-                            yield _event("end", current)
+                        if ending is not None:
+                            yield _end(current, ending)
                             return
-                    next_sync = time.monotonic() + (RESYNC_LIVE_S if h.up.is_set() else RESYNC_S)
+                    next_sync = next_sync_at()
                 if time.monotonic() >= next_ping:
                     yield ": ping\n\n"
                     await run_in_threadpool(refresh_slot, p.name, slot_id)

@@ -22,6 +22,7 @@ from app.live.hub import hub
 from app.runner_api import fast, service
 from app.runner_api.schemas import (
     Assignment,
+    AttemptBody,
     Heartbeat,
     HeartbeatAck,
     LeaseAck,
@@ -242,4 +243,12 @@ async def samples(run_id: Id, body: SamplesIn, request: Request, token: RunnerTo
 def finish(run_id: Id, body: RunFinish, runner: RunnerDep, session: RunnerSessionDep) -> dict[str, bool]:
     service.finish(session, runner, run_id, body)
     ring(runner.id)
+    return {"ok": True}
+
+
+@router.post("/runner/runs/{run_id}/closed")
+def closed(run_id: Id, body: AttemptBody, runner: RunnerDep, session: RunnerSessionDep) -> dict[str, bool]:
+    """The attempt will send no more samples: its runner sends no finish (the server ended the run) and has
+    uploaded what it spooled. A live stream sends `end` then (app.live.router). Idempotent; 409 for a stale attempt."""
+    service.closed(session, runner, run_id, body.attempt)
     return {"ok": True}

@@ -62,6 +62,7 @@ def claim(session: Session, host: Host) -> Assignment | None:
         finish_run(session, run, RunStatus.failed, f"cannot drive: {why}")
         return None
     run.attempt += 1
+    run.samples_closed = False  # the new attempt's samples come from now on (app.live.router waits for them)
     run.claimed_at = utcnow()
     run.lease_expires_at = utcnow() + timedelta(seconds=get_settings().lease_s)
     run.inventory_snapshot = host.inventory
@@ -134,11 +135,29 @@ def _pair(session: Session, host: Host, run: Run) -> PairCheck | None:
                       peer.address if peer is not None else None, serve.host_id)
 
 
+def close(session: Session, run: Run) -> None:
+    """The attempt has delivered every sample it will send (caller holds the row lock): the live streams waiting
+    for it to send `end` hear of it at once."""
+    if run.samples_closed:
+        session.rollback()
+        return
+    run.samples_closed = True
+    session.commit()
+    publish_run(session, run)
+
+
+def closed(session: Session, host: Host, run_id: int, attempt: int) -> None:
+    """`POST /api/runner/runs/{id}/closed`: a runner that sends no finish for an attempt (the server ended the run)
+    says, once its spool is empty, that no sample of the attempt will follow. 409 for a stale attempt."""
+    close(session, _owned_run(session, host, run_id, attempt))
+
+
 def finish(session: Session, host: Host, run_id: int, body: RunFinish) -> None:
     run = _owned_run(session, host, run_id, body.attempt)
-    if run.status in TERMINAL:
-        session.rollback()  # idempotent: a resent finish, or the server already decided (cancel, lost lease)
+    if run.status in TERMINAL:  # idempotent: a resent finish, or the server already decided (cancel, lost lease)
+        close(session, run)  # the runner sends its finish after its samples: the attempt has no more to send
         return
+    run.samples_closed = True
     raw = [r.raw() for r in body.results]
     run.raw_results = raw
     run.references = [r.model_dump() for r in body.references]

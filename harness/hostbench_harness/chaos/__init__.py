@@ -168,7 +168,9 @@ def _report(tallies: dict[str, Tally], seed: int, took_s: float, error: str | No
           f"from PostgreSQL's return to the run's end (postgres-stop); "
           f"lease {LEASE_S:.0f} s, reconcile every {RECONCILE_S:.0f} s; "
           f"seed {seed}; {took_s:.0f} s")
-    line = {"chaos": {n: t.row() for n, t in tallies.items()}, "seed": seed, "ok": ok}
+    # a scenario that found something carries its first notes: a CI page may show no more than this line
+    line = {"chaos": {n: {**t.row(), **({} if t.ok else {"notes": [x[:300] for x in t.notes[:3]]})}
+                      for n, t in tallies.items()}, "seed": seed, "ok": ok}
     if error:
         line["error"] = error
     print(json.dumps(line), flush=True)

@@ -174,6 +174,8 @@ class KillTrials(TrialsBase):
                                 got.append(json.loads(data)["seq"])
                                 last = eid
                             elif event == "end":
+                                if not json.loads(data).get("samples_complete", True):
+                                    log.append("the stream ended before the runner said it had sent every sample")
                                 return
                             event, data, eid = "", "", None
             except (httpx.HTTPError, ValueError) as exc:
@@ -213,7 +215,7 @@ class KillTrials(TrialsBase):
         self.stack.wait_healthy()
         back = time.monotonic() - t_kill
         end = self.wait(run_id, TERMINAL, 60)
-        follower.join(30)
+        follower.join(45)  # the stream's `end` waits for the runner's last samples (app.live.router, CLOSE_WAIT_S)
         stop.set()
         if end is None or follower.is_alive():
             t.stuck += 1

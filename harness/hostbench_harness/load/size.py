@@ -199,10 +199,10 @@ class Size:
                           "from generate_series(%(lo)s::int, %(hi)s::int) i", p)
                 c.execute("""insert into runs (id, job_id, host_id, experiment, params, status, attempt,
                                  expected_duration_s, created_at, started_at, finished_at, cancel_requested, last_seq,
-                                 labels_snapshot)
+                                 labels_snapshot, samples_closed)
                              select i, i, h.id, 'memory', '{"op": "read", "threads": 4}', 'succeeded', 1, %(per)s,
                                     j.created_at, j.created_at, j.created_at + %(per)s * interval '1 second', false,
-                                    %(per)s - 1, h.labels
+                                    %(per)s - 1, h.labels, true
                              from generate_series(%(lo)s::int, %(hi)s::int) i join jobs j on j.id = i
                              join hosts h on h.name = 'size-' || (1 + i %% %(hosts)s)""", p)
                 c.execute("""insert into sample_phases (id, run_id, attempt, threads, "repeat", warmup, unit, op,
@@ -281,7 +281,8 @@ class Size:
                 assert owned and len(stored) == INGEST_BATCH, (owned, len(stored))
                 batches += 1
         el = time.monotonic() - t0
-        c.execute("update runs set status = 'succeeded', finished_at = now() where id = any(%s)", (ids,))
+        c.execute("update runs set status = 'succeeded', finished_at = now(), samples_closed = true where id = any(%s)",
+                  (ids,))
         return round(batches * INGEST_BATCH / el)
 
     # --- what it costs ---------------------------------------------------------------------------------------

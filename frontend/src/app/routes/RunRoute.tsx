@@ -100,6 +100,12 @@ function RunPage({ run, live, cancel }: RunPageProps) {
   return (
     <>
       <RunHeader run={run} connection={live.connection} cancelling={cancel.isPending} onCancel={() => setConfirmCancel(true)} />
+      {live.ended && live.samplesComplete === false ? (
+        <p className="muted small" role="note">
+          The host had not sent every sample of this run when the run ended. What it sends later is kept: reload the
+          page to see it.
+        </p>
+      ) : null}
       {confirmCancel && active ? (
         <CancelRunDialog
           run={run}
@@ -172,7 +178,8 @@ function RunHeader({ run, connection, cancelling, onCancel }: RunHeaderProps) {
     >
       <RunStatusBadge status={run.status} />
       <span className={`conn conn-${connection}`} title="Live event stream">
-        {connectionText[connection]}
+        {/* ended, but the stream waits for what the host still sends of it (a run the server ended: docs/reliability.md) */}
+        {connection === 'open' && !active ? 'receiving its last samples…' : connectionText[connection]}
       </span>
       {active && can.operate ? (
         <button type="button" className="button button-danger" onClick={onCancel} disabled={cancelling}>

@@ -4,7 +4,8 @@ import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import { RunStream, type RunStreamOptions, type RunStreamSnapshot } from '../lib/run-stream';
 
 const IDLE: RunStreamSnapshot = {
-  samples: [], run: null, connection: 'closed', ended: false, lastSeq: -1, t0: null, received: 0,
+  samples: [], run: null, connection: 'closed', ended: false, samplesComplete: null, lastSeq: -1, t0: null,
+  received: 0,
 };
 const noopSubscribe = () => () => {};
 const idle = () => IDLE;

@@ -13,8 +13,11 @@ export interface RunStreamSnapshot {
   samples: Sample[];
   run: RunPublic | null;
   connection: ConnectionState;
-  /** The server said `end`: the run is over and every sample has been delivered. */
+  /** The server said `end`: the run is over and every sample has been delivered, unless `samplesComplete` is false. */
   ended: boolean;
+  /** With `end`: false when the run's host had not sent every sample of the run when the server stopped waiting for
+   * them (it ended the run, and the host was silent): a later visit may show more. Null until `end`. */
+  samplesComplete: boolean | null;
   /** Highest seq received (kept even when the oldest points fall out of the buffer). */
   lastSeq: number;
   /** Start of the run on the samples' clock (UNIX s), from the first interval or kernel start. */
@@ -47,7 +50,8 @@ export function eventsUrl(runId: number, afterSeq: number): string {
 
 export class RunStream {
   private snapshot: RunStreamSnapshot = {
-    samples: [], run: null, connection: 'connecting', ended: false, lastSeq: -1, t0: null, received: 0,
+    samples: [], run: null, connection: 'connecting', ended: false, samplesComplete: null, lastSeq: -1, t0: null,
+    received: 0,
   };
   private pending: Sample[] = [];
   private pendingRun: RunPublic | null = null;
@@ -109,11 +113,16 @@ export class RunStream {
       this.scheduleFlush();
     });
     es.addEventListener('end', (ev) => {
-      const run = parseJson<RunPublic>(ev.data as string);
-      if (run) this.pendingRun = run;
+      const end = parseJson<RunPublic & { samples_complete?: boolean }>(ev.data as string);
+      let complete = true;
+      if (end) {
+        const { samples_complete: said, ...run } = end;
+        this.pendingRun = run;
+        complete = said !== false;
+      }
       es.close();
       this.es = null;
-      this.flush({ connection: 'closed', ended: true });
+      this.flush({ connection: 'closed', ended: true, samplesComplete: complete });
     });
     es.onerror = () => {
       if (this.stopped || this.snapshot.ended || this.es !== es) return;
