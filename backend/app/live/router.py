@@ -1,12 +1,14 @@
 """Server-Sent Events: the backlog from PostgreSQL, then live samples from Redis pub/sub.
 
 Resume is by sequence number (`Last-Event-ID` or `?after_seq=`), so a reconnect leaves no gap and no
-duplicate. `end` comes once the run has ended *and* its attempt has delivered every sample it will send (the run's
-`samples_closed`): a run the server ended may still get the samples its runner spooled meanwhile, and a stream
-that ended at once lost them (chaos `api-kill` in CI: 3 samples stored after the stream's end). After CLOSE_WAIT_S
-from the end the stream ends anyway, saying `samples_complete: false`. Redis is only the fast path (one subscription per process, app.live.hub): whenever a gap in seq
+duplicate. Redis is only the fast path (one subscription per process, app.live.hub): whenever a gap in seq
 shows, when the hub lost messages, and every RESYNC_LIVE_S regardless, the stream re-reads PostgreSQL, so a
-lost publish delays a point by at most that long; without Redis it re-reads every RESYNC_S."""
+lost publish delays a point by at most that long; without Redis it re-reads every RESYNC_S.
+
+`end` comes once the run has ended *and* its attempt has delivered every sample it will send (the run's
+`samples_closed`): a run the server ended may still get the samples its runner spooled meanwhile, and a stream
+that ended at once lost them (chaos `api-kill` in CI: 3 samples stored after the stream's end). CLOSE_WAIT_S after
+the end the stream ends anyway, saying `samples_complete: false` (docs/reliability.md, rule 9)."""
 import asyncio
 import json
 import re
