@@ -57,7 +57,7 @@ def test_the_end_of_a_run_the_server_ended_waits_for_its_runners_closed(api, ses
     run_id, runner, attempt = running(api, session, admin, "close-host")
     _post(api, run_id, runner, attempt, range(3))
     r = httpx.post(f"{api}/api/runs/{run_id}/cancel", headers=admin)
-    assert r.status_code == 200 and r.json()["status"] == "cancelled", r.text
+    assert r.status_code == 202 and r.json()["status"] == "cancelled", r.text
 
     out = open_stream(api, run_id, admin)
     seqs, end = _until(out, "end", 2.5)
@@ -86,7 +86,7 @@ def test_a_stream_ends_when_the_wait_has_passed_and_says_samples_may_be_missing(
     admin = make_user(session, "close-wait-admin", "admin")
     run_id, runner, attempt = running(api, session, admin, "close-wait-host")
     _post(api, run_id, runner, attempt, range(2))
-    assert httpx.post(f"{api}/api/runs/{run_id}/cancel", headers=admin).status_code == 200
+    assert httpx.post(f"{api}/api/runs/{run_id}/cancel", headers=admin).status_code == 202
     # the run ended longer ago than the wait: its host never said `closed` (it died, say)
     session.execute(update(Run).where(Run.id == run_id)
                     .values(finished_at=utcnow() - timedelta(seconds=CLOSE_WAIT_S + 1)))

@@ -868,6 +868,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runner/runs/{run_id}/closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Closed
+         * @description The attempt will send no more samples: its runner sends no finish (the server ended the run) and has
+         *     uploaded what it spooled. A live stream sends `end` then (app.live.router). Idempotent; 409 for a stale attempt.
+         */
+        post: operations["closed_api_runner_runs__run_id__closed_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runner/runs/{run_id}/finish": {
         parameters: {
             query?: never;
@@ -1591,6 +1612,11 @@ export interface components {
             };
             /** Run Id */
             run_id: number;
+        };
+        /** AttemptBody */
+        AttemptBody: {
+            /** Attempt */
+            attempt: number;
         };
         /**
          * Attention
@@ -8709,6 +8735,90 @@ export interface operations {
             };
             /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description request body over the limit (checked before it is read) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    closed_api_runner_runs__run_id__closed_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttemptBody"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: boolean;
+                    };
+                };
+            };
+            /** @description Host header not allowed, or a body that could not be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credential, or one unknown, expired or revoked (WWW-Authenticate: Bearer) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such object */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description conflicts with the object's current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
