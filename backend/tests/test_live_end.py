@@ -16,6 +16,7 @@ from app.jobs.models import Run
 from app.live.router import CLOSE_WAIT_S
 from tests.apiproc import api_process
 from tests.conftest import make_user
+from tests.test_api_processes import _sample
 from tests.test_live_revocation import open_stream, running
 
 
@@ -23,11 +24,6 @@ from tests.test_live_revocation import open_stream, running
 def api(tmp_path_factory):
     with api_process(tmp_path_factory.mktemp("api") / "api.log", dict(os.environ, PYTHONUNBUFFERED="1")) as base:
         yield base
-
-
-def _sample(seq: int) -> dict:
-    return {"seq": seq, "t": float(seq), "interval_s": 1.0, "threads": 1, "repeat": 0, "warmup": False,
-            "value": 40.0 + seq, "unit": "GFLOP/s", "op": "fp64"}
 
 
 def _post(api: str, run_id: int, runner: dict, attempt: int, seqs: range) -> None:
